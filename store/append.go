@@ -1,0 +1,279 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// maxIDLen bounds tenant ids, workflow ids and idempotency keys, in bytes.
+const maxIDLen = 1024
+
+// maxConflictRetries bounds how often one Append is retried after a
+// transaction conflict that left its preconditions true. A conflict means
+// another append committed, so retries always make progress.
+const maxConflictRetries = 1000
+
+// Append describes one atomic write to a workflow: its records, its new
+// state snapshot and its idempotency key, all or nothing.
+type Append struct {
+	Tenant   string // required
+	Workflow string // required
+
+	// Create requires that the workflow does not exist yet, in this tenant
+	// or any other; ErrExists otherwise. Without Create the workflow must
+	// exist in Tenant; ErrNotFound otherwise.
+	Create bool
+
+	// ExpectedVersion must equal the workflow's current StateVersion (0
+	// for a new workflow), else the append fails with a *StaleError.
+	ExpectedVersion uint64
+
+	// BumpVersion sets StateVersion to ExpectedVersion+1. Without it the
+	// version stays as it is (a block that changes nothing is still
+	// logged, but does not make other writers stale).
+	BumpVersion bool
+
+	// Records are appended in order after the workflow's last record; the
+	// first record of a workflow has seq 1. At least one is required.
+	Records []NewRecord
+
+	// State replaces the workflow's snapshot; nil keeps the old one.
+	State []byte
+
+	// IdempotencyKey, when set, is recorded for the tenant with
+	// RequestDigest and Response in the same transaction. A later Append
+	// with the same key appends nothing: it fails with a *DuplicateError
+	// holding Response if the digest is the same, and with
+	// ErrIdempotencyKeyReused if it differs. Keys are kept forever.
+	IdempotencyKey string
+	RequestDigest  string
+	Response       []byte
+
+	// Time is stored in every record (the caller's clock), in UTC.
+	Time time.Time
+}
+
+// Append writes a atomically and returns the workflow's new head. It
+// returns only once the write is durable. The error is a *StaleError,
+// a *DuplicateError, or matches ErrNotFound, ErrExists,
+// ErrIdempotencyKeyReused, ErrInvalid, ErrTooLarge or ErrClosed; anything
+// else is an *Error from the storage. On any error nothing was written.
+//
+// Append is safe for concurrent use. Of several appends made concurrently
+// at the same ExpectedVersion with BumpVersion, exactly one succeeds; the
+// others get a *StaleError. If ctx ends before the append is taken up,
+// Append returns ctx.Err() and writes nothing; once taken up it completes.
+// Append does not keep the slices of a after it returns.
+func (l *Log) Append(ctx context.Context, a Append) (Head, error) {
+	if err := l.begin(ctx); err != nil {
+		return Head{}, err
+	}
+	defer l.end()
+	if err := a.validate(); err != nil {
+		return Head{}, err
+	}
+	if l.reqs == nil {
+		return l.appendSingle(ctx, &a)
+	}
+	return l.appendGrouped(ctx, &a)
+}
+
+func (a *Append) validate() error {
+	if err := checkID("tenant", a.Tenant); err != nil {
+		return err
+	}
+	if err := checkID("workflow", a.Workflow); err != nil {
+		return err
+	}
+	if len(a.IdempotencyKey) > maxIDLen {
+		return invalid("idempotency key longer than %d bytes", maxIDLen)
+	}
+	if len(a.Records) == 0 {
+		return invalid("append without records")
+	}
+	for i, r := range a.Records {
+		if err := r.validate(); err != nil {
+			return fmt.Errorf("%w (record %d)", err, i)
+		}
+	}
+	return checkTime(a.Time)
+}
+
+func (r *NewRecord) validate() error {
+	if r.Type == "" {
+		return invalid("record without type")
+	}
+	if !json.Valid(r.Payload) {
+		return invalid("record payload is not valid JSON")
+	}
+	return nil
+}
+
+func checkID(what, id string) error {
+	switch {
+	case id == "":
+		return invalid("empty %s id", what)
+	case len(id) > maxIDLen:
+		return invalid("%s id longer than %d bytes", what, maxIDLen)
+	}
+	return nil
+}
+
+func checkTime(t time.Time) error {
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return invalid("time %v outside years 0000 to 9999", t)
+	}
+	return nil
+}
+
+// kv is one write of an append.
+type kv struct {
+	key, value []byte
+}
+
+// checkWrites refuses a value larger than the database takes.
+func (l *Log) checkWrites(writes []kv) error {
+	for _, w := range writes {
+		if int64(len(w.value)) > l.maxValueSize {
+			return ErrTooLarge
+		}
+	}
+	return nil
+}
+
+// writesSize returns at least what Badger counts for writes against its
+// transaction limits: a value at or above the value threshold goes to the
+// value log and counts as a pointer.
+func (l *Log) writesSize(writes []kv) (size, count int64) {
+	for _, w := range writes {
+		v := int64(len(w.value))
+		if v >= l.valueThreshold {
+			v = 16
+		}
+		size += int64(len(w.key)) + v + 16
+	}
+	return size, int64(len(writes))
+}
+
+// prepare checks a against the store as seen by txn and returns the new
+// head and the writes that perform a. It writes nothing, so a failed
+// prepare leaves txn as it was.
+func prepare(txn *badger.Txn, a *Append) (Head, []kv, error) {
+	var ik []byte
+	if a.IdempotencyKey != "" {
+		ik = idemKey(a.Tenant, a.IdempotencyKey)
+		v, found, err := getValue(txn, ik)
+		if err != nil {
+			return Head{}, nil, err
+		}
+		if found {
+			e, err := decodeIdem(v)
+			if err != nil {
+				return Head{}, nil, fmt.Errorf("idempotency key: %w", err)
+			}
+			if e.Digest != a.RequestDigest {
+				return Head{}, nil, ErrIdempotencyKeyReused
+			}
+			return Head{}, nil, &DuplicateError{Response: e.Response}
+		}
+	}
+
+	hk := headKey(a.Tenant, a.Workflow)
+	cur, found, err := getHead(txn, hk)
+	if err != nil {
+		return Head{}, nil, err
+	}
+	var ok []byte
+	switch {
+	case a.Create && found:
+		return Head{}, nil, fmt.Errorf("%w: %q", ErrExists, a.Workflow)
+	case a.Create:
+		ok = ownerKey(a.Workflow)
+		_, taken, err := getValue(txn, ok)
+		if err != nil {
+			return Head{}, nil, err
+		}
+		if taken {
+			return Head{}, nil, fmt.Errorf("%w: %q", ErrExists, a.Workflow)
+		}
+	case !found:
+		return Head{}, nil, fmt.Errorf("%w: %q", ErrNotFound, a.Workflow)
+	}
+	if a.ExpectedVersion != cur.StateVersion {
+		return Head{}, nil, &StaleError{Expected: a.ExpectedVersion, Actual: cur.StateVersion}
+	}
+
+	writes := make([]kv, 0, len(a.Records)+4)
+	ts := formatTime(a.Time)
+	next := cur
+	for _, nr := range a.Records {
+		r := storedRecord{
+			Seq:      next.Seq + 1,
+			Time:     ts,
+			Type:     nr.Type,
+			Payload:  nr.Payload,
+			PrevHash: next.Hash,
+		}
+		sealRecord(domainRecord, a.Tenant, a.Workflow, &r)
+		writes = append(writes, kv{recordKey(a.Tenant, a.Workflow, r.Seq), r.encode()})
+		next.Seq, next.Hash = r.Seq, r.Hash
+	}
+	if a.BumpVersion {
+		next.StateVersion = a.ExpectedVersion + 1
+	}
+	writes = append(writes, kv{hk, encodeHead(next)})
+	if a.State != nil {
+		writes = append(writes, kv{snapshotKey(a.Tenant, a.Workflow), a.State})
+	}
+	if ik != nil {
+		e := idemEntry{Digest: a.RequestDigest, Response: a.Response, Workflow: a.Workflow}
+		writes = append(writes, kv{ik, e.encode()})
+	}
+	if ok != nil {
+		writes = append(writes, kv{ok, []byte(a.Tenant)})
+	}
+	return next, writes, nil
+}
+
+// appendSingle performs a in a transaction of its own. After a conflict it
+// tries again; the retry re-reads the head and the idempotency key, so a
+// conflicting writer that won shows up as a *StaleError, a
+// *DuplicateError or ErrIdempotencyKeyReused.
+func (l *Log) appendSingle(ctx context.Context, a *Append) (Head, error) {
+	for range maxConflictRetries {
+		if err := ctx.Err(); err != nil {
+			return Head{}, err
+		}
+		head, err := l.appendTxn(a)
+		if !errors.Is(err, badger.ErrConflict) {
+			return head, wrap("append", err)
+		}
+	}
+	return Head{}, &Error{Op: "append", Err: errors.New("too many conflicting writers")}
+}
+
+func (l *Log) appendTxn(a *Append) (Head, error) {
+	txn := l.db.NewTransaction(true)
+	defer txn.Discard()
+	head, writes, err := prepare(txn, a)
+	if err != nil {
+		return Head{}, err
+	}
+	if err := l.checkWrites(writes); err != nil {
+		return Head{}, err
+	}
+	for _, w := range writes {
+		if err := txn.Set(w.key, w.value); err != nil {
+			return Head{}, err
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		return Head{}, err
+	}
+	return head, nil
+}

@@ -1,0 +1,165 @@
+package store
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func auditRecords(t *testing.T, l *Log, tenant string) []Record {
+	t.Helper()
+	var out []Record
+	require.NoError(t, l.AuditRecords(context.Background(), tenant, func(r Record) error {
+		out = append(out, r)
+		return nil
+	}))
+	return out
+}
+
+func TestAuditStream(t *testing.T) {
+	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+		ctx := context.Background()
+		rep, err := l.VerifyAudit(ctx, "acme")
+		require.NoError(t, err)
+		assert.Equal(t, VerifyReport{Tenant: "acme", OK: true}, rep, "an empty stream is intact")
+		assert.Empty(t, auditRecords(t, l, "acme"))
+
+		var made []Record
+		for i := range 3 {
+			r, err := l.Audit(ctx, "acme", rec("rejected", i), t0)
+			require.NoError(t, err)
+			made = append(made, r)
+		}
+		_, err = l.Audit(ctx, "other", rec("rejected", 9), t0)
+		require.NoError(t, err)
+		_, err = l.Audit(ctx, "", NewRecord{Type: "undecodable", Payload: []byte(`{"raw":"AAEC"}`)}, t0)
+		require.NoError(t, err, "requests without a tenant are audited under \"\"")
+
+		got := auditRecords(t, l, "acme")
+		assert.Equal(t, made, got)
+		prev := ""
+		for i, r := range got {
+			assert.Equal(t, uint64(i+1), r.Seq)
+			assert.Equal(t, prev, r.PrevHash)
+			assert.Equal(t, "rejected", r.Type)
+			assert.True(t, r.Time.Equal(t0))
+			prev = r.Hash
+		}
+		other := auditRecords(t, l, "other")
+		require.Len(t, other, 1)
+		assert.Equal(t, uint64(1), other[0].Seq)
+		assert.Empty(t, other[0].PrevHash)
+
+		for _, tenant := range []string{"acme", "other", ""} {
+			rep, err := l.VerifyAudit(ctx, tenant)
+			require.NoError(t, err)
+			assert.True(t, rep.OK, "%q: %s", tenant, rep.Problem)
+		}
+		rep, err = l.VerifyAudit(ctx, "acme")
+		require.NoError(t, err)
+		assert.Equal(t, uint64(3), rep.Records)
+
+		// The audit stream is not a workflow.
+		require.NoError(t, l.Workflows(ctx, "acme", func(wf string, _ Head) error {
+			t.Errorf("audit shows up as workflow %q", wf)
+			return nil
+		}))
+		tenants, err := l.Tenants(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"", "acme", "other"}, tenants)
+	})
+}
+
+func TestAuditInvalid(t *testing.T) {
+	l, _ := backend{name: "memory", memory: true}.open(t)
+	ctx := context.Background()
+	_, err := l.Audit(ctx, "a", NewRecord{Type: "x", Payload: []byte("not json")}, t0)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = l.Audit(ctx, "a", NewRecord{Payload: []byte(`{}`)}, t0)
+	require.ErrorIs(t, err, ErrInvalid)
+	assert.Empty(t, auditRecords(t, l, "a"))
+}
+
+func TestAuditConcurrent(t *testing.T) {
+	const n = 32
+	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				_, err := l.Audit(ctx, "acme", rec("rejected", i), t0)
+				assert.NoError(t, err)
+			})
+		}
+		wg.Wait()
+		rep, err := l.VerifyAudit(ctx, "acme")
+		require.NoError(t, err)
+		assert.True(t, rep.OK, rep.Problem)
+		assert.Equal(t, uint64(n), rep.Records)
+	})
+}
+
+func TestVerifyAuditDetectsTampering(t *testing.T) {
+	tests := []struct {
+		name      string
+		tamper    func(txn *badger.Txn) error
+		brokenSeq uint64
+		problem   string
+	}{
+		{
+			name: "modified payload",
+			tamper: func(txn *badger.Txn) error {
+				return rewriteRecord(txn, auditKey("acme", 2), func(r *storedRecord) { r.Payload = []byte(`{}`) })
+			},
+			brokenSeq: 2, problem: "hash mismatch",
+		},
+		{
+			name:      "deleted record",
+			tamper:    func(txn *badger.Txn) error { return txn.Delete(auditKey("acme", 1)) },
+			brokenSeq: 1, problem: "record 1 missing",
+		},
+		{
+			name:      "truncated tail",
+			tamper:    func(txn *badger.Txn) error { return txn.Delete(auditKey("acme", 3)) },
+			brokenSeq: 3, problem: "record 3 missing",
+		},
+		{
+			name: "workflow hash reused",
+			tamper: func(txn *badger.Txn) error {
+				// A record sealed as a workflow record does not pass as
+				// an audit record.
+				return rewriteRecord(txn, auditKey("acme", 3), func(r *storedRecord) {
+					sealRecord(domainRecord, "acme", "", r)
+				})
+			},
+			brokenSeq: 3, problem: "hash mismatch",
+		},
+		{
+			name:      "head deleted",
+			tamper:    func(txn *badger.Txn) error { return txn.Delete(auditHeadKey("acme")) },
+			brokenSeq: 0, problem: "audit head missing",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			l, dir := openDisk(t)
+			for i := range 3 {
+				_, err := l.Audit(ctx, "acme", rec("rejected", i), t0)
+				require.NoError(t, err)
+			}
+			require.NoError(t, l.Close())
+			tamper(t, dir, tt.tamper)
+			l = reopen(t, dir)
+			rep, err := l.VerifyAudit(ctx, "acme")
+			require.NoError(t, err)
+			assert.False(t, rep.OK)
+			assert.Equal(t, tt.brokenSeq, rep.BrokenSeq, rep.Problem)
+			assert.Contains(t, rep.Problem, tt.problem)
+		})
+	}
+}

@@ -1,0 +1,97 @@
+/*
+Package store is the engine's memory: an append-only, hash-chained log of
+workflows kept in an embedded Badger database, with a state snapshot beside
+each workflow so that reading state is one key read, never a replay.
+
+# Opening
+
+Open takes a directory (or InMemory for tests) and returns a *Log. One Log
+at a time owns a directory: a second Open of the same directory, from this
+process or another, fails at once with an error matching ErrLocked. Writes
+are synced to disk before the call that made them returns. Badger's own
+logger is routed to Options.Logger, or silenced when it is nil. No Badger
+type or error crosses the package boundary.
+
+# Data
+
+The log is partitioned by tenant, then by workflow. Every read names its
+tenant and sees nothing of any other tenant, with one exception: Owner
+reads the global workflow index, so that a caller can refuse a request
+that names another tenant's workflow and a workflow id is never reused
+across tenants.
+
+Keys are built from escaped components: inside a tenant id, workflow id or
+idempotency key each 0x00 byte is written 0x00 0xFF, and the component ends
+with 0x00 0x01. The encoding is prefix-free, so no choice of ids can make
+two different (tenant, workflow) pairs share a key or a key prefix, and it
+keeps byte order, so listings come out sorted. With T, W and K escaped and
+seqs as 8 bytes big-endian:
+
+	t/ T w/ W e/ <seq>   workflow record
+	t/ T w/ W h          workflow head: last seq, state version, last hash
+	t/ T w/ W s          workflow state snapshot (opaque to the store)
+	t/ T i/ K            idempotency key: request digest, response, workflow
+	t/ T a/ <seq>        audit record
+	t/ T ah              audit head
+	o/ W                 owner index: the tenant that created W
+
+# Chain
+
+Each record holds the hash of the record before it (prev_hash, "" for the
+first) and its own hash, "sha256:" followed by the lowercase hex SHA-256 of
+its canonical encoding:
+
+	field(domain) ‖ uint64(seq) ‖ field(time) ‖ field(type) ‖ field(payload) ‖
+	field(prev_hash) ‖ field(tenant) ‖ field(workflow)
+
+where uint64(n) is n as 8 bytes big-endian, field(b) is uint64(len(b))
+followed by b, time is the record time in UTC formatted with
+time.RFC3339Nano, payload is the JSON bytes exactly as appended, and domain
+is "handoff.store.record.v1" for workflow records and
+"handoff.store.audit.v1" for audit records (whose workflow is ""). Because
+every field carries its length, no byte can be moved between fields, and
+because tenant and workflow are hashed, a record copied to another
+workflow does not verify there. Verify and VerifyAudit recompute every
+hash, follow the prev_hash links, require seqs from 1 without gaps and
+compare the head with the last record; they report the first problem
+rather than failing.
+
+# Appends and idempotency
+
+An Append is one Badger transaction: its records, the workflow head (seq,
+state version, hash), the new snapshot, the idempotency key and, for a
+new workflow, the owner index entry are written together or not at all.
+Every uniqueness rule is the read and write of one point key in that
+transaction (Badger detects conflicts on point keys only, not on ranges):
+the head for the expected version, the owner index for workflow ids, the
+idempotency key for request ids.
+
+The idempotency key is checked first. A key already recorded with the same
+request digest makes the Append fail with a *DuplicateError holding the
+original response; with another digest it fails with
+ErrIdempotencyKeyReused. In both cases nothing is appended. Idempotent
+looks a key up without writing. Keys are kept forever.
+
+A failed Append writes nothing. Errors that are answers about the data
+(*StaleError, *DuplicateError, ErrNotFound, ErrExists,
+ErrIdempotencyKeyReused, ErrInvalid, ErrTooLarge) are distinct from storage
+failures, which are reported as *Error. To the engine any error means no
+decision was recorded.
+
+# Concurrency
+
+Every method of Log is safe for concurrent use. Appends are optimistic:
+each names the state version it was computed from, and of several
+concurrent appends at the same version that bump it, exactly one succeeds
+and the others get a *StaleError with the version that won. An append that
+does not bump the version (a rejected request, logged for the record)
+never makes another writer stale.
+
+By default appends are group-committed: one committer goroutine takes all
+appends waiting at that moment and writes them in one transaction with one
+sync, checking each against the state left by those before it. An append
+that fails its checks writes nothing and does not affect the others; each
+caller gets its own result once the group is durable. Options.NoGroupCommit
+gives each append its own transaction instead.
+*/
+package store

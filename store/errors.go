@@ -1,0 +1,162 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Errors returned by the store. Callers branch on them with errors.Is; the
+// concrete value may wrap them with more context.
+var (
+	// ErrLocked is returned by Open when another process, or another Log in
+	// this process, already has the directory open. Open fails at once; it
+	// never waits for the lock.
+	ErrLocked = errors.New("store: store locked")
+
+	// ErrNotFound is returned when a workflow does not exist in the tenant
+	// asked for. A workflow owned by another tenant is not found either.
+	ErrNotFound = errors.New("store: workflow not found")
+
+	// ErrExists is returned by a creating Append when the workflow id is
+	// already taken, in this tenant or in any other.
+	ErrExists = errors.New("store: workflow exists")
+
+	// ErrIdempotencyKeyReused is returned by Append when the idempotency key
+	// was already recorded for a request with a different digest.
+	ErrIdempotencyKeyReused = errors.New("store: idempotency key reused with a different request")
+
+	// ErrDuplicate is matched by a *DuplicateError: the idempotency key was
+	// already recorded for the same request.
+	ErrDuplicate = errors.New("store: duplicate request")
+
+	// ErrStale is matched by a *StaleError: the expected state version is
+	// not the workflow's current one.
+	ErrStale = errors.New("store: stale state version")
+
+	// ErrClosed is returned by every method called after Close.
+	ErrClosed = errors.New("store: store closed")
+
+	// ErrInvalid is returned for arguments the store refuses: empty or
+	// oversized ids, an append without records, a payload that is not
+	// JSON, options without a directory.
+	ErrInvalid = errors.New("store: invalid argument")
+
+	// ErrTooLarge is returned by Append when one append does not fit in a
+	// single transaction.
+	ErrTooLarge = errors.New("store: append too large")
+)
+
+// StaleError reports an optimistic concurrency failure: the caller expected
+// the workflow at state version Expected but it is at Actual. It matches
+// ErrStale with errors.Is.
+type StaleError struct {
+	Expected uint64 // the version the caller expected
+	Actual   uint64 // the workflow's current version
+}
+
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("%s: expected %d, actual %d", ErrStale, e.Expected, e.Actual)
+}
+
+// Is reports whether target is ErrStale.
+func (e *StaleError) Is(target error) bool { return target == ErrStale }
+
+// DuplicateError reports that the idempotency key of an Append was already
+// recorded for the same request digest. Response holds the bytes recorded
+// with the original request; nothing was appended. It matches ErrDuplicate
+// with errors.Is.
+type DuplicateError struct {
+	Response []byte // the original Append's Response
+}
+
+func (e *DuplicateError) Error() string { return ErrDuplicate.Error() }
+
+// Is reports whether target is ErrDuplicate.
+func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
+
+// Error wraps a failure of the underlying storage (I/O, corruption, a
+// closed database) with the operation that saw it. Err never carries a type
+// of the storage engine.
+type Error struct {
+	Op  string // the store operation: "open", "append", "state", ...
+	Err error  // the cause
+}
+
+func (e *Error) Error() string {
+	return "store: " + e.Op + ": " + strings.TrimPrefix(e.Err.Error(), "store: ")
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// badgerErrors are Badger's exported sentinels. An error whose chain holds
+// one of them is flattened to its message so that no Badger value reaches
+// callers.
+var badgerErrors = []error{
+	badger.ErrValueLogSize, badger.ErrKeyNotFound, badger.ErrTxnTooBig, badger.ErrConflict,
+	badger.ErrReadOnlyTxn, badger.ErrDiscardedTxn, badger.ErrEmptyKey, badger.ErrInvalidKey,
+	badger.ErrBannedKey, badger.ErrThresholdZero, badger.ErrNoRewrite, badger.ErrRejected,
+	badger.ErrInvalidRequest, badger.ErrManagedTxn, badger.ErrNamespaceMode, badger.ErrInvalidDump,
+	badger.ErrZeroBandwidth, badger.ErrWindowsNotSupported, badger.ErrTruncateNeeded,
+	badger.ErrBlockedWrites, badger.ErrNilCallback, badger.ErrEncryptionKeyMismatch,
+	badger.ErrInvalidDataKeyID, badger.ErrInvalidEncryptionKey, badger.ErrGCInMemoryMode,
+	badger.ErrGCInReadOnlyMode, badger.ErrDBClosed,
+}
+
+// wrap turns an error from Badger or from the store's own checks into the
+// error returned to callers. Store sentinels and typed errors pass through;
+// Badger errors become an *Error for op.
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var (
+		se *StaleError
+		de *DuplicateError
+		ee *Error
+	)
+	switch {
+	case errors.As(err, &se), errors.As(err, &de), errors.As(err, &ee):
+		return err
+	case errors.Is(err, ErrLocked), errors.Is(err, ErrNotFound), errors.Is(err, ErrExists),
+		errors.Is(err, ErrIdempotencyKeyReused), errors.Is(err, ErrClosed),
+		errors.Is(err, ErrInvalid), errors.Is(err, ErrTooLarge):
+		return err
+	case errors.Is(err, badger.ErrDBClosed), errors.Is(err, badger.ErrBlockedWrites):
+		return &Error{Op: op, Err: ErrClosed}
+	case errors.Is(err, badger.ErrTxnTooBig), isSizeError(err):
+		return ErrTooLarge
+	}
+	for _, b := range badgerErrors {
+		if errors.Is(err, b) {
+			return &Error{Op: op, Err: errors.New(lowerFirst(err.Error()))}
+		}
+	}
+	return &Error{Op: op, Err: err}
+}
+
+// isSizeError reports whether err is Badger refusing an oversized key or
+// value; its message carries a dump of the bytes, which must not reach
+// callers.
+func isSizeError(err error) bool {
+	msg := err.Error()
+	return (strings.HasPrefix(msg, "Key with size") || strings.HasPrefix(msg, "Value with size")) &&
+		strings.Contains(msg, "exceeded")
+}
+
+// lowerFirst lowercases an ASCII first letter, for Badger's capitalised
+// messages.
+func lowerFirst(s string) string {
+	if s != "" && s[0] >= 'A' && s[0] <= 'Z' {
+		return string(s[0]+'a'-'A') + s[1:]
+	}
+	return s
+}
+
+// invalid returns ErrInvalid with a reason.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}

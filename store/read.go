@@ -1,0 +1,223 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// ctxCheckEvery is how many keys an iteration walks between checks of its
+// context.
+const ctxCheckEvery = 256
+
+// Idempotent looks up an idempotency key of tenant without writing
+// anything: the digest and response recorded with it, and whether it was
+// found. It is safe for concurrent use.
+func (l *Log) Idempotent(ctx context.Context, tenant, key string) (digest string, response []byte, found bool, err error) {
+	if err := l.begin(ctx); err != nil {
+		return "", nil, false, err
+	}
+	defer l.end()
+	var e idemEntry
+	err = l.db.View(func(txn *badger.Txn) error {
+		v, ok, err := getValue(txn, idemKey(tenant, key))
+		if err != nil || !ok {
+			return err
+		}
+		found = true
+		e, err = decodeIdem(v)
+		if err != nil {
+			return fmt.Errorf("idempotency key: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", nil, false, wrap("idempotent", err)
+	}
+	return e.Digest, e.Response, found, nil
+}
+
+// State returns the snapshot and head of a workflow of tenant, read
+// together. The snapshot is nil if no append set one. It fails with
+// ErrNotFound if tenant has no such workflow. It is safe for concurrent
+// use.
+func (l *Log) State(ctx context.Context, tenant, workflow string) (snapshot []byte, head Head, err error) {
+	if err := l.begin(ctx); err != nil {
+		return nil, Head{}, err
+	}
+	defer l.end()
+	err = l.db.View(func(txn *badger.Txn) error {
+		var found bool
+		head, found, err = getHead(txn, headKey(tenant, workflow))
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("%w: %q", ErrNotFound, workflow)
+		}
+		snapshot, _, err = getValue(txn, snapshotKey(tenant, workflow))
+		return err
+	})
+	if err != nil {
+		return nil, Head{}, wrap("state", err)
+	}
+	return snapshot, head, nil
+}
+
+// Owner returns the tenant that created workflow. It is the only read not
+// scoped by tenant: it lets a caller tell "no such workflow" from "a
+// workflow of another tenant" and refuse the second. It is safe for
+// concurrent use.
+func (l *Log) Owner(ctx context.Context, workflow string) (tenant string, found bool, err error) {
+	if err := l.begin(ctx); err != nil {
+		return "", false, err
+	}
+	defer l.end()
+	err = l.db.View(func(txn *badger.Txn) error {
+		v, ok, err := getValue(txn, ownerKey(workflow))
+		tenant, found = string(v), ok
+		return err
+	})
+	if err != nil {
+		return "", false, wrap("owner", err)
+	}
+	return tenant, found, nil
+}
+
+// Records calls fn with the records of a workflow of tenant in seq order,
+// starting at fromSeq (0 and 1 both mean the first record), from one
+// consistent view of the log. An error from fn stops the walk and is
+// returned as is. It fails with ErrNotFound if tenant has no such workflow.
+// It is safe for concurrent use.
+func (l *Log) Records(ctx context.Context, tenant, workflow string, fromSeq uint64, fn func(Record) error) error {
+	if err := l.begin(ctx); err != nil {
+		return err
+	}
+	defer l.end()
+	err := l.db.View(func(txn *badger.Txn) error {
+		_, found, err := getValue(txn, headKey(tenant, workflow))
+		if err != nil {
+			return err
+		}
+		prefix := recordsPrefix(tenant, workflow)
+		n, err := walkRecords(ctx, txn, prefix, max(fromSeq, 1), fn)
+		if err == nil && n == 0 && !found && !hasKey(txn, prefix) {
+			return fmt.Errorf("%w: %q", ErrNotFound, workflow)
+		}
+		return err
+	})
+	return unwrapCallback("records", err)
+}
+
+// walkRecords calls fn for each record under prefix from seq from on and
+// returns how many it visited.
+func walkRecords(ctx context.Context, txn *badger.Txn, prefix []byte, from uint64, fn func(Record) error) (int, error) {
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+	defer it.Close()
+	n := 0
+	for it.Seek(appendSeq(bytes.Clone(prefix), from)); it.Valid(); it.Next() {
+		if n%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+		}
+		item := it.Item()
+		if _, ok := seqFromKey(item.Key(), prefix); !ok {
+			return n, fmt.Errorf("record key: %w", errCorrupt)
+		}
+		var sr storedRecord
+		err := item.Value(func(v []byte) error {
+			var err error
+			sr, err = decodeRecord(v)
+			return err
+		})
+		if err != nil {
+			return n, fmt.Errorf("record: %w", err)
+		}
+		rec, err := sr.record()
+		if err != nil {
+			return n, fmt.Errorf("record %d: %w", sr.Seq, err)
+		}
+		n++
+		if err := fn(rec); err != nil {
+			return n, callbackError{err}
+		}
+	}
+	return n, nil
+}
+
+// hasKey reports whether any key starts with prefix.
+func hasKey(txn *badger.Txn, prefix []byte) bool {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	it.Seek(prefix)
+	return it.Valid()
+}
+
+// Workflows calls fn with every workflow of tenant and its head, in
+// workflow id order, from one consistent view. An error from fn stops the
+// walk and is returned as is. A workflow whose head is missing is listed
+// with a zero Head (Verify reports it). It is safe for concurrent use.
+func (l *Log) Workflows(ctx context.Context, tenant string, fn func(workflow string, head Head) error) error {
+	if err := l.begin(ctx); err != nil {
+		return err
+	}
+	defer l.end()
+	err := l.db.View(func(txn *badger.Txn) error {
+		prefix := workflowsPrefix(tenant)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Seek(prefix); it.Valid(); {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			workflow, _, ok := readComponent(it.Item().Key()[len(prefix):])
+			if !ok {
+				return fmt.Errorf("workflow key: %w", errCorrupt)
+			}
+			head, _, err := getHead(txn, headKey(tenant, workflow))
+			if err != nil {
+				return err
+			}
+			if err := fn(workflow, head); err != nil {
+				return callbackError{err}
+			}
+			it.Seek(skipPast(workflowPrefix(tenant, workflow)))
+		}
+		return nil
+	})
+	return unwrapCallback("workflows", err)
+}
+
+// Tenants returns every tenant with at least one workflow, idempotency key
+// or audit record, in order. It is safe for concurrent use.
+func (l *Log) Tenants(ctx context.Context) ([]string, error) {
+	if err := l.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer l.end()
+	var tenants []string
+	err := l.db.View(func(txn *badger.Txn) error {
+		prefix := []byte(tagTenant)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Seek(prefix); it.Valid(); {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			tenant, _, ok := readComponent(it.Item().Key()[len(prefix):])
+			if !ok {
+				return fmt.Errorf("tenant key: %w", errCorrupt)
+			}
+			tenants = append(tenants, tenant)
+			it.Seek(skipPast(tenantPrefix(tenant)))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("tenants", err)
+	}
+	return tenants, nil
+}

@@ -1,0 +1,193 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// VerifyReport is the result of walking a hash chain.
+type VerifyReport struct {
+	Tenant   string
+	Workflow string // "" for an audit stream
+
+	// Records is the number of records verified before the first problem
+	// (all of them when OK).
+	Records uint64
+
+	OK bool // the chain and its head are intact
+
+	// BrokenSeq is the seq of the first broken or missing record; 0 when
+	// OK, or when the problem is not in a record (a missing head, a wrong
+	// owner index).
+	BrokenSeq uint64
+
+	Problem string // what is wrong; "" when OK
+}
+
+func (r *VerifyReport) fail(seq uint64, format string, args ...any) {
+	r.OK, r.BrokenSeq, r.Problem = false, seq, fmt.Sprintf(format, args...)
+}
+
+// Verify walks the chain of a workflow of tenant: every record's hash is
+// recomputed from its contents, every prev_hash must be the hash of the
+// record before, seqs must run from 1 without a gap, the head must name
+// the last record, and the owner index must name tenant. The report names
+// the first problem found; a workflow whose head and records are all gone
+// while the owner index still names it is reported too. An error means the
+// walk could not be made: the workflow does not exist (ErrNotFound) or the
+// storage failed. It is safe for concurrent use.
+func (l *Log) Verify(ctx context.Context, tenant, workflow string) (VerifyReport, error) {
+	if err := l.begin(ctx); err != nil {
+		return VerifyReport{}, err
+	}
+	defer l.end()
+	rep := VerifyReport{Tenant: tenant, Workflow: workflow, OK: true}
+	err := l.db.View(func(txn *badger.Txn) error {
+		hv, headFound, err := getValue(txn, headKey(tenant, workflow))
+		if err != nil {
+			return err
+		}
+		c := chain{domain: domainRecord, tenant: tenant, workflow: workflow, rep: &rep}
+		prefix := recordsPrefix(tenant, workflow)
+		if err := c.walk(ctx, txn, prefix); err != nil {
+			return err
+		}
+		owner, ownerFound, err := getValue(txn, ownerKey(workflow))
+		if err != nil {
+			return err
+		}
+		if !headFound && c.seq == 0 && rep.OK {
+			if !ownerFound || string(owner) != tenant {
+				return fmt.Errorf("%w: %q", ErrNotFound, workflow)
+			}
+			rep.fail(1, "head and records missing: the owner index names this workflow")
+			return nil
+		}
+		if !rep.OK {
+			return nil
+		}
+		if !headFound {
+			rep.fail(0, "workflow head missing")
+			return nil
+		}
+		head, err := decodeHead(hv)
+		if err != nil {
+			rep.fail(0, "workflow head undecodable")
+			return nil
+		}
+		if !c.checkHead(head) {
+			return nil
+		}
+		if head.StateVersion > head.Seq {
+			rep.fail(0, "head state version %d exceeds its %d records", head.StateVersion, head.Seq)
+			return nil
+		}
+		switch {
+		case !ownerFound:
+			rep.fail(0, "owner index missing")
+		case string(owner) != tenant:
+			rep.fail(0, "owner index names tenant %q", owner)
+		}
+		return nil
+	})
+	if err != nil {
+		return VerifyReport{}, wrap("verify", err)
+	}
+	return rep, nil
+}
+
+// chain checks records in key order.
+type chain struct {
+	domain, tenant, workflow string
+	rep                      *VerifyReport
+
+	seq  uint64 // seq of the last good record
+	hash string // its hash
+}
+
+// walk checks every record under prefix until the first problem, which it
+// records in c.rep. Errors are storage failures only.
+func (c *chain) walk(ctx context.Context, txn *badger.Txn, prefix []byte) error {
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+	defer it.Close()
+	for it.Seek(prefix); it.Valid(); it.Next() {
+		if c.seq%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		item := it.Item()
+		want := c.seq + 1
+		seq, ok := seqFromKey(item.Key(), prefix)
+		switch {
+		case !ok:
+			c.rep.fail(want, "malformed record key %x", item.Key())
+			return nil
+		case seq != want:
+			c.rep.fail(want, "record %d missing (next record is %d)", want, seq)
+			return nil
+		}
+		var problem string
+		err := item.Value(func(v []byte) error {
+			problem = c.check(seq, v)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if problem != "" {
+			c.rep.fail(seq, "%s", problem)
+			return nil
+		}
+		c.rep.Records++
+	}
+	return nil
+}
+
+// check verifies one record value stored under seq and advances the chain;
+// it returns the problem, or "".
+func (c *chain) check(seq uint64, v []byte) string {
+	r, err := decodeRecord(v)
+	switch {
+	case err != nil:
+		return "record undecodable"
+	case r.Seq != seq:
+		return fmt.Sprintf("record holds seq %d", r.Seq)
+	case r.PrevHash != c.hash && c.seq == 0:
+		return "first record has a prev_hash"
+	case r.PrevHash != c.hash:
+		return fmt.Sprintf("prev_hash is not the hash of record %d", c.seq)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, r.Time); err != nil {
+		return "record time is not RFC 3339"
+	}
+	want := recordHash(c.domain, r.Seq, r.Time, r.Type, r.Payload, r.PrevHash, c.tenant, c.workflow)
+	if r.Hash != want {
+		return fmt.Sprintf("hash mismatch: recorded %s, computed %s", r.Hash, want)
+	}
+	c.seq, c.hash = r.Seq, r.Hash
+	return ""
+}
+
+// checkHead compares a head with the end of a walked chain, recording a
+// problem in c.rep; it reports whether they agree.
+func (c *chain) checkHead(h Head) bool {
+	switch {
+	case h.Seq > c.seq:
+		if c.seq+1 == h.Seq {
+			c.rep.fail(c.seq+1, "record %d missing: the head is at %d, the log ends at %d", h.Seq, h.Seq, c.seq)
+		} else {
+			c.rep.fail(c.seq+1, "records %d to %d missing: the head is at %d, the log ends at %d", c.seq+1, h.Seq, h.Seq, c.seq)
+		}
+	case h.Seq < c.seq:
+		c.rep.fail(h.Seq+1, "record %d is past the head (seq %d)", h.Seq+1, h.Seq)
+	case h.Hash != c.hash:
+		c.rep.fail(h.Seq, "head hash does not match record %d", h.Seq)
+	default:
+		return true
+	}
+	return false
+}
