@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"sort"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/load"
+)
+
+// packContract is one pack's compiled CUE: its request and artifact definitions and its
+// tables, compiled once at Open.
+type packContract struct {
+	name      string
+	requests  map[string]cue.Value // kind -> closed request definition
+	artifacts map[string]cue.Value // artifact type -> closed content definition
+	tables    map[string]any       // the exported pack value, fields filled in
+	initial   string
+	terminal  map[string]bool
+	window    int
+}
+
+// compiledContracts is the whole CUE side of a bundle.
+type compiledContracts struct {
+	ctx        *cue.Context
+	core       cue.Value // the core package
+	packs      map[string]*packContract
+	guardrails any // the core tables
+}
+
+// compileContracts loads the CUE module of a bundle: core and every pack directory.
+func compileContracts(fsys fs.FS) (*compiledContracts, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("engine: read contracts: %w", err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "cue.mod" && e.Name() != "core" {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	sort.Strings(dirs)
+	args := []string{"./core"}
+	for _, d := range dirs {
+		args = append(args, "./"+d)
+	}
+	ctx := cuecontext.New()
+	insts := load.Instances(args, &load.Config{FS: fsys, Dir: "/"})
+	cc := &compiledContracts{ctx: ctx, packs: map[string]*packContract{}}
+	for i, inst := range insts {
+		if inst.Err != nil {
+			return nil, fmt.Errorf("engine: load contracts %s: %s", args[i], cueErr(inst.Err))
+		}
+		v := ctx.BuildInstance(inst)
+		if err := v.Err(); err != nil {
+			return nil, fmt.Errorf("engine: compile contracts %s: %s", args[i], cueErr(err))
+		}
+		if i == 0 {
+			cc.core = v
+			g := v.LookupPath(cue.ParsePath("guardrails"))
+			if err := g.Validate(cue.Concrete(true)); err != nil {
+				return nil, fmt.Errorf("engine: core guardrails: %s", cueErr(err))
+			}
+			if err := g.Decode(&cc.guardrails); err != nil {
+				return nil, fmt.Errorf("engine: core guardrails: %w", err)
+			}
+			continue
+		}
+		pc, err := compilePack(v)
+		if err != nil {
+			return nil, fmt.Errorf("engine: pack %s: %w", dirs[i-1], err)
+		}
+		if pc.name != dirs[i-1] {
+			return nil, fmt.Errorf("engine: pack in directory %s is named %q: the directory and pack.name must agree", dirs[i-1], pc.name)
+		}
+		cc.packs[pc.name] = pc
+	}
+	return cc, nil
+}
+
+// compilePack reads one pack instance.
+func compilePack(v cue.Value) (*packContract, error) {
+	packRequests := v.LookupPath(cue.ParsePath("#Requests"))
+	p := v.LookupPath(cue.ParsePath("pack"))
+	if !p.Exists() {
+		return nil, fmt.Errorf("no value named pack")
+	}
+	if err := p.Validate(cue.Concrete(true)); err != nil {
+		return nil, fmt.Errorf("pack tables: %s", cueErr(err))
+	}
+	pc := &packContract{requests: map[string]cue.Value{}, artifacts: map[string]cue.Value{}, terminal: map[string]bool{}}
+	var tables map[string]any
+	if err := p.Decode(&tables); err != nil {
+		return nil, err
+	}
+	pc.tables = tables
+	var head struct {
+		Name     string `json:"name"`
+		Workflow struct {
+			Initial     string   `json:"initial"`
+			Statuses    []string `json:"statuses"`
+			Terminal    []string `json:"terminal"`
+			Transitions []struct {
+				From string `json:"from"`
+				To   string `json:"to"`
+			} `json:"transitions"`
+		} `json:"workflow"`
+		Limits struct {
+			LoopWindow int `json:"loop_window"`
+		} `json:"limits"`
+	}
+	if err := p.Decode(&head); err != nil {
+		return nil, err
+	}
+	pc.name, pc.initial, pc.window = head.Name, head.Workflow.Initial, head.Limits.LoopWindow
+	for _, t := range head.Workflow.Terminal {
+		pc.terminal[t] = true
+	}
+	if err := checkStateMachine(head.Workflow.Statuses, head.Workflow.Terminal, head.Workflow.Initial, head.Workflow.Transitions); err != nil {
+		return nil, err
+	}
+	if !packRequests.Exists() {
+		return nil, fmt.Errorf("no #Requests definition (write #Requests: core.#Requests)")
+	}
+	it, err := packRequests.Fields(cue.Definitions(false))
+	if err != nil {
+		return nil, err
+	}
+	for it.Next() {
+		pc.requests[it.Selector().Unquoted()] = it.Value()
+	}
+	arts := v.LookupPath(cue.ParsePath("#Artifacts"))
+	fields := map[string]any{}
+	if arts.Exists() {
+		it, err := arts.Fields()
+		if err != nil {
+			return nil, err
+		}
+		for it.Next() {
+			name := it.Selector().Unquoted()
+			pc.artifacts[name] = it.Value()
+			fields[name] = artifactFields(it.Value())
+		}
+	}
+	if contracts, ok := tables["artifacts"].(map[string]any); ok {
+		for name, c := range contracts {
+			if _, ok := pc.artifacts[name]; !ok {
+				return nil, fmt.Errorf("artifact %s has a contract but no #Artifacts.%s content definition", name, name)
+			}
+			if m, ok := c.(map[string]any); ok {
+				m["fields"] = fields[name]
+			}
+		}
+	}
+	return pc, nil
+}
+
+// artifactFields lists a content definition's top-level fields and whether each is required.
+func artifactFields(def cue.Value) map[string]any {
+	out := map[string]any{}
+	it, err := def.Fields(cue.Optional(true))
+	if err != nil {
+		return out
+	}
+	for it.Next() {
+		out[it.Selector().Unquoted()] = map[string]any{"required": it.Selector().ConstraintType() == cue.RequiredConstraint}
+	}
+	return out
+}
+
+// checkStateMachine refuses a state machine with unknown statuses or a non-terminal
+// status without an exit: every workflow must be able to finish.
+func checkStateMachine(statuses, terminal []string, initial string, transitions []struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}) error {
+	known := map[string]bool{}
+	for _, s := range statuses {
+		known[s] = true
+	}
+	if !known[initial] {
+		return fmt.Errorf("state machine: initial status %s is not a status", initial)
+	}
+	exits := map[string]bool{}
+	for _, t := range transitions {
+		if !known[t.From] || !known[t.To] {
+			return fmt.Errorf("state machine: transition %s -> %s names an unknown status", t.From, t.To)
+		}
+		exits[t.From] = true
+	}
+	isTerminal := map[string]bool{}
+	for _, s := range terminal {
+		if !known[s] {
+			return fmt.Errorf("state machine: terminal status %s is not a status", s)
+		}
+		isTerminal[s] = true
+	}
+	for _, s := range statuses {
+		if !isTerminal[s] && !exits[s] {
+			return fmt.Errorf("state machine: status %s is not terminal and has no exit", s)
+		}
+	}
+	return nil
+}
+
+// cueErr formats every CUE error with its position.
+func cueErr(err error) string {
+	return cueerrors.Details(err, nil)
+}
+
+// tablesJSON is the canonical committed form of an exported table: sorted keys, two-space
+// indent, trailing newline.
+func tablesJSON(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

@@ -1,0 +1,307 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+// Reason codes the engine itself produces when the policy cannot decide.
+const (
+	codePolicyError   = "POLICY_ERROR"
+	codePolicyTimeout = "POLICY_TIMEOUT"
+)
+
+// validate checks a routed request against its pack's contract: the request kind's
+// definition and, for outputs, the artifact type's content definition.
+func (e *Engine) validate(r *request) {
+	if r.value == nil || r.pack == nil {
+		return
+	}
+	e.cueMu.Lock()
+	defer e.cueMu.Unlock()
+	def, ok := r.pack.requests[r.kind]
+	if !ok {
+		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "kind", Message: fmt.Sprintf("unknown request kind %q", r.kind)})
+		return
+	}
+	r.validation = append(r.validation, validateAgainst(e.contracts.ctx, def, r.value)...)
+	out, ok := r.value["output"].(map[string]any)
+	if !ok {
+		return
+	}
+	typ, _ := out["type"].(string)
+	content, hasContent := out["content"]
+	art, ok := r.pack.artifacts[typ]
+	switch {
+	case !hasContent:
+	case !ok:
+		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "output.type", Message: fmt.Sprintf("pack %s has no artifact type %q", r.pack.name, typ)})
+	default:
+		for _, ve := range validateAgainst(e.contracts.ctx, art, content) {
+			ve.Path = joinContentPath(ve.Path)
+			r.validation = append(r.validation, ve)
+		}
+	}
+}
+
+func joinContentPath(p string) string {
+	switch {
+	case p == "":
+		return "output.content"
+	case p[0] == '[':
+		return "output.content" + p
+	default:
+		return "output.content." + p
+	}
+}
+
+// input builds the policy input: {pack, request, validation, state, derived, now}.
+func (r *request) input() (ast.Value, error) {
+	in := map[string]any{
+		"pack":       "",
+		"request":    nil,
+		"validation": map[string]any{"errors": validationValues(r.validation)},
+		"state":      nil,
+		"derived":    r.derived,
+		"now":        formatTime(r.now),
+	}
+	if r.pack != nil {
+		in["pack"] = r.pack.name
+	}
+	if r.value != nil {
+		in["request"] = r.value
+	}
+	if r.state != nil {
+		s, err := toValue(r.state)
+		if err != nil {
+			return nil, err
+		}
+		in["state"] = s
+	}
+	return ast.InterfaceToValue(in)
+}
+
+func validationValues(errs []ValidationError) []any {
+	out := make([]any, len(errs))
+	for i, e := range errs {
+		out[i] = map[string]any{"code": e.Code, "path": e.Path, "message": e.Message}
+	}
+	return out
+}
+
+// policyDecision evaluates the request's entrypoint and returns the checked policy result,
+// or a fail-closed block with POLICY_ERROR or POLICY_TIMEOUT.
+func (e *Engine) policyDecision(ctx context.Context, r *request) (*Decision, string) {
+	entrypoint := coreEntrypoint
+	if r.pack != nil {
+		entrypoint = packEntrypoint(r.pack.name)
+	}
+	in, err := r.input()
+	if err != nil {
+		return e.failClosed(codePolicyError, "building the policy input failed: "+err.Error()), entrypoint
+	}
+	q := e.policies.queries[entrypoint]
+	ectx, cancel := context.WithTimeout(ctx, e.opts.EvalTimeout)
+	defer cancel()
+	rs, err := q.Eval(ectx, rego.EvalParsedInput(in))
+	if err != nil {
+		if errors.Is(ectx.Err(), context.DeadlineExceeded) {
+			return e.failClosed(codePolicyTimeout, fmt.Sprintf("the policy did not decide within %s", e.opts.EvalTimeout)), entrypoint
+		}
+		return e.failClosed(codePolicyError, "policy evaluation failed: "+err.Error()), entrypoint
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return e.failClosed(codePolicyError, entrypoint+" is undefined for this request"), entrypoint
+	}
+	d, err := e.checkResult(rs[0].Expressions[0].Value)
+	if err != nil {
+		return e.failClosed(codePolicyError, err.Error()), entrypoint
+	}
+	return d, entrypoint
+}
+
+// checkResult checks a policy result against CUE core.#PolicyResult and decodes it.
+func (e *Engine) checkResult(v any) (*Decision, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("policy result is not JSON: %w", err)
+	}
+	generic, err := decodeJSON(b)
+	if err != nil {
+		return nil, fmt.Errorf("policy result is not JSON: %w", err)
+	}
+	e.cueMu.Lock()
+	errs := validateAgainst(e.contracts.ctx, e.result, generic)
+	e.cueMu.Unlock()
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)
+	}
+	var d Decision
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("policy result: %w", err)
+	}
+	if d.Reasons == nil {
+		d.Reasons = []Reason{}
+	}
+	if d.Next == nil {
+		d.Next = []Next{}
+	}
+	if d.Revise == nil {
+		d.Revise = []Revision{}
+	}
+	if d.Events == nil {
+		d.Events = []Event{}
+	}
+	return &d, nil
+}
+
+// failClosed is the decision when the policy could not decide: block.
+func (e *Engine) failClosed(code, msg string) *Decision {
+	return &Decision{
+		Outcome: Block, Reasons: []Reason{{Code: code, Message: msg, Outcome: Block}},
+		Next: []Next{}, Revise: []Revision{}, Events: []Event{},
+	}
+}
+
+// decide runs the whole pipeline for one decoded, routed request and returns the
+// decision and, when it changes the workflow, the new state.
+func (e *Engine) decide(ctx context.Context, r *request) (*Decision, *State) {
+	e.validate(r)
+	r.derive()
+	d, entrypoint := e.policyDecision(ctx, r)
+	d.Policy = PolicyRef{BundleDigest: e.digest, Entrypoint: entrypoint}
+	d.RequestID, d.TenantID, d.WorkflowID, d.TraceID, d.Kind = r.requestID, r.tenant, r.workflow, r.trace, r.kind
+	d.DecidedAt = formatTime(r.now)
+	d.StatusBefore = "NONE"
+	if r.pack != nil {
+		d.Pack = r.pack.name
+	}
+	if r.state != nil {
+		d.StatusBefore = r.state.Status
+		d.StateVersion = r.state.StateVersion
+	}
+	if id, err := uuid.NewV7(); err == nil {
+		d.DecisionID = id.String()
+	}
+	next, err := e.enforce(r, d)
+	if err != nil {
+		*d = *e.rebase(d, e.failClosed(codePolicyError, "the policy's decision breaks an engine invariant: "+err.Error()))
+		return d, nil
+	}
+	if d.Retry != nil {
+		d.Retry.DelayMS += jitter(d.Retry.DelayMS)
+	}
+	return d, next
+}
+
+// rebase keeps the identity fields of d on a fail-closed decision.
+func (e *Engine) rebase(d, fc *Decision) *Decision {
+	fc.DecisionID, fc.RequestID, fc.TenantID, fc.WorkflowID, fc.TraceID, fc.Kind, fc.Pack = d.DecisionID, d.RequestID, d.TenantID, d.WorkflowID, d.TraceID, d.Kind, d.Pack
+	fc.StatusBefore, fc.StatusAfter, fc.StateVersion, fc.Policy, fc.DecidedAt = d.StatusBefore, d.StatusBefore, d.StateVersion, d.Policy, d.DecidedAt
+	return fc
+}
+
+// enforce holds the engine invariants whatever the policy said, and folds the events
+// into a copy of the state. It returns the new state, or nil when nothing changes.
+func (e *Engine) enforce(r *request, d *Decision) (*State, error) {
+	if d.StatusAfter == "" {
+		d.StatusAfter = d.StatusBefore
+	}
+	if r.audit || r.pack == nil || r.state == nil {
+		if d.Outcome != Block {
+			return nil, fmt.Errorf("a request that cannot be routed must be blocked, policy said %s", d.Outcome)
+		}
+		d.StatusAfter, d.Events, d.Next = d.StatusBefore, []Event{}, []Next{}
+		return nil, nil
+	}
+	if d.Outcome == Block {
+		if len(d.Events) > 0 || d.StatusAfter != d.StatusBefore {
+			return nil, fmt.Errorf("a block changes nothing, but the policy returned %d events and status %s", len(d.Events), d.StatusAfter)
+		}
+		if r.create {
+			d.StatusAfter = d.StatusBefore
+		}
+		return nil, nil
+	}
+	if len(d.Reasons) == 0 && d.Outcome != Allow && d.Outcome != AwaitHuman && d.Outcome != Retry {
+		return nil, fmt.Errorf("outcome %s without a reason", d.Outcome)
+	}
+	if !r.pack.hasStatus(d.StatusAfter) {
+		return nil, fmt.Errorf("status %s is not a status of pack %s", d.StatusAfter, r.pack.name)
+	}
+	if !r.create && len(d.Events) == 0 && d.StatusAfter == d.StatusBefore {
+		return nil, nil
+	}
+	next, err := r.state.clone()
+	if err != nil {
+		return nil, err
+	}
+	if err := next.fold(d, r.pack, formatTime(r.now)); err != nil {
+		return nil, err
+	}
+	next.StateVersion++
+	d.StateVersion = next.StateVersion
+	return next, nil
+}
+
+// jitter adds up to 10% to a retry delay so that retries of many tasks spread out.
+func jitter(ms int64) int64 {
+	if ms <= 0 {
+		return 0
+	}
+	return rand.Int64N(ms/10 + 1)
+}
+
+func formatTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func decodeState(b []byte) (*State, error) {
+	var s State
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("decode state snapshot: %w", err)
+	}
+	s.ensureMaps()
+	return &s, nil
+}
+
+func (s *State) clone() (*State, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return decodeState(b)
+}
+
+func (p *packContract) hasStatus(s string) bool {
+	statuses, _ := p.tables["workflow"].(map[string]any)["statuses"].([]any)
+	for _, x := range statuses {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,93 @@
+package engine
+
+// Outcome is what the host does next with a request.
+type Outcome string
+
+// The outcomes a decision can have.
+const (
+	Allow      Outcome = "allow"       // invoke the next agents in Decision.Next
+	AwaitHuman Outcome = "await_human" // wait for a person's approval or resolution
+	Retry      Outcome = "retry"       // retry the task after Decision.Retry.DelayMS
+	Revise     Outcome = "revise"      // send the artifacts in Decision.Revise back to their producers
+	Block      Outcome = "block"       // refuse the request; nothing in the workflow changed
+	Fail       Outcome = "fail"        // the workflow failed safe
+)
+
+// Reason is one cause of a decision. Code is a stable UPPER_SNAKE reason code.
+type Reason struct {
+	Code    string  `json:"code"`
+	Message string  `json:"message"`
+	Gate    string  `json:"gate,omitempty"`
+	Path    string  `json:"path,omitempty"`
+	Outcome Outcome `json:"outcome,omitempty"`
+}
+
+// Next is one agent that may act now, the task it performs and the context it receives.
+type Next struct {
+	Agent   string      `json:"agent"`
+	Task    string      `json:"task"`
+	Context NextContext `json:"context"`
+}
+
+// NextContext is the context package of one routing answer: must-know fields only, plus
+// what the agent may know. Fields the contract marks as not needed never appear.
+type NextContext struct {
+	MustKnow map[string]any `json:"must_know"`
+	MayKnow  map[string]any `json:"may_know"`
+}
+
+// RetryPlan is the retry answer. DelayMS is the delay the engine chose: the policy's
+// backoff plus jitter.
+type RetryPlan struct {
+	Attempt     int    `json:"attempt"`
+	MaxAttempts int    `json:"max_attempts"`
+	DelayMS     int64  `json:"delay_ms"`
+	Task        string `json:"task,omitempty"`
+}
+
+// Revision sends one artifact back to its producer with the defects to repair.
+type Revision struct {
+	Artifact string   `json:"artifact"`
+	Producer string   `json:"producer"`
+	Defects  []string `json:"defects"`
+}
+
+// PolicyRef names the policy a decision was made with.
+type PolicyRef struct {
+	BundleDigest string `json:"bundle_digest"`
+	Entrypoint   string `json:"entrypoint"`
+}
+
+// Decision is the engine's answer to one request. A block is a Decision, not an error.
+type Decision struct {
+	DecisionID          string     `json:"decision_id"`
+	RequestID           string     `json:"request_id"`
+	WorkflowID          string     `json:"workflow_id"`
+	TenantID            string     `json:"tenant_id"`
+	TraceID             string     `json:"trace_id"`
+	Kind                string     `json:"kind"`
+	Pack                string     `json:"pack"`
+	Outcome             Outcome    `json:"outcome"`
+	Reasons             []Reason   `json:"reasons"`
+	StatusBefore        string     `json:"status_before"`
+	StatusAfter         string     `json:"status_after"`
+	StateVersion        uint64     `json:"state_version"`
+	Next                []Next     `json:"next"`
+	Retry               *RetryPlan `json:"retry,omitempty"`
+	Revise              []Revision `json:"revise"`
+	ConflictID          string     `json:"conflict_id,omitempty"`
+	RequiresHumanReview bool       `json:"requires_human_review"`
+	Events              []Event    `json:"events"`
+	Policy              PolicyRef  `json:"policy"`
+	Recorded            bool       `json:"recorded"`
+	DecidedAt           string     `json:"decided_at"`
+}
+
+// Codes returns the decision's reason codes in order.
+func (d *Decision) Codes() []string {
+	codes := make([]string, len(d.Reasons))
+	for i, r := range d.Reasons {
+		codes[i] = r.Code
+	}
+	return codes
+}

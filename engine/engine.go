@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"cuelang.org/go/cue"
+
+	"github.com/handoff-dev/handoff/internal/strictjson"
+	"github.com/handoff-dev/handoff/store"
+)
+
+// Options configure an Engine. The zero value works: the shipped packs, a store in
+// ./.handoff, a two-second policy deadline and no logging.
+type Options struct {
+	// Dir is the store directory. Default "./.handoff". Ignored when InMemory is set.
+	Dir string
+	// InMemory keeps the log in memory: for tests and dry runs; nothing survives Close.
+	InMemory bool
+	// Bundle holds the contracts and policies. Default: ShippedBundle().
+	Bundle *Bundle
+	// EvalTimeout is the deadline of one policy evaluation. Default 2s.
+	EvalTimeout time.Duration
+	// Limits bound the request bytes the decoder accepts. Default strictjson.DefaultLimits.
+	Limits *strictjson.Limits
+	// Clock tells the time given to policies as input.now. Default time.Now.
+	Clock func() time.Time
+	// Logger receives the engine's and the store's logs. Nil means silent.
+	Logger *slog.Logger
+}
+
+// Engine decides requests against a bundle and records them in the log. All methods are
+// safe for concurrent use.
+type Engine struct {
+	opts      Options
+	log       *store.Log
+	contracts *compiledContracts
+	policies  *compiledPolicies
+	result    cue.Value // core.#PolicyResult
+	digest    string
+	logger    *slog.Logger
+	// cueMu serializes CUE evaluation: a cue.Context is not safe for concurrent use.
+	cueMu sync.Mutex
+}
+
+// Open compiles the bundle once and opens the store. It fails when a contract or policy
+// does not compile, when the committed contract tables are stale, or when another
+// process holds the store (errors.Is(err, store.ErrLocked)).
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Dir == "" {
+		opts.Dir = ".handoff"
+	}
+	if opts.Bundle == nil {
+		b := ShippedBundle()
+		opts.Bundle = &b
+	}
+	if opts.EvalTimeout <= 0 {
+		opts.EvalTimeout = 2 * time.Second
+	}
+	if opts.Limits == nil {
+		l := strictjson.DefaultLimits
+		opts.Limits = &l
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{opts: opts, logger: logger}
+	if err := e.load(ctx); err != nil {
+		return nil, err
+	}
+	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger})
+	if err != nil {
+		return nil, err
+	}
+	e.log = l
+	return e, nil
+}
+
+// load compiles contracts and policies and checks the committed tables are current.
+func (e *Engine) load(ctx context.Context) error {
+	b := *e.opts.Bundle
+	cc, err := compileContracts(b.Contracts)
+	if err != nil {
+		return err
+	}
+	if err := checkTables(b, cc); err != nil {
+		return err
+	}
+	pc, err := compilePolicies(ctx, b.Policies, cc.packNames())
+	if err != nil {
+		return err
+	}
+	digest, err := b.digest()
+	if err != nil {
+		return fmt.Errorf("engine: bundle digest: %w", err)
+	}
+	e.contracts, e.policies, e.digest = cc, pc, digest
+	e.result = cc.core.LookupPath(cue.ParsePath("#PolicyResult"))
+	if !e.result.Exists() {
+		return fmt.Errorf("engine: core contracts have no #PolicyResult")
+	}
+	return nil
+}
+
+// Close closes the store. Decisions in flight finish first.
+func (e *Engine) Close() error {
+	return e.log.Close()
+}
+
+// Packs lists the loaded packs.
+func (e *Engine) Packs() []PackInfo {
+	out := make([]PackInfo, 0, len(e.contracts.packs))
+	for _, name := range e.contracts.packNames() {
+		p := e.contracts.packs[name]
+		info := PackInfo{Name: name, Entrypoint: packEntrypoint(name), Initial: p.initial}
+		info.Title, _ = p.tables["title"].(string)
+		info.Version, _ = p.tables["version"].(string)
+		for t := range p.terminal {
+			info.Terminal = append(info.Terminal, t)
+		}
+		sort.Strings(info.Terminal)
+		out = append(out, info)
+	}
+	return out
+}
+
+// PackInfo describes a loaded pack.
+type PackInfo struct {
+	Name       string   `json:"name"`
+	Title      string   `json:"title"`
+	Version    string   `json:"version"`
+	Entrypoint string   `json:"entrypoint"`
+	Initial    string   `json:"initial"`
+	Terminal   []string `json:"terminal"`
+}
+
+// BundleDigest is the digest every decision records.
+func (e *Engine) BundleDigest() string { return e.digest }
+
+// Tables returns a pack's contract tables as exported from CUE.
+func (e *Engine) Tables(pack string) (map[string]any, bool) {
+	p, ok := e.contracts.packs[pack]
+	if !ok {
+		return nil, false
+	}
+	return p.tables, true
+}
+
+func (cc *compiledContracts) packNames() []string {
+	names := make([]string, 0, len(cc.packs))
+	for n := range cc.packs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,285 @@
+// Package scenario plays scenario files through an engine: each a sequence of requests
+// with the outcome and reason codes each must get. Packs ship scenarios for their seed
+// workflows; `handoffctl run` plays them, and so do the tests.
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/handoff-dev/handoff/engine"
+)
+
+// Scenario is one scenario file.
+type Scenario struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Pack        string `json:"pack"`
+	Steps       []Step `json:"steps"`
+}
+
+// Step is one request and what its decision must be.
+type Step struct {
+	Name    string          `json:"name"`
+	Request json.RawMessage `json:"request"`
+	Expect  Expect          `json:"expect"`
+}
+
+// Expect is what a step's decision must be. Outcome and Reasons (the exact set of
+// reason codes) are always checked; the other fields only when given.
+type Expect struct {
+	Outcome      engine.Outcome `json:"outcome"`
+	Reasons      []string       `json:"reasons"`
+	StatusAfter  string         `json:"status_after,omitempty"`
+	Next         []string       `json:"next,omitempty"`
+	StateVersion *uint64        `json:"state_version,omitempty"`
+}
+
+// Parse reads a scenario file strictly: unknown fields are an error.
+func Parse(data []byte) (*Scenario, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s Scenario
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	if s.Name == "" || len(s.Steps) == 0 {
+		return nil, fmt.Errorf("scenario: a scenario needs a name and at least one step")
+	}
+	for i, st := range s.Steps {
+		if st.Expect.Outcome == "" {
+			return nil, fmt.Errorf("scenario %s: step %d (%s) has no expected outcome", s.Name, i+1, st.Name)
+		}
+	}
+	return &s, nil
+}
+
+// Load reads a scenario file from disk.
+func Load(file string) (*Scenario, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return s, nil
+}
+
+// Ext is the scenario files' extension. Their content is JSON, but OPA loads every .json
+// file under policies_test/ as data, so scenarios use their own extension.
+const Ext = ".scenario"
+
+// Files lists the scenario files (*.scenario) under fsys, sorted.
+func Files(fsys fs.FS) ([]string, error) {
+	var out []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && path.Ext(p) == Ext {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// Result is one played step.
+type Result struct {
+	Step     int
+	Name     string
+	Decision *engine.Decision
+	Mismatch string // empty when the decision is as expected
+}
+
+// Engine is what a scenario is played against.
+type Engine interface {
+	Submit(ctx context.Context, body []byte) (*engine.Decision, error)
+	State(ctx context.Context, tenant, workflow string) (*engine.State, error)
+}
+
+// Run plays every step in order, calling fn after each, and stops at the first mismatch
+// with an error that says what differed.
+func Run(ctx context.Context, eng Engine, s *Scenario, fn func(Result)) error {
+	p := &player{eng: eng}
+	for i, st := range s.Steps {
+		body, err := p.render(ctx, st.Request)
+		if err != nil {
+			return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)
+		}
+		d, err := eng.Submit(ctx, body)
+		if err != nil {
+			return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)
+		}
+		p.observe(body, d)
+		res := Result{Step: i + 1, Name: st.Name, Decision: d, Mismatch: mismatch(st.Expect, d)}
+		if fn != nil {
+			fn(res)
+		}
+		if res.Mismatch != "" {
+			return fmt.Errorf("scenario %s: step %d (%s): %s", s.Name, i+1, st.Name, res.Mismatch)
+		}
+	}
+	return nil
+}
+
+// player keeps what placeholders refer to.
+type player struct {
+	eng        Engine
+	tenant     string
+	workflow   string
+	version    uint64
+	conflictID string
+}
+
+func (p *player) observe(body []byte, d *engine.Decision) {
+	if p.workflow == "" && d.Kind == "start" && d.Outcome != engine.Block {
+		p.workflow, p.tenant = d.WorkflowID, d.TenantID
+	}
+	if d.WorkflowID == p.workflow && d.TenantID == p.tenant {
+		p.version = d.StateVersion
+	}
+	if d.ConflictID != "" {
+		p.conflictID = d.ConflictID
+	}
+}
+
+// render replaces placeholders and injects the scenario's workflow id.
+func (p *player) render(ctx context.Context, raw json.RawMessage) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("request is not JSON: %w", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		// Hostile payloads are sent as they are.
+		return raw, nil
+	}
+	if _, has := obj["workflow_id"]; !has && obj["kind"] != "start" && p.workflow != "" {
+		obj["workflow_id"] = p.workflow
+	}
+	out, err := p.replace(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(out)
+}
+
+func (p *player) replace(ctx context.Context, v any) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			r, err := p.replace(ctx, e)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = r
+		}
+		return x, nil
+	case []any:
+		for i, e := range x {
+			r, err := p.replace(ctx, e)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = r
+		}
+		return x, nil
+	case string:
+		if strings.HasPrefix(x, "${") && strings.HasSuffix(x, "}") {
+			return p.placeholder(ctx, x[2:len(x)-1])
+		}
+	}
+	return v, nil
+}
+
+func (p *player) placeholder(ctx context.Context, name string) (any, error) {
+	switch {
+	case name == "workflow_id":
+		return p.workflow, nil
+	case name == "state_version":
+		return p.version, nil
+	case name == "conflict_id":
+		return p.conflictID, nil
+	case strings.HasPrefix(name, "hash:"), strings.HasPrefix(name, "ref:"):
+		kind, spec, _ := strings.Cut(name, ":")
+		typ, ver, ok := strings.Cut(spec, "@")
+		n, err := strconv.Atoi(ver)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("placeholder ${%s}: want TYPE@VERSION", name)
+		}
+		st, err := p.eng.State(ctx, p.tenant, p.workflow)
+		if err != nil {
+			return nil, fmt.Errorf("placeholder ${%s}: %w", name, err)
+		}
+		h := st.Artifacts[typ]
+		if h == nil || h.Versions[strconv.Itoa(n)] == nil {
+			return nil, fmt.Errorf("placeholder ${%s}: no such recorded version", name)
+		}
+		ref := h.Versions[strconv.Itoa(n)].Ref
+		if kind == "hash" {
+			return ref.Hash, nil
+		}
+		return map[string]any{"id": ref.ID, "type": ref.Type, "version": ref.Version, "hash": ref.Hash}, nil
+	}
+	return nil, fmt.Errorf("unknown placeholder ${%s}", name)
+}
+
+// mismatch says how a decision differs from what was expected.
+func mismatch(want Expect, d *engine.Decision) string {
+	var diffs []string
+	if d.Outcome != want.Outcome {
+		diffs = append(diffs, fmt.Sprintf("outcome %s, want %s", d.Outcome, want.Outcome))
+	}
+	got := uniqueSorted(d.Codes())
+	wantCodes := uniqueSorted(want.Reasons)
+	if !slices.Equal(got, wantCodes) {
+		diffs = append(diffs, fmt.Sprintf("reasons %v, want %v", got, wantCodes))
+	}
+	if want.StatusAfter != "" && d.StatusAfter != want.StatusAfter {
+		diffs = append(diffs, fmt.Sprintf("status_after %s, want %s", d.StatusAfter, want.StatusAfter))
+	}
+	if want.Next != nil {
+		var agents []string
+		for _, n := range d.Next {
+			agents = append(agents, n.Agent)
+		}
+		if !slices.Equal(uniqueSorted(agents), uniqueSorted(want.Next)) {
+			diffs = append(diffs, fmt.Sprintf("next %v, want %v", uniqueSorted(agents), uniqueSorted(want.Next)))
+		}
+	}
+	if want.StateVersion != nil && d.StateVersion != *want.StateVersion {
+		diffs = append(diffs, fmt.Sprintf("state_version %d, want %d", d.StateVersion, *want.StateVersion))
+	}
+	if len(diffs) > 0 {
+		msg := strings.Join(diffs, "; ")
+		for _, r := range d.Reasons {
+			msg += fmt.Sprintf("\n    reason %s: %s", r.Code, r.Message)
+		}
+		return msg
+	}
+	return ""
+}
+
+func uniqueSorted(s []string) []string {
+	out := slices.Clone(s)
+	if out == nil {
+		out = []string{}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/handoff-dev/handoff/internal/canonjson"
+	"github.com/handoff-dev/handoff/store"
+)
+
+// maxRaceRetries bounds how often Submit re-decides a request that lost a race for the
+// workflow head. Each retry reads the new state; a request carrying expected_version is
+// then answered STALE_STATE_VERSION by the policy.
+const maxRaceRetries = 8
+
+// Evaluate decides a request without recording anything: a dry run. It is safe for
+// concurrent use. The error is non-nil only when no decision could be made (the store
+// failed); the host must then treat the request as blocked.
+func (e *Engine) Evaluate(ctx context.Context, body []byte) (*Decision, error) {
+	r := e.decodeRequest(body, e.opts.Clock())
+	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
+		return prior, err // already decided: the recorded decision
+	}
+	if err := e.route(ctx, r); err != nil {
+		return nil, err
+	}
+	d, _ := e.decide(ctx, r)
+	return d, nil
+}
+
+// idempotency looks the request_id up: the recorded decision when the same request was
+// decided before; otherwise nil, with IDEMPOTENCY_KEY_REUSED added to the request's
+// validation errors when the id was used for another request.
+func (e *Engine) idempotency(ctx context.Context, r *request) (*Decision, error) {
+	if r.value == nil || r.requestID == "" {
+		return nil, nil
+	}
+	digest, resp, found, err := e.log.Idempotent(ctx, r.tenant, r.requestID)
+	if err != nil || !found {
+		return nil, err
+	}
+	if digest == r.digest {
+		return decodeDecision(resp)
+	}
+	r.validation = append(r.validation, ValidationError{Code: "IDEMPOTENCY_KEY_REUSED", Path: "request_id",
+		Message: fmt.Sprintf("request_id %s was already used for another request", r.requestID)})
+	r.audit = true
+	return nil, nil
+}
+
+// Submit decides a request and records it atomically with the state it produces: the
+// decision is returned only once durable. The same request again returns the original
+// decision byte for byte; the same request_id with another payload is blocked with
+// IDEMPOTENCY_KEY_REUSED. A block is a Decision, not an error; the error is non-nil
+// only when no decision could be made or recorded, and the host must then treat the
+// request as blocked. Submit is safe for concurrent use.
+func (e *Engine) Submit(ctx context.Context, body []byte) (*Decision, error) {
+	for range maxRaceRetries {
+		d, err := e.submitOnce(ctx, body)
+		if errors.Is(err, store.ErrStale) {
+			continue
+		}
+		return d, err
+	}
+	return nil, fmt.Errorf("engine: workflow too contended: gave up after %d attempts", maxRaceRetries)
+}
+
+func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error) {
+	r := e.decodeRequest(body, e.opts.Clock())
+	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
+		return prior, err
+	}
+	if err := e.route(ctx, r); err != nil {
+		return nil, err
+	}
+	d, next := e.decide(ctx, r)
+	d.Recorded = true
+	var err error
+	if r.audit || (r.create && next == nil) {
+		err = e.recordAudit(ctx, r, d)
+	} else {
+		err = e.record(ctx, r, d, next)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.logDecision(ctx, d)
+	return d, nil
+}
+
+// logEntry is the payload of one log record: everything needed to explain and replay
+// the decision.
+type logEntry struct {
+	Request    any               `json:"request"`
+	Validation []ValidationError `json:"validation"`
+	Derived    map[string]any    `json:"derived"`
+	Now        string            `json:"now"`
+	Decision   *Decision         `json:"decision"`
+}
+
+func (r *request) entry(d *Decision) logEntry {
+	var req any = r.value
+	if r.value == nil {
+		req = map[string]any{"undecodable": true, "digest": r.digest, "bytes": len(r.body)}
+	}
+	v := r.validation
+	if v == nil {
+		v = []ValidationError{}
+	}
+	return logEntry{Request: req, Validation: v, Derived: r.derived, Now: formatTime(r.now), Decision: d}
+}
+
+// record appends the decision to its workflow's log with the new state, head and
+// idempotency key in one transaction.
+func (e *Engine) record(ctx context.Context, r *request, d *Decision, next *State) error {
+	payload, err := canonjson.Marshal(r.entry(d))
+	if err != nil {
+		return fmt.Errorf("engine: encode log record: %w", err)
+	}
+	resp, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("engine: encode decision: %w", err)
+	}
+	a := store.Append{
+		Tenant: r.tenant, Workflow: r.workflow, Create: r.create,
+		ExpectedVersion: r.state.StateVersion, BumpVersion: next != nil,
+		Records:        []store.NewRecord{{Type: "decision", Payload: payload}},
+		IdempotencyKey: r.requestID, RequestDigest: r.digest, Response: resp, Time: r.now,
+	}
+	if next != nil {
+		if a.State, err = json.Marshal(next); err != nil {
+			return fmt.Errorf("engine: encode state: %w", err)
+		}
+	}
+	_, err = e.log.Append(ctx, a)
+	var dup *store.DuplicateError
+	if errors.As(err, &dup) {
+		orig, derr := decodeDecision(dup.Response)
+		if derr != nil {
+			return derr
+		}
+		*d = *orig
+		return nil
+	}
+	if errors.Is(err, store.ErrIdempotencyKeyReused) {
+		return store.ErrStale // decide again: the key is now taken and will be refused
+	}
+	if errors.Is(err, store.ErrExists) {
+		return store.ErrStale // another start took the workflow id: decide again
+	}
+	return err
+}
+
+// recordAudit appends a request too broken to trust to its tenant's security audit stream.
+func (e *Engine) recordAudit(ctx context.Context, r *request, d *Decision) error {
+	payload, err := canonjson.Marshal(r.entry(d))
+	if err != nil {
+		return fmt.Errorf("engine: encode audit record: %w", err)
+	}
+	_, err = e.log.Audit(ctx, r.tenant, store.NewRecord{Type: "security", Payload: payload}, r.now)
+	return err
+}
+
+func decodeDecision(b []byte) (*Decision, error) {
+	var d Decision
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("engine: decode recorded decision: %w", err)
+	}
+	return &d, nil
+}
