@@ -1,0 +1,356 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0 // done
+	exitError    = 1 // could not run: I/O, store locked, a bundle that does not load
+	exitUsage    = 2 // unknown command or flag, missing or extra arguments
+	exitNegative = 3 // a negative result the caller asked to fail on
+)
+
+// Main runs handoffctl with the process's arguments and standard streams and returns
+// the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// command is one handoffctl command.
+type command struct {
+	name  string
+	args  string // the synopsis after the command name
+	short string // one line for `handoffctl help`
+	long  string // the help text of `handoffctl help NAME`
+	// setup declares the command's own flags and returns the function that runs it with
+	// the positional arguments.
+	setup func(fs *flag.FlagSet) func(ctx context.Context, c *cli, args []string) error
+}
+
+// commands lists every command in the order `handoffctl help` shows them.
+var commands []*command
+
+func init() {
+	commands = []*command{
+		packsCmd, checkCmd, tablesCmd,
+		validateCmd, evalCmd, startCmd, submitCmd,
+		stateCmd, logCmd, verifyCmd,
+		runCmd, testCmd,
+	}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// cli is one invocation: its streams and the global flags.
+type cli struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	db     stringFlag // --db DIR
+	bundle stringFlag // --bundle DIR
+	output string     // -o text|json
+}
+
+// stringFlag is a string flag that remembers whether the command line set it.
+type stringFlag struct {
+	value string
+	set   bool
+}
+
+func (f *stringFlag) String() string { return f.value }
+
+func (f *stringFlag) Set(s string) error {
+	f.value, f.set = s, true
+	return nil
+}
+
+// globalFlags are accepted before and after the command name.
+var globalFlags = map[string]bool{"db": true, "bundle": true, "o": true}
+
+func (c *cli) declareGlobals(fs *flag.FlagSet) {
+	fs.Var(&c.db, "db", "the store: directory `DIR` (env HANDOFF_DB; default ./.handoff)")
+	fs.Var(&c.bundle, "bundle", "the bundle: `DIR`/contracts and DIR/policies (default: the shipped packs)")
+	fs.StringVar(&c.output, "o", c.output, "output format `FORMAT`: text or json")
+}
+
+func (c *cli) json() bool { return c.output == "json" }
+
+// run runs one invocation and returns its exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, output: "text"}
+	c.db.value = ".handoff"
+	if env := os.Getenv("HANDOFF_DB"); env != "" {
+		c.db.value = env
+	}
+
+	gfs := flag.NewFlagSet("handoffctl", flag.ContinueOnError)
+	gfs.SetOutput(io.Discard)
+	c.declareGlobals(gfs)
+	if err := gfs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			mainUsage(stdout)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "handoffctl: %v\n\n", err)
+		mainUsage(stderr)
+		return exitUsage
+	}
+	rest := gfs.Args()
+	if len(rest) == 0 {
+		fmt.Fprintf(stderr, "handoffctl: no command given\n\n")
+		mainUsage(stderr)
+		return exitUsage
+	}
+	name, rest := rest[0], rest[1:]
+	if name == "help" {
+		return c.help(rest)
+	}
+	cmd := lookup(name)
+	if cmd == nil {
+		fmt.Fprintf(stderr, "handoffctl: unknown command %q\nRun 'handoffctl help' for the list of commands.\n", name)
+		return exitUsage
+	}
+
+	fs := newFlagSet(cmd, c)
+	do := cmd.setup(fs)
+	pos, err := parseInterleaved(fs, rest)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			commandUsage(stdout, cmd, fs)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "handoffctl %s: %v\n\n", cmd.name, err)
+		commandUsage(stderr, cmd, fs)
+		return exitUsage
+	}
+	if c.output != "text" && c.output != "json" {
+		fmt.Fprintf(stderr, "handoffctl %s: -o must be text or json, not %q\n\n", cmd.name, c.output)
+		commandUsage(stderr, cmd, fs)
+		return exitUsage
+	}
+	return c.exit(cmd, fs, do(ctx, c, pos))
+}
+
+func newFlagSet(cmd *command, c *cli) *flag.FlagSet {
+	fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.declareGlobals(fs)
+	return fs
+}
+
+// parseInterleaved parses flags anywhere among the positional arguments, which it
+// returns in order. Everything after "--" is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// help prints the command list, or one command's help.
+func (c *cli) help(args []string) int {
+	switch len(args) {
+	case 0:
+		mainUsage(c.stdout)
+		return exitOK
+	case 1:
+		cmd := lookup(args[0])
+		if cmd == nil {
+			fmt.Fprintf(c.stderr, "handoffctl help: unknown command %q\nRun 'handoffctl help' for the list of commands.\n", args[0])
+			return exitUsage
+		}
+		fs := newFlagSet(cmd, c)
+		cmd.setup(fs)
+		commandUsage(c.stdout, cmd, fs)
+		return exitOK
+	default:
+		fmt.Fprintf(c.stderr, "handoffctl help: too many arguments\nusage: handoffctl help [COMMAND]\n")
+		return exitUsage
+	}
+}
+
+func mainUsage(w io.Writer) {
+	fmt.Fprint(w, `handoffctl governs how work passes between AI agents: it checks the bundle of CUE
+contracts and Rego policies, decides and records requests, and inspects the log.
+
+usage: handoffctl [global flags] COMMAND [flags] [arguments]
+
+Commands:
+`)
+	for _, cmd := range commands {
+		fmt.Fprintf(w, "  %-9s %s\n", cmd.name, cmd.short)
+	}
+	fmt.Fprint(w, `
+Global flags (before or after the command):
+  --db DIR       the store directory (env HANDOFF_DB; default ./.handoff)
+  --bundle DIR   the bundle: DIR/contracts and DIR/policies (default: the shipped packs)
+  -o FORMAT      output format: text (default) or json
+
+Exit codes: 0 done, 1 could not run, 2 usage error, 3 a negative result
+(blocked with --fail-on-block, broken chain, invalid request, failing test).
+
+Run 'handoffctl help COMMAND' for the flags of one command.
+`)
+}
+
+func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: handoffctl %s", cmd.name)
+	if cmd.args != "" {
+		fmt.Fprintf(w, " %s", cmd.args)
+	}
+	fmt.Fprintf(w, "\n\n%s\n", strings.TrimSpace(cmd.long))
+	var own []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) {
+		if !globalFlags[f.Name] {
+			own = append(own, f)
+		}
+	})
+	if len(own) > 0 {
+		fmt.Fprintf(w, "\nFlags:\n")
+		for _, f := range own {
+			printFlag(w, f)
+		}
+	}
+	fmt.Fprintf(w, "\nGlobal flags:\n")
+	for _, name := range []string{"db", "bundle", "o"} {
+		printFlag(w, fs.Lookup(name))
+	}
+}
+
+func printFlag(w io.Writer, f *flag.Flag) {
+	dash := "--"
+	if len(f.Name) == 1 {
+		dash = "-"
+	}
+	arg, usage := flag.UnquoteUsage(f)
+	head := dash + f.Name
+	if arg != "" {
+		head += " " + arg
+	}
+	fmt.Fprintf(w, "  %-16s %s\n", head, usage)
+}
+
+// usageError is a command line the command cannot run: exit 2 with the usage.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// negativeError is a negative result: exit 3. The result itself was already printed;
+// msg, when set, is a summary for stderr.
+type negativeError struct{ msg string }
+
+func (e *negativeError) Error() string { return e.msg }
+
+func negativef(format string, args ...any) error {
+	return &negativeError{msg: fmt.Sprintf(format, args...)}
+}
+
+// hintError carries what to do next about an error.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e *hintError) Error() string { return e.err.Error() }
+func (e *hintError) Unwrap() error { return e.err }
+
+func withHint(err error, hint string) error {
+	if err == nil {
+		return nil
+	}
+	return &hintError{err: err, hint: hint}
+}
+
+// exit prints an error with a hint and returns the exit code.
+func (c *cli) exit(cmd *command, fs *flag.FlagSet, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(c.stderr, "handoffctl %s: %s\n\n", cmd.name, ue.msg)
+		commandUsage(c.stderr, cmd, fs)
+		return exitUsage
+	}
+	var ne *negativeError
+	if errors.As(err, &ne) {
+		if ne.msg != "" {
+			fmt.Fprintf(c.stderr, "handoffctl %s: %s\n", cmd.name, ne.msg)
+		}
+		return exitNegative
+	}
+	fmt.Fprintf(c.stderr, "handoffctl %s: %v\n", cmd.name, err)
+	if h := hint(err); h != "" {
+		fmt.Fprintf(c.stderr, "hint: %s\n", h)
+	}
+	return exitError
+}
+
+// hint says what to do next about an error that stopped a command.
+func hint(err error) string {
+	var he *hintError
+	if errors.As(err, &he) && he.hint != "" {
+		return he.hint
+	}
+	var stale *engine.StaleTablesError
+	switch {
+	case errors.Is(err, store.ErrLocked):
+		return "another handoffctl or host holds the store; stop it, or use --db DIR for another store"
+	case errors.Is(err, store.ErrNotFound):
+		return "check --tenant and the workflow id: every read is scoped by tenant (handoffctl verify --tenant T lists a tenant's workflows)"
+	case errors.As(err, &stale):
+		return "run 'handoffctl tables --write' in the repository (or with --bundle DIR), then 'handoffctl check'"
+	case errors.Is(err, os.ErrNotExist):
+		return "check the path"
+	case errors.Is(err, os.ErrPermission):
+		return "check the permissions of the path"
+	}
+	return ""
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,388 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
+)
+
+var stateCmd = &command{
+	name:  "state",
+	args:  "--tenant T WORKFLOW",
+	short: "show a workflow's current state",
+	long: `State prints the current state of a workflow of tenant T from the store of --db:
+its pack and status, the state version, every artifact version with its status and
+hash, the counters, handoffs, approvals, open conflicts, defects and side effects.
+
+With -o json the output is the engine's State object.`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		tenant := fs.String("tenant", "", "the workflow's tenant `T` (required)")
+		return func(ctx context.Context, c *cli, args []string) (err error) {
+			if *tenant == "" {
+				return usagef("--tenant is required: every read is scoped by tenant")
+			}
+			if len(args) != 1 {
+				return usagef("state takes one WORKFLOW id")
+			}
+			e, err := c.open(ctx, existingStore)
+			if err != nil {
+				return err
+			}
+			defer closeEngine(e, &err)
+			st, err := e.State(ctx, *tenant, args[0])
+			if err != nil {
+				return err
+			}
+			if c.json() {
+				return writeJSON(c.stdout, st)
+			}
+			printState(c.stdout, st)
+			return nil
+		}
+	},
+}
+
+// printState writes a workflow state as text sections; empty sections are left out.
+func printState(w io.Writer, st *engine.State) {
+	t := newTable(w)
+	row := func(label, value string) { fmt.Fprintf(t, "%s\t%s\n", label, value) }
+	row("workflow", st.WorkflowID)
+	row("tenant", st.TenantID)
+	if st.OrganizationID != "" {
+		row("organization", st.OrganizationID)
+	}
+	row("pack", st.Pack)
+	row("subject", orDash(st.SubjectID))
+	row("status", st.Status)
+	row("terminal", yesNo(st.Terminal))
+	row("state_version", strconv.FormatUint(st.StateVersion, 10))
+	row("created_at", orDash(st.CreatedAt))
+	row("updated_at", orDash(st.UpdatedAt))
+	t.flush()
+
+	section := func(title string) *table {
+		fmt.Fprintf(w, "\n%s\n", title)
+		return newTable(w)
+	}
+
+	s := section("ARTIFACTS")
+	if len(st.Artifacts) == 0 {
+		s.row("  (none)")
+	} else {
+		s.row("  TYPE", "LATEST", "APPROVED", "VERSIONS")
+		for _, typ := range sortedKeys(st.Artifacts) {
+			h := st.Artifacts[typ]
+			var versions []string
+			for _, k := range versionKeys(h.Versions) {
+				v := h.Versions[k]
+				versions = append(versions, fmt.Sprintf("v%s %s %s", k, v.Status, hashPrefix(v.Ref.Hash)))
+			}
+			s.row("  "+typ, version(h.Latest), version(h.Approved), strings.Join(versions, ", "))
+		}
+	}
+	s.flush()
+
+	if len(st.Counters) > 0 {
+		s := section("COUNTERS")
+		for _, k := range sortedKeys(st.Counters) {
+			s.row("  "+k, strconv.Itoa(st.Counters[k]))
+		}
+		s.flush()
+	}
+	if len(st.Edges) > 0 {
+		s := section("HANDOFFS")
+		for _, k := range sortedKeys(st.Edges) {
+			s.row("  "+k, strconv.Itoa(st.Edges[k]))
+		}
+		s.flush()
+	}
+	if len(st.Approvals) > 0 {
+		s := section("APPROVALS")
+		for _, k := range sortedKeys(st.Approvals) {
+			a := st.Approvals[k]
+			s.row("  "+k, a.Decision, "by "+a.By, refsString(a.Artifacts))
+		}
+		s.flush()
+	}
+	if len(st.Conflicts) > 0 {
+		s := section(fmt.Sprintf("CONFLICTS (%d open)", st.OpenConflicts))
+		for _, k := range sortedKeys(st.Conflicts) {
+			cf := st.Conflicts[k]
+			by := "raised by " + orDash(cf.RaisedBy)
+			if cf.ResolvedBy != "" {
+				by += ", resolved by " + cf.ResolvedBy
+			}
+			s.row("  "+cf.ID, cf.Status, orDash(cf.ConflictType), by, cf.Description)
+		}
+		s.flush()
+	}
+	if len(st.Defects) > 0 {
+		s := section("DEFECTS")
+		for _, k := range sortedKeys(st.Defects) {
+			d := st.Defects[k]
+			s.row("  "+d.Defect.ID, d.Defect.Severity, d.Defect.Artifact, d.Status, d.Defect.Description)
+		}
+		s.flush()
+	}
+	if len(st.Effects) > 0 {
+		s := section("EFFECTS")
+		for _, k := range sortedKeys(st.Effects) {
+			s.row("  "+k, st.Effects[k])
+		}
+		s.flush()
+	}
+}
+
+// versionKeys sorts artifact version keys ("1", "2", "10") by number.
+func versionKeys[V any](m map[string]V) []string {
+	keys := sortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, aerr := strconv.Atoi(keys[i])
+		b, berr := strconv.Atoi(keys[j])
+		if aerr != nil || berr != nil {
+			return keys[i] < keys[j]
+		}
+		return a < b
+	})
+	return keys
+}
+
+func version(n int) string {
+	if n <= 0 {
+		return "-"
+	}
+	return "v" + strconv.Itoa(n)
+}
+
+// hashPrefix shortens "sha256:<64 hex>" to its first 12 hex digits.
+func hashPrefix(h string) string {
+	alg, hex, ok := strings.Cut(h, ":")
+	if !ok || len(hex) <= 12 {
+		return orDash(h)
+	}
+	return alg + ":" + hex[:12]
+}
+
+func refsString(refs []engine.ArtifactRef) string {
+	var parts []string
+	for _, r := range refs {
+		parts = append(parts, fmt.Sprintf("%s v%d", r.Type, r.Version))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+var logCmd = &command{
+	name:  "log",
+	args:  "--tenant T WORKFLOW | --tenant T --audit",
+	short: "show a workflow's decisions, oldest first",
+	long: `Log prints the recorded decisions of a workflow of tenant T, oldest first, one line
+each: sequence number, record time, request kind, actor, outcome, status before and
+after, state version and reason codes. Blocks are recorded too.
+
+With --audit it prints the tenant's security audit stream instead: the requests too
+broken to trust their workflow (undecodable, unknown or foreign workflow). Requests
+whose tenant could not be read are audited under the tenant _unknown.
+
+With -o json the output is one engine Entry object per line (JSON lines).`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		tenant := fs.String("tenant", "", "the workflow's tenant `T` (required)")
+		audit := fs.Bool("audit", false, "show the tenant's security audit stream")
+		return func(ctx context.Context, c *cli, args []string) (err error) {
+			if *tenant == "" {
+				return usagef("--tenant is required: every read is scoped by tenant")
+			}
+			switch {
+			case *audit && len(args) != 0:
+				return usagef("log --audit takes no WORKFLOW: the audit stream is the tenant's")
+			case !*audit && len(args) != 1:
+				return usagef("log takes one WORKFLOW id (or --audit)")
+			}
+			e, err := c.open(ctx, existingStore)
+			if err != nil {
+				return err
+			}
+			defer closeEngine(e, &err)
+			var entries []engine.Entry
+			collect := func(ent engine.Entry) error {
+				if c.json() {
+					return writeJSONLine(c.stdout, ent)
+				}
+				entries = append(entries, ent)
+				return nil
+			}
+			if *audit {
+				err = e.Audit(ctx, *tenant, collect)
+			} else {
+				err = e.History(ctx, *tenant, args[0], collect)
+			}
+			if err != nil || c.json() {
+				return err
+			}
+			printLog(c.stdout, entries, *audit)
+			return nil
+		}
+	},
+}
+
+// printLog writes one line per recorded decision; an audit stream's lines also name the
+// workflow the request asked for.
+func printLog(w io.Writer, entries []engine.Entry, audit bool) {
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "(no records)")
+		return
+	}
+	t := newTable(w)
+	header := []string{"SEQ", "TIME", "KIND", "ACTOR", "OUTCOME", "STATUS", "VERSION", "REASONS"}
+	if audit {
+		header = slices.Insert(header, 2, "WORKFLOW")
+	}
+	t.row(header...)
+	for _, ent := range entries {
+		kind, outcome, status, ver, codes, wf := "-", "-", "-", "-", "-", "-"
+		if d := ent.Decision; d != nil {
+			kind, outcome, wf = orDash(d.Kind), upper(d.Outcome), orDash(d.WorkflowID)
+			status = d.StatusBefore + " → " + d.StatusAfter
+			ver = "v" + strconv.FormatUint(d.StateVersion, 10)
+			if len(d.Reasons) > 0 {
+				codes = strings.Join(d.Codes(), ",")
+			}
+		}
+		cells := []string{strconv.FormatUint(ent.Seq, 10), ent.Time, kind, actorID(ent.Request), outcome, status, ver, codes}
+		if audit {
+			cells = slices.Insert(cells, 2, wf)
+		}
+		t.row(cells...)
+	}
+	t.flush()
+}
+
+// actorID reads the actor id of a recorded request, "-" when it has none.
+func actorID(req json.RawMessage) string {
+	var r struct {
+		Actor struct {
+			ID any `json:"id"`
+		} `json:"actor"`
+	}
+	if json.Unmarshal(req, &r) != nil {
+		return "-"
+	}
+	if s, ok := r.Actor.ID.(string); ok && s != "" {
+		return s
+	}
+	return "-"
+}
+
+var verifyCmd = &command{
+	name:  "verify",
+	args:  "[--tenant T] [WORKFLOW]",
+	short: "verify the hash chains of the log",
+	long: `Verify walks hash chains of the store of --db: every record's hash is recomputed,
+every prev_hash must name the record before, sequence numbers must run without a gap
+and the head must name the last record. It prints one line per chain, OK or BROKEN at
+the first bad record, and exits 3 when any chain is broken.
+
+With --tenant T and WORKFLOW it verifies that workflow; with --tenant T alone, every
+workflow and the audit stream of T; with neither, every chain of every tenant.
+
+With -o json the output is one object per chain (JSON lines): tenant, workflow ("" for
+an audit stream), records, ok, broken_seq, problem.`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		tenant := fs.String("tenant", "", "verify only the chains of tenant `T`")
+		return func(ctx context.Context, c *cli, args []string) (err error) {
+			switch {
+			case len(args) > 1:
+				return usagef("verify takes at most one WORKFLOW id")
+			case len(args) == 1 && *tenant == "":
+				return usagef("verify WORKFLOW needs --tenant: every read is scoped by tenant")
+			}
+			e, err := c.open(ctx, existingStore)
+			if err != nil {
+				return err
+			}
+			defer closeEngine(e, &err)
+			var reps []store.VerifyReport
+			if len(args) == 1 {
+				rep, err := e.Verify(ctx, *tenant, args[0])
+				if err != nil {
+					return err
+				}
+				reps = append(reps, rep)
+			} else {
+				all, err := e.VerifyAll(ctx)
+				if err != nil {
+					return err
+				}
+				for _, rep := range all {
+					if *tenant == "" || rep.Tenant == *tenant {
+						reps = append(reps, rep)
+					}
+				}
+			}
+			return c.verified(reps)
+		}
+	},
+}
+
+// verifyLine is the JSON form of a store.VerifyReport.
+type verifyLine struct {
+	Tenant    string `json:"tenant"`
+	Workflow  string `json:"workflow"`
+	Records   uint64 `json:"records"`
+	OK        bool   `json:"ok"`
+	BrokenSeq uint64 `json:"broken_seq,omitempty"`
+	Problem   string `json:"problem,omitempty"`
+}
+
+func (c *cli) verified(reps []store.VerifyReport) error {
+	broken := 0
+	t := newTable(c.stdout)
+	for _, r := range reps {
+		if !r.OK {
+			broken++
+		}
+		if c.json() {
+			if err := writeJSONLine(c.stdout, verifyLine{r.Tenant, r.Workflow, r.Records, r.OK, r.BrokenSeq, r.Problem}); err != nil {
+				return err
+			}
+			continue
+		}
+		chain := r.Workflow
+		if chain == "" {
+			chain = "(audit)"
+		}
+		switch {
+		case r.OK:
+			fmt.Fprintf(t, "OK\t%s\t%s\t%d records\n", r.Tenant, chain, r.Records)
+		case r.BrokenSeq > 0:
+			fmt.Fprintf(t, "BROKEN\t%s\t%s\tat seq %d: %s\n", r.Tenant, chain, r.BrokenSeq, r.Problem)
+		default:
+			fmt.Fprintf(t, "BROKEN\t%s\t%s\t%s\n", r.Tenant, chain, r.Problem)
+		}
+	}
+	if !c.json() {
+		if len(reps) == 0 {
+			fmt.Fprintln(c.stdout, "(no chains)")
+		}
+		t.flush()
+	}
+	if broken > 0 {
+		return negativef("%d of %d chains broken: the log was altered outside the engine", broken, len(reps))
+	}
+	return nil
+}

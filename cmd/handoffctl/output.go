@@ -1,0 +1,40 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// writeJSON writes one JSON document, indented, followed by a newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeJSONLine writes one JSON document on one line: the form of streams (log, run).
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// table writes text in aligned columns: cells are separated by tabs, and nothing
+// reaches the underlying writer before flush.
+type table struct{ tw *tabwriter.Writer }
+
+func newTable(w io.Writer) *table {
+	return &table{tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+}
+
+func (t *table) Write(p []byte) (int, error) { return t.tw.Write(p) }
+
+// row writes one row.
+func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\t")) }
+
+// flush writes the aligned rows.
+func (t *table) flush() { _ = t.tw.Flush() }

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"handoffctl": func() { os.Exit(Main()) },
+		// exitcode N handoffctl ARGS... runs handoffctl and succeeds when it exits N.
+		"exitcode": exitcodeMain,
+	})
+}
+
+// TestScript runs the scripts in testdata/script. $REPO is the repository root, for the
+// shipped policies, tests and scenarios.
+func TestScript(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("REPO", repo)
+			env.Setenv("HANDOFF_DB", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"tamper": cmdTamper,
+			"cptree": cmdCptree,
+		},
+	})
+}
+
+// exitcodeMain is the exitcode command: exitcode N handoffctl ARGS...
+func exitcodeMain() {
+	if len(os.Args) < 3 || os.Args[2] != "handoffctl" {
+		fmt.Fprintln(os.Stderr, "usage: exitcode N handoffctl [ARGS...]")
+		os.Exit(2)
+	}
+	want, err := strconv.Atoi(os.Args[1])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "exitcode: %q is not an exit code\n", os.Args[1])
+		os.Exit(2)
+	}
+	os.Args = append([]string{"handoffctl"}, os.Args[3:]...)
+	if got := Main(); got != want {
+		fmt.Fprintf(os.Stderr, "exitcode: handoffctl exited with %d, want %d\n", got, want)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// cmdCptree copies a directory tree: cptree SRC DST (DST must not exist).
+func cmdCptree(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cptree SRC DST")
+	}
+	ts.Check(os.CopyFS(ts.MkAbs(args[1]), os.DirFS(ts.MkAbs(args[0]))))
+}
+
+// cmdTamper alters one workflow record of the Badger store in DBDIR behind the engine's
+// back, as an attacker with disk access would: it flips one byte of the record's
+// payload and leaves its recorded hash alone. tamper DBDIR [SEQ] picks the first record
+// with that seq (default 1).
+//
+// A record key is t/ TENANT w/ WORKFLOW e/ <seq, 8 bytes big-endian>, each id ending
+// with 0x00 0x01 (store/keys.go). A record value is 0x01, seq (8 bytes), then time,
+// type, payload, prev_hash and hash, each an 8-byte big-endian length and the bytes
+// (store/record.go).
+func cmdTamper(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: tamper DBDIR [SEQ]")
+	}
+	seq := uint64(1)
+	if len(args) == 2 {
+		n, err := strconv.ParseUint(args[1], 10, 64)
+		ts.Check(err)
+		seq = n
+	}
+	db, err := badger.Open(badger.DefaultOptions(ts.MkAbs(args[0])).WithLogger(nil))
+	ts.Check(err)
+	defer db.Close()
+	recordTag := []byte("\x00\x01e/")
+	done := false
+	err = db.Update(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.DefaultIteratorOptions)
+		var key, val []byte
+		for it.Seek([]byte("t/")); it.ValidForPrefix([]byte("t/")); it.Next() {
+			k := it.Item().Key()
+			i := bytes.LastIndex(k, recordTag)
+			if i < 0 || len(k) != i+len(recordTag)+8 || beUint64(k[len(k)-8:]) != seq {
+				continue
+			}
+			key = it.Item().KeyCopy(nil)
+			if val, err = it.Item().ValueCopy(nil); err != nil {
+				it.Close()
+				return err
+			}
+			break
+		}
+		it.Close()
+		if key == nil {
+			return fmt.Errorf("no workflow record with seq %d", seq)
+		}
+		off := 1 + 8
+		for range 2 { // skip time and type
+			off += 8 + int(beUint64(val[off:off+8]))
+		}
+		n := int(beUint64(val[off : off+8]))
+		off += 8
+		if n == 0 {
+			return fmt.Errorf("record has an empty payload")
+		}
+		val[off+n/2] ^= 0x01
+		done = true
+		return txn.Set(key, val)
+	})
+	ts.Check(err)
+	if !done {
+		ts.Fatalf("nothing tampered")
+	}
+}
+
+func beUint64(b []byte) uint64 {
+	var n uint64
+	for _, c := range b[:8] {
+		n = n<<8 | uint64(c)
+	}
+	return n
+}
