@@ -22,7 +22,7 @@ var removedBuiltins = map[string]bool{
 	"opa.runtime": true, "time.now_ns": true, "rand.intn": true,
 	"uuid.rfc4122": true, "uuid.parse": true, "trace": false,
 	"crypto.x509.parse_and_verify_certificates": false,
-	"providers.aws.sign_req": true, "io.jwt.encode_sign": true, "io.jwt.encode_sign_raw": true,
+	"providers.aws.sign_req":                    true, "io.jwt.encode_sign": true, "io.jwt.encode_sign_raw": true,
 }
 
 // capabilities are OPA's builtins less the removed ones.
