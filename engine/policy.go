@@ -16,13 +16,16 @@ import (
 const coreEntrypoint = "data.handoff.core.decision"
 
 // removedBuiltins reach outside the process or are not deterministic. A policy that
-// calls one fails to load, so a decision can always be replayed from its input.
+// calls one fails to load, so a decision can always be replayed from its input. Every
+// net.* and rand.* builtin is removed as well.
 var removedBuiltins = map[string]bool{
-	"http.send": true, "net.lookup_ip_addr": true, "net.cidr_expand": true,
-	"opa.runtime": true, "time.now_ns": true, "rand.intn": true,
-	"uuid.rfc4122": true, "uuid.parse": true, "trace": false,
-	"crypto.x509.parse_and_verify_certificates": false,
-	"providers.aws.sign_req":                    true, "io.jwt.encode_sign": true, "io.jwt.encode_sign_raw": true,
+	"http.send":              true,
+	"opa.runtime":            true,
+	"time.now_ns":            true,
+	"uuid.rfc4122":           true,
+	"providers.aws.sign_req": true,
+	"io.jwt.encode_sign":     true, // ECDSA signatures are randomized
+	"io.jwt.encode_sign_raw": true,
 }
 
 // capabilities are OPA's builtins less the removed ones.
