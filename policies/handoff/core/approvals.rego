@@ -1,0 +1,207 @@
+package handoff.core
+
+# _actor_pack_roles are the actor's roles the pack defines.
+_actor_pack_roles contains role if {
+	some role in object.get(_actor, "roles", [])
+	_role(role)
+}
+
+_approval if {
+	_valid
+	_kind == "approval"
+}
+
+_has_stage if is_string(_request.stage)
+
+_approval_refs := object.get(_request, "artifacts", []) if _approval
+
+# _may_approve holds when one of the actor's roles approves the artifact type or stage.
+_may_approve(name) if {
+	some role in _actor_pack_roles
+	name in object.get(_roles[role], "approves", [])
+}
+
+_may_resolve if {
+	some role in _actor_pack_roles
+	_roles[role].resolves_conflicts == true
+}
+
+# METADATA
+# title: Only a person decides
+# description: >-
+#   Approvals and resolutions (the core table human_only_kinds) are sent by a person;
+#   an agent or the host may not send one.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_valid
+	_kind in _table("human_only_kinds", [])
+	_actor_type != "human"
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a %s request; only a person with a role of pack %q may", [_actor_type, _actor_id, _kind, _pack_name]), "actor.type")
+}
+
+# METADATA
+# title: Agent sends a forbidden kind
+# description: >-
+#   Agents never send the kinds in the core table agent_forbidden_kinds (approval,
+#   resolution, cancel), whatever their registry entry says.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_valid
+	_kind in _table("agent_forbidden_kinds", [])
+	not _kind in _table("human_only_kinds", [])
+	_actor_type == "agent"
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("agent %q may not send a %s request", [_actor_id, _kind]), "actor.type")
+}
+
+# METADATA
+# title: Person without a role of the pack
+# description: A person sends an approval or resolution but holds no role the pack defines.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_valid
+	_kind in _table("human_only_kinds", [])
+	_actor_type == "human"
+	count(_actor_pack_roles) == 0
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of pack %q (roles given: %v)", [_actor_id, _pack_name, object.get(_actor, "roles", [])]), "actor.roles")
+}
+
+# METADATA
+# title: Person may not resolve conflicts
+# description: A person with roles of the pack resolves a conflict, but none of the roles resolves conflicts.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_valid
+	_kind == "resolution"
+	_actor_type == "human"
+	count(_actor_pack_roles) > 0
+	not _may_resolve
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("no role of person %q in pack %q resolves conflicts", [_actor_id, _pack_name]), "actor.roles")
+}
+
+# METADATA
+# title: Approver role required
+# description: >-
+#   A person with roles of the pack approves an artifact type or stage that none of the
+#   roles approves: the approval of a role that approves it is still required.
+# custom:
+#   code: APPROVAL_REQUIRED
+#   outcome: block
+reasons contains r if {
+	_approval
+	_actor_type == "human"
+	count(_actor_pack_roles) > 0
+	some i, ref in _approval_refs
+	not _may_approve(object.get(ref, "type", ""))
+	r := _reason("APPROVAL_REQUIRED", sprintf("%s needs the approval of a role that approves it; person %q has %v", [ref.type, _actor_id, sort(_actor_pack_roles)]), sprintf("artifacts[%d]", [i]))
+}
+
+# METADATA
+# title: Stage approver role required
+# description: >-
+#   A person with roles of the pack approves a stage that none of the roles approves.
+# custom:
+#   code: APPROVAL_REQUIRED
+#   outcome: block
+reasons contains r if {
+	_approval
+	_actor_type == "human"
+	count(_actor_pack_roles) > 0
+	stage := _request.stage
+	not _may_approve(stage)
+	r := _reason("APPROVAL_REQUIRED", sprintf("stage %s needs the approval of a role that approves it; person %q has %v", [stage, _actor_id, sort(_actor_pack_roles)]), "stage")
+}
+
+# METADATA
+# title: Approval names nothing
+# description: An approval names neither artifact versions nor a stage.
+# custom:
+#   code: APPROVAL_INVALID
+#   outcome: block
+reasons contains r if {
+	_approval
+	count(_approval_refs) == 0
+	not _has_stage
+	r := _reason("APPROVAL_INVALID", sprintf("%s names no artifact version and no stage", [_request.decision]), "artifacts")
+}
+
+# METADATA
+# title: Approved version not recorded
+# description: >-
+#   An approval names a version the workflow has not recorded: a person's decision is
+#   bound to exactly what was recorded.
+# custom:
+#   code: APPROVAL_INVALID
+#   outcome: block
+reasons contains r if {
+	_approval
+	some i, ref in _approval_refs
+	not ref_version(ref)
+	r := _reason("APPROVAL_INVALID", sprintf("%s is not recorded in workflow %q", [_ref_name(ref), _workflow_id]), sprintf("artifacts[%d]", [i]))
+}
+
+# METADATA
+# title: Approved artifact id differs
+# description: >-
+#   An approval names a recorded type and version but another artifact id.
+# custom:
+#   code: APPROVAL_INVALID
+#   outcome: block
+reasons contains r if {
+	_approval
+	some i, ref in _approval_refs
+	v := ref_version(ref)
+	v.ref.id != ref.id
+	r := _reason("APPROVAL_INVALID", sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("artifacts[%d].id", [i]))
+}
+
+# METADATA
+# title: Approved hash differs
+# description: >-
+#   An approval's hash differs from the recorded hash of that version: the person saw other content.
+# custom:
+#   code: APPROVAL_INVALID
+#   outcome: block
+reasons contains r if {
+	_approval
+	some i, ref in _approval_refs
+	v := ref_version(ref)
+	v.ref.hash != ref.hash
+	r := _reason("APPROVAL_INVALID", sprintf("the approved hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("artifacts[%d].hash", [i]))
+}
+
+# METADATA
+# title: Approved version not the latest
+# description: >-
+#   An approval names a version older than the latest recorded version of its type.
+# custom:
+#   code: APPROVAL_INVALID
+#   outcome: block
+reasons contains r if {
+	_approval
+	some i, ref in _approval_refs
+	ref_version(ref)
+	ref.version != _latest_number(ref.type)
+	r := _reason("APPROVAL_INVALID", sprintf("%s is not the latest version (v%v)", [_ref_name(ref), _latest_number(ref.type)]), sprintf("artifacts[%d].version", [i]))
+}
+
+# METADATA
+# title: Self approval
+# description: The approver produced one of the versions being approved.
+# custom:
+#   code: SELF_APPROVAL
+#   outcome: block
+reasons contains r if {
+	_approval
+	some i, ref in _approval_refs
+	v := ref_version(ref)
+	v.producer == _actor_id
+	r := _reason("SELF_APPROVAL", sprintf("%q produced %s and may not approve it", [_actor_id, _ref_name(ref)]), sprintf("artifacts[%d]", [i]))
+}

@@ -1,0 +1,147 @@
+package handoff.core
+
+_outcomes := {"allow", "await_human", "retry", "revise", "block", "fail"}
+
+_proposal_defaults := {"next": [], "revise": [], "events": [], "requires_human_review": false}
+
+# _status_now is the workflow's status, "NONE" when there is no workflow.
+_status_now := s if {
+	s := input.state.status
+	is_string(s)
+} else := "NONE"
+
+# _blocking holds for a reason whose outcome is block or missing.
+_blocking(r) if object.get(r, "outcome", "block") == "block"
+
+# blocked holds when a core reason blocks the request.
+blocked if {
+	some r in reasons
+	_blocking(r)
+}
+
+_proposed_reasons(proposal) := object.get(proposal, "reasons", []) if is_object(proposal)
+
+else := []
+
+_collect(reasons_in, proposal) := {r | some r in reasons_in} | {r | some r in _proposed_reasons(proposal)}
+
+# _sorted orders reasons by code, then path, then message.
+_sorted(rs) := [x[3] | some x in sort([[object.get(r, "code", ""), object.get(r, "path", ""), object.get(r, "message", ""), r] | some r in rs])]
+
+_block_result(rs) := {
+	"outcome": "block",
+	"reasons": _sorted(rs),
+	"status_after": _status_now,
+	"next": [],
+	"revise": [],
+	"events": [],
+	"requires_human_review": false,
+}
+
+# decide turns the reasons (core's and the pack's: a set or a list) and the pack's
+# proposal for the unblocked path into the decision. Any reason whose outcome is block
+# (or missing) blocks: outcome block, status unchanged, no next, revise or events. So
+# does a proposal that is malformed, contradicts a retry reason, or changes status by
+# a transition workflow.transitions does not list (INVALID_TRANSITION). Otherwise the
+# result is the proposal with defaults filled and every reason attached. Reasons are
+# sorted by code, then path, then message.
+decide(reasons_in, proposal) := _block_result(rs) if {
+	rs := _collect(reasons_in, proposal)
+	some r in rs
+	_blocking(r)
+} else := _block_result(rs | problems) if {
+	rs := _collect(reasons_in, proposal)
+	problems := _proposal_problems(rs, proposal)
+	count(problems) > 0
+} else := _block_result(rs) if {
+	rs := _collect(reasons_in, proposal)
+	proposal.outcome == "block"
+} else := object.union(object.union(_proposal_defaults, proposal), {"reasons": _sorted(rs)}) if {
+	rs := _collect(reasons_in, proposal)
+}
+
+_proposal_problems(rs, proposal) := (_shape_problems(rs, proposal) | _transition_problems(proposal)) | _retry_problems(rs, proposal)
+
+_valid_outcome(proposal) := o if {
+	o := proposal.outcome
+	o in _outcomes
+}
+
+# METADATA
+# title: Malformed proposal
+# description: >-
+#   The pack's proposal is not a decision the engine can apply: no valid outcome, a
+#   block without any reason, or no status_after. Fails closed (the decision for an
+#   unroutable request, decide(reasons, {}), always blocks this way when nothing else does).
+# custom:
+#   code: POLICY_ERROR
+#   outcome: block
+_shape_problems(rs, proposal) := ({r |
+	not _valid_outcome(proposal)
+	r := _reason("POLICY_ERROR", sprintf("no pack decided this request: the proposal has no valid outcome (got %v)", [object.get(_as_object(proposal), "outcome", null)]), "")
+} | {r |
+	_valid_outcome(proposal) == "block"
+	count(rs) == 0
+	r := _reason("POLICY_ERROR", "the pack proposed a block without any reason", "")
+}) | {r |
+	_valid_outcome(proposal) != "block"
+	not is_string(object.get(_as_object(proposal), "status_after", null))
+	r := _reason("POLICY_ERROR", sprintf("the pack proposed %s without a status_after", [proposal.outcome]), "")
+}
+
+_as_object(x) := x if is_object(x)
+
+else := {}
+
+_transition_allowed(from, to) if {
+	some t in _transitions
+	t.from == from
+	t.to == to
+}
+
+# METADATA
+# title: Invalid transition
+# description: >-
+#   The pack's proposal changes the workflow status by a transition the pack's
+#   workflow.transitions does not list (or the workflow has no transitions).
+# custom:
+#   code: INVALID_TRANSITION
+#   outcome: block
+_transition_problems(proposal) := {r |
+	_valid_outcome(proposal) != "block"
+	to := proposal.status_after
+	is_string(to)
+	to != _status_now
+	not _transition_allowed(_status_now, to)
+	r := _reason("INVALID_TRANSITION", sprintf("pack %q has no transition %s -> %s", [_pack_name, _status_now, to]), "")
+}
+
+# METADATA
+# title: Retry against the budget
+# description: >-
+#   The pack proposes a retry although a reason says the failure is not retried
+#   (RETRY_EXHAUSTED, NOT_RETRYABLE), or its retry's attempt exceeds max_attempts.
+# custom:
+#   code: POLICY_ERROR
+#   outcome: block
+_retry_problems(rs, proposal) := {r |
+	_valid_outcome(proposal) == "retry"
+	some reason in rs
+	reason.code in {"RETRY_EXHAUSTED", "NOT_RETRYABLE"}
+	r := _reason("POLICY_ERROR", sprintf("the pack proposes a retry although %s says: %s", [reason.code, reason.message]), "")
+} | {r |
+	_valid_outcome(proposal) == "retry"
+	proposal.retry.attempt > proposal.retry.max_attempts
+	r := _reason("POLICY_ERROR", sprintf("the pack proposes attempt %v of at most %v", [proposal.retry.attempt, proposal.retry.max_attempts]), "")
+}
+
+# METADATA
+# title: Core decision
+# description: >-
+#   The decision for requests the engine cannot route to a pack (undecodable, unknown
+#   workflow or pack, cross tenant): always a block, with the core reasons, or
+#   POLICY_ERROR when there are none.
+# custom:
+#   code: POLICY_ERROR
+#   outcome: block
+decision := decide(reasons, {})

@@ -1,0 +1,30 @@
+package handoff.core
+
+# METADATA
+# title: Outcome for an unknown effect
+# description: An outcome reports the result of a side effect the workflow never recorded.
+# custom:
+#   code: DELIVERY_UNRECONCILED
+#   outcome: block
+reasons contains r if {
+	_valid
+	_kind == "outcome"
+	id := _request.effect_id
+	not _state.effects[id]
+	r := _reason("DELIVERY_UNRECONCILED", sprintf("workflow %q has no side effect %q to report on", [_workflow_id, id]), "effect_id")
+}
+
+# METADATA
+# title: Handoff over an unreconciled effect
+# description: >-
+#   A side effect (a delivery) has an unknown outcome; no new handoff is accepted until
+#   an outcome request reconciles it, so nothing is sent twice.
+# custom:
+#   code: DELIVERY_UNRECONCILED
+#   outcome: block
+reasons contains r if {
+	_handoff
+	some id, status in _state.effects
+	status == "unknown"
+	r := _reason("DELIVERY_UNRECONCILED", sprintf("side effect %q has an unknown outcome; reconcile it before a new handoff", [id]), "")
+}

@@ -1,0 +1,124 @@
+package handoff.core
+
+# METADATA
+# title: Missing assumptions
+# description: >-
+#   A handoff with an output must carry assumptions; an empty list declares "none", an
+#   absent field is an error.
+# custom:
+#   code: MISSING_ASSUMPTIONS
+#   outcome: block
+reasons contains r if {
+	_output
+	not is_array(object.get(_request, "assumptions", null))
+	r := _reason("MISSING_ASSUMPTIONS", sprintf("handoff of %s v%v from %q carries no assumptions (send [] to declare none)", [_output.type, _output.version, _source]), "assumptions")
+}
+
+# METADATA
+# title: Missing limitations
+# description: >-
+#   A handoff with an output must carry limitations; an empty list declares "none", an
+#   absent field is an error.
+# custom:
+#   code: MISSING_LIMITATIONS
+#   outcome: block
+reasons contains r if {
+	_output
+	not is_array(object.get(_request, "limitations", null))
+	r := _reason("MISSING_LIMITATIONS", sprintf("handoff of %s v%v from %q carries no limitations (send [] to declare none)", [_output.type, _output.version, _source]), "limitations")
+}
+
+# METADATA
+# title: Missing confidence
+# description: A handoff with an output must carry the source agent's confidence_score.
+# custom:
+#   code: MISSING_CONFIDENCE
+#   outcome: block
+reasons contains r if {
+	_output
+	not is_number(object.get(_request, "confidence_score", null))
+	r := _reason("MISSING_CONFIDENCE", sprintf("handoff of %s v%v from %q carries no confidence_score", [_output.type, _output.version, _source]), "confidence_score")
+}
+
+# claim_fields are the output content fields holding claims that need sources: the core
+# table's claims.fields plus, when a pack's contract has one, its claim_fields list.
+claim_fields := {f | some f in _table("claims", {}).fields} | {f | some f in object.get(_pack, "claim_fields", [])}
+
+_source_keys := {k | some k in _table("claims", {}).source_keys}
+
+# unsourced_claims are the paths (relative to content) of the claims in the given fields
+# of content that name no source: a field holding a list or object of claims checks each
+# claim; a field holding one string is one claim without sources.
+unsourced_claims(content, fields) := {p |
+	some field in fields
+	some p in _unsourced_in(field, content[field])
+}
+
+_unsourced_in(field, claims) := {field} if {
+	is_string(claims)
+	trim_space(claims) != ""
+} else := {sprintf("%s%s", [field, _claim_key(k)]) |
+	_is_collection(claims)
+	some k, claim in claims
+	not _sourced(claim)
+}
+
+_is_collection(x) if is_array(x)
+
+_is_collection(x) if is_object(x)
+
+_claim_key(k) := sprintf("[%d]", [k]) if is_number(k)
+
+else := sprintf(".%v", [k])
+
+# _sourced holds when a claim object names a source under one of the source keys.
+_sourced(claim) if {
+	some key in _source_keys
+	_non_empty(claim[key])
+}
+
+_non_empty(v) if {
+	is_array(v)
+	count(v) > 0
+}
+
+_non_empty(v) if {
+	is_string(v)
+	trim_space(v) != ""
+}
+
+# METADATA
+# title: Claims without sources
+# description: >-
+#   An output's content states conclusions (the fields in the core table claims.fields,
+#   by default claims and conclusions) and one of them names no source: an output that
+#   supports a conclusion without sources is invalid.
+# custom:
+#   code: MISSING_SOURCES
+#   outcome: block
+reasons contains r if {
+	content := _output.content
+	is_object(content)
+	some p in unsourced_claims(content, claim_fields)
+	r := _reason("MISSING_SOURCES", sprintf("output.content.%s in %s v%v states a conclusion without sources (one of %v)", [p, _output.type, _output.version, sort(_source_keys)]), sprintf("output.content.%s", [p]))
+}
+
+_normalized(s) := lower(trim_space(s))
+
+_carried_limitations := {_normalized(l) | some l in _request.limitations; is_string(l)}
+
+# METADATA
+# title: Limitation dropped
+# description: >-
+#   Every limitation recorded on an input artifact version travels on: a handoff whose
+#   limitations leave one out (compared without case and surrounding blanks) is refused.
+# custom:
+#   code: LIMITATION_DROPPED
+#   outcome: block
+reasons contains r if {
+	some [_, ref] in _input_refs
+	v := ref_version(ref)
+	some l in v.limitations
+	not _normalized(l) in _carried_limitations
+	r := _reason("LIMITATION_DROPPED", sprintf("limitation %q of %s is missing from the handoff's limitations", [_short(l), _ref_name(ref)]), "limitations")
+}

@@ -1,0 +1,50 @@
+package handoff.core
+
+_empty_context := {"must_know": {}, "may_know": {}}
+
+_actors(status) := a if {
+	a := _pack.workflow.actors[status]
+	is_array(a)
+} else := []
+
+# next_for is the routing answer for a status: every agent workflow.actors[status] lets
+# act, with its task and an empty context ({must_know: {}, may_know: {}}) for the pack
+# to fill. [] when the status has no actors (or the table is missing).
+next_for(status) := [{"agent": a.agent, "task": a.task, "context": _empty_context} | some a in _actors(status)]
+
+# context_package is what the target of an edge ("source>target") receives from
+# content, by the pack's context[edge]: {must_know: {field: value}, may_know: {...}}.
+# Only listed fields present in content are copied; a do_not_need field never is, even
+# when a list names it twice. Both parts are empty when the edge has no package.
+context_package(edge, content) := {
+	"must_know": _pick(p, "must_know", content),
+	"may_know": _pick(p, "may_know", content),
+} if {
+	p := _pack.context[edge]
+	is_object(p)
+} else := _empty_context
+
+_pick(p, part, content) := {f: content[f] |
+	some f in object.get(p, part, [])
+	not f in object.get(p, "do_not_need", [])
+}
+
+# edge_content is the content an edge's package is taken from: the current handoff's
+# output when it is of the package's type, else the approved version of that type, else
+# its latest version, else {}.
+edge_content(edge) := _output.content if {
+	_output.type == _pack.context[edge].from
+} else := v.content if {
+	v := approved_version(_pack.context[edge].from)
+} else := v.content if {
+	v := latest_version(_pack.context[edge].from)
+} else := {}
+
+# edge_context is context_package(edge, edge_content(edge)).
+edge_context(edge) := context_package(edge, edge_content(edge))
+
+# next_with_context is next_for(status) with each agent's context filled from the
+# package of the edge source>agent.
+next_with_context(source, status) := [object.union(n, {"context": edge_context(sprintf("%s>%s", [source, n.agent]))}) |
+	some n in next_for(status)
+]

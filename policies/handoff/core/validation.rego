@@ -1,0 +1,357 @@
+package handoff.core
+
+# _error_code is a validation error's code, null when it has none.
+_error_code(e) := c if {
+	c := e.code
+	is_string(c)
+} else := null
+
+# Rules, not calls, guard the shape of input: in Rego, "not f(x)" with x undefined is
+# itself undefined, so a negated call on a missing field would never fire.
+_request_object if is_object(input.request)
+
+_validation_list if is_array(input.validation.errors)
+
+_validation_errors := e if {
+	e := input.validation.errors
+	is_array(e)
+} else := []
+
+# _validation_codes are the codes the engine may report in input.validation.errors.
+_validation_codes := {
+	"SCHEMA_INVALID",
+	"UNKNOWN_FIELD",
+	"DUPLICATE_KEY",
+	"INVALID_ENCODING",
+	"PAYLOAD_TOO_LARGE",
+	"DEPTH_EXCEEDED",
+	"TENANT_MISMATCH",
+	"WORKFLOW_NOT_FOUND",
+	"UNKNOWN_PACK",
+	"WORKFLOW_EXISTS",
+	"IDEMPOTENCY_KEY_REUSED",
+}
+
+# _validation_reason turns one validation error into a reason with its path.
+_validation_reason(code, e) := _reason(code, _validation_message(code, e), _validation_path(e))
+
+_validation_message(code, e) := m if {
+	m := e.message
+	is_string(m)
+	m != ""
+} else := sprintf("request rejected: %s", [code])
+
+_validation_path(e) := p if {
+	p := e.path
+	is_string(p)
+} else := ""
+
+# METADATA
+# title: Schema invalid
+# description: >-
+#   The request does not match the CUE definition of its kind (a required field missing, a wrong type, a value out of range), as reported by the engine in input.validation.errors.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: SCHEMA_INVALID
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "SCHEMA_INVALID"
+	r := _validation_reason("SCHEMA_INVALID", e)
+}
+
+# METADATA
+# title: Unknown field
+# description: >-
+#   The request carries a field its definition does not declare; all definitions are closed.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: UNKNOWN_FIELD
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "UNKNOWN_FIELD"
+	r := _validation_reason("UNKNOWN_FIELD", e)
+}
+
+# METADATA
+# title: Duplicate key
+# description: >-
+#   The request JSON repeats an object key, or repeats it in another letter case.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: DUPLICATE_KEY
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "DUPLICATE_KEY"
+	r := _validation_reason("DUPLICATE_KEY", e)
+}
+
+# METADATA
+# title: Invalid encoding
+# description: >-
+#   The request is not valid UTF-8 or not valid JSON.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: INVALID_ENCODING
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "INVALID_ENCODING"
+	r := _validation_reason("INVALID_ENCODING", e)
+}
+
+# METADATA
+# title: Payload too large
+# description: >-
+#   The request exceeds the engine's size limit.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: PAYLOAD_TOO_LARGE
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "PAYLOAD_TOO_LARGE"
+	r := _validation_reason("PAYLOAD_TOO_LARGE", e)
+}
+
+# METADATA
+# title: Depth exceeded
+# description: >-
+#   The request nests deeper than the engine's depth limit.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: DEPTH_EXCEEDED
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "DEPTH_EXCEEDED"
+	r := _validation_reason("DEPTH_EXCEEDED", e)
+}
+
+# METADATA
+# title: Tenant mismatch
+# description: >-
+#   The engine found the request's tenant_id differs from the tenant of the workflow it names.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: TENANT_MISMATCH
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "TENANT_MISMATCH"
+	r := _validation_reason("TENANT_MISMATCH", e)
+}
+
+# METADATA
+# title: Workflow not found
+# description: >-
+#   The engine found no workflow with the request's workflow_id for its tenant.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: WORKFLOW_NOT_FOUND
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "WORKFLOW_NOT_FOUND"
+	r := _validation_reason("WORKFLOW_NOT_FOUND", e)
+}
+
+# METADATA
+# title: Unknown pack
+# description: >-
+#   A start names a pack the bundle does not ship.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: UNKNOWN_PACK
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "UNKNOWN_PACK"
+	r := _validation_reason("UNKNOWN_PACK", e)
+}
+
+# METADATA
+# title: Workflow exists
+# description: >-
+#   A start names a workflow_id that already exists.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: WORKFLOW_EXISTS
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "WORKFLOW_EXISTS"
+	r := _validation_reason("WORKFLOW_EXISTS", e)
+}
+
+# METADATA
+# title: Idempotency key reused
+# description: >-
+#   The request_id was already used by a different request.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: IDEMPOTENCY_KEY_REUSED
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "IDEMPOTENCY_KEY_REUSED"
+	r := _validation_reason("IDEMPOTENCY_KEY_REUSED", e)
+}
+
+# METADATA
+# title: Unknown validation error
+# description: >-
+#   A validation error whose code is not one the core knows still blocks, reported as
+#   SCHEMA_INVALID with the original code in the message.
+# custom:
+#   code: SCHEMA_INVALID
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	not _error_code(e) in _validation_codes
+	r := _reason("SCHEMA_INVALID", sprintf("validation error with unknown code %v: %s", [_error_code(e), _validation_message("SCHEMA_INVALID", e)]), _validation_path(e))
+}
+
+# METADATA
+# title: No request
+# description: >-
+#   There is no decoded request object and the engine reported no validation error:
+#   nothing can be checked, so nothing is allowed.
+# custom:
+#   code: SCHEMA_INVALID
+#   outcome: block
+reasons contains r if {
+	count(_validation_errors) == 0
+	not _request_object
+	r := _reason("SCHEMA_INVALID", "the request is missing or is not a JSON object", "")
+}
+
+_actor_types := {"agent", "human", "system"}
+
+# _envelope_problems are the envelope fields a request cannot do without, with what
+# is wrong with them.
+_envelope_problems contains ["kind", "is not a known request kind"] if not _kind in _all_kinds
+
+_envelope_problems contains [field, "is missing or empty"] if {
+	some field in ["request_id", "tenant_id"]
+	not _has_text(_request, field)
+}
+
+_envelope_problems contains ["actor.type", "is not agent, human or system"] if not _actor_type in _actor_types
+
+_envelope_problems contains ["actor.id", "is missing or empty"] if not _has_text(_actor, "id")
+
+# METADATA
+# title: Envelope incomplete
+# description: >-
+#   A request the engine passed as valid still lacks part of the envelope (a known
+#   kind, request_id, tenant_id, an actor with type and id). Every other check keys on
+#   these, so the request is blocked rather than judged on nothing.
+# custom:
+#   code: SCHEMA_INVALID
+#   outcome: block
+reasons contains r if {
+	_valid
+	some [path, problem] in _envelope_problems
+	r := _reason("SCHEMA_INVALID", sprintf("%s %s", [path, problem]), path)
+}
+
+# METADATA
+# title: No workflow state
+# description: >-
+#   A valid request arrived without a workflow snapshot (input.state is null) and the
+#   engine reported no error: the workflow cannot be checked, so nothing is allowed.
+# custom:
+#   code: WORKFLOW_NOT_FOUND
+#   outcome: block
+reasons contains r if {
+	_valid
+	not _state
+	r := _reason("WORKFLOW_NOT_FOUND", sprintf("no workflow state for %s request %q", [_kind, object.get(_request, "request_id", "")]), "")
+}
+
+_state_maps := {
+	"artifacts": "object",
+	"counters": "object",
+	"edges": "object",
+	"input_hashes": "object",
+	"recent_edges": "array",
+	"stage_handoffs": "object",
+	"conflicts": "object",
+	"approvals": "object",
+	"defects": "object",
+	"effects": "object",
+}
+
+# METADATA
+# title: Validation list missing
+# description: >-
+#   The engine handed the policy an input without the list input.validation.errors, so
+#   it cannot tell whether the request passed its schema: the request is blocked.
+# custom:
+#   code: POLICY_ERROR
+#   outcome: block
+reasons contains r if {
+	not _validation_list
+	r := _reason("POLICY_ERROR", "input.validation.errors is missing or not a list", "")
+}
+
+# METADATA
+# title: Malformed state snapshot
+# description: >-
+#   The workflow snapshot lacks one of the maps the engine promises (artifacts, counters, edges, input_hashes, recent_edges, stage_handoffs, conflicts, approvals, defects, effects).
+# custom:
+#   code: POLICY_ERROR
+#   outcome: block
+reasons contains r if {
+	_valid
+	some name, want in _state_maps
+	type_name(object.get(_state, name, null)) != want
+	r := _reason("POLICY_ERROR", sprintf("input.state.%s is missing or not an %s", [name, want]), "")
+}
+
+# METADATA
+# title: Derived values missing
+# description: >-
+#   A handoff arrived without the values the engine derives from it: the input hash, the output hash (with an output) and the context size (with a context).
+# custom:
+#   code: POLICY_ERROR
+#   outcome: block
+reasons contains r if {
+	_handoff
+	some field, want in _derived_needed
+	not type_name(object.get(input, ["derived", field], null)) == want
+	r := _reason("POLICY_ERROR", sprintf("input.derived.%s is missing or not a %s", [field, want]), "")
+}
+
+_derived_needed["input_hash"] := "string"
+
+_derived_needed["output_hash"] := "string" if _output
+
+_derived_needed["context_bytes"] := "number" if is_object(_request.context)
+
+# METADATA
+# title: Missing trace id
+# description: >-
+#   Requests of the kinds in the core table trace_required_kinds must carry a non-blank
+#   trace_id: an output without trace_id is invalid.
+# custom:
+#   code: MISSING_TRACE_ID
+#   outcome: block
+reasons contains r if {
+	_valid
+	_kind in _table("trace_required_kinds", [k | some k in _all_kinds])
+	not _has_text(_request, "trace_id")
+	r := _reason("MISSING_TRACE_ID", sprintf("%s request %q carries no trace_id", [_kind, object.get(_request, "request_id", "")]), "trace_id")
+}
+
+_all_kinds := {"start", "handoff", "review", "approval", "failure", "resolution", "outcome", "cancel"}
+
+# _has_text holds when obj[field] is a string with something other than blanks.
+_has_text(obj, field) if {
+	s := obj[field]
+	is_string(s)
+	trim_space(s) != ""
+}

@@ -1,0 +1,36 @@
+package handoff.core
+
+# METADATA
+# title: Stale state version
+# description: >-
+#   The request carries expected_version and the workflow has moved on (or the request
+#   claims a version it never reached): optimistic concurrency refuses the write.
+# custom:
+#   code: STALE_STATE_VERSION
+#   outcome: block
+reasons contains r if {
+	_valid
+	expected := _request.expected_version
+	is_number(expected)
+	expected != _state.state_version
+	r := _reason("STALE_STATE_VERSION", sprintf("expected state_version %v, but workflow %q is at %v", [expected, _workflow_id, _state.state_version]), "expected_version")
+}
+
+# METADATA
+# title: Workflow terminal
+# description: >-
+#   The workflow reached a terminal status (state.terminal, or a status the pack lists
+#   as terminal); only the kinds in the core table terminal_exempt_kinds are accepted.
+# custom:
+#   code: WORKFLOW_TERMINAL
+#   outcome: block
+reasons contains r if {
+	_valid
+	_terminal
+	not _kind in _table("terminal_exempt_kinds", [])
+	r := _reason("WORKFLOW_TERMINAL", sprintf("workflow %q is in terminal status %q; a %s request cannot change it", [_workflow_id, _state.status, _kind]), "")
+}
+
+_terminal if _state.terminal == true
+
+_terminal if _state.status in object.get(_pack, ["workflow", "terminal"], [])
