@@ -12,6 +12,7 @@ type Event struct {
 	Assumptions []string       `json:"assumptions,omitempty"`
 	Limitations []string       `json:"limitations,omitempty"`
 	Content     map[string]any `json:"content,omitempty"`
+	Meta        map[string]any `json:"meta,omitempty"`
 
 	// artifact_status (and the status of artifact_recorded, defect, effect)
 	Artifact string `json:"artifact,omitempty"`
@@ -44,6 +45,10 @@ type Event struct {
 
 	// defect
 	Defect *Defect `json:"defect,omitempty"`
+
+	// task (ID and Status above)
+	Agent     string   `json:"agent,omitempty"`
+	DependsOn []string `json:"depends_on,omitempty"`
 }
 
 // ArtifactRef points at one immutable version of an artifact.

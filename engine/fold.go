@@ -84,6 +84,19 @@ func (s *State) apply(e Event, window int, now string) error {
 		s.Defects[e.Defect.ID] = &DefectRecord{Defect: *e.Defect, Status: e.Status}
 	case "effect":
 		s.Effects[e.ID] = e.Status
+	case "task":
+		t := s.Tasks[e.ID]
+		if t == nil {
+			t = &Task{DependsOn: []string{}}
+			s.Tasks[e.ID] = t
+		}
+		t.Status = e.Status
+		if e.Agent != "" {
+			t.Agent = e.Agent
+		}
+		if e.DependsOn != nil {
+			t.DependsOn = e.DependsOn
+		}
 	default:
 		return fmt.Errorf("unknown event type %q", e.Type)
 	}
@@ -112,7 +125,7 @@ func (s *State) recordArtifact(e Event, now string) error {
 	h.Versions[strconv.Itoa(ref.Version)] = &ArtifactVersion{
 		Ref: ref, Status: e.Status, Producer: e.Producer, BasedOn: nonNil(e.BasedOn),
 		Assumptions: nonNil(e.Assumptions), Limitations: nonNil(e.Limitations),
-		Content: e.Content, RecordedAt: now,
+		Content: nonNilMap(e.Content), Meta: nonNilMap(e.Meta), RecordedAt: now,
 	}
 	if e.Status == "approved" {
 		h.Approved = ref.Version
@@ -147,4 +160,11 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+func nonNilMap(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
 }

@@ -25,6 +25,14 @@ type State struct {
 	Approvals      map[string]*ApprovalRecord  `json:"approvals"`
 	Defects        map[string]*DefectRecord    `json:"defects"`
 	Effects        map[string]string           `json:"effects"`
+	Tasks          map[string]*Task            `json:"tasks"`
+}
+
+// Task is one task of the workflow's task graph.
+type Task struct {
+	Status    string   `json:"status"`
+	Agent     string   `json:"agent,omitempty"`
+	DependsOn []string `json:"depends_on"`
 }
 
 // ArtifactHistory is every version of one artifact type in a workflow.
@@ -44,6 +52,7 @@ type ArtifactVersion struct {
 	Assumptions []string       `json:"assumptions"`
 	Limitations []string       `json:"limitations"`
 	Content     map[string]any `json:"content"`
+	Meta        map[string]any `json:"meta"`
 	RecordedAt  string         `json:"recorded_at"`
 }
 
@@ -112,5 +121,8 @@ func (s *State) ensureMaps() {
 	}
 	if s.Effects == nil {
 		s.Effects = map[string]string{}
+	}
+	if s.Tasks == nil {
+		s.Tasks = map[string]*Task{}
 	}
 }

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func ref(v int) *ArtifactRef {
+	return &ArtifactRef{ID: "a-1", Type: "NOTE", Version: v, Hash: "sha256:00"}
+}
+
+func TestFoldInvariants(t *testing.T) {
+	pc := &packContract{window: 3, terminal: map[string]bool{"DONE": true}}
+	one := 1
+	cases := []struct {
+		name   string
+		events []Event
+		err    string
+	}{
+		{"first version must be 1", []Event{{Type: "artifact_recorded", Ref: ref(2), Status: "draft"}}, "first version must be 1"},
+		{"versions are never reused", []Event{{Type: "artifact_recorded", Ref: ref(1), Status: "draft"}, {Type: "artifact_recorded", Ref: ref(1), Status: "draft"}}, "would overwrite"},
+		{"ids are stable", []Event{{Type: "artifact_recorded", Ref: ref(1), Status: "draft"}, {Type: "artifact_recorded", Ref: &ArtifactRef{ID: "other", Type: "NOTE", Version: 2}, Status: "draft"}}, "differs from recorded"},
+		{"approved never goes back", []Event{{Type: "artifact_recorded", Ref: ref(1), Status: "approved"}, {Type: "artifact_status", Artifact: "NOTE", Version: 1, Status: "draft"}}, "cannot become draft"},
+		{"draft never becomes final", []Event{{Type: "artifact_recorded", Ref: ref(1), Status: "draft"}, {Type: "artifact_status", Artifact: "NOTE", Version: 1, Status: "final"}}, "cannot become final"},
+		{"status of a missing version", []Event{{Type: "artifact_status", Artifact: "NOTE", Version: 1, Status: "approved"}}, "no such artifact"},
+		{"conflict resolved twice", []Event{{Type: "conflict_opened", ID: "c"}, {Type: "conflict_resolved", ID: "c"}, {Type: "conflict_resolved", ID: "c"}}, "not open"},
+		{"conflict opened twice", []Event{{Type: "conflict_opened", ID: "c"}, {Type: "conflict_opened", ID: "c"}}, "already exists"},
+		{"unknown event", []Event{{Type: "rewrite_history"}}, "unknown event type"},
+		{"counter without value", []Event{{Type: "counter", Name: "n"}}, "neither delta nor value"},
+		{"a valid sequence", []Event{
+			{Type: "artifact_recorded", Ref: ref(1), Status: "under_review"},
+			{Type: "artifact_status", Artifact: "NOTE", Version: 1, Status: "approved"},
+			{Type: "artifact_status", Artifact: "NOTE", Version: 1, Status: "final"},
+			{Type: "counter", Name: "n", Delta: &one},
+			{Type: "task", ID: "T1", Status: "done", Agent: "w"},
+		}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newState("wf", "t", "", "toy", "s", "OPEN", "now")
+			err := s.fold(&Decision{StatusAfter: "DONE", Events: c.events}, pc, "now")
+			if c.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), c.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, s.Terminal)
+			assert.Equal(t, "final", s.Artifacts["NOTE"].Versions["1"].Status)
+			assert.Equal(t, 1, s.Artifacts["NOTE"].Approved)
+			assert.Equal(t, 1, s.Counters["n"])
+			assert.Equal(t, "done", s.Tasks["T1"].Status)
+		})
+	}
+}
+
+func TestFoldKeepsRecentEdgesToTheWindow(t *testing.T) {
+	pc := &packContract{window: 3}
+	s := newState("wf", "t", "", "toy", "s", "OPEN", "now")
+	var events []Event
+	for _, e := range []string{"a", "b", "a", "b"} {
+		events = append(events, Event{Type: "handoff_accepted", Source: e, Target: "x", InputHash: "sha256:1", Stage: "OPEN"})
+	}
+	require.NoError(t, s.fold(&Decision{StatusAfter: "OPEN", Events: events}, pc, "now"))
+	assert.Equal(t, []string{"b>x", "a>x", "b>x"}, s.RecentEdges)
+	assert.Equal(t, 2, s.Edges["a>x"])
+	assert.Equal(t, 4, s.StageHandoffs["OPEN"])
+	assert.True(t, s.InputHashes["a>x|sha256:1"])
+}
