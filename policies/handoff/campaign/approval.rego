@@ -1,0 +1,272 @@
+package handoff.campaign
+
+import data.handoff.core
+
+# Human approval (seed "Human Approval": APPROVE / REQUEST TARGETED REVISION / REJECT),
+# required before delivery (CTRL-5), and a person's answer to an escalation.
+
+_human_decision if {
+	_ready
+	_kind == "approval"
+	_status in _approval_statuses
+}
+
+_approval_types := {r.type | some r in _approval_refs}
+
+_revise_types := {t | some t in object.get(_request, "revise", [])}
+
+# _final_types are what the final approval names: final copy, visual prompts, QA result.
+_final_types := ["COPY_PACKAGE", "VISUAL_PACKAGE", "QA_REPORT"]
+
+# _research_decision holds for a person's decision on the research brief at an escalation.
+_research_decision if {
+	_status == "ESCALATED"
+	"RESEARCH_BRIEF" in _approval_types
+}
+
+# --- checks --------------------------------------------------------------------------
+
+_stages_for := {
+	"STRATEGY_APPROVAL": {"STRATEGY_APPROVAL"},
+	"HUMAN_APPROVAL": {"HUMAN_APPROVAL"},
+	"ESCALATED": {"ESCALATED", "HUMAN_APPROVAL"},
+}
+
+# METADATA
+# title: Approval of another stage
+# description: >-
+#   The approval names a stage other than the one the workflow waits at
+#   (STRATEGY_APPROVAL, HUMAN_APPROVAL, or ESCALATED).
+# custom:
+#   code: APPROVAL_INVALID
+#   outcome: block
+reasons contains r if {
+	_human_decision
+	stage := _request.stage
+	not stage in _stages_for[_status]
+	r := _reason("APPROVAL_INVALID", sprintf("the workflow waits at %s; an approval of stage %s does not apply", [_status, stage]), "stage", "block")
+}
+
+_incomplete_approval contains msg if {
+	_status == "STRATEGY_APPROVAL"
+	_request.decision in {"APPROVE", "REJECT"}
+	not "STRATEGY_BRIEF" in _approval_types
+	msg := sprintf("%s at STRATEGY_APPROVAL names no STRATEGY_BRIEF version (latest is v%v)", [_request.decision, _strategy_n])
+}
+
+_incomplete_approval contains msg if {
+	_status in {"HUMAN_APPROVAL", "ESCALATED"}
+	_request.decision == "APPROVE"
+	not _research_decision
+	some t in _final_types
+	not t in _approval_types
+	msg := sprintf("the final approval names no %s version: the person approves final copy, visual prompts and the QA result together", [t])
+}
+
+_incomplete_approval contains msg if {
+	_status in {"HUMAN_APPROVAL", "ESCALATED"}
+	_request.decision == "APPROVE"
+	not _research_decision
+	some t in _final_types
+	t in _approval_types
+	not _latest_status(t) in {"under_review", "approved"}
+	msg := sprintf("%s v%v is %s, not awaiting approval", [t, _latest_n(t), _latest_status(t)])
+}
+
+_incomplete_approval contains msg if {
+	_status in {"HUMAN_APPROVAL", "ESCALATED"}
+	_request.decision == "APPROVE"
+	not _research_decision
+	"QA_REPORT" in _approval_types
+	object.get(_latest_content("QA_REPORT"), "scope", "") != "production"
+	msg := sprintf("QA_REPORT v%v is a research validation report; the final approval needs the QA result of the deliverables", [_latest_n("QA_REPORT")])
+}
+
+_incomplete_approval contains msg if {
+	_research_decision
+	_request.decision == "APPROVE"
+	_latest_status("RESEARCH_BRIEF") != "under_review"
+	msg := sprintf("RESEARCH_BRIEF v%v is %s, not awaiting approval", [_latest_n("RESEARCH_BRIEF"), _latest_status("RESEARCH_BRIEF")])
+}
+
+# METADATA
+# title: Approval incomplete
+# description: >-
+#   A person's APPROVE (or REJECT) does not name every version the stage decides: the
+#   STRATEGY_BRIEF at STRATEGY_APPROVAL; the COPY_PACKAGE, VISUAL_PACKAGE and
+#   production QA_REPORT at HUMAN_APPROVAL, each awaiting approval. (Core checks that
+#   each named version is recorded, current and bound to its hash.)
+# custom:
+#   code: APPROVAL_INCOMPLETE
+#   outcome: block
+reasons contains r if {
+	_human_decision
+	some msg in _incomplete_approval
+	r := _gate_reason("APPROVAL_INCOMPLETE", msg, "artifacts", "CTRL-5", "block")
+}
+
+_revisable := {
+	"STRATEGY_APPROVAL": {"RESEARCH_BRIEF", "STRATEGY_BRIEF"},
+	"HUMAN_APPROVAL": {"RESEARCH_BRIEF", "STRATEGY_BRIEF", "COPY_PACKAGE", "VISUAL_PACKAGE"},
+	"ESCALATED": {"RESEARCH_BRIEF", "STRATEGY_BRIEF", "COPY_PACKAGE", "VISUAL_PACKAGE"},
+}
+
+_invalid_targets contains "a revision request names no artifact type to revise (revise is empty)" if {
+	count(_revise_types) == 0
+}
+
+_invalid_targets contains msg if {
+	some t in _revise_types
+	not t in _revisable[_status]
+	msg := sprintf("%s cannot be revised at %s (revisable: %v)", [t, _status, sort(_revisable[_status])])
+}
+
+_invalid_targets contains msg if {
+	some t in _revise_types
+	t in _deliverable_types
+	not _latest_status(t) in {"draft", "under_review"}
+	msg := sprintf("%s v%v is %s and cannot be returned to its producer", [t, _latest_n(t), _latest_status(t)])
+}
+
+# METADATA
+# title: Revision target invalid
+# description: >-
+#   A REQUEST_REVISION must name the artifact types to revise (a targeted revision), each
+#   one the stage may return and whose current version is still open.
+# custom:
+#   code: REVISION_TARGET_INVALID
+#   outcome: block
+reasons contains r if {
+	_human_decision
+	_request.decision == "REQUEST_REVISION"
+	some msg in _invalid_targets
+	r := _reason("REVISION_TARGET_INVALID", msg, "revise", "block")
+}
+
+# METADATA
+# title: Revision requested by a person
+# description: >-
+#   A person requests a targeted revision: the named artifacts return to their
+#   producers; nothing else is rerun.
+# custom:
+#   code: REVISION_REQUESTED
+#   outcome: revise
+reasons contains r if {
+	_human_decision
+	_request.decision == "REQUEST_REVISION"
+	count(_invalid_targets) == 0
+	r := _reason("REVISION_REQUESTED", sprintf("%q requests a revision of %v at %s", [_actor_id, sort(_revise_types), _status]), "revise", "revise")
+}
+
+# METADATA
+# title: Rejected by a person
+# description: A person rejects at a human stage; the workflow fails safe.
+# custom:
+#   code: HUMAN_REJECTED
+#   outcome: fail
+reasons contains r if {
+	_human_decision
+	_request.decision == "REJECT"
+	r := _reason("HUMAN_REJECTED", sprintf("%q rejects at %s; the workflow fails safe", [_actor_id, _status]), "decision", "fail")
+}
+
+# --- proposals -----------------------------------------------------------------------
+
+_final_approval_proposal := _final_approve_proposal if _request.decision == "APPROVE"
+
+_final_approval_proposal := _revision_request_proposal("HUMAN_APPROVAL") if _request.decision == "REQUEST_REVISION"
+
+_final_approval_proposal := _reject_proposal("HUMAN_APPROVAL") if _request.decision == "REJECT"
+
+_escalation_proposal := _research_approve_proposal if {
+	_request.decision == "APPROVE"
+	_research_decision
+}
+
+_escalation_proposal := _final_approve_proposal if {
+	_request.decision == "APPROVE"
+	not _research_decision
+}
+
+_escalation_proposal := _revision_request_proposal("ESCALATED") if _request.decision == "REQUEST_REVISION"
+
+_escalation_proposal := _reject_proposal("ESCALATED") if _request.decision == "REJECT"
+
+# The final approval: the named versions are approved, an APPROVAL_RECORD is recorded
+# and the Client Delivery Agent receives the approved versions and their content.
+_final_approve_proposal := {
+	"outcome": "allow",
+	"status_after": "DELIVERY",
+	"next": _next_with("DELIVERY", {"delivery_agent": core.context_package("campaign_approver>delivery_agent", {
+		"approved_artifacts": _approval_refs,
+		"final_copy": object.get(_latest_content("COPY_PACKAGE"), "deliverables", []),
+		"visual_prompts": object.get(_latest_content("VISUAL_PACKAGE"), "prompts", []),
+	})}),
+	"events": array.concat(
+		array.concat(_approval_events("HUMAN_APPROVAL"), [_status_event(t, _latest_n(t), "approved") | some t in _final_types]),
+		[{"type": "defect", "defect": rec.defect, "status": "closed"} |
+			some rec in _state.defects
+			rec.status == "open"
+			rec.defect.artifact in _deliverable_types
+		],
+	),
+}
+
+# A person approves the research brief at an escalation: Strategy starts from it.
+_research_approve_proposal := {
+	"outcome": "allow",
+	"status_after": "STRATEGY",
+	"next": _next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", _latest_content("RESEARCH_BRIEF"))}),
+	"events": array.concat(
+		array.concat(_approval_events("ESCALATED"), [_status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
+		_supersede_approved("RESEARCH_BRIEF", _brief_n),
+	),
+}
+
+_reject_proposal(stage) := {
+	"outcome": "fail",
+	"status_after": "FAILED_SAFE",
+	"events": array.concat(
+		_approval_events(stage),
+		array.concat(
+			_set_latest("COPY_PACKAGE", _open_statuses, "rejected"),
+			_set_latest("VISUAL_PACKAGE", _open_statuses, "rejected"),
+		),
+	),
+}
+
+# _revision_status is where a person's revision request sends the workflow: to the most
+# upstream artifact named.
+_revision_status := "RESEARCH_REVISION" if {
+	"RESEARCH_BRIEF" in _revise_types
+} else := "STRATEGY" if {
+	"STRATEGY_BRIEF" in _revise_types
+} else := "TARGETED_REVISION"
+
+_revision_contexts := {"research_agent": _keyed({"APPROVAL_RECORD": _approval_package("research_agent")})} if {
+	_revision_status == "RESEARCH_REVISION"
+} else := {"strategy_agent": _keyed({
+	"APPROVAL_RECORD": _approval_package("strategy_agent"),
+	"RESEARCH_BRIEF": _research_package("strategy_agent"),
+})} if {
+	_revision_status == "STRATEGY"
+} else := {p: ctx |
+	some t in _revise_types
+	t in _deliverable_types
+	p := _producer(t)
+	ctx := _keyed({
+		"APPROVAL_RECORD": _approval_package(p),
+		"STRATEGY_BRIEF": _strategy_package(p, _approved_content("STRATEGY_BRIEF")),
+	})
+}
+
+_revision_request_proposal(stage) := {
+	"outcome": "revise",
+	"status_after": _revision_status,
+	"revise": [{"artifact": t, "producer": _producer(t), "defects": []} | some t in sort(_revise_types)],
+	"next": _next_with(_revision_status, _revision_contexts),
+	"events": array.concat(_approval_events(stage), [e |
+		some t in sort(_revise_types)
+		some e in _set_latest(t, {"draft", "under_review"}, "revision_required")
+	]),
+}

@@ -1,0 +1,244 @@
+# Package handoff.campaign decides every request of the campaign pack: Research →
+# Research Validation (HG-2) → Strategy → Strategy Approval → Copy ∥ Visual Prompt → QA
+# (at most two revision cycles, S1/S2/S3) → Human Approval → Client Delivery.
+#
+# The decision is core.decide(core.reasons | reasons, proposal): the core guardrails and
+# the pack's own reasons (each rule below with its code in METADATA), applied to the
+# pack's proposal for the unblocked path. The proposal says where the workflow goes
+# (status_after), who acts next with which context package, what to revise and which
+# events to record. The pack's tables are data.handoff.campaign.contract, exported from
+# contracts/campaign.
+package handoff.campaign
+
+import data.handoff.core
+
+# METADATA
+# title: Campaign decision
+# description: >-
+#   The decision for one request of a campaign workflow: the core guardrails and the
+#   campaign rules decide together; any blocking reason blocks.
+# entrypoint: true
+decision := core.decide(core.reasons | reasons, _proposal)
+
+# _proposal is the pack's answer for the unblocked path. A request the pack expects in
+# the current status always has one; any other request proposes a block (its reason
+# comes from OUT_OF_SEQUENCE or from the rule that explains it).
+_proposal := p if {
+	_ready
+	_expected
+	p := _propose
+} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
+	_ready
+	_expected
+} else := {"outcome": "block", "status_after": _status}
+
+_propose := _start_proposal if _kind == "start"
+
+_propose := _handoff_proposal if _kind == "handoff"
+
+_propose := _review_proposal if _kind == "review"
+
+_propose := _approval_proposal if _kind == "approval"
+
+_propose := _failure_proposal if _kind == "failure"
+
+_propose := _outcome_proposal if _kind == "outcome"
+
+_propose := _cancel_proposal if _kind == "cancel"
+
+_handoff_proposal := _research_handoff_proposal if _output.type == "RESEARCH_BRIEF"
+
+_handoff_proposal := _strategy_handoff_proposal if _output.type == "STRATEGY_BRIEF"
+
+_handoff_proposal := _production_handoff_proposal if _output.type in _deliverable_types
+
+_handoff_proposal := _delivery_handoff_proposal if _output.type == "CLIENT_PACKAGE"
+
+_review_proposal := _validation_proposal if _status == "RESEARCH_VALIDATION"
+
+_review_proposal := _qa_proposal if _status == "QA"
+
+# METADATA
+# title: No campaign rule decides the request
+# description: >-
+#   The request is expected in the current status but no rule of the campaign pack
+#   decides it: fail closed.
+# custom:
+#   code: OUT_OF_SEQUENCE
+#   outcome: block
+_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the campaign pack decides a %s request in status %s", [_kind, _status]), "", "block")
+
+# --- input ---------------------------------------------------------------------
+
+_request := input.request if is_object(input.request)
+
+else := {}
+
+_state := input.state if is_object(input.state)
+
+else := {}
+
+# _valid holds for a decoded request without validation errors: the pack's semantic
+# checks run only then (an invalid request is blocked by its validation errors alone).
+_valid if {
+	is_array(input.validation.errors)
+	count(input.validation.errors) == 0
+	is_object(input.request)
+}
+
+# _ready holds for a valid request with a workflow snapshot to check it against.
+_ready if {
+	_valid
+	is_object(input.state)
+	not _terminal
+}
+
+_kind := object.get(_request, "kind", "")
+
+_status := s if {
+	s := _state.status
+	is_string(s)
+} else := "NONE"
+
+_actor := a if {
+	a := _request.actor
+	is_object(a)
+} else := {}
+
+_actor_id := object.get(_actor, "id", "")
+
+_actor_type := object.get(_actor, "type", "")
+
+_actor_roles := {r | some r in object.get(_actor, "roles", [])}
+
+_output := o if {
+	_kind == "handoff"
+	o := _request.output
+	is_object(o)
+}
+
+_content := c if {
+	c := _output.content
+	is_object(c)
+} else := {}
+
+# _by_producer holds for a handoff whose source is the contract's producer of its output
+# type. The campaign's content checks judge a producer's output; any other source is
+# refused by core (SOURCE_NOT_AUTHORIZED) and its content is not judged.
+_by_producer if {
+	_ready
+	_request.source_agent == _producer(_output.type)
+}
+
+_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
+
+_input_types := {r.type | some r in _inputs}
+
+_inputs_of(type) := [r | some r in _inputs; r.type == type]
+
+_counter(name) := n if {
+	n := _state.counters[name]
+	is_number(n)
+} else := 0
+
+# --- contract tables -----------------------------------------------------------------
+
+_contract := c if {
+	c := data.handoff.campaign.contract
+	is_object(c)
+} else := {}
+
+_actors_of(status) := a if {
+	a := _contract.workflow.actors[status]
+	is_array(a)
+} else := []
+
+# _routed holds when workflow.actors lets agent perform task in the current status.
+_routed(agent, task) if {
+	some a in _actors_of(_status)
+	a.agent == agent
+	a.task == task
+}
+
+_producer(type) := p if {
+	p := _contract.artifacts[type].producer
+	is_string(p)
+} else := "unknown"
+
+# _checks are the contract checks (gates) a review of an artifact type may cite.
+_checks(type) := {c | some c in _contract.artifacts[type].gates}
+
+_requires_approval(type) if object.get(_contract, ["artifacts", type, "requires_approval"], true) != false
+
+# _max_cycles is limits.max_review_cycles; undefined when missing, and then every cycle
+# budget counts as spent (fail closed).
+_max_cycles := n if {
+	n := _contract.limits.max_review_cycles
+	is_number(n)
+}
+
+_cycles_spent(counter) if _counter(counter) >= _max_cycles
+
+_cycles_spent(_) if not _max_cycles
+
+# --- artifacts in the state ----------------------------------------------------------
+
+_deliverable_types := {"COPY_PACKAGE", "VISUAL_PACKAGE"}
+
+_upstream_types := {"RESEARCH_BRIEF", "STRATEGY_BRIEF"}
+
+_approved_statuses := {"approved", "final"}
+
+# _latest_n is the latest recorded version number of a type, 0 when none.
+_latest_n(type) := n if {
+	n := core.artifact(type).latest
+	is_number(n)
+} else := 0
+
+_latest(type) := core.latest_version(type)
+
+# _latest_status is the status of the latest version of a type, "missing" when none.
+_latest_status(type) := s if {
+	s := _latest(type).status
+} else := "missing"
+
+_version(type, n) := core.artifact_version(type, n)
+
+# _approved_n is the highest version of a type whose status is approved or final. The
+# state's "approved" number is not used: it keeps pointing at a version after that
+# version is superseded.
+_approved_n(type) := max(ns) if {
+	ns := {v.ref.version | some v in core.artifact(type).versions; v.status in _approved_statuses}
+	count(ns) > 0
+}
+
+_approved_or_zero(type) := n if {
+	n := _approved_n(type)
+} else := 0
+
+_approved(type) := _version(type, _approved_n(type))
+
+_approved_content(type) := c if {
+	c := _approved(type).content
+	is_object(c)
+} else := {}
+
+_latest_content(type) := c if {
+	c := _latest(type).content
+	is_object(c)
+} else := {}
+
+# _strategy_basis is the set of STRATEGY_BRIEF versions a recorded version was made from.
+_strategy_basis(v) := {r.version | some r in v.based_on; r.type == "STRATEGY_BRIEF"}
+
+# --- reasons -------------------------------------------------------------------------
+
+_reason(code, message, path, outcome) := {"code": code, "message": message, "path": path, "outcome": outcome} if {
+	path != ""
+} else := {"code": code, "message": message, "outcome": outcome}
+
+_gate_reason(code, message, path, gate, outcome) := object.union(_reason(code, message, path, outcome), {"gate": gate})
+
+_norm(s) := lower(trim_space(s)) if is_string(s)
+
+else := ""

@@ -1,0 +1,238 @@
+package handoff.campaign
+
+import data.handoff.core
+
+# Client delivery (seed "Critical Architecture Rule"): the Client Delivery Agent receives
+# only APPROVED artifacts, may not modify substantive content, may not deliver without
+# final approval, and cannot turn DRAFT or REVISION_REQUIRED into FINAL (CTRL-5).
+
+_delivery if {
+	_by_producer
+	_output.type == "CLIENT_PACKAGE"
+}
+
+_final_approval_recorded if _state.approvals.HUMAN_APPROVAL.decision == "APPROVE"
+
+_delivery_without_approval if {
+	_delivery
+	not _final_approval_recorded
+}
+
+# METADATA
+# title: Delivery without final approval
+# description: >-
+#   A CLIENT_PACKAGE arrives while no person's APPROVE of the final copy, visual prompts
+#   and QA result is recorded (state.approvals.HUMAN_APPROVAL), or its APPROVAL_RECORD
+#   input is not that approval.
+# custom:
+#   code: APPROVAL_REQUIRED
+#   outcome: block
+reasons contains r if {
+	_delivery_without_approval
+	r := _gate_reason("APPROVAL_REQUIRED", sprintf("no final human approval is recorded (the workflow is in %s): delivery requires a person's APPROVE at HUMAN_APPROVAL", [_status]), "input_artifacts", "CTRL-5", "block")
+}
+
+# METADATA
+# title: Delivery names an approval record that is not the final approval
+# description: >-
+#   The APPROVAL_RECORD a CLIENT_PACKAGE names records a person's APPROVE at
+#   HUMAN_APPROVAL, not a strategy approval, a revision request or a rejection.
+# custom:
+#   code: APPROVAL_REQUIRED
+#   outcome: block
+reasons contains r if {
+	_delivery
+	some i, ref in _inputs
+	ref.type == "APPROVAL_RECORD"
+	c := _version("APPROVAL_RECORD", ref.version).content
+	not _final_approve_record(c)
+	r := _gate_reason("APPROVAL_REQUIRED", sprintf("APPROVAL_RECORD v%v records %s at %s, not the final APPROVE", [ref.version, object.get(c, "decision", "nothing"), object.get(c, "stage", "no stage")]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
+}
+
+_final_approve_record(c) if {
+	c.decision == "APPROVE"
+	c.stage == "HUMAN_APPROVAL"
+}
+
+# METADATA
+# title: Delivery of an artifact that is not approved
+# description: >-
+#   Every input of a CLIENT_PACKAGE is an approved (or final) version, including the
+#   types whose contract needs no approval before other consumers use them (QA_REPORT);
+#   core checks the types that require approval. A DRAFT or REVISION_REQUIRED version
+#   never becomes FINAL through delivery.
+# custom:
+#   code: ARTIFACT_NOT_APPROVED
+#   outcome: block
+reasons contains r if {
+	_delivery
+	some i, ref in _inputs
+	not _requires_approval(ref.type)
+	v := _version(ref.type, ref.version)
+	not v.status in _approved_statuses
+	r := _gate_reason("ARTIFACT_NOT_APPROVED", sprintf("%s v%v is %s; the Client Delivery Agent receives only approved artifacts", [ref.type, ref.version, v.status]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
+}
+
+# _packaged are [package field, approved artifact type, its field]: what a CLIENT_PACKAGE
+# carries over unchanged.
+_packaged := [
+	["copy", "COPY_PACKAGE", "deliverables"],
+	["visual_prompts", "VISUAL_PACKAGE", "prompts"],
+]
+
+# METADATA
+# title: Substantive content modified
+# description: >-
+#   The Client Delivery Agent may not modify substantive content: the package's copy and
+#   visual prompts equal the approved COPY_PACKAGE deliverables and VISUAL_PACKAGE
+#   prompts exactly.
+# custom:
+#   code: CONTENT_MODIFIED
+#   outcome: block
+reasons contains r if {
+	_delivery
+	some [field, type, source] in _packaged
+	approved := _approved_content(type)
+	count(approved) > 0
+	object.get(_content, field, null) != object.get(approved, source, null)
+	r := _gate_reason("CONTENT_MODIFIED", sprintf("CLIENT_PACKAGE %s differs from the approved %s v%v %s", [field, type, _approved_n(type), source]), sprintf("output.content.%s", [field]), "CTRL-5", "block")
+}
+
+# METADATA
+# title: Delivery still in flight
+# description: >-
+#   A delivery is pending (its outcome not reported yet): a second CLIENT_PACKAGE would
+#   deliver twice. Core refuses new handoffs while an outcome is unknown.
+# custom:
+#   code: DELIVERY_UNRECONCILED
+#   outcome: block
+reasons contains r if {
+	_delivery
+	some id, status in _state.effects
+	status == "pending"
+	r := _reason("DELIVERY_UNRECONCILED", sprintf("delivery %q is still pending; report its outcome first", [id]), "", "block")
+}
+
+_effect_id := sprintf("%s@v%v", [_output.id, _output.version])
+
+_delivery_handoff_proposal := {
+	"outcome": "allow",
+	"status_after": "DELIVERY",
+	"next": [],
+	"events": array.concat(
+		array.concat(_supersede_approved("CLIENT_PACKAGE", _output.version), [core.artifact_event("approved")]),
+		[core.handoff_event, {"type": "effect", "id": _effect_id, "status": "pending"}],
+	),
+}
+
+# --- outcome of the delivery ---------------------------------------------------------
+
+_effect_status := _state.effects[_request.effect_id]
+
+# A failed delivery is retried under the retry budget of _delivery_class (a transient
+# failure of the delivery task).
+_delivery_class := "timeout"
+
+# _delivery_try is the try that just failed: the first is 1.
+_delivery_try := _counter(core.retry_counter("delivery")) + 1
+
+_delivery_retry := object.union(core.retry_decision(_delivery_class, _delivery_try + 1, 0), {"task": "delivery"})
+
+_delivery_retry_spent if not _delivery_retry
+
+_delivery_retry_spent if _delivery_retry.attempt > _delivery_retry.max_attempts
+
+_delivery_retry_spent if _contract.limits.retry[_delivery_class].retryable != true
+
+_delivery_failed if {
+	_ready
+	_kind == "outcome"
+	_status == "DELIVERY"
+	_request.result == "failed"
+	_effect_status in {"pending", "failed", "unknown"}
+}
+
+# METADATA
+# title: Delivery retries exhausted
+# description: >-
+#   The delivery failed and its retry budget (limits.retry of the delivery failure
+#   class) is spent: the workflow escalates to a person.
+# custom:
+#   code: RETRY_EXHAUSTED
+#   outcome: await_human
+reasons contains r if {
+	_delivery_failed
+	_delivery_retry_spent
+	r := _reason("RETRY_EXHAUSTED", sprintf("delivery %q failed on try %d; the %s retry budget is spent", [_request.effect_id, _delivery_try, _delivery_class]), "result", "await_human")
+}
+
+# METADATA
+# title: Delivery outcome unknown
+# description: >-
+#   The host cannot tell whether the client received the delivery: the workflow stays in
+#   DELIVERY, nothing is sent again, and a person reconciles (a later outcome of the same
+#   effect settles it).
+# custom:
+#   code: DELIVERY_UNRECONCILED
+#   outcome: await_human
+reasons contains r if {
+	_ready
+	_kind == "outcome"
+	_status == "DELIVERY"
+	_request.result == "unknown"
+	_effect_status in {"pending", "failed", "unknown"}
+	r := _reason("DELIVERY_UNRECONCILED", sprintf("the outcome of delivery %q is unknown; reconcile before anything is delivered again", [_request.effect_id]), "result", "await_human")
+}
+
+_effect_event(status) := {"type": "effect", "id": _request.effect_id, "status": status}
+
+# Acknowledged: the workflow completes and every approved version becomes final.
+_outcome_proposal := {
+	"outcome": "allow",
+	"status_after": "COMPLETED",
+	"next": [],
+	"events": array.concat([_effect_event("acknowledged")], [_status_event(t, v.ref.version, "final") |
+		some t, h in _state.artifacts
+		some v in h.versions
+		v.status == "approved"
+	]),
+} if {
+	_effect_status in {"pending", "failed", "unknown"}
+	_request.result == "acknowledged"
+}
+
+_outcome_proposal := {
+	"outcome": "await_human",
+	"status_after": "ESCALATED",
+	"next": core.next_for("ESCALATED"),
+	"events": [_effect_event("failed")],
+	"requires_human_review": true,
+} if {
+	_delivery_failed
+	_delivery_retry_spent
+}
+
+_outcome_proposal := {
+	"outcome": "retry",
+	"status_after": "DELIVERY",
+	"retry": _delivery_retry,
+	"next": _next_with("DELIVERY", {"delivery_agent": _empty_context}),
+	"events": [_effect_event("failed"), {"type": "counter", "name": core.retry_counter("delivery"), "delta": 1}],
+} if {
+	_delivery_failed
+	not _delivery_retry_spent
+}
+
+_outcome_proposal := {
+	"outcome": "await_human",
+	"status_after": "DELIVERY",
+	"next": [],
+	"events": [_effect_event("unknown")],
+	"requires_human_review": true,
+} if {
+	_effect_status in {"pending", "failed", "unknown"}
+	_request.result == "unknown"
+}
+
+# An outcome of an effect the workflow never recorded: core blocks it.
+_outcome_proposal := {"outcome": "block", "status_after": _status} if not _effect_status

@@ -1,0 +1,288 @@
+package handoff.campaign
+
+import data.handoff.core
+
+# Production: Copy ∥ Visual Prompt from the same approved strategy version (seed
+# "Parallel Execution": neither depends on the other's draft, both on the same approved
+# strategy), then QA.
+
+_production if {
+	_by_producer
+	_output.type in _deliverable_types
+}
+
+_other := "VISUAL_PACKAGE" if _output.type == "COPY_PACKAGE"
+
+else := "COPY_PACKAGE"
+
+_strategy_refs := _inputs_of("STRATEGY_BRIEF")
+
+_strategy_ref_n := r.version if {
+	count(_strategy_refs) == 1
+	r := _strategy_refs[0]
+}
+
+# _strategy is the approved strategy: the single source of truth.
+_strategy := _approved_content("STRATEGY_BRIEF")
+
+# METADATA
+# title: Strategy version not named
+# description: >-
+#   A COPY_PACKAGE or VISUAL_PACKAGE names exactly one STRATEGY_BRIEF version in its
+#   input_artifacts: every strategy-dependent artifact records the strategy version it
+#   was made from (CTRL-6).
+# custom:
+#   code: UNVERSIONED_DEPENDENCY
+#   outcome: block
+reasons contains r if {
+	_production
+	count(_strategy_refs) != 1
+	r := _gate_reason("UNVERSIONED_DEPENDENCY", sprintf("%s v%v names %d STRATEGY_BRIEF versions in input_artifacts; it must name exactly the one it was made from", [_output.type, _output.version, count(_strategy_refs)]), "input_artifacts", "CTRL-6", "block")
+}
+
+# METADATA
+# title: Not the approved strategy version
+# description: >-
+#   Copy and Visual are made from the approved STRATEGY_BRIEF version and from the same
+#   one (CTRL-2): a deliverable made from another version, or from a version other than
+#   the one the other deliverable used, is refused.
+# custom:
+#   code: VERSION_MISMATCH
+#   outcome: block
+reasons contains r if {
+	_production
+	some i, ref in _inputs
+	ref.type == "STRATEGY_BRIEF"
+	ref.version != _approved_or_zero("STRATEGY_BRIEF")
+	r := _gate_reason("VERSION_MISMATCH", sprintf("%s v%v is made from STRATEGY_BRIEF v%v, but the approved strategy is %s", [_output.type, _output.version, ref.version, _approved_label]), sprintf("input_artifacts[%d].version", [i]), "CTRL-2", "block")
+}
+
+# METADATA
+# title: Copy and visual on different strategy versions
+# description: >-
+#   The other deliverable's current version was made from another STRATEGY_BRIEF
+#   version: copy and visual must share one approved strategy version (CTRL-2).
+# custom:
+#   code: VERSION_MISMATCH
+#   outcome: block
+reasons contains r if {
+	_production
+	o := _latest(_other)
+	o.status in {"draft", "under_review", "approved"}
+	basis := _strategy_basis(o)
+	count(basis) > 0
+	some i, ref in _inputs
+	ref.type == "STRATEGY_BRIEF"
+	not ref.version in basis
+	r := _gate_reason("VERSION_MISMATCH", sprintf("%s v%v is made from STRATEGY_BRIEF v%v, but %s v%v was made from %v: copy and visual must share one approved strategy version", [_output.type, _output.version, ref.version, _other, o.ref.version, sort(basis)]), sprintf("input_artifacts[%d].version", [i]), "CTRL-2", "block")
+}
+
+_approved_label := sprintf("v%v", [_approved_n("STRATEGY_BRIEF")]) if _approved_n("STRATEGY_BRIEF")
+
+else := "none"
+
+# _fixed are the fields a deliverable restates from the approved strategy, unchanged:
+# [deliverable field, strategy path].
+_fixed := {
+	"COPY_PACKAGE": [
+		["target_audience", ["target_audience"]],
+		["offer", ["offer"]],
+		["campaign_promise", ["core_proposition"]],
+	],
+	"VISUAL_PACKAGE": [
+		["target_audience", ["target_audience"]],
+		["core_proposition", ["core_proposition"]],
+		["product", ["product", "name"]],
+	],
+}
+
+# METADATA
+# title: Deliverable deviates from the approved strategy
+# description: >-
+#   The Copywriting Agent may not change target audience, offer or campaign promise; the
+#   Visual Prompt Agent may not create a different campaign strategy (audience, core
+#   proposition, product). Each restated field must equal the approved strategy's
+#   (ignoring case and surrounding blanks).
+# custom:
+#   code: STRATEGY_DEVIATION
+#   outcome: block
+reasons contains r if {
+	_production
+	count(_strategy) > 0
+	some [field, path] in _fixed[_output.type]
+	_norm(object.get(_content, field, "")) != _norm(object.get(_strategy, path, ""))
+	r := _gate_reason("STRATEGY_DEVIATION", sprintf("%s %s %q differs from the approved strategy's %s %q", [_output.type, field, object.get(_content, field, ""), concat(".", path), object.get(_strategy, path, "")]), sprintf("output.content.%s", [field]), "CTRL-2", "block")
+}
+
+_approved_claim(c) if {
+	some a in object.get(_strategy, "approved_claims", [])
+	a.id == object.get(c, "id", "")
+	_norm(a.statement) == _norm(object.get(c, "statement", ""))
+}
+
+# METADATA
+# title: Claim not approved by the strategy
+# description: >-
+#   The copy makes a factual claim that is not one of the approved strategy's
+#   approved_claims, verbatim: the Copywriting Agent may not change factual claims (for
+#   example unsupported statistics).
+# custom:
+#   code: UNAPPROVED_CLAIM
+#   outcome: block
+reasons contains r if {
+	_production
+	_output.type == "COPY_PACKAGE"
+	some i, c in object.get(_content, "claims_used", [])
+	not _approved_claim(c)
+	r := _gate_reason("UNAPPROVED_CLAIM", sprintf("claim %q (%q) is not an approved claim of the strategy, verbatim", [object.get(c, "id", i), _short(object.get(c, "statement", ""))]), sprintf("output.content.claims_used[%d]", [i]), "unsupported_claims", "block")
+}
+
+_short(s) := sprintf("%s...", [substring(s, 0, 77)]) if count(s) > 80
+
+else := s
+
+# _coverage are [deliverable list, key, strategy list, gate] per deliverable type.
+_coverage := {
+	"COPY_PACKAGE": ["deliverables", "channel", "copy", "required_deliverables"],
+	"VISUAL_PACKAGE": ["prompts", "format", "visual", "required_format"],
+}
+
+_covered(list, key, want) if {
+	some item in object.get(_content, list, [])
+	item[key] == want
+}
+
+# METADATA
+# title: Required deliverable or CTA missing
+# description: >-
+#   The QA checks the policy can decide itself, at handoff: the copy covers every
+#   required copy channel and uses the approved CTA; the visual prompts cover every
+#   required format of the approved strategy.
+# custom:
+#   code: QUALITY_GATE_FAILED
+#   outcome: block
+reasons contains r if {
+	_production
+	[list, key, kind, gate] := _coverage[_output.type]
+	some want in object.get(_strategy, ["required_deliverables", kind], [])
+	not _covered(list, key, want)
+	r := _gate_reason("QUALITY_GATE_FAILED", sprintf("%s has no %s with %s %q required by the approved strategy", [_output.type, list, key, want]), sprintf("output.content.%s", [list]), gate, "block")
+}
+
+# METADATA
+# title: CTA not the approved one
+# description: The copy's call to action is the approved strategy's CTA (QA check cta_compliance).
+# custom:
+#   code: QUALITY_GATE_FAILED
+#   outcome: block
+reasons contains r if {
+	_production
+	_output.type == "COPY_PACKAGE"
+	count(_strategy) > 0
+	_norm(object.get(_content, "cta", "")) != _norm(object.get(_strategy, "cta", ""))
+	r := _gate_reason("QUALITY_GATE_FAILED", sprintf("copy CTA %q is not the approved CTA %q", [object.get(_content, "cta", ""), object.get(_strategy, "cta", "")]), "output.content.cta", "cta_compliance", "block")
+}
+
+_already_delivered if {
+	_status == "PRODUCTION"
+	v := _latest(_output.type)
+	v.status in {"draft", "under_review", "approved"}
+	_approved_n("STRATEGY_BRIEF") in _strategy_basis(v)
+}
+
+_not_returned if {
+	_status == "TARGETED_REVISION"
+	_latest_status(_output.type) != "revision_required"
+}
+
+# METADATA
+# title: Revision not requested
+# description: >-
+#   A new version of a deliverable nobody returned: in PRODUCTION, the deliverable was
+#   already delivered on the approved strategy; in TARGETED_REVISION, QA or the person
+#   returned only other artifacts (seed "Return affected artifact only ... do not rerun").
+# custom:
+#   code: REVISION_NOT_REQUESTED
+#   outcome: block
+reasons contains r if {
+	_production
+	_already_delivered
+	r := _reason("REVISION_NOT_REQUESTED", sprintf("%s v%v was already delivered on the approved strategy; only QA or a person returns it", [_output.type, _latest_n(_output.type)]), "output.version", "block")
+}
+
+# METADATA
+# title: Deliverable already delivered or not returned
+# description: >-
+#   In TARGETED_REVISION only the artifacts QA or the person returned get a new version;
+#   the others are not rerun.
+# custom:
+#   code: REVISION_NOT_REQUESTED
+#   outcome: block
+reasons contains r if {
+	_production
+	_not_returned
+	r := _reason("REVISION_NOT_REQUESTED", sprintf("%s was not returned for revision (returned: %v)", [_output.type, sort(_returned_now)]), "output.type", "block")
+}
+
+_returned_now := {t | some t in _deliverable_types; _latest_status(t) == "revision_required"}
+
+# --- proposals -----------------------------------------------------------------------
+
+_production_events := array.concat(
+	array.concat(_supersede_open(_output.type), [core.artifact_event("under_review")]),
+	[core.handoff_event],
+)
+
+_other_ready if {
+	o := _latest(_other)
+	o.status == "under_review"
+	_strategy_ref_n in _strategy_basis(o)
+}
+
+_pending_returns := {t | some t in _returned_now; t != _output.type}
+
+_deliverable_content(t) := _content if _output.type == t
+
+else := _latest_content(t)
+
+_qa_next := _next_with("QA", {"qa_agent": _keyed({
+	"STRATEGY_BRIEF": core.context_package("strategy_agent>qa_agent", _strategy),
+	"COPY_PACKAGE": core.context_package("copywriter>qa_agent", _deliverable_content("COPY_PACKAGE")),
+	"VISUAL_PACKAGE": core.context_package("visual_prompt_agent>qa_agent", _deliverable_content("VISUAL_PACKAGE")),
+})})
+
+# _revision_context is what the producer of a returned deliverable receives: the
+# approved strategy and the defects of its own artifact.
+_revision_context(t, report) := _keyed({
+	"STRATEGY_BRIEF": _strategy_package(_producer(t), _strategy),
+	"QA_REPORT": _qa_package(_producer(t), report, t),
+})
+
+_production_handoff_proposal := {
+	"outcome": "allow",
+	"status_after": "QA",
+	"next": _qa_next,
+	"events": _production_events,
+} if {
+	_status == "PRODUCTION"
+	_other_ready
+} else := {
+	"outcome": "allow",
+	"status_after": "PRODUCTION",
+	"next": _next_with("PRODUCTION", {_producer(_other): _strategy_package(_producer(_other), _strategy)}),
+	"events": _production_events,
+} if {
+	_status == "PRODUCTION"
+} else := {
+	"outcome": "allow",
+	"status_after": "QA",
+	"next": _qa_next,
+	"events": _production_events,
+} if {
+	count(_pending_returns) == 0
+} else := {
+	"outcome": "allow",
+	"status_after": "TARGETED_REVISION",
+	"next": _next_with("TARGETED_REVISION", {_producer(t): _revision_context(t, _latest_content("QA_REPORT")) | some t in _pending_returns}),
+	"events": _production_events,
+}

@@ -1,0 +1,251 @@
+package handoff.campaign
+
+import data.handoff.core
+
+# Research → Research Validation: the evidence gate before Strategy (HG-2, CTRL-1).
+
+# --- research handoff -----------------------------------------------------------------
+
+# The brief goes to Strategy through the validation gate: QA validates it first.
+_research_handoff_proposal := {
+	"outcome": "allow",
+	"status_after": "RESEARCH_VALIDATION",
+	"next": _next_with("RESEARCH_VALIDATION", {"qa_agent": core.context_package("research_agent>qa_agent", _content)}),
+	"events": array.concat(
+		array.concat(_supersede_open("RESEARCH_BRIEF"), [core.artifact_event("under_review")]),
+		[core.handoff_event],
+	),
+}
+
+# --- validation: what the policy checks itself ---------------------------------------
+
+_validation if {
+	_ready
+	_kind == "review"
+	_status == "RESEARCH_VALIDATION"
+}
+
+_brief_n := _latest_n("RESEARCH_BRIEF")
+
+_brief := _latest_content("RESEARCH_BRIEF")
+
+_brief_path(rest) := sprintf("artifacts.RESEARCH_BRIEF.v%d.content.%s", [_brief_n, rest])
+
+# _source_ids are the ids of a brief's source_references.
+_source_ids(content) := {s.id | some s in object.get(content, "source_references", []); is_object(s)}
+
+# _grounded holds when an item cites at least one source the brief's source_references
+# define: a citation of a source that is not there is no evidence.
+_grounded(item, ids) if {
+	some s in object.get(item, "sources", [])
+	s in ids
+}
+
+# _hg2 are the HG-2 failures of the brief under validation: major claims without
+# evidence.
+_hg2 contains r if {
+	_validation
+	ids := _source_ids(_brief)
+	some i, c in object.get(_brief, "claims", [])
+	c.major == true
+	not _grounded(c, ids)
+	r := _gate_reason("SOURCE_GROUNDING_FAILURE", sprintf("RESEARCH_BRIEF v%d: major claim %q has no evidence among its source_references (cites %v); the handoff to Strategy is blocked and Strategy must not compensate by inventing facts", [_brief_n, object.get(c, "id", i), object.get(c, "sources", [])]), _brief_path(sprintf("claims[%d]", [i])), "HG-2", "revise")
+}
+
+_required_lists := ["target_audience_evidence", "competitor_observations", "market_findings", "source_references"]
+
+_declared_lists := ["known_unknowns", "unsupported_assumptions"]
+
+_incomplete contains r if {
+	_validation
+	not _non_blank(object.get(_brief, "business_objective", null))
+	r := _gate_reason("RESEARCH_INCOMPLETE", sprintf("RESEARCH_BRIEF v%d: business_objective is empty", [_brief_n]), _brief_path("business_objective"), "required_sections", "revise")
+}
+
+_incomplete contains r if {
+	_validation
+	some f in _required_lists
+	not _non_empty_list(object.get(_brief, f, null))
+	r := _gate_reason("RESEARCH_INCOMPLETE", sprintf("RESEARCH_BRIEF v%d: required section %s is empty or missing", [_brief_n, f]), _brief_path(f), "required_sections", "revise")
+}
+
+_incomplete contains r if {
+	_validation
+	some f in _declared_lists
+	not is_array(object.get(_brief, f, null))
+	r := _gate_reason("RESEARCH_INCOMPLETE", sprintf("RESEARCH_BRIEF v%d: section %s is missing (send [] to declare none)", [_brief_n, f]), _brief_path(f), "required_sections", "revise")
+}
+
+_no_contradictions contains r if {
+	_validation
+	not is_array(object.get(_brief, "contradictions", null))
+	r := _gate_reason("CONTRADICTIONS_MISSING", sprintf("RESEARCH_BRIEF v%d does not state the contradictory evidence it found (send [] to declare none)", [_brief_n]), _brief_path("contradictions"), "contradictions_identified", "revise")
+}
+
+_evidence_sections := ["target_audience_evidence", "competitor_observations", "market_findings"]
+
+# A minor claim or a finding without evidence is an unverified assumption presented as
+# fact: it belongs in unsupported_assumptions, labeled.
+_unlabeled contains r if {
+	_validation
+	ids := _source_ids(_brief)
+	some i, c in object.get(_brief, "claims", [])
+	c.major != true
+	not _grounded(c, ids)
+	r := _gate_reason("ASSUMPTION_UNLABELED", sprintf("RESEARCH_BRIEF v%d: claim %q has no evidence among its source_references; label it as an unsupported assumption", [_brief_n, object.get(c, "id", i)]), _brief_path(sprintf("claims[%d]", [i])), "assumptions_labeled", "revise")
+}
+
+_unlabeled contains r if {
+	_validation
+	ids := _source_ids(_brief)
+	some f in _evidence_sections
+	some i, item in object.get(_brief, f, [])
+	not _grounded(item, ids)
+	r := _gate_reason("ASSUMPTION_UNLABELED", sprintf("RESEARCH_BRIEF v%d: %s[%d] cites no source of source_references; label it as an unsupported assumption", [_brief_n, f, i]), _brief_path(sprintf("%s[%d]", [f, i])), "assumptions_labeled", "revise")
+}
+
+_unlabeled contains r if {
+	_validation
+	some i, a in object.get(_brief, "unsupported_assumptions", [])
+	object.get(a, "label", "") != "UNVERIFIED"
+	r := _gate_reason("ASSUMPTION_UNLABELED", sprintf("RESEARCH_BRIEF v%d: unsupported_assumptions[%d] is not labeled UNVERIFIED", [_brief_n, i]), _brief_path(sprintf("unsupported_assumptions[%d]", [i])), "assumptions_labeled", "revise")
+}
+
+_non_blank(s) if {
+	is_string(s)
+	trim_space(s) != ""
+}
+
+_non_empty_list(l) if {
+	is_array(l)
+	count(l) > 0
+}
+
+# _findings are every failure the policy finds in the brief, whatever QA says.
+_findings := ((_hg2 | _incomplete) | _no_contradictions) | _unlabeled
+
+# METADATA
+# title: HG-2 source grounding failure
+# description: >-
+#   A major claim of the RESEARCH_BRIEF under validation cites no source that its
+#   source_references define. The handoff to Strategy is blocked: the brief returns to
+#   research (RESEARCH_REVISION) whatever the QA verdict. (Core MISSING_SOURCES already
+#   refuses a claim without any citation at handoff time.)
+# custom:
+#   code: SOURCE_GROUNDING_FAILURE
+#   outcome: revise
+reasons contains r if some r in _hg2
+
+# METADATA
+# title: Research sections incomplete
+# description: >-
+#   Acceptance criterion "Required sections complete": business_objective,
+#   target_audience_evidence, competitor_observations, market_findings and
+#   source_references are not empty, known_unknowns and unsupported_assumptions are
+#   present. The brief returns to research.
+# custom:
+#   code: RESEARCH_INCOMPLETE
+#   outcome: revise
+reasons contains r if some r in _incomplete
+
+# METADATA
+# title: Contradictory evidence not identified
+# description: >-
+#   Acceptance criterion "Contradictory evidence identified": the brief must state its
+#   contradictions (an empty list declares none). The brief returns to research.
+# custom:
+#   code: CONTRADICTIONS_MISSING
+#   outcome: revise
+reasons contains r if some r in _no_contradictions
+
+# METADATA
+# title: Unverified assumption not labeled
+# description: >-
+#   Acceptance criterion "Unverified assumptions clearly labeled": a minor claim or a
+#   finding without evidence, or an unsupported assumption not labeled UNVERIFIED. The
+#   brief returns to research.
+# custom:
+#   code: ASSUMPTION_UNLABELED
+#   outcome: revise
+reasons contains r if some r in _unlabeled
+
+# --- validation: the decision --------------------------------------------------------
+
+_severe(d) if d.severity in {"S2", "S3"}
+
+_has_severity(s) if {
+	some d in _defects
+	d.severity == s
+}
+
+_validation_needs_revision if count(_findings) > 0
+
+_validation_needs_revision if _request.verdict in {"REVISE", "REJECT"}
+
+_validation_needs_revision if _has_severity("S2")
+
+_validation_branch := "fail" if {
+	_has_severity("S3")
+} else := "escalate" if {
+	_request.verdict == "ESCALATE"
+} else := "exhausted" if {
+	_validation_needs_revision
+	_cycles_spent("research_cycles")
+} else := "revise" if {
+	_validation_needs_revision
+} else := "accept"
+
+_result_of := {"accept": "pass", "revise": "revise", "upstream": "revise", "exhausted": "escalate", "escalate": "escalate", "fail": "fail"}
+
+_validation_report := _report_content("research_validation", _result_of[_validation_branch], _findings)
+
+_validation_proposal := {
+	"outcome": "allow",
+	"status_after": "STRATEGY",
+	"next": _next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", _brief)}),
+	"events": array.concat(
+		_report_events(_validation_report),
+		array.concat(_supersede_approved("RESEARCH_BRIEF", _brief_n), [_status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
+	),
+} if {
+	_validation_branch == "accept"
+}
+
+_validation_proposal := {
+	"outcome": "revise",
+	"status_after": "RESEARCH_REVISION",
+	"revise": [{"artifact": "RESEARCH_BRIEF", "producer": _producer("RESEARCH_BRIEF"), "defects": sort(_defect_ids)}],
+	"next": _next_with("RESEARCH_REVISION", {"research_agent": _keyed({"QA_REPORT": _qa_package("research_agent", _validation_report, "RESEARCH_BRIEF")})}),
+	"events": array.concat(
+		_report_events(_validation_report),
+		[
+			_status_event("RESEARCH_BRIEF", _brief_n, "revision_required"),
+			{"type": "counter", "name": "research_cycles", "delta": 1},
+		],
+	),
+} if {
+	_validation_branch == "revise"
+}
+
+# Exhausted research cycles, or QA escalates: a person decides; the brief stays under
+# review so that the person may still approve it or return it.
+_validation_proposal := {
+	"outcome": "await_human",
+	"status_after": "ESCALATED",
+	"next": _next_with("ESCALATED", {"campaign_approver": _keyed({
+		"RESEARCH_BRIEF": core.context_package("research_agent>qa_agent", _brief),
+		"QA_REPORT": _qa_package("research_agent", _validation_report, "RESEARCH_BRIEF"),
+	})}),
+	"events": _report_events(_validation_report),
+	"requires_human_review": true,
+} if {
+	_validation_branch in {"exhausted", "escalate"}
+}
+
+_validation_proposal := {
+	"outcome": "fail",
+	"status_after": "FAILED_SAFE",
+	"events": array.concat(_report_events(_validation_report), [_status_event("RESEARCH_BRIEF", _brief_n, "rejected")]),
+} if {
+	_validation_branch == "fail"
+}

@@ -1,0 +1,126 @@
+package handoff.campaign
+
+# Rules every review obeys (research validation and QA): QA validates contract
+# compliance, rejects specific defects, and never rewrites valid work (CTRL-4).
+
+_review if {
+	_ready
+	_kind == "review"
+	_status in {"RESEARCH_VALIDATION", "QA"}
+}
+
+# _review_scope is the artifact types a review in each status judges.
+_review_scope := {
+	"RESEARCH_VALIDATION": {"RESEARCH_BRIEF"},
+	"QA": {"COPY_PACKAGE", "VISUAL_PACKAGE"},
+}
+
+# METADATA
+# title: Review scope invalid
+# description: >-
+#   A research validation judges the RESEARCH_BRIEF; a QA review judges the current
+#   COPY_PACKAGE and VISUAL_PACKAGE together. A review naming other types, or leaving
+#   one out, is refused (core refuses versions that are not the latest).
+# custom:
+#   code: REVIEW_SCOPE_INVALID
+#   outcome: block
+reasons contains r if {
+	_review
+	_reviewed_types != _review_scope[_status]
+	r := _reason("REVIEW_SCOPE_INVALID", sprintf("a review in %s judges %v, this one names %v", [_status, sort(_review_scope[_status]), sort(_reviewed_types)]), "artifacts", "block")
+}
+
+_subjective contains [sprintf("defects[%d]", [i]), msg] if {
+	some i, d in _defects
+	not d.artifact in _reviewed_types
+	msg := sprintf("defect %q concerns %s, which this review does not judge", [d.id, d.artifact])
+}
+
+_subjective contains [sprintf("defects[%d].check", [i]), msg] if {
+	some i, d in _defects
+	d.artifact in _reviewed_types
+	not object.get(d, "check", "") in _checks(d.artifact)
+	msg := sprintf("defect %q names no contract check of %s (got %v; checks: %v)", [d.id, d.artifact, object.get(d, "check", null), sort(_checks(d.artifact))])
+}
+
+_subjective contains ["defects", msg] if {
+	_request.verdict in {"REVISE", "REJECT"}
+	count(_defects) == 0
+	msg := sprintf("verdict %s without any defect: nothing in the contract is violated", [_request.verdict])
+}
+
+# METADATA
+# title: Defect without a contract violation
+# description: >-
+#   QA does not perform subjective rewrites without a contract violation: every defect
+#   names the artifact reviewed and one of its contract checks (artifacts[type].gates:
+#   strategy_alignment, unsupported_claims, cta_compliance, required_deliverables for
+#   copy; strategy_alignment, product_consistency, required_format, brand_restrictions
+#   for visual; HG-2 and the acceptance criteria for research), and a return names at
+#   least one defect.
+# custom:
+#   code: SUBJECTIVE_DEFECT
+#   outcome: block
+reasons contains r if {
+	_review
+	some [path, msg] in _subjective
+	r := _gate_reason("SUBJECTIVE_DEFECT", msg, path, "CTRL-4", "block")
+}
+
+# METADATA
+# title: Verdict not supported
+# description: >-
+#   The campaign pack has one QA agent: a REASSIGN verdict has nobody to go to. QA
+#   returns work (REVISE), rejects it, accepts it or escalates to a person.
+# custom:
+#   code: VERDICT_NOT_SUPPORTED
+#   outcome: block
+reasons contains r if {
+	_review
+	_request.verdict == "REASSIGN"
+	r := _reason("VERDICT_NOT_SUPPORTED", "the campaign pack has a single QA agent; REASSIGN is not a campaign verdict", "verdict", "block")
+}
+
+_branch := _validation_branch if _status == "RESEARCH_VALIDATION"
+
+else := _qa_branch
+
+# _defect_outcome is what one defect decides in a review that returns or fails work.
+_defect_outcome(d) := "fail" if d.severity == "S3"
+
+else := "revise"
+
+# METADATA
+# title: QA defect
+# description: >-
+#   A defect QA found, naming the contract check it violates: S1 minor (targeted repair),
+#   S2 material (the affected artifact only returns to its producer), S3 critical
+#   (the workflow fails safe). Reported when the review returns, fails or escalates.
+# custom:
+#   code: QUALITY_GATE_FAILED
+#   outcome: revise
+reasons contains r if {
+	_review
+	_branch in {"revise", "upstream", "fail", "exhausted"}
+	some i, d in _defects
+	object.get(d, "check", "") in _checks(d.artifact)
+	r := _gate_reason("QUALITY_GATE_FAILED", sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, _short(d.description)]), sprintf("defects[%d]", [i]), d.check, _defect_outcome(d))
+}
+
+# METADATA
+# title: Review cycles exhausted
+# description: >-
+#   The workflow already used limits.max_review_cycles (2) revision cycles: an S2/S3
+#   defect that remains (or any return) after cycle 2 escalates to a person. No third
+#   automatic loop (CTRL-3). Research revisions have the same bound.
+# custom:
+#   code: REVIEW_CYCLES_EXHAUSTED
+#   outcome: await_human
+reasons contains r if {
+	_review
+	_branch == "exhausted"
+	counter := _cycle_counter[_status]
+	r := _gate_reason("REVIEW_CYCLES_EXHAUSTED", sprintf("%d of %v revision cycles used (%s); escalating to a person instead of a third loop (repeated defects: %v)", [_counter(counter), object.get(_contract, ["limits", "max_review_cycles"], 0), counter, sort(_repeated)]), "defects", "CTRL-3", "await_human")
+}
+
+_cycle_counter := {"RESEARCH_VALIDATION": "research_cycles", "QA": "qa_cycles"}

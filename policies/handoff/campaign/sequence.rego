@@ -1,0 +1,181 @@
+package handoff.campaign
+
+import data.handoff.core
+
+# _expected holds when the request is one the current status waits for: the routing
+# table workflow.actors says who acts in each status.
+_expected if {
+	_kind == "start"
+	_status == object.get(_contract, ["workflow", "initial"], "INTAKE")
+}
+
+# A handoff by an agent the current status routes, with the task it routes it to.
+_expected if {
+	_kind == "handoff"
+	_output
+	_routed(_request.source_agent, _request.task_type)
+}
+
+# A review in a review status, by the agent that status routes.
+_expected if {
+	_kind == "review"
+	_status in {"RESEARCH_VALIDATION", "QA"}
+	some a in _actors_of(_status)
+	a.agent == _actor_id
+}
+
+# An approval in a human status; who may approve is core's check.
+_expected if {
+	_kind == "approval"
+	_status in _approval_statuses
+}
+
+# A failure of the task the current status routes to the failed agent.
+_expected if {
+	_kind == "failure"
+	_routed(_request.agent, _request.task)
+}
+
+# An outcome of a delivery; an unknown effect is core's DELIVERY_UNRECONCILED.
+_expected if {
+	_kind == "outcome"
+	_status == "DELIVERY"
+}
+
+_expected if _kind == "cancel"
+
+_approval_statuses := {"STRATEGY_APPROVAL", "HUMAN_APPROVAL", "ESCALATED"}
+
+# _sequence_explained holds when a more specific rule says why the request does not fit
+# the current status (it then stands alone instead of OUT_OF_SEQUENCE).
+_sequence_explained if _strategy_change_attempt
+
+_sequence_explained if _delivery_without_approval
+
+_sequence_explained if _output_missing
+
+# _terminal holds once the workflow reached a terminal status: it accepts nothing more
+# (core's WORKFLOW_TERMINAL), so no campaign rule judges the request.
+_terminal if _state.terminal == true
+
+_terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
+
+# METADATA
+# title: Request out of sequence
+# description: >-
+#   The request is not one the workflow's current status waits for: an agent or task
+#   that workflow.actors does not route in this status (a copywriter handing off during
+#   research, a review outside RESEARCH_VALIDATION and QA, an approval outside a human
+#   stage, an outcome outside DELIVERY, a resolution: the campaign pack opens no
+#   conflicts). A missing routing table routes nothing.
+# custom:
+#   code: OUT_OF_SEQUENCE
+#   outcome: block
+reasons contains r if {
+	_ready
+	not _expected
+	not _sequence_explained
+	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
+}
+
+_request_label := sprintf("%s/%s by %q", [_request.source_agent, _request.task_type, _actor_id]) if _kind == "handoff"
+
+else := sprintf("%s/%s", [_request.agent, _request.task]) if _kind == "failure"
+
+else := sprintf("by %q", [_actor_id])
+
+_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(_status)]
+
+# METADATA
+# title: Handoff without output
+# description: >-
+#   Every campaign handoff delivers the source agent's artifact: a handoff without
+#   output passes responsibility on without the work.
+# custom:
+#   code: OUTPUT_MISSING
+#   outcome: block
+reasons contains r if {
+	_output_missing
+	r := _reason("OUTPUT_MISSING", sprintf("handoff %s>%s (task %s) delivers no output", [_request.source_agent, _request.target_agent, _request.task_type]), "output", "block")
+}
+
+_output_missing if {
+	_ready
+	_kind == "handoff"
+	not _output
+}
+
+# METADATA
+# title: Start by an agent
+# description: >-
+#   A campaign is started by the host (system) or a person from the client's work
+#   order, never by an agent.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "start"
+	not _actor_type in {"system", "human"}
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start a campaign; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
+}
+
+# METADATA
+# title: Cancel by a person without an approving role
+# description: >-
+#   A person cancels a campaign only with a role of the pack that approves its stages
+#   (campaign_approver); the host may always cancel, an agent never (core).
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "cancel"
+	_actor_type == "human"
+	count({role | some role in _actor_roles; count(object.get(_contract, ["roles", role, "approves"], [])) > 0}) == 0
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no approving role of the campaign pack and may not cancel", [_actor_id]), "actor.roles", "block")
+}
+
+# --- start, cancel, failure -------------------------------------------------------
+
+# start: the Research Agent receives the client's work order.
+_start_proposal := {
+	"outcome": "allow",
+	"status_after": "RESEARCH",
+	"next": [object.union(n, {"context": {"must_know": object.get(_request, "brief", {}), "may_know": {}}}) |
+		some n in core.next_for("RESEARCH")
+	],
+	"events": [],
+}
+
+_cancel_proposal := {
+	"outcome": "allow",
+	"status_after": "CANCELLED",
+	"next": [],
+	"events": [],
+}
+
+# _retry_spent holds when core says the failure is not retried any more.
+_retry_spent if {
+	some r in core.reasons
+	r.code in {"RETRY_EXHAUSTED", "NOT_RETRYABLE"}
+}
+
+_failure_counter := {"type": "counter", "name": core.retry_counter(_request.task), "delta": 1}
+
+# A failure whose retry budget is spent (or that is not retryable) escalates to a person.
+_failure_proposal := {
+	"outcome": "await_human",
+	"status_after": "ESCALATED",
+	"next": core.next_for("ESCALATED"),
+	"events": [_failure_counter],
+	"requires_human_review": true,
+} if {
+	_retry_spent
+} else := {
+	"outcome": "retry",
+	"status_after": _status,
+	"retry": core.failure_retry,
+	"next": [{"agent": _request.agent, "task": _request.task, "context": {"must_know": {}, "may_know": {}}}],
+	"events": [_failure_counter],
+}

@@ -1,0 +1,210 @@
+# QA: contract checks only, S1/S2/S3, affected artifacts only, at most two cycles.
+package handoff.campaign_test
+
+test_s2_returns_affected_artifact_only if {
+	d := decide(qa(1, "REVISE", [d1]), st_qa)
+	d.outcome == "revise"
+	d.status_after == "TARGETED_REVISION"
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	d.revise == [{"artifact": "COPY_PACKAGE", "producer": "copywriter", "defects": ["D-1"]}]
+	status_events(d) == {"COPY_PACKAGE v1 revision_required", "QA_REPORT v1 superseded"}
+	{"type": "counter", "name": "qa_cycles", "delta": 1} in d.events
+	{"type": "defect", "defect": d1, "status": "open"} in d.events
+	next_agents(d) == {"copywriter"}
+	ctx := d.next[0].context.must_know
+	object.keys(ctx) == {"STRATEGY_BRIEF", "QA_REPORT"}
+	ctx.QA_REPORT.defects == [d1]
+}
+
+test_returned_producer_sees_only_its_defects if {
+	d2 := defect("D-2", "S2", "VISUAL_PACKAGE", "product_consistency")
+	d := decide(qa(1, "REVISE", [d1, d2]), st_qa)
+	next_agents(d) == {"copywriter", "visual_prompt_agent"}
+	some n in d.next
+	n.agent == "visual_prompt_agent"
+	n.context.must_know.QA_REPORT.defects == [d2]
+	count(d.revise) == 2
+}
+
+test_s1_with_revise_is_targeted_repair if {
+	d := decide(qa(1, "REVISE", [defect("D-3", "S1", "VISUAL_PACKAGE", "required_format")]), st_qa)
+	d.outcome == "revise"
+	d.status_after == "TARGETED_REVISION"
+	d.revise == [{"artifact": "VISUAL_PACKAGE", "producer": "visual_prompt_agent", "defects": ["D-3"]}]
+}
+
+test_s1_with_accept_goes_to_the_person if {
+	s1 := defect("D-3", "S1", "COPY_PACKAGE", "cta_compliance")
+	d := decide(qa(1, "ACCEPT", [s1]), st_qa)
+	d.outcome == "await_human"
+	d.status_after == "HUMAN_APPROVAL"
+	count(d.reasons) == 0
+	{"type": "defect", "defect": s1, "status": "open"} in d.events
+	d.next[0].context.must_know.qa_result.defects == [s1]
+}
+
+test_s2_overrides_accept if {
+	d := decide(qa(1, "ACCEPT", [d1]), st_qa)
+	d.status_after == "TARGETED_REVISION"
+}
+
+test_s3_fails_safe if {
+	s3 := defect("D-9", "S3", "VISUAL_PACKAGE", "brand_restrictions")
+	d := decide(qa(1, "REJECT", [s3]), st_qa)
+	d.outcome == "fail"
+	d.status_after == "FAILED_SAFE"
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	d.reasons[0].outcome == "fail"
+	"VISUAL_PACKAGE v1 rejected" in status_events(d)
+}
+
+test_upstream_defect_goes_to_strategy if {
+	up := object.union(defect("D-5", "S2", "COPY_PACKAGE", "strategy_alignment"), {"origin": "STRATEGY_BRIEF"})
+	d := decide(qa(1, "REVISE", [up]), st_qa)
+	d.outcome == "revise"
+	d.status_after == "STRATEGY"
+	d.revise == [{"artifact": "STRATEGY_BRIEF", "producer": "strategy_agent", "defects": ["D-5"]}]
+	next_agents(d) == {"strategy_agent"}
+	status_events(d) == {"QA_REPORT v1 superseded"}
+	{"type": "counter", "name": "qa_cycles", "delta": 1} in d.events
+	d.next[0].context.must_know.QA_REPORT.defects == [up]
+}
+
+test_upstream_defect_in_research if {
+	up := object.union(defect("D-6", "S2", "COPY_PACKAGE", "unsupported_claims"), {"origin": "RESEARCH_BRIEF"})
+	d := decide(qa(1, "REVISE", [up]), st_qa)
+	d.status_after == "RESEARCH_REVISION"
+	next_agents(d) == {"research_agent"}
+}
+
+test_same_defect_after_two_cycles_escalates if {
+	d := decide(qa(3, "REVISE", [d1]), st_qa_cycle(2))
+	d.outcome == "await_human"
+	d.status_after == "ESCALATED"
+	codes(d) == {"QUALITY_GATE_FAILED", "REVIEW_CYCLES_EXHAUSTED"}
+	next_agents(d) == {"campaign_approver"}
+	d.requires_human_review == true
+	not "qa_cycles" in {e.name | some e in d.events; e.type == "counter"}
+}
+
+test_review_cycles_twin_second_cycle_allowed if {
+	d := decide(qa(2, "REVISE", [d1]), st_qa_cycle(1))
+	not "REVIEW_CYCLES_EXHAUSTED" in codes(d)
+	d.status_after == "TARGETED_REVISION"
+}
+
+test_new_s2_after_two_cycles_escalates if {
+	d := decide(qa(3, "REVISE", [defect("D-8", "S2", "VISUAL_PACKAGE", "brand_restrictions")]), st_qa_cycle(2))
+	d.status_after == "ESCALATED"
+	"REVIEW_CYCLES_EXHAUSTED" in codes(d)
+}
+
+test_repeated_defect_turned_s3_escalates if {
+	d := decide(qa(3, "REJECT", [object.union(d1, {"severity": "S3"})]), st_qa_cycle(2))
+	d.status_after == "ESCALATED"
+}
+
+test_new_s3_after_two_cycles_fails_safe if {
+	d := decide(qa(3, "REJECT", [defect("D-9", "S3", "VISUAL_PACKAGE", "brand_restrictions")]), st_qa_cycle(2))
+	d.status_after == "FAILED_SAFE"
+}
+
+test_only_s1_after_two_cycles_goes_to_the_person if {
+	d := decide(qa(3, "REVISE", [defect("D-3", "S1", "COPY_PACKAGE", "cta_compliance")]), st_qa_cycle(2))
+	d.outcome == "await_human"
+	d.status_after == "HUMAN_APPROVAL"
+}
+
+test_fixed_defect_is_closed if {
+	d := decide(qa(2, "ACCEPT", []), st_qa_cycle(1))
+	{"type": "defect", "defect": d1, "status": "closed"} in d.events
+}
+
+test_qa_escalate_verdict if {
+	d := decide(qa(1, "ESCALATE", []), st_qa)
+	d.outcome == "await_human"
+	d.status_after == "ESCALATED"
+	object.keys(d.next[0].context.must_know) == {"strategy_summary", "final_copy", "visual_prompts", "qa_result", "outstanding_assumptions"}
+}
+
+# --- QA may not rewrite valid work --------------------------------------------------------
+
+test_subjective_defect_without_contract_check if {
+	d := decide(qa(1, "REVISE", [defect("D-4", "S2", "COPY_PACKAGE", "tone")]), st_qa)
+	codes(d) == {"SUBJECTIVE_DEFECT"}
+	d.reasons[0].path == "defects[0].check"
+	d.reasons[0].gate == "CTRL-4"
+}
+
+test_subjective_defect_check_of_another_artifact if {
+	d := decide(qa(1, "REVISE", [defect("D-4", "S2", "COPY_PACKAGE", "product_consistency")]), st_qa)
+	codes(d) == {"SUBJECTIVE_DEFECT"}
+}
+
+test_subjective_defect_no_check if {
+	d := decide(qa(1, "REVISE", [object.remove(d1, ["check"])]), st_qa)
+	codes(d) == {"SUBJECTIVE_DEFECT"}
+}
+
+test_subjective_defect_on_the_approved_strategy if {
+	d := decide(qa(1, "REVISE", [defect("D-4", "S2", "STRATEGY_BRIEF", "strategy_alignment")]), st_qa)
+	codes(d) == {"SUBJECTIVE_DEFECT"}
+}
+
+test_subjective_return_without_defect if {
+	d := decide(qa(1, "REVISE", []), st_qa)
+	codes(d) == {"SUBJECTIVE_DEFECT"}
+}
+
+test_subjective_defect_twin_contract_check if {
+	d := decide(qa(1, "REVISE", [d1]), st_qa)
+	not "SUBJECTIVE_DEFECT" in codes(d)
+}
+
+test_qa_may_not_produce_copy if {
+	req := handoff("qa_agent", "copywriter", "qa_review", strategy_ref, output("COPY_PACKAGE", 2, copy))
+	d := decide(req, st_qa)
+	codes(d) == {"SOURCE_NOT_AUTHORIZED", "TARGET_NOT_AUTHORIZED"}
+}
+
+test_verdict_not_supported if {
+	d := decide(qa(1, "REASSIGN", []), st_qa)
+	codes(d) == {"VERDICT_NOT_SUPPORTED"}
+}
+
+test_verdict_not_supported_twin if {
+	d := decide(qa(1, "ACCEPT", []), st_qa)
+	not "VERDICT_NOT_SUPPORTED" in codes(d)
+}
+
+test_review_scope_invalid_copy_alone if {
+	d := decide(review([ref("COPY_PACKAGE", 1)], "ACCEPT", []), st_qa)
+	codes(d) == {"REVIEW_SCOPE_INVALID"}
+}
+
+test_review_scope_invalid_research_in_qa if {
+	d := decide(review([ref("RESEARCH_BRIEF", 1), ref("COPY_PACKAGE", 1), ref("VISUAL_PACKAGE", 1)], "ACCEPT", []), st_qa)
+	codes(d) == {"REVIEW_SCOPE_INVALID"}
+}
+
+test_review_scope_twin if {
+	d := decide(qa(1, "ACCEPT", []), st_qa)
+	not "REVIEW_SCOPE_INVALID" in codes(d)
+}
+
+test_review_outside_review_status if {
+	d := decide(qa(1, "ACCEPT", []), state("HUMAN_APPROVAL", st_qa.artifacts))
+	codes(d) == {"OUT_OF_SEQUENCE"}
+}
+
+test_report_records_what_qa_sent if {
+	d := decide(qa(1, "ACCEPT", []), st_qa)
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.ref.type == "QA_REPORT"
+	e.ref.id == "qa-report"
+	e.producer == "qa_agent"
+	e.content.scope == "production"
+	e.content.notes == ["checked"]
+	e.ref.hash == sprintf("sha256:%s", [crypto.sha256(json.marshal(e.content))])
+}
