@@ -243,6 +243,9 @@ func (e *Engine) enforce(r *request, d *Decision) (*State, error) {
 	if !r.create && len(d.Events) == 0 && d.StatusAfter == d.StatusBefore {
 		return nil, nil
 	}
+	if err := sealHashes(d); err != nil {
+		return nil, err
+	}
 	next, err := r.state.clone()
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 
+	"github.com/handoff-dev/handoff/internal/canonjson"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -68,4 +70,18 @@ func TestFoldKeepsRecentEdgesToTheWindow(t *testing.T) {
 	assert.Equal(t, 2, s.Edges["a>x"])
 	assert.Equal(t, 4, s.StageHandoffs["OPEN"])
 	assert.True(t, s.InputHashes["a>x|sha256:1"])
+}
+
+func TestSealHashesUsesTheCanonicalContentHash(t *testing.T) {
+	content := map[string]any{"b": "x<y", "a": 1}
+	d := &Decision{Events: []Event{
+		{Type: "artifact_recorded", Ref: &ArtifactRef{ID: "r", Type: "REPORT", Version: 2, Hash: "sha256:policy"}, Content: content},
+		{Type: "approval_recorded", Artifacts: []ArtifactRef{{ID: "r", Type: "REPORT", Version: 2, Hash: "sha256:policy"}, {ID: "n", Type: "NOTE", Version: 1, Hash: "sha256:keep"}}},
+	}}
+	require.NoError(t, sealHashes(d))
+	want, err := canonjson.Hash(content)
+	require.NoError(t, err)
+	assert.Equal(t, want, d.Events[0].Ref.Hash)
+	assert.Equal(t, d.Events[0].Ref.Hash, d.Events[1].Artifacts[0].Hash, "references to the sealed version follow")
+	assert.Equal(t, "sha256:keep", d.Events[1].Artifacts[1].Hash, "other versions keep their hash")
 }
