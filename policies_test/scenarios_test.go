@@ -1,0 +1,46 @@
+package policiestest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/scenario"
+)
+
+// TestScenarios plays every scenario file of every pack end to end, each on its own
+// Badger store in a temporary directory, then verifies every chain it wrote.
+func TestScenarios(t *testing.T) {
+	files, err := scenario.Files(os.DirFS("."))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no scenario files found")
+	packs := map[string]int{}
+	for _, f := range files {
+		packs[strings.Split(f, "/")[1]]++
+		t.Run(strings.TrimSuffix(filepath.Base(f), scenario.Ext), func(t *testing.T) {
+			sc, err := scenario.Load(f)
+			require.NoError(t, err)
+			ctx := context.Background()
+			eng, err := engine.Open(ctx, engine.Options{Dir: t.TempDir()})
+			require.NoError(t, err)
+			defer eng.Close()
+			require.NoError(t, scenario.Run(ctx, eng, sc, nil))
+			reports, err := eng.VerifyAll(ctx)
+			require.NoError(t, err)
+			for _, rep := range reports {
+				require.True(t, rep.OK, "chain %s/%s broken at %d: %s", rep.Tenant, rep.Workflow, rep.BrokenSeq, rep.Problem)
+			}
+		})
+	}
+	eng, err := engine.Open(context.Background(), engine.Options{InMemory: true})
+	require.NoError(t, err)
+	defer eng.Close()
+	for _, p := range eng.Packs() {
+		require.NotZero(t, packs[p.Name], "pack %s ships no scenario", p.Name)
+	}
+}
