@@ -280,3 +280,17 @@ func TestStoreLockedIsTyped(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, store.ErrLocked), "got %v", err)
 }
+
+func TestReasonsComeFromMetadata(t *testing.T) {
+	e := openToy(t, toyAllow)
+	byCode := map[string]ReasonInfo{}
+	for _, r := range e.Reasons() {
+		byCode[r.Code] = r
+	}
+	r, ok := byCode["TENANT_MISMATCH"]
+	require.True(t, ok)
+	assert.Equal(t, "handoff.core", r.Package)
+	assert.NotEmpty(t, r.Title)
+	assert.NotEmpty(t, r.Description)
+	assert.Positive(t, r.Line)
+}
