@@ -19,6 +19,7 @@ type packContract struct {
 	requests  map[string]cue.Value // kind -> closed request definition
 	artifacts map[string]cue.Value // artifact type -> closed content definition
 	tables    map[string]any       // the exported pack value, fields filled in
+	config    map[string]any       // the pack's optional config value, exported beside tables
 	initial   string
 	terminal  map[string]bool
 	window    int
@@ -99,6 +100,14 @@ func compilePack(v cue.Value) (*packContract, error) {
 		return nil, err
 	}
 	pc.tables = tables
+	if c := v.LookupPath(cue.ParsePath("config")); c.Exists() {
+		if err := c.Validate(cue.Concrete(true)); err != nil {
+			return nil, fmt.Errorf("pack config: %s", cueErr(err))
+		}
+		if err := c.Decode(&pc.config); err != nil {
+			return nil, fmt.Errorf("pack config: %w", err)
+		}
+	}
 	var head struct {
 		Name     string `json:"name"`
 		Workflow struct {

@@ -294,3 +294,23 @@ func TestReasonsComeFromMetadata(t *testing.T) {
 	assert.NotEmpty(t, r.Description)
 	assert.Positive(t, r.Line)
 }
+
+func TestPackConfigIsExportedAndChecked(t *testing.T) {
+	b := toyBundle(t, toyAllow)
+	cfs := b.Contracts.(fstest.MapFS)
+	cfs["toy/config.cue"] = &fstest.MapFile{Data: []byte("package toy\n\nconfig: {budget: 3, routes: [\"a\", \"b\"]}\n")}
+	tables, err := ExportTables(b)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"budget": 3, "routes": ["a", "b"]}`, string(tables[packConfigPath("toy")]))
+
+	_, err = Open(context.Background(), Options{InMemory: true, Bundle: &b})
+	var stale *StaleTablesError
+	require.ErrorAs(t, err, &stale, "a config value that is not committed is stale")
+	assert.Equal(t, packConfigPath("toy"), stale.Path)
+
+	pfs := b.Policies.(fstest.MapFS)
+	pfs[packConfigPath("toy")] = &fstest.MapFile{Data: tables[packConfigPath("toy")]}
+	e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
+	require.NoError(t, err)
+	require.NoError(t, e.Close())
+}

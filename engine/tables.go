@@ -16,6 +16,10 @@ const coreTablesPath = "handoff/core/contract/data.json"
 
 func packTablesPath(pack string) string { return "handoff/" + pack + "/contract/data.json" }
 
+// packConfigPath is where a pack's optional config value (tables that do not fit the
+// #Pack schema: task graphs, routes, budgets) is exported, read as data.handoff.<pack>.config.
+func packConfigPath(pack string) string { return "handoff/" + pack + "/config/data.json" }
+
 // ExportTables compiles a bundle's contracts and returns every table file by its path in
 // the policy tree, in the committed form.
 func ExportTables(b Bundle) (map[string][]byte, error) {
@@ -39,6 +43,13 @@ func (cc *compiledContracts) exportTables() (map[string][]byte, error) {
 			return nil, err
 		}
 		out[packTablesPath(name)] = b
+		if p.config != nil {
+			c, err := tablesJSON(p.config)
+			if err != nil {
+				return nil, err
+			}
+			out[packConfigPath(name)] = c
+		}
 	}
 	return out, nil
 }
