@@ -1,0 +1,349 @@
+package handoff.support
+
+import data.handoff.core
+
+# T6: sending the accepted response, idempotently, and reconciling its outcome; T7: the
+# documented handoff to a person (seed phases 8, 9 and 11). Only the accepted draft's
+# message is sent, once per idempotency key; an unknown outcome is UNKNOWN until the
+# delivery record is checked; nothing is resent meanwhile.
+
+_sent_draft := v if {
+	ref := _content.draft
+	is_object(ref)
+	v := core.ref_version(ref)
+}
+
+# _delivery_key is the idempotency key of the draft a send names.
+_delivery_key := sprintf("delivery/%s@v%d", [_content.draft.id, _content.draft.version])
+
+_send_review_problems contains msg if {
+	not _sent_draft
+	msg := "the response names no recorded RESPONSE_DRAFT version"
+}
+
+_send_review_problems contains msg if {
+	v := _sent_draft
+	v.ref.hash != _content.draft.hash
+	msg := sprintf("the response names RESPONSE_DRAFT v%d with another hash than the recorded one", [v.ref.version])
+}
+
+_send_review_problems contains msg if {
+	v := _sent_draft
+	v.status != "approved"
+	msg := sprintf("RESPONSE_DRAFT v%d is %s: only a draft the Reviewer accepted is sent (a rejected response never is)", [v.ref.version, v.status])
+}
+
+_send_review_problems contains msg if {
+	v := _sent_draft
+	v.ref.version != _latest_n("RESPONSE_DRAFT")
+	msg := sprintf("RESPONSE_DRAFT v%d is not the latest draft (v%d)", [v.ref.version, _latest_n("RESPONSE_DRAFT")])
+}
+
+_send_review_problems contains msg if {
+	not _done("T5")
+	msg := sprintf("the review (T5) is %s: review is mandatory before sending", [_task_status("T5")])
+}
+
+# METADATA
+# title: Response not reviewed
+# description: >-
+#   Review is mandatory before sending: the response names the latest RESPONSE_DRAFT,
+#   bound to its hash, which the Reviewer accepted (T5 done, the draft approved). A
+#   draft under review, returned for revision or rejected is never sent.
+# custom:
+#   code: REVIEW_REQUIRED
+#   outcome: block
+reasons contains r if {
+	_send
+	some msg in _send_review_problems
+	r := _gate_reason("REVIEW_REQUIRED", msg, "output.content.draft", "REVIEW")
+}
+
+_modifications contains ["output.content.message", "the message differs from the accepted draft's"] if {
+	v := _sent_draft
+	_content.message != v.content.message
+}
+
+_modifications contains ["output.content.kind", "the kind differs from the accepted draft's"] if {
+	v := _sent_draft
+	_content.kind != v.content.kind
+}
+
+_modifications contains ["output.content.channel", sprintf("the case came in by %v, not %v", [object.get(_case, "channel", "unknown"), _content.channel])] if {
+	_content.channel != object.get(_case, "channel", "")
+}
+
+# METADATA
+# title: Sent response modified
+# description: >-
+#   The Supervisor sends exactly the accepted draft: same message and kind, on the case's
+#   channel. Anything else was never reviewed.
+# custom:
+#   code: CONTENT_MODIFIED
+#   outcome: block
+reasons contains r if {
+	_send
+	some [path, msg] in _modifications
+	r := _gate_reason("CONTENT_MODIFIED", msg, path, "REVIEW")
+}
+
+# METADATA
+# title: Duplicate delivery
+# description: >-
+#   A delivery with the same idempotency key (the same accepted draft) is pending or
+#   acknowledged: sending again would message the customer twice. A failed delivery may
+#   be resent; an unknown one is reconciled first (core DELIVERY_UNRECONCILED).
+# custom:
+#   code: DUPLICATE_DELIVERY
+#   outcome: block
+reasons contains r if {
+	_send
+	status := _state.effects[_delivery_key]
+	status in {"pending", "acknowledged"}
+	r := _gate_reason("DUPLICATE_DELIVERY", sprintf("delivery %s is %s: the response is not sent twice", [_delivery_key, status]), "output.content.draft", "DELIVERY")
+}
+
+# METADATA
+# title: Order result too old to send
+# description: >-
+#   An order-status answer is sent only while its order result is younger than
+#   config.max_result_age_ms: an older status may have changed.
+# custom:
+#   code: STALE_EVIDENCE
+#   outcome: block
+reasons contains r if {
+	_send
+	_content.kind == "order_status"
+	_result_too_old
+	r := _gate_reason("STALE_EVIDENCE", sprintf("ORDER_RESULT v%d is older than %v ms: refresh it before sending", [_latest_n("ORDER_RESULT"), object.get(_config, "max_result_age_ms", "not configured")]), "output.content.draft", "EVIDENCE_FRESH")
+}
+
+_previous_responses := [_status_event("CUSTOMER_RESPONSE", v.ref.version, "superseded") |
+	some v in object.get(core.artifact("CUSTOMER_RESPONSE"), "versions", {})
+	v.status == "approved"
+]
+
+_send_proposal := {
+	"outcome": "allow",
+	"status_after": "REVIEW_PENDING",
+	"next": [],
+	"events": array.concat(
+		array.concat(
+			_previous_responses,
+			[
+				object.union(core.artifact_event("approved"), {"meta": {"task_id": "T6", "idempotency_key": _delivery_key}}),
+				_task_event("T6", "running", "supervisor", _deps("T6")),
+				{"type": "effect", "id": _delivery_key, "status": "pending"},
+				core.handoff_event,
+			],
+		),
+		_usage_events,
+	),
+}
+
+# --- outcomes --------------------------------------------------------------------------
+
+_effect_id := object.get(_request, "effect_id", "")
+
+_effect_status := _state.effects[_effect_id]
+
+_effect_open if _effect_status in {"pending", "failed", "unknown"}
+
+_effect_event(status) := {"type": "effect", "id": _effect_id, "status": status}
+
+_delivery_effect if {
+	_status == "REVIEW_PENDING"
+	startswith(_effect_id, "delivery/")
+	_effect_open
+}
+
+# A failed delivery is retried under the retry budget of _delivery_class.
+_delivery_class := "timeout"
+
+_delivery_try := _counter(core.retry_counter("T6")) + 1
+
+_delivery_retry := object.union(core.retry_decision(_delivery_class, _delivery_try + 1, 0), {"task": "T6"})
+
+_delivery_retry_spent if not _delivery_retry
+
+_delivery_retry_spent if _delivery_retry.attempt > _delivery_retry.max_attempts
+
+_delivery_retry_spent if _contract.limits.retry[_delivery_class].retryable != true
+
+# METADATA
+# title: Delivery retries exhausted
+# description: >-
+#   The delivery failed and its retry budget (limits.retry of the delivery's failure
+#   class) is spent: the case escalates to a person.
+# custom:
+#   code: RETRY_EXHAUSTED
+#   outcome: await_human
+reasons contains r if {
+	_outcome
+	_delivery_effect
+	_request.result == "failed"
+	_delivery_retry_spent
+	r := _gate_reason_outcome("RETRY_EXHAUSTED", sprintf("delivery %s failed on try %d; its retry budget is spent", [_effect_id, _delivery_try]), "result", "RETRY", "await_human")
+}
+
+# METADATA
+# title: Delivery outcome unknown
+# description: >-
+#   The host cannot tell whether the customer received the response: the delivery is
+#   UNKNOWN, nothing is resent, and the delivery record is checked (a later outcome of the
+#   same delivery settles it).
+# custom:
+#   code: DELIVERY_UNRECONCILED
+#   outcome: await_human
+reasons contains r if {
+	_outcome
+	_delivery_effect
+	_request.result == "unknown"
+	r := _gate_reason_outcome("DELIVERY_UNRECONCILED", sprintf("the outcome of delivery %s is unknown: check the delivery record before anything is resent", [_effect_id]), "result", "DELIVERY_UNKNOWN", "await_human")
+}
+
+# Acknowledged: accepted and delivered. The sent response and what it rests on are final.
+_outcome_proposal := {
+	"outcome": "allow",
+	"status_after": "COMPLETED",
+	"next": [],
+	"events": array.concat(
+		[_effect_event("acknowledged"), _task_status_event("T6", "done")],
+		[_status_event(t, v.ref.version, "final") |
+			some t in ["CUSTOMER_RESPONSE", "RESPONSE_DRAFT", "ORDER_RESULT"]
+			some v in object.get(core.artifact(t), "versions", {})
+			v.status == "approved"
+		],
+	),
+} if {
+	_delivery_effect
+	_request.result == "acknowledged"
+}
+
+_outcome_proposal := {
+	"outcome": "retry",
+	"status_after": "REVIEW_PENDING",
+	"retry": _delivery_retry,
+	"next": [_next("supervisor", "send_response", _package("reviewer>supervisor", _draft_content))],
+	"events": [
+		_effect_event("failed"),
+		_task_status_event("T6", "ready"),
+		{"type": "counter", "name": core.retry_counter("T6"), "delta": 1},
+	],
+} if {
+	_delivery_effect
+	_request.result == "failed"
+	not _delivery_retry_spent
+}
+
+_outcome_proposal := _escalation_proposal(["RETRY_EXHAUSTED"], sprintf("delivery %s failed and its retries are spent", [_effect_id]), [_effect_event("failed")]) if {
+	_delivery_effect
+	_request.result == "failed"
+	_delivery_retry_spent
+}
+
+_outcome_proposal := {
+	"outcome": "await_human",
+	"status_after": "REVIEW_PENDING",
+	"next": [_next("supervisor", "send_response", {"must_know": {"reconcile": _effect_id}, "may_know": {}})],
+	"events": [_effect_event("unknown"), _task_status_event("T6", "unknown")],
+	"requires_human_review": true,
+} if {
+	_delivery_effect
+	_request.result == "unknown"
+}
+
+# --- T7: the handoff to a person -------------------------------------------------------
+
+_human_handoff := "human-handoff"
+
+# _handoff_ack holds for the outcome of the human handoff on an ESCALATED workflow: the
+# one request a terminal support workflow takes.
+_handoff_ack if {
+	_valid
+	is_object(input.state)
+	input.state.status == "ESCALATED"
+	input.request.kind == "outcome"
+	input.request.effect_id == _human_handoff
+	input.state.effects[_human_handoff] in {"pending", "failed", "unknown"}
+}
+
+# METADATA
+# title: Human handoff not acknowledged
+# description: >-
+#   The ticket for the person taking over failed or its state is unknown: the escalation
+#   is documented but not yet acknowledged; the host creates or checks the ticket again.
+# custom:
+#   code: HUMAN_HANDOFF_PENDING
+#   outcome: await_human
+reasons contains r if {
+	_handoff_ack
+	_request.result != "acknowledged"
+	r := _gate_reason_outcome("HUMAN_HANDOFF_PENDING", sprintf("the human handoff is %s: nobody has taken the case over yet", [_request.result]), "result", "ESCALATION", "await_human")
+}
+
+_outcome_proposal := {
+	"outcome": "allow",
+	"status_after": "ESCALATED",
+	"next": [],
+	"events": [_effect_event("acknowledged"), _task_status_event("T7", "done")],
+} if {
+	_handoff_ack
+	_request.result == "acknowledged"
+}
+
+_outcome_proposal := {
+	"outcome": "await_human",
+	"status_after": "ESCALATED",
+	"next": _gate_next,
+	"events": [_effect_event(_request.result)],
+	"requires_human_review": true,
+} if {
+	_handoff_ack
+	_request.result != "acknowledged"
+}
+
+# _escalation_proposal moves the workflow to ESCALATED: the escalation is documented
+# (ESCALATION_RECORD), every open task stops, T7 goes to the Human Escalation Gate with
+# the case, and the human handoff waits for a person's acknowledgement.
+_escalation_proposal(codes, summary, extra) := {
+	"outcome": "await_human",
+	"status_after": "ESCALATED",
+	"next": [_next(_gate, "human_support", _escalation_context(codes, summary))],
+	"events": array.concat(extra, _escalation_events(codes, summary)),
+	"requires_human_review": true,
+}
+
+_gate := object.get(_task_cfg("T7"), "owner", "human_escalation_gate")
+
+_escalation_content(codes, summary) := {
+	"reasons": codes,
+	"from_status": _status,
+	"route": _route,
+	"summary": summary,
+	"artifacts": [v.ref |
+		some t in ["CASE", "CLASSIFICATION", "ORDER_RESULT", "RESPONSE_DRAFT", "REVIEW_RECORD", "FAILURE_RECORD"]
+		v := _latest(t)
+	],
+}
+
+_escalation_events(codes, summary) := array.concat(
+	array.concat(
+		[_record("ESCALATION_RECORD", "escalation-record", "approved", _escalation_content(codes, summary), [], {"from_status": _status})],
+		[_task_status_event(id, "cancelled") | some id in sort(object.keys(_tasks)); id != "T7"; _open_task(id)],
+	),
+	[
+		_task_event("T7", "ready", _gate, []),
+		{"type": "effect", "id": _human_handoff, "status": "pending"},
+	],
+)
+
+_escalation_context(codes, summary) := {
+	"must_know": {
+		"ESCALATION_RECORD": _package("supervisor>human_escalation_gate", _escalation_content(codes, summary)),
+		"CASE": _package("supervisor>human_escalation_gate:CASE", _case),
+	},
+	"may_know": {},
+}
+
+_gate_next := [_next(_gate, "human_support", {"must_know": {"ESCALATION_RECORD": _package("supervisor>human_escalation_gate", _latest_content("ESCALATION_RECORD"))}, "may_know": {}})]

@@ -1,0 +1,546 @@
+package handoff.support
+
+import data.handoff.core
+
+# Failures, retries, recovery, cancellation and the stop exits (seed phases 8, 9 and 11).
+#
+# A retryable failure of a running task (timeout, rate limit, invalid output, crashed
+# worker) moves RUNNING → RETRY_PENDING with exponential backoff (core.retry_decision; the
+# engine adds jitter) and schedules the retry as effect retry/<task>; when the host's
+# scheduler reports it due, attempts remain → READY (the Supervisor dispatches again, with
+# the FAILURE_RECORD), the limit reached → ESCALATED. A failure that is not retried
+# (authorization, permanent, unknown outcome) blocks the workflow until its dependency
+# recovers (effect recovery/<task>, or the gateway's re-verification) or recovery is
+# exhausted (FAILED).
+
+_failed_task := object.get(_request, "task", "")
+
+_failure_class := object.get(_request, "class", "")
+
+_retry_policy(class) := p if {
+	p := _contract.limits.retry[class]
+	is_object(p)
+}
+
+_retryable(class) if _retry_policy(class).retryable == true
+
+# _attempts_remain holds when the failed try was not the last the class allows.
+_attempts_remain if {
+	_retryable(_failure_class)
+	core.failure_attempt < object.get(_retry_policy(_failure_class), "max_attempts", 1)
+}
+
+_failure_retry := core.failure_retry
+
+_failure_record(decision) := _record(
+	"FAILURE_RECORD", "failure-record", "approved", object.union(
+		{
+			"task_id": _failed_task,
+			"agent": _request.agent,
+			"class": _failure_class,
+			"attempt": core.failure_attempt,
+			"max_attempts": object.get(_retry_policy(_failure_class), "max_attempts", 1),
+			"delay_ms": _failure_delay(decision),
+			"decision": decision,
+		},
+		object.union(
+			{"retry_after_ms": n | n := _request.retry_after_ms},
+			{"detail": d | d := _request.detail},
+		),
+	),
+	[], {"task_id": _failed_task, "class": _failure_class},
+)
+
+_failure_delay(decision) := _failure_retry.delay_ms if decision in {"retry", "reassign"}
+
+else := 0
+
+_failure_counters := [
+	{"type": "counter", "name": core.retry_counter(_failed_task), "delta": 1},
+	{"type": "counter", "name": sprintf("failures/%s", [_failure_class]), "delta": 1},
+]
+
+_failure_base(decision) := array.concat(array.concat([_failure_record(decision)], _failure_counters), _usage_events)
+
+_retry_effect := sprintf("retry/%s", [_failed_task])
+
+_recovery_effect := sprintf("recovery/%s", [_failed_task])
+
+# The branch a failure takes, by status and class.
+_failure_branch := "deadlock" if {
+	_status == "REVIEW_PENDING"
+	_failed_task == "T5"
+	_review_overdue
+} else := "delivery" if {
+	_status == "REVIEW_PENDING"
+	_failed_task == "T6"
+} else := "retry_in_place" if {
+	_status in {"CREATED", "PLANNED", "REVIEW_PENDING"}
+	_attempts_remain
+} else := "cancel" if {
+	_status in {"CREATED", "PLANNED"}
+} else := "escalate" if {
+	_status == "REVIEW_PENDING"
+} else := "retry_pending" if {
+	_status == "RUNNING"
+	_retryable(_failure_class)
+} else := "blocked" if {
+	_status == "RUNNING"
+} else := "failed" if {
+	_status == "BLOCKED"
+}
+
+# T1, T2 and T5: retried where they run (the host re-invokes the agent after the delay).
+_failure_proposal := {
+	"outcome": "retry",
+	"status_after": _status,
+	"retry": _failure_retry,
+	"next": [_next(_request.agent, _task_type(_failed_task), _empty_context)],
+	"events": _failure_base("retry"),
+} if {
+	_failure_branch == "retry_in_place"
+}
+
+# T1 or T2 failed for good: nothing was read or sent yet; the workflow stops safely.
+_failure_proposal := {
+	"outcome": "fail",
+	"status_after": "CANCELLED",
+	"next": [],
+	"events": array.concat(_failure_base("cancelled"), _cancel_open_tasks),
+} if {
+	_failure_branch == "cancel"
+}
+
+_failure_proposal := _escalation_proposal([_failure_code], sprintf("task %s of %s failed (%s) in review", [_failed_task, _request.agent, _failure_class]), _failure_base("escalated")) if {
+	_failure_branch == "escalate"
+}
+
+_failure_proposal := _escalation_proposal(["REVIEW_DEADLINE_EXCEEDED"], "the review passed its deadline", _failure_base("escalated")) if {
+	_failure_branch == "deadlock"
+}
+
+_failure_code := "RETRY_EXHAUSTED" if _retryable(_failure_class)
+
+else := "NOT_RETRYABLE"
+
+# The send's fate is uncertain: UNKNOWN until the delivery record is checked.
+_failure_proposal := {
+	"outcome": "await_human",
+	"status_after": "REVIEW_PENDING",
+	"next": [_next("supervisor", "send_response", {"must_know": {"reconcile": _delivery_effects}, "may_know": {}})],
+	"events": array.concat(
+		_failure_base("unknown"),
+		array.concat(
+			[{"type": "effect", "id": id, "status": "unknown"} | some id in _delivery_effects],
+			[_task_status_event("T6", "unknown")],
+		),
+	),
+	"requires_human_review": true,
+} if {
+	_failure_branch == "delivery"
+}
+
+_delivery_effects := sort([id |
+	some id, status in _state.effects
+	startswith(id, "delivery/")
+	status in {"pending", "unknown"}
+])
+
+# METADATA
+# title: Send failed with an unknown outcome
+# description: >-
+#   The send (T6) failed in a way that leaves the delivery uncertain: it is UNKNOWN, and
+#   the delivery record is checked before anything is resent.
+# custom:
+#   code: DELIVERY_UNRECONCILED
+#   outcome: await_human
+reasons contains r if {
+	_failure
+	not _not_assigned
+	_failure_branch == "delivery"
+	r := _gate_reason_outcome("DELIVERY_UNRECONCILED", sprintf("the send failed (%s): the delivery is UNKNOWN until its record is checked", [_failure_class]), "class", "DELIVERY_UNKNOWN", "await_human")
+}
+
+# RUNNING: a recoverable failure waits for its retry.
+_failure_proposal := {
+	"outcome": "retry",
+	"status_after": "RETRY_PENDING",
+	"retry": _failure_retry,
+	"next": [],
+	"events": array.concat(_failure_base(_retry_decision_name), [
+		_task_status_event(_failed_task, "failed"),
+		{"type": "effect", "id": _retry_effect, "status": "pending"},
+	]),
+} if {
+	_failure_branch == "retry_pending"
+	_attempts_remain
+}
+
+_failure_proposal := {
+	"outcome": "await_human",
+	"status_after": "RETRY_PENDING",
+	"next": [],
+	"events": array.concat(_failure_base("escalated"), [
+		_task_status_event(_failed_task, "failed"),
+		{"type": "effect", "id": _retry_effect, "status": "pending"},
+	]),
+	"requires_human_review": true,
+} if {
+	_failure_branch == "retry_pending"
+	not _attempts_remain
+}
+
+_retry_decision_name := "reassign" if _failure_class == "worker_lost"
+
+else := "retry"
+
+# RUNNING: a failure that is not retried blocks the workflow on its dependency.
+_failure_proposal := {
+	"outcome": "await_human",
+	"status_after": "BLOCKED",
+	"next": _blocked_next,
+	"events": array.concat(_failure_base("blocked"), [
+		_task_status_event(_failed_task, "blocked"),
+		{"type": "effect", "id": _recovery_effect, "status": "pending"},
+	]),
+	"requires_human_review": true,
+} if {
+	_failure_branch == "blocked"
+}
+
+# An authorization failure recovers only through the gateway's re-verification.
+_blocked_next := [_next("supervisor", "verify_authorization", _empty_context)] if _failure_class == "authorization"
+
+else := []
+
+# BLOCKED: the blocked task failed again: recovery is exhausted.
+_failure_proposal := {
+	"outcome": "fail",
+	"status_after": "FAILED",
+	"next": [],
+	"events": array.concat(array.concat(_failure_base("failed"), _cancel_open_tasks), _recovery_failed),
+} if {
+	_failure_branch == "failed"
+}
+
+# --- retry timer and recovery outcomes ---------------------------------------------------
+
+_retry_timer if {
+	_status == "RETRY_PENDING"
+	startswith(_effect_id, "retry/")
+	_effect_open
+}
+
+_timer_task := substring(_effect_id, 6, -1)
+
+# _timer_attempts_remain reads the task's last FAILURE_RECORD: its attempt was not the
+# last its class allows.
+_timer_attempts_remain if {
+	f := _last_failure(_timer_task)
+	_retryable(f.class)
+	f.attempt < object.get(_retry_policy(f.class), "max_attempts", 1)
+}
+
+_last_failure(task) := core.artifact_version("FAILURE_RECORD", max(ns)).content if {
+	ns := {v.ref.version | some v in object.get(core.artifact("FAILURE_RECORD"), "versions", {}); v.content.task_id == task}
+	count(ns) > 0
+}
+
+# METADATA
+# title: Retry limit reached
+# description: >-
+#   The retry of a task is due but its last try was the last its failure class allows
+#   (limits.retry[class].max_attempts), or the retry could not be scheduled: the case
+#   escalates to a person. Attempts always stay within the configured limit.
+# custom:
+#   code: RETRY_EXHAUSTED
+#   outcome: await_human
+reasons contains r if {
+	_outcome
+	_retry_timer
+	not _timer_proceeds
+	r := _gate_reason_outcome("RETRY_EXHAUSTED", sprintf("task %s: no attempt remains (last failure: %v)", [_timer_task, _last_failure(_timer_task)]), "effect_id", "RETRY", "await_human")
+}
+
+_timer_proceeds if {
+	_request.result == "acknowledged"
+	_timer_attempts_remain
+}
+
+_outcome_proposal := {
+	"outcome": "allow",
+	"status_after": "READY",
+	"next": _supervisor_next([_timer_task]),
+	"events": [_effect_event("acknowledged"), _task_status_event(_timer_task, "ready")],
+} if {
+	_retry_timer
+	_timer_proceeds
+}
+
+_outcome_proposal := _escalation_proposal(["RETRY_EXHAUSTED"], sprintf("task %s: retry limit reached", [_timer_task]), [_effect_event(_timer_close)]) if {
+	_retry_timer
+	not _timer_proceeds
+}
+
+_timer_close := "acknowledged" if _request.result == "acknowledged"
+
+else := "failed"
+
+_recovery_check if {
+	_status == "BLOCKED"
+	startswith(_effect_id, "recovery/")
+	_effect_open
+}
+
+_recovered_task := substring(_effect_id, 9, -1)
+
+_outcome_proposal := {
+	"outcome": "allow",
+	"status_after": "READY",
+	"next": _supervisor_next([_recovered_task]),
+	"events": [_effect_event("acknowledged"), _task_status_event(_recovered_task, "ready")],
+} if {
+	_recovery_check
+	_request.result == "acknowledged"
+}
+
+# METADATA
+# title: Recovery exhausted
+# description: >-
+#   The check of the blocked task's dependency (effect recovery/<task>) failed: the
+#   workflow fails, with the failure recorded.
+# custom:
+#   code: RETRY_EXHAUSTED
+#   outcome: fail
+reasons contains r if {
+	_outcome
+	_recovery_check
+	_request.result == "failed"
+	r := _gate_reason_outcome("RETRY_EXHAUSTED", sprintf("the dependency of task %s did not recover", [_recovered_task]), "result", "RETRY", "fail")
+}
+
+_outcome_proposal := {
+	"outcome": "fail",
+	"status_after": "FAILED",
+	"next": [],
+	"events": array.concat([_effect_event("failed")], _cancel_open_tasks),
+} if {
+	_recovery_check
+	_request.result == "failed"
+}
+
+_outcome_proposal := {
+	"outcome": "await_human",
+	"status_after": "BLOCKED",
+	"next": [],
+	"events": [_effect_event("unknown")],
+	"requires_human_review": true,
+} if {
+	_recovery_check
+	_request.result == "unknown"
+}
+
+# An outcome of no open effect this status waits for: core blocks an unknown effect, the
+# sequence rule any other.
+_outcome_proposal := {"outcome": "block", "status_after": _status} if {
+	not _delivery_effect
+	not _retry_timer
+	not _recovery_check
+	not _handoff_ack
+}
+
+# METADATA
+# title: Outcome of an effect this status does not wait for
+# description: >-
+#   An outcome names an effect that is settled, or one the current status does not wait
+#   for (a delivery outside REVIEW_PENDING, a retry outside RETRY_PENDING, a recovery
+#   outside BLOCKED, the human handoff outside ESCALATED).
+# custom:
+#   code: OUT_OF_SEQUENCE
+#   outcome: block
+reasons contains r if {
+	_outcome
+	_state.effects[_effect_id]
+	not _delivery_effect
+	not _retry_timer
+	not _recovery_check
+	not _handoff_ack
+	r := _reason("OUT_OF_SEQUENCE", sprintf("effect %s is %s; status %s does not wait for its outcome", [_effect_id, _state.effects[_effect_id], _status]), "effect_id")
+}
+
+# --- cancellation ------------------------------------------------------------------------
+
+_open_effects := sort([id | some id, status in _state.effects; status in {"pending", "unknown"}])
+
+_cancellable := {"CREATED", "PLANNED", "READY", "RUNNING"}
+
+_cancel_problems contains msg if {
+	not _status in _cancellable
+	msg := sprintf("status %s cannot be cancelled: it ends through its recovery or escalation path", [_status])
+}
+
+_cancel_problems contains msg if {
+	_status == "RUNNING"
+	count(_open_effects) > 0
+	msg := sprintf("side effects %v are pending or unknown: reconcile them first", [_open_effects])
+}
+
+# METADATA
+# title: Cancellation not safe
+# description: >-
+#   Cancellation stops new work and checks active side effects: it is refused while a
+#   side effect is pending or unknown, and in statuses the state machine does not let
+#   cancel (RETRY_PENDING, REVIEW_PENDING and BLOCKED end through their retry, review,
+#   recovery or escalation paths).
+# custom:
+#   code: CANCELLATION_UNSAFE
+#   outcome: block
+reasons contains r if {
+	_cancel
+	some msg in _cancel_problems
+	r := _gate_reason("CANCELLATION_UNSAFE", msg, "", "CANCEL")
+}
+
+_cancel_proposal := {
+	"outcome": "allow",
+	"status_after": "CANCELLED",
+	"next": [],
+	"events": _cancel_open_tasks,
+} if {
+	count(_cancel_problems) == 0
+}
+
+_cancel_proposal := {"outcome": "block", "status_after": _status} if {
+	count(_cancel_problems) > 0
+}
+
+# --- stops: deadline and budget ----------------------------------------------------------
+
+_deadline_ns := _ns(_state.created_at) + (n * _ms) if {
+	n := _cfg("max_workflow_duration_ms")
+	is_number(n)
+}
+
+_deadline_passed if not _deadline_ns
+
+_deadline_passed if _now_ns > _deadline_ns
+
+_usage := u if {
+	u := _request.usage
+	is_object(u)
+} else := {}
+
+_usage_totals := [[counter, limit, _counter(counter) + object.get(_usage, field, 0)] |
+	some [counter, limit, field] in [
+		["usage/model_calls", "max_model_calls", "model_calls"],
+		["usage/tool_calls", "max_tool_calls", "tool_calls"],
+		["usage/cost_micros", "cost_budget_micros", "cost_micros"],
+	]
+]
+
+_over_budget contains [counter, total] if {
+	some [counter, limit, total] in _usage_totals
+	not _at_most(limit, total)
+}
+
+_at_most(name, n) if {
+	limit := _cfg(name)
+	is_number(limit)
+	n <= limit
+}
+
+_usage_events := [{"type": "counter", "name": counter, "delta": n} |
+	some [counter, field] in [
+		["usage/model_calls", "model_calls"],
+		["usage/tool_calls", "tool_calls"],
+		["usage/cost_micros", "cost_micros"],
+	]
+	n := object.get(_usage, field, 0)
+	n > 0
+]
+
+# _stopping holds for a valid request that arrives past the workflow's deadline, or
+# whose usage takes the workflow past a budget: the workflow takes its status's stop
+# exit instead. Outcomes (reconciling what already happened) and cancellations are
+# always judged on their own terms.
+_stopping if {
+	_ready
+	not _kind in {"start", "outcome", "cancel"}
+	_stop_cause
+}
+
+_stop_cause if _deadline_passed
+
+_stop_cause if count(_over_budget) > 0
+
+# METADATA
+# title: Workflow deadline passed
+# description: >-
+#   The request arrives after config.max_workflow_duration_ms from the workflow's start:
+#   the workflow takes its status's stop exit (config.stop_exits: CREATED, PLANNED and
+#   READY cancel, RUNNING cancels when no side effect is open and blocks otherwise,
+#   RETRY_PENDING and REVIEW_PENDING escalate, BLOCKED fails). The request itself is not
+#   applied.
+# custom:
+#   code: WORKFLOW_DEADLINE_EXCEEDED
+#   outcome: fail
+reasons contains r if {
+	_stopping
+	_deadline_passed
+	r := _gate_reason_outcome("WORKFLOW_DEADLINE_EXCEEDED", sprintf("workflow %q started at %s; it may run %v ms: stopping (%s → %s)", [object.get(_state, "workflow_id", ""), object.get(_state, "created_at", "unknown"), object.get(_config, "max_workflow_duration_ms", "not configured"), _status, _stop_exit]), "", "DEADLINE", _stop_outcome)
+}
+
+# METADATA
+# title: Budget spent
+# description: >-
+#   The request's usage takes the workflow past config.max_model_calls, max_tool_calls
+#   or cost_budget_micros: the usage is counted, the request is not applied, and the
+#   workflow takes its status's stop exit.
+# custom:
+#   code: BUDGET_EXHAUSTED
+#   outcome: fail
+reasons contains r if {
+	_stopping
+	some [counter, total] in _over_budget
+	r := _gate_reason_outcome("BUDGET_EXHAUSTED", sprintf("%s would be %d, over its budget: stopping (%s → %s)", [counter, total, _status, _stop_exit]), "usage", "BUDGET", _stop_outcome)
+}
+
+_stop_exit := "BLOCKED" if {
+	_status == "RUNNING"
+	count(_open_effects) > 0
+} else := e if {
+	e := _config.stop_exits[_status]
+	is_string(e)
+} else := _status
+
+_stop_outcome := "await_human" if _stop_exit in {"ESCALATED", "BLOCKED"}
+
+else := "fail"
+
+_stop_codes := array.concat(
+	["WORKFLOW_DEADLINE_EXCEEDED" | _deadline_passed],
+	["BUDGET_EXHAUSTED" | count(_over_budget) > 0],
+)
+
+_stop_proposal := _escalation_proposal(_stop_codes, sprintf("stopped in %s", [_status]), _usage_events) if {
+	_stop_exit == "ESCALATED"
+}
+
+_stop_proposal := {
+	"outcome": "await_human",
+	"status_after": "BLOCKED",
+	"next": [],
+	"events": _usage_events,
+	"requires_human_review": true,
+} if {
+	_stop_exit == "BLOCKED"
+}
+
+_stop_proposal := {
+	"outcome": "fail",
+	"status_after": _stop_exit,
+	"next": [],
+	"events": array.concat(_cancel_open_tasks, _usage_events),
+} if {
+	_stop_exit in {"CANCELLED", "FAILED"}
+}

@@ -1,0 +1,408 @@
+package handoff.support
+
+# T5: the Reviewer's verdict (seed phase 10). ACCEPT when every check passes and the
+# policy finds nothing unsupported; REVISE for a correctable defect; REASSIGN when the
+# worker lacks a capability (to an agent that already holds it); REJECT for an unsafe,
+# unsupported or invalid result (it can never be sent); ESCALATE when a person must
+# decide. Revision cycles are bounded; a review past its deadline escalates.
+
+_verdict := object.get(_request, "verdict", "")
+
+_reviewed := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+
+_reviewed_types := {r.type | some r in _reviewed}
+
+_defects := [d | some d in object.get(_request, "defects", []); is_object(d)]
+
+_checks_reported := {g.id: g.passed | some g in object.get(_request, "gates", []); is_object(g)}
+
+_review_checks := object.keys(object.get(_config, "review_checks", {}))
+
+_draft_version := _latest("RESPONSE_DRAFT")
+
+_draft_content := _latest_content("RESPONSE_DRAFT")
+
+_cycles := _counter("review_cycles")
+
+_cycles_left if _cycles < _max_review_cycles
+
+# --- the review's own validity ---------------------------------------------------------
+
+# METADATA
+# title: Review scope invalid
+# description: >-
+#   A review judges the latest RESPONSE_DRAFT, and may read the ORDER_RESULT it rests
+#   on; a review that leaves the draft out or names other artifacts is refused (core
+#   refuses versions that are not the latest).
+# custom:
+#   code: REVIEW_SCOPE_INVALID
+#   outcome: block
+reasons contains r if {
+	_review
+	some msg in _scope_problems
+	r := _gate_reason("REVIEW_SCOPE_INVALID", msg, "artifacts", "REVIEW")
+}
+
+_scope_problems contains "the review does not judge the RESPONSE_DRAFT" if not "RESPONSE_DRAFT" in _reviewed_types
+
+_scope_problems contains sprintf("a review judges RESPONSE_DRAFT and ORDER_RESULT only, not %s", [t]) if {
+	some t in _reviewed_types
+	not t in {"RESPONSE_DRAFT", "ORDER_RESULT"}
+}
+
+_defect_problems contains [sprintf("defects[%d].check", [i]), msg] if {
+	some i, d in _defects
+	not object.get(d, "check", "") in _review_checks
+	msg := sprintf("defect %q names no check of the review (got %v; checks: %v)", [d.id, object.get(d, "check", null), sort(_review_checks)])
+}
+
+_defect_problems contains [sprintf("defects[%d].artifact", [i]), msg] if {
+	some i, d in _defects
+	not d.artifact in _reviewed_types
+	msg := sprintf("defect %q concerns %s, which this review does not judge", [d.id, d.artifact])
+}
+
+_defect_problems contains ["defects", msg] if {
+	_verdict in {"REVISE", "REJECT", "REASSIGN"}
+	count(_defects) == 0
+	msg := sprintf("verdict %s without a defect: nothing is wrong to correct", [_verdict])
+}
+
+# METADATA
+# title: Defect without a failed check
+# description: >-
+#   A REVISE, REJECT or REASSIGN names at least one defect, and every defect names one of
+#   the Reviewer's checks (config.review_checks) and an artifact the review judges: the
+#   Reviewer returns work for a reason the contract knows, not by taste.
+# custom:
+#   code: SUBJECTIVE_DEFECT
+#   outcome: block
+reasons contains r if {
+	_review
+	some [path, msg] in _defect_problems
+	r := _gate_reason("SUBJECTIVE_DEFECT", msg, path, "REVIEW_CHECKS")
+}
+
+# METADATA
+# title: Reviewer checks incomplete
+# description: >-
+#   An ACCEPT reports every check of config.review_checks (evidence supported, delivery
+#   date current, answers the question, no unnecessary personal data, no unsupported
+#   promise) as a passed gate. A missing or failed check is not an ACCEPT.
+# custom:
+#   code: REVIEW_CHECKS_INCOMPLETE
+#   outcome: block
+reasons contains r if {
+	_review
+	_verdict == "ACCEPT"
+	not _review_overdue
+	some check in _review_checks
+	not _checks_reported[check] == true
+	r := _gate_reason("REVIEW_CHECKS_INCOMPLETE", sprintf("check %q (%s) is %s", [check, _config.review_checks[check].question, _check_state(check)]), "gates", "REVIEW_CHECKS")
+}
+
+_check_state(check) := "failed" if _checks_reported[check] == false
+
+else := "not reported"
+
+# --- what the policy finds before an ACCEPT --------------------------------------------
+
+_accepting if {
+	_review
+	_verdict == "ACCEPT"
+	not _review_overdue
+}
+
+# METADATA
+# title: Accepted draft not supported
+# description: >-
+#   The Reviewer accepts a draft whose order claims the latest verified order result does
+#   not support (a newer result arrived, or the draft was never consistent): no
+#   unverified order claim reaches the customer.
+# custom:
+#   code: UNSUPPORTED_CLAIM
+#   outcome: block
+reasons contains r if {
+	_accepting
+	some msg in _claim_problems(_draft_content)
+	r := _gate_reason("UNSUPPORTED_CLAIM", msg, "artifacts", "EVIDENCE")
+}
+
+# _result_too_old holds when the latest order result was recorded longer ago than
+# config.max_result_age_ms: the status may have changed since.
+_result_too_old if {
+	v := _latest("ORDER_RESULT")
+	not _within_ms("max_result_age_ms", _now_ns - _ns(v.recorded_at))
+}
+
+# METADATA
+# title: Order result too old to accept
+# description: >-
+#   The Reviewer accepts an order-status answer whose order result was recorded more than
+#   config.max_result_age_ms ago: the estimated delivery may no longer be current.
+#   REASSIGN T3 to refresh it.
+# custom:
+#   code: STALE_EVIDENCE
+#   outcome: block
+reasons contains r if {
+	_accepting
+	_draft_content.kind == "order_status"
+	_result_too_old
+	r := _gate_reason("STALE_EVIDENCE", sprintf("ORDER_RESULT v%d is older than %v ms", [_latest_n("ORDER_RESULT"), object.get(_config, "max_result_age_ms", "not configured")]), "artifacts", "EVIDENCE_FRESH")
+}
+
+_escalation_needed contains sprintf("route %s ends with a person, not a sent response", [_route]) if _route == "human"
+
+_escalation_needed contains sprintf("the draft proposes %s: a person decides sensitive actions", [concat(", ", sort(_sensitive_promises(_draft_content)))]) if {
+	count(_sensitive_promises(_draft_content)) > 0
+}
+
+# METADATA
+# title: Escalation required
+# description: >-
+#   The Reviewer accepts what only a person may decide: a case on the human route (refund
+#   dispute, complaint, sensitive action request, unresolved evidence) or a draft
+#   proposing a sensitive action. The verdict must be ESCALATE.
+# custom:
+#   code: ESCALATION_REQUIRED
+#   outcome: block
+reasons contains r if {
+	_accepting
+	some msg in _escalation_needed
+	r := _gate_reason("ESCALATION_REQUIRED", msg, "verdict", "SEC-SENSITIVE")
+}
+
+# --- REASSIGN --------------------------------------------------------------------------
+
+_reassign := a if {
+	a := _request.report.reassign
+	is_object(a)
+}
+
+_reassign_problems contains "REASSIGN names no task and agent (report.reassign)" if not _reassign
+
+_reassign_problems contains sprintf("task %s cannot be reassigned: only T3 and T4 are", [_reassign.task_id]) if {
+	not _reassign.task_id in {"T3", "T4"}
+}
+
+_reassign_problems contains msg if {
+	_reassign.task_id in {"T3", "T4"}
+	not _task_type(_reassign.task_id) in _agent_tasks(_reassign.agent)
+	msg := sprintf("%q does not hold task %s (%s): a reviewer cannot grant permissions", [_reassign.agent, _reassign.task_id, _task_type(_reassign.task_id)])
+}
+
+# METADATA
+# title: Reassignment not permitted
+# description: >-
+#   A REASSIGN moves T3 or T4 to an agent whose registry entry already holds the task:
+#   the Reviewer cannot grant permissions, so it cannot hand a task to an agent lacking
+#   it (or name no agent at all).
+# custom:
+#   code: REASSIGN_NOT_PERMITTED
+#   outcome: block
+reasons contains r if {
+	_review
+	_verdict == "REASSIGN"
+	not _review_overdue
+	some msg in _reassign_problems
+	r := _gate_reason("REASSIGN_NOT_PERMITTED", msg, "report.reassign", "SEC-REASSIGN")
+}
+
+# METADATA
+# title: Reassignment to records without authorization
+# description: >-
+#   A REASSIGN of a task that reads customer records (T3) while the workflow holds no
+#   verified authorization with its scope: authorization comes first in routing.
+# custom:
+#   code: AUTHORIZATION_REQUIRED
+#   outcome: block
+reasons contains r if {
+	_review
+	_verdict == "REASSIGN"
+	not _review_overdue
+	_cycles_left
+	scope := _task_cfg(_reassign.task_id).scope
+	not _authorized_for(scope)
+	r := _gate_reason("AUTHORIZATION_REQUIRED", sprintf("task %s needs %s, which the workflow's authorization does not grant now", [_reassign.task_id, scope]), "report.reassign", "SEC-AUTHZ")
+}
+
+# --- deadline and cycles -----------------------------------------------------------------
+
+# _review_overdue holds when T5 was dispatched longer ago than config.review_deadline_ms.
+_review_overdue if {
+	a := _assignment("T5")
+	not _within_ms("review_deadline_ms", _now_ns - _ns(a.recorded_at))
+}
+
+# METADATA
+# title: Reviewer deadlock
+# description: >-
+#   The review (or a failure of the Reviewer) arrives after config.review_deadline_ms
+#   from the dispatch of T5: the Reviewer is deadlocked and the case escalates to a
+#   person, whatever the verdict. The escalation is recorded.
+# custom:
+#   code: REVIEW_DEADLINE_EXCEEDED
+#   outcome: await_human
+reasons contains r if {
+	_ready
+	not _stopping
+	_kind in {"review", "failure"}
+	_status == "REVIEW_PENDING"
+	_task_status("T5") == "running"
+	_review_overdue
+	r := _gate_reason_outcome("REVIEW_DEADLINE_EXCEEDED", sprintf("T5 was dispatched more than %v ms ago: escalating", [object.get(_config, "review_deadline_ms", "not configured")]), "", "REVIEW_DEADLINE", "await_human")
+}
+
+# METADATA
+# title: Review cycles exhausted
+# description: >-
+#   The Reviewer returns the work again after limits.max_review_cycles revision cycles
+#   ("Repeated reviewer rejection: stop after configured review limit"): the case
+#   escalates to a person instead of another loop.
+# custom:
+#   code: REVIEW_CYCLES_EXHAUSTED
+#   outcome: await_human
+reasons contains r if {
+	_review
+	_verdict in {"REVISE", "REJECT", "REASSIGN"}
+	not _review_overdue
+	not _cycles_left
+	r := _gate_reason_outcome("REVIEW_CYCLES_EXHAUSTED", sprintf("%d of %v revision cycles used: escalating instead of another loop", [_cycles, object.get(_contract, ["limits", "max_review_cycles"], "not configured")]), "verdict", "REVIEW_LIMIT", "await_human")
+}
+
+# METADATA
+# title: Review defect
+# description: >-
+#   A defect the Reviewer found, naming the check it fails: reported when the review
+#   returns the work (REVISE, REASSIGN: revise; REJECT: the draft is rejected for good).
+# custom:
+#   code: QUALITY_GATE_FAILED
+#   outcome: revise
+reasons contains r if {
+	_review
+	_verdict in {"REVISE", "REJECT", "REASSIGN"}
+	not _review_overdue
+	some i, d in _defects
+	object.get(d, "check", "") in _review_checks
+	r := _gate_reason_outcome("QUALITY_GATE_FAILED", sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, d.description]), sprintf("defects[%d]", [i]), d.check, "revise")
+}
+
+# --- the verdict -------------------------------------------------------------------------
+
+_review_branch := "deadlock" if {
+	_review_overdue
+} else := "escalate" if {
+	_verdict == "ESCALATE"
+} else := "accept" if {
+	_verdict == "ACCEPT"
+} else := "exhausted" if {
+	not _cycles_left
+} else := lower(_verdict)
+
+_review_result := {
+	"deadlock": "escalated",
+	"escalate": "escalated",
+	"exhausted": "escalated",
+	"accept": "accepted",
+	"revise": "revise",
+	"reject": "rejected",
+	"reassign": "reassigned",
+}
+
+_review_record := object.union(
+	{
+		"verdict": _verdict,
+		"result": _review_result[_review_branch],
+		"cycle": _cycles,
+		"reviewed": _reviewed,
+		"checks": object.get(_request, "gates", []),
+		"defects": _defects,
+	},
+	object.union(
+		{k: v | some k in {"reassign", "notes"}; v := _request.report[k]},
+		{"summary": s | s := _request.summary},
+	),
+)
+
+_review_record_event := _record("REVIEW_RECORD", "review-record", "approved", _review_record, _reviewed, {"task_id": "T5"})
+
+_defect_events := [{"type": "defect", "defect": d, "status": "open"} | some d in _defects]
+
+_draft_status_event(status) := [_status_event("RESPONSE_DRAFT", _draft_version.ref.version, status) |
+	_draft_version.status in _open_statuses
+]
+
+_review_proposal := {
+	"outcome": "allow",
+	"status_after": "REVIEW_PENDING",
+	"next": [_next("supervisor", "send_response", _package("reviewer>supervisor", _draft_content))],
+	"events": array.concat(
+		array.concat([_review_record_event], _draft_status_event("approved")),
+		array.concat(
+			[_status_event("ORDER_RESULT", v.ref.version, "approved") | v := _latest("ORDER_RESULT"); v.status == "under_review"],
+			array.concat([_task_status_event("T5", "done")], _ready_events("T5")),
+		),
+	),
+} if {
+	_review_branch == "accept"
+}
+
+_review_proposal := _escalation_proposal(codes, _escalation_summary, [_review_record_event]) if {
+	_review_branch in {"escalate", "deadlock", "exhausted"}
+	codes := {"escalate": ["ESCALATE"], "deadlock": ["REVIEW_DEADLINE_EXCEEDED"], "exhausted": ["REVIEW_CYCLES_EXHAUSTED"]}[_review_branch]
+}
+
+# REVISE and REJECT return the draft to the Support Agent (a rejected draft is never
+# sent: a new one is written); the Supervisor dispatches T4 again.
+_review_proposal := {
+	"outcome": "revise",
+	"status_after": "READY",
+	"revise": [{"artifact": "RESPONSE_DRAFT", "producer": _producer("RESPONSE_DRAFT"), "defects": sort([d.id | some d in _defects])}],
+	"next": _supervisor_next(["T4"]),
+	"events": array.concat(
+		array.concat([_review_record_event], _draft_status_event({"revise": "revision_required", "reject": "rejected"}[_review_branch])),
+		array.concat(_defect_events, [
+			_task_event("T4", "ready", object.get(_task_cfg("T4"), "owner", "support_agent"), _deps("T4")),
+			_task_status_event("T5", "pending"),
+			{"type": "counter", "name": "review_cycles", "delta": 1},
+		]),
+	),
+} if {
+	_review_branch in {"revise", "reject"}
+}
+
+# REASSIGN hands the named task to the named agent; what depends on it runs again.
+_review_proposal := {
+	"outcome": "revise",
+	"status_after": "READY",
+	"revise": [{"artifact": _task_output(_reassign.task_id), "producer": _reassign.agent, "defects": sort([d.id | some d in _defects])}],
+	"next": _supervisor_next([_reassign.task_id]),
+	"events": array.concat(
+		array.concat([_review_record_event], _draft_status_event("revision_required")),
+		array.concat(_defect_events, array.concat(_reassign_events(_reassign.task_id), [{"type": "counter", "name": "review_cycles", "delta": 1}])),
+	),
+} if {
+	_review_branch == "reassign"
+}
+
+# _escalation_summary is the Reviewer's summary, or what the review decided.
+_escalation_summary := s if {
+	s := _request.summary
+	is_string(s)
+	s != ""
+} else := sprintf("review of RESPONSE_DRAFT v%d: %s", [_draft_version.ref.version, _review_branch])
+
+_reassign_events("T3") := [
+	_task_event("T3", "ready", _reassign.agent, _t3_deps),
+	_task_event("T4", "pending", object.get(_task_cfg("T4"), "owner", "support_agent"), ["T3"]),
+	_task_status_event("T5", "pending"),
+]
+
+_reassign_events("T4") := [
+	_task_event("T4", "ready", _reassign.agent, _deps("T4")),
+	_task_status_event("T5", "pending"),
+]
+
+_t3_deps := _deps("T3") if _task_status("T3") != "absent"
+
+else := ["T2"]

@@ -1,0 +1,51 @@
+package handoff.support
+
+# Security as policy (seed phase 12) beyond core's guardrails (secrets, injection,
+# tenant and scope isolation): no unnecessary personal data in recorded events, and the
+# customer's words and tool content passed on as labeled, untrusted data.
+
+_personal_data_patterns := p if {
+	p := _config.personal_data
+	is_array(p)
+} else := []
+
+# _texts are [walk path, text] of every string of the request.
+_texts contains [path, s] if {
+	walk(_request, [path, s])
+	is_string(s)
+}
+
+_all_text := concat("\n", [s | walk(_request, [_, s]); is_string(s)])
+
+_personal_data_hits contains p if {
+	some p in _personal_data_patterns
+	regex.match(p.regex, _all_text)
+}
+
+# METADATA
+# title: Personal data in a request
+# description: >-
+#   A string of the request matches one of config.personal_data (e-mail address, phone
+#   number, payment card, bank account). Every request is recorded in the log, so the
+#   host redacts them first: the workflow keeps a pseudonymous customer reference and
+#   the order reference, and the order system keeps the rest. The message names the
+#   pattern and the path, never the data.
+# custom:
+#   code: PERSONAL_DATA_EXPOSED
+#   outcome: block
+reasons contains r if {
+	_ready
+	some pattern in _personal_data_hits
+	some [path, s] in _texts
+	regex.match(pattern.regex, s)
+	p := _path_string(path)
+	r := _gate_reason("PERSONAL_DATA_EXPOSED", sprintf("%s holds personal data (%s): redact it before it is recorded", [p, pattern.name]), p, "SEC-PII")
+}
+
+_path_string(path) := concat("", [_segment(i, s) | some i, s in path])
+
+_segment(i, s) := sprintf("[%d]", [s]) if {
+	is_number(s)
+} else := s if {
+	i == 0
+} else := sprintf(".%v", [s])

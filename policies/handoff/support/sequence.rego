@@ -1,0 +1,359 @@
+package handoff.support
+
+# Which request each status waits for, who may send what, the correlation id, and the
+# start. Seed phase 2 (roles and boundaries), phase 7 (correlation ids) and phase 12
+# (service identities).
+
+# --- request kinds -------------------------------------------------------------------
+
+_handoff if {
+	_live
+	_kind == "handoff"
+}
+
+_task_id := t if {
+	t := _request.task_id
+	is_string(t)
+} else := ""
+
+# _dispatch is the Supervisor assigning a task of the graph to a worker (phase 7 envelope).
+_dispatch if {
+	_handoff
+	_request.task_type == "assign_task"
+}
+
+# _result is a handoff delivering a task's output.
+_result if {
+	_handoff
+	not _dispatch
+	_output
+}
+
+_classification if {
+	_result
+	_output.type == "CLASSIFICATION"
+}
+
+_authorization if {
+	_result
+	_output.type == "AUTHORIZATION_RECORD"
+}
+
+_order_result if {
+	_result
+	_output.type == "ORDER_RESULT"
+}
+
+_draft if {
+	_result
+	_output.type == "RESPONSE_DRAFT"
+}
+
+_send if {
+	_result
+	_output.type == "CUSTOMER_RESPONSE"
+}
+
+_review if {
+	_live
+	_kind == "review"
+}
+
+_failure if {
+	_live
+	_kind == "failure"
+}
+
+_outcome if {
+	_ready
+	_kind == "outcome"
+}
+
+_cancel if {
+	_ready
+	_kind == "cancel"
+}
+
+# --- what each status waits for -------------------------------------------------------
+
+_expected if {
+	_kind == "start"
+	_status == object.get(_contract, ["workflow", "initial"], "CREATED")
+}
+
+# T1 in CREATED, T2 in PLANNED (and as re-verification in BLOCKED).
+_expected if {
+	_classification
+	_status == "CREATED"
+}
+
+_expected if {
+	_authorization
+	_status in {"PLANNED", "BLOCKED"}
+}
+
+_expected if {
+	_dispatch
+	_status in {"READY", "RUNNING"}
+}
+
+_expected if {
+	_order_result
+	_status == "RUNNING"
+}
+
+_expected if {
+	_draft
+	_status == "RUNNING"
+}
+
+_expected if {
+	_send
+	_status == "REVIEW_PENDING"
+}
+
+_expected if {
+	_review
+	_status == "REVIEW_PENDING"
+}
+
+_expected if {
+	_failure
+	_status in {"CREATED", "PLANNED", "RUNNING", "REVIEW_PENDING", "BLOCKED"}
+}
+
+_expected if {
+	_outcome
+	_status in {"RETRY_PENDING", "REVIEW_PENDING", "BLOCKED", "ESCALATED"}
+}
+
+# A cancel is always expected; CANCELLATION_UNSAFE says where it is refused.
+_expected if _cancel
+
+# Past its deadline or budget, any valid request stops the workflow.
+_expected if _stopping
+
+# _sequence_explained holds when a more specific rule says why the request does not fit
+# the current status (it then stands alone instead of OUT_OF_SEQUENCE).
+_sequence_explained if _not_assigned
+
+_sequence_explained if _output_missing
+
+# METADATA
+# title: Request out of sequence
+# description: >-
+#   The request is not one the workflow's current status waits for: T1 outside CREATED,
+#   T2 outside PLANNED and BLOCKED, a dispatch outside READY and RUNNING, a result
+#   outside RUNNING, a send or review outside REVIEW_PENDING, an outcome outside the
+#   statuses that wait for one, an approval or resolution (the support pack asks for
+#   neither).
+# custom:
+#   code: OUT_OF_SEQUENCE
+#   outcome: block
+reasons contains r if {
+	_live
+	not _expected
+	not _sequence_explained
+	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s", [_kind, _request_label, _status]), "")
+}
+
+_request_label := sprintf("%s/%s (task %s) by %q", [_request.source_agent, _request.task_type, _task_id, _actor_id]) if _kind == "handoff"
+
+else := sprintf("of task %s by %q", [_request.task, _actor_id]) if _kind == "failure"
+
+else := sprintf("by %q", [_actor_id])
+
+# METADATA
+# title: Result handoff without output
+# description: >-
+#   A handoff that is not a dispatch (task_type assign_task) delivers its task's
+#   output: without one it passes responsibility on without the work.
+# custom:
+#   code: OUTPUT_MISSING
+#   outcome: block
+reasons contains r if {
+	_output_missing
+	r := _reason("OUTPUT_MISSING", sprintf("handoff %s>%s (task %s, %s) delivers no output", [_request.source_agent, _request.target_agent, _task_id, _request.task_type]), "output")
+}
+
+_output_missing if {
+	_handoff
+	not _dispatch
+	not _output
+}
+
+# --- who may send what ---------------------------------------------------------------
+
+# METADATA
+# title: Unknown service identity
+# description: >-
+#   A request from the host (actor type system) names a service identity that is not
+#   in config.system_actors: service identities are authenticated like agents.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_actor_type == "system"
+	not _actor_id in object.get(_config, "system_actors", [])
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("system actor %q is not a service identity of the support pack (%v)", [_actor_id, object.get(_config, "system_actors", [])]), "actor.id", "SEC-IDENTITY")
+}
+
+# METADATA
+# title: Report not from the host
+# description: >-
+#   Failures and outcomes of external effects (deliveries, retries, recovery checks, the
+#   human handoff) are reported by the host's services, never by an agent or a person:
+#   an agent cannot declare its own work delivered or its own failure settled.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind in {"failure", "outcome"}
+	_actor_type != "system"
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not report a %s: the host's services do", [_actor_type, _actor_id, _kind]), "actor.type", "SEC-IDENTITY")
+}
+
+# METADATA
+# title: Handoff by a service
+# description: >-
+#   A service identity sends a handoff only as the authorization gateway recording T2 on
+#   the Supervisor's behalf; every other handoff comes from the agent itself.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "handoff"
+	_actor_type == "system"
+	not _output.type == "AUTHORIZATION_RECORD"
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("system actor %q may not send a handoff as %q: only the gateway's T2 is sent by a service", [_actor_id, object.get(_request, "source_agent", "")]), "actor.type", "SEC-IDENTITY")
+}
+
+# METADATA
+# title: Start by an agent
+# description: >-
+#   A support workflow is started by the host (a system actor) or a support specialist
+#   from the customer's message, never by an agent.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "start"
+	not _may_start
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start a support workflow", [_actor_type, _actor_id]), "actor", "SEC-IDENTITY")
+}
+
+_may_start if _actor_type == "system"
+
+_may_start if {
+	_actor_type == "human"
+	"support_specialist" in _actor_roles
+}
+
+# METADATA
+# title: Cancel by a person without the support role
+# description: >-
+#   A person cancels a support workflow only as a support specialist; the host may
+#   cancel (for the customer), an agent never (core).
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_cancel
+	_actor_type == "human"
+	not "support_specialist" in _actor_roles
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("person %q is not a support specialist and may not cancel", [_actor_id]), "actor.roles", "SEC-IDENTITY")
+}
+
+# --- correlation ---------------------------------------------------------------------
+
+_correlation_id := object.get(_case, "correlation_id", "")
+
+# METADATA
+# title: Correlation id not preserved
+# description: >-
+#   Every request of a support workflow carries the workflow's correlation id as its
+#   trace_id: the start's trace_id, recorded on the case. A request with another one
+#   would break the trace Workflow → Task → Agent → API call.
+# custom:
+#   code: CORRELATION_MISMATCH
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind != "start"
+	trace := _request.trace_id
+	is_string(trace)
+	trace != _correlation_id
+	r := _gate_reason("CORRELATION_MISMATCH", sprintf("trace_id %q is not the workflow's correlation id %q", [trace, _correlation_id]), "trace_id", "CORRELATION")
+}
+
+# --- configuration -------------------------------------------------------------------
+
+_required_config := {
+	"per_call_timeout_ms": "number",
+	"max_workflow_duration_ms": "number",
+	"review_deadline_ms": "number",
+	"max_model_calls": "number",
+	"max_tool_calls": "number",
+	"cost_budget_micros": "number",
+	"max_concurrent_tasks": "number",
+	"max_delegation_depth": "number",
+	"max_evidence_age_ms": "number",
+	"max_result_age_ms": "number",
+	"clock_skew_ms": "number",
+	"min_classification_confidence": "number",
+	"authorization_ttl_ms": "number",
+	"source_authority": "object",
+	"verified_provenance": "array",
+	"intents": "object",
+	"routes": "object",
+	"tasks": "object",
+	"review_checks": "object",
+	"system_actors": "array",
+	"authorization_services": "array",
+	"sensitive_actions": "object",
+	"allowed_promises": "array",
+	"approved_knowledge_sources": "array",
+	"personal_data": "array",
+	"untrusted_fields": "object",
+	"stop_exits": "object",
+}
+
+# METADATA
+# title: Support configuration missing
+# description: >-
+#   The support configuration (data.handoff.support.config, exported from the CUE value
+#   config) lacks a value the policy reads. No limit is unlimited and no table is
+#   optional: every request is blocked until it is there.
+# custom:
+#   code: CONTRACT_MISSING
+#   outcome: block
+reasons contains r if {
+	_valid
+	some name, want in _required_config
+	type_name(object.get(_config, name, null)) != want
+	r := _reason("CONTRACT_MISSING", sprintf("the support configuration has no %s %s", [want, name]), "")
+}
+
+# --- start -------------------------------------------------------------------------------
+
+_brief := b if {
+	b := _request.brief
+	is_object(b)
+} else := {}
+
+_case_content := object.union(_brief, {"correlation_id": object.get(_request, "trace_id", "")})
+
+# start: the case is recorded and the Supervisor classifies it (T1).
+_start_proposal := {
+	"outcome": "allow",
+	"status_after": _status,
+	"next": [_next("supervisor", "classify_request", _package("customer>supervisor", _case_content))],
+	"events": [
+		_record("CASE", "case", "approved", _case_content, [], {"channel": object.get(_brief, "channel", "")}),
+		_task_event("T1", "running", "supervisor", []),
+	],
+}

@@ -1,0 +1,323 @@
+# Package handoff.support decides every request of the support pack: supervisor–worker–
+# reviewer customer support for order-status questions. The Supervisor classifies (T1),
+# the authorization gateway verifies (T2), the Order Research Agent retrieves the order
+# (T3), the Support Agent drafts (T4), the Reviewer validates (T5, mandatory), and the
+# Supervisor sends (T6) or the Human Escalation Gate takes over (T7).
+#
+# The decision is core.decide(reasons, proposal): the core guardrails and the pack's own
+# reasons (each rule with its code in METADATA) applied to the pack's proposal for the
+# unblocked path. The pack's tables are data.handoff.support.contract (exported from the
+# CUE value pack) and data.handoff.support.config (the task graph, routing rules and
+# configuration values, exported from the CUE value config).
+package handoff.support
+
+import data.handoff.core
+
+# METADATA
+# title: Support decision
+# description: >-
+#   The decision for one request of a support workflow: the core guardrails and the
+#   support rules decide together; any blocking reason blocks.
+# entrypoint: true
+decision := core.decide(_core_reasons | reasons, _proposal)
+
+# _core_reasons are core's reasons, less WORKFLOW_TERMINAL for the one request a terminal
+# support workflow still takes: the acknowledgement of its human handoff (ESCALATED is
+# terminal, and the Human Escalation Gate completes when a person acknowledges).
+_core_reasons := {r | some r in core.reasons; not _exempt(r)}
+
+_exempt(r) if {
+	r.code == "WORKFLOW_TERMINAL"
+	_handoff_ack
+}
+
+# _proposal is the pack's answer for the unblocked path. A request the current status
+# waits for always has one; any other request proposes a block (its reason comes from
+# OUT_OF_SEQUENCE or from the rule that explains it).
+_proposal := p if {
+	_ready
+	_expected
+	p := _propose
+} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
+	_ready
+	_expected
+} else := {"outcome": "block", "status_after": _status}
+
+_propose := _stop_proposal if _stopping
+
+_propose := _start_proposal if {
+	not _stopping
+	_kind == "start"
+}
+
+_propose := _handoff_proposal if {
+	not _stopping
+	_kind == "handoff"
+}
+
+_propose := _review_proposal if {
+	not _stopping
+	_kind == "review"
+}
+
+_propose := _failure_proposal if {
+	not _stopping
+	_kind == "failure"
+}
+
+_propose := _outcome_proposal if _kind == "outcome"
+
+_propose := _cancel_proposal if _kind == "cancel"
+
+_handoff_proposal := _classification_proposal if _classification
+
+_handoff_proposal := _authorization_proposal if _authorization
+
+_handoff_proposal := _dispatch_proposal if _dispatch
+
+_handoff_proposal := _order_result_proposal if _order_result
+
+_handoff_proposal := _draft_proposal if _draft
+
+_handoff_proposal := _send_proposal if _send
+
+# METADATA
+# title: No support rule decides the request
+# description: >-
+#   The request is expected in the current status but no rule of the support pack
+#   decides it: fail closed.
+# custom:
+#   code: OUT_OF_SEQUENCE
+#   outcome: block
+_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the support pack decides a %s request in status %s", [_kind, _status]), "")
+
+# --- input -------------------------------------------------------------------------
+
+_request := input.request if is_object(input.request)
+
+else := {}
+
+_state := input.state if is_object(input.state)
+
+else := {}
+
+# _valid holds for a decoded request without validation errors: the pack's checks run
+# only then (an invalid request is blocked by its validation errors alone).
+_valid if {
+	is_array(input.validation.errors)
+	count(input.validation.errors) == 0
+	is_object(input.request)
+}
+
+# _ready holds for a valid request with a workflow snapshot to check it against, on a
+# workflow that still takes requests.
+_ready if {
+	_valid
+	is_object(input.state)
+	not _terminal
+}
+
+_ready if {
+	_valid
+	_handoff_ack
+}
+
+# _live holds for a ready request judged on its own terms: one that does not stop the
+# workflow (past its deadline or budget).
+_live if {
+	_ready
+	not _stopping
+}
+
+_terminal if _state.terminal == true
+
+_terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
+
+_kind := k if {
+	k := _request.kind
+	is_string(k)
+} else := ""
+
+_status := s if {
+	s := _state.status
+	is_string(s)
+} else := "NONE"
+
+_actor := a if {
+	a := _request.actor
+	is_object(a)
+} else := {}
+
+_actor_id := object.get(_actor, "id", "")
+
+_actor_type := object.get(_actor, "type", "")
+
+_actor_roles := {r | some r in object.get(_actor, "roles", [])}
+
+_output := o if {
+	_kind == "handoff"
+	o := _request.output
+	is_object(o)
+}
+
+_content := c if {
+	c := _output.content
+	is_object(c)
+} else := {}
+
+_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
+
+_input_types := {r.type | some r in _inputs}
+
+_counter(name) := n if {
+	n := _state.counters[name]
+	is_number(n)
+} else := 0
+
+_now_ns := time.parse_rfc3339_ns(input.now)
+
+_ns(t) := time.parse_rfc3339_ns(t)
+
+_ms := 1000000
+
+# --- tables --------------------------------------------------------------------------
+
+_contract := c if {
+	c := data.handoff.support.contract
+	is_object(c)
+} else := {}
+
+_config := c if {
+	c := data.handoff.support.config
+	is_object(c)
+} else := {}
+
+# _cfg is one configuration value; undefined when missing (CONTRACT_MISSING blocks).
+_cfg(name) := v if {
+	v := _config[name]
+	v != null
+}
+
+_task_cfg(id) := t if {
+	t := _config.tasks[id]
+	is_object(t)
+}
+
+_agent_tasks(agent) := {t | some t in object.get(_contract, ["agents", agent, "tasks"], [])}
+
+_agent_consumes(agent) := {t | some t in object.get(_contract, ["agents", agent, "consumes"], [])}
+
+_max_review_cycles := n if {
+	n := _contract.limits.max_review_cycles
+	is_number(n)
+}
+
+# --- the task graph in the state ---------------------------------------------------
+
+_tasks := t if {
+	t := _state.tasks
+	is_object(t)
+} else := {}
+
+_task_status(id) := s if {
+	s := _tasks[id].status
+	is_string(s)
+} else := "absent"
+
+_task_agent(id) := a if {
+	a := _tasks[id].agent
+	is_string(a)
+} else := ""
+
+_done(id) if _task_status(id) == "done"
+
+_open_task(id) if not _task_status(id) in {"done", "cancelled", "absent"}
+
+_running_tasks := {id | some id, t in _tasks; t.status == "running"}
+
+_task_event(id, status, agent, deps) := {"type": "task", "id": id, "status": status, "agent": agent, "depends_on": deps}
+
+_task_status_event(id, status) := {"type": "task", "id": id, "status": status}
+
+# _cancel_open_tasks cancels every task that is not done yet.
+_cancel_open_tasks := [_task_status_event(id, "cancelled") | some id in sort(object.keys(_tasks)); _open_task(id)]
+
+# --- artifacts in the state ----------------------------------------------------------
+
+_latest_n(type) := n if {
+	n := core.artifact(type).latest
+	is_number(n)
+} else := 0
+
+_latest(type) := core.latest_version(type)
+
+_latest_content(type) := c if {
+	c := _latest(type).content
+	is_object(c)
+} else := {}
+
+_latest_ref(type) := _latest(type).ref
+
+_history_id(type, default_id) := h.id if {
+	h := core.artifact(type)
+} else := default_id
+
+_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])
+
+# _record is the artifact_recorded event of a version the policy makes itself (the
+# engine seals its hash).
+_record(type, default_id, status, content, based_on, meta) := {
+	"type": "artifact_recorded",
+	"ref": {
+		"id": _history_id(type, default_id),
+		"type": type,
+		"version": _latest_n(type) + 1,
+		"hash": _hash(content),
+	},
+	"status": status,
+	"producer": _producer(type),
+	"based_on": based_on,
+	"assumptions": [],
+	"limitations": [],
+	"content": content,
+	"meta": meta,
+}
+
+_producer(type) := p if {
+	p := _contract.artifacts[type].producer
+	is_string(p)
+} else := "supervisor"
+
+_status_event(type, n, status) := {"type": "artifact_status", "artifact": type, "version": n, "status": status}
+
+_open_statuses := {"draft", "under_review", "revision_required"}
+
+# _supersede_open supersedes the latest version of a type while it is still open.
+_supersede_open(type) := [_status_event(type, v.ref.version, "superseded") |
+	v := _latest(type)
+	v.status in _open_statuses
+]
+
+# --- the case ------------------------------------------------------------------------
+
+_case := _latest_content("CASE")
+
+_classification_content := _latest_content("CLASSIFICATION")
+
+_authorization_content := _latest_content("AUTHORIZATION_RECORD")
+
+# --- reasons -------------------------------------------------------------------------
+
+_reason(code, message, path) := _reason_outcome(code, message, path, "block")
+
+_reason_outcome(code, message, path, outcome) := {"code": code, "message": message, "path": path, "outcome": outcome} if {
+	path != ""
+} else := {"code": code, "message": message, "outcome": outcome}
+
+_gate_reason(code, message, path, gate) := object.union(_reason(code, message, path), {"gate": gate})
+
+_gate_reason_outcome(code, message, path, gate, outcome) := object.union(_reason_outcome(code, message, path, outcome), {"gate": gate})
+
+_empty_context := {"must_know": {}, "may_know": {}}
+
+_next(agent, task, context) := {"agent": agent, "task": task, "context": context}

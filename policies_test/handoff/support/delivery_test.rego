@@ -1,0 +1,139 @@
+# Sending the accepted response (T6) idempotently, reconciling its outcome, and the
+# documented human handoff (T7).
+package handoff.support_test
+
+test_review_required_before_review if {
+	st := with_tasks(st_review, {"T6": task("ready", "supervisor", ["T5"])})
+	d := decide(object.union(send(response_content), {"input_artifacts": [ref("RESPONSE_DRAFT", 1)]}), st)
+	codes(d) == {"REVIEW_REQUIRED"}
+	count(d.reasons) == 2
+	d.reasons[0].gate == "REVIEW"
+}
+
+test_review_required_rejected_draft if {
+	st := with_artifacts(st_accepted, {"RESPONSE_DRAFT": one("RESPONSE_DRAFT", "rejected", draft_content)})
+	d := decide(send(response_content), st)
+	codes(d) == {"REVIEW_REQUIRED"}
+	contains(d.reasons[0].message, "rejected")
+}
+
+test_review_required_twin if {
+	d := decide(send(response_content), st_accepted)
+	not "REVIEW_REQUIRED" in codes(d)
+}
+
+test_content_modified if {
+	d := decide(send(object.union(response_content, {"message": "ORD-1001 arrives tomorrow, guaranteed."})), st_accepted)
+	codes(d) == {"CONTENT_MODIFIED"}
+	d.reasons[0].path == "output.content.message"
+}
+
+test_content_modified_channel if {
+	d := decide(send(object.union(response_content, {"channel": "email"})), st_accepted)
+	codes(d) == {"CONTENT_MODIFIED"}
+}
+
+test_content_modified_twin if {
+	d := decide(send(response_content), st_accepted)
+	not "CONTENT_MODIFIED" in codes(d)
+}
+
+test_send_refused_on_an_old_result if {
+	old := json.patch(st_accepted, [{"op": "replace", "path": "/artifacts/ORDER_RESULT/versions/1/recorded_at", "value": "2026-03-10T09:20:00.000Z"}])
+	d := decide(send(response_content), old)
+	codes(d) == {"STALE_EVIDENCE"}
+}
+
+resend := object.union(send(response_content), {
+	"input_artifacts": [ref("RESPONSE_DRAFT", 1), ref("REVIEW_RECORD", 1), ref("CUSTOMER_RESPONSE", 1)],
+	"output": output("CUSTOMER_RESPONSE", 2, response_content),
+})
+
+test_duplicate_delivery_pending if {
+	d := decide(resend, st_sending("pending"))
+	codes(d) == {"DUPLICATE_DELIVERY"}
+}
+
+test_duplicate_delivery_acknowledged if {
+	d := decide(resend, with_tasks(st_sending("acknowledged"), {"T6": task("running", "supervisor", ["T5"])}))
+	codes(d) == {"DUPLICATE_DELIVERY"}
+}
+
+test_duplicate_delivery_twin_after_a_failure if {
+	d := decide(resend, with_tasks(st_sending("failed"), {"T6": task("ready", "supervisor", ["T5"])}))
+	count(d.reasons) == 0
+	status_events(d) == {"CUSTOMER_RESPONSE v1 superseded"}
+	effects(d) == {"delivery/response-draft@v1 pending"}
+}
+
+test_resend_while_unknown_is_unreconciled if {
+	d := decide(resend, with_tasks(st_sending("unknown"), {"T6": task("unknown", "supervisor", ["T5"])}))
+	codes(d) == {"DELIVERY_UNRECONCILED"}
+}
+
+test_failed_delivery_is_retried if {
+	d := decide(outcome(delivery, "failed", "delivery-service"), st_sending("pending"))
+	d.outcome == "retry"
+	d.status_after == "REVIEW_PENDING"
+	d.retry == {"attempt": 2, "max_attempts": 3, "delay_ms": 2000, "task": "T6"}
+	effects(d) == {"delivery/response-draft@v1 failed"}
+	task_events(d) == {"T6 ready"}
+}
+
+test_delivery_retry_exhausted if {
+	d := decide(outcome(delivery, "failed", "delivery-service"), with_state(st_sending("pending"), {"counters": {"retry/T6": 2}}))
+	codes(d) == {"RETRY_EXHAUSTED"}
+	d.status_after == "ESCALATED"
+	next_agents(d) == {"human_escalation_gate"}
+}
+
+test_delivery_retry_exhausted_twin if {
+	d := decide(outcome(delivery, "failed", "delivery-service"), with_state(st_sending("pending"), {"counters": {"retry/T6": 1}}))
+	not "RETRY_EXHAUSTED" in codes(d)
+	d.retry.attempt == 3
+	d.retry.delay_ms == 4000
+}
+
+test_delivery_unknown_outcome if {
+	d := decide(outcome(delivery, "unknown", "delivery-service"), st_sending("pending"))
+	codes(d) == {"DELIVERY_UNRECONCILED"}
+	d.outcome == "await_human"
+	d.status_after == "REVIEW_PENDING"
+	effects(d) == {"delivery/response-draft@v1 unknown"}
+	task_events(d) == {"T6 unknown"}
+}
+
+test_send_failure_is_unknown if {
+	d := decide(failure("T6", "supervisor", "timeout"), st_sending("pending"))
+	codes(d) == {"DELIVERY_UNRECONCILED"}
+	d.outcome == "await_human"
+	effects(d) == {"delivery/response-draft@v1 unknown"}
+}
+
+test_delivery_unknown_twin_reconciled if {
+	d := decide(outcome(delivery, "acknowledged", "delivery-service"), st_sending("unknown"))
+	not "DELIVERY_UNRECONCILED" in codes(d)
+	d.status_after == "COMPLETED"
+}
+
+test_human_handoff_pending if {
+	d := decide(outcome("human-handoff", "failed", "ticketing-service"), st_escalated("pending"))
+	codes(d) == {"HUMAN_HANDOFF_PENDING"}
+	d.outcome == "await_human"
+	d.status_after == "ESCALATED"
+	effects(d) == {"human-handoff failed"}
+}
+
+test_human_handoff_twin_acknowledged if {
+	d := decide(outcome("human-handoff", "acknowledged", "ticketing-service"), st_escalated("failed"))
+	count(d.reasons) == 0
+	d.outcome == "allow"
+	task_events(d) == {"T7 done"}
+}
+
+test_nothing_else_on_an_escalated_workflow if {
+	d := decide(outcome("human-handoff", "acknowledged", "ticketing-service"), st_escalated("acknowledged"))
+	codes(d) == {"WORKFLOW_TERMINAL"}
+	d2 := decide(send(response_content), st_escalated("pending"))
+	"WORKFLOW_TERMINAL" in codes(d2)
+}

@@ -1,0 +1,138 @@
+# The authorization gateway (T2), re-verification without elevated privileges, and the
+# order result's evidence (T3): provenance, authority and freshness, never a vote.
+package handoff.support_test
+
+test_authorization_unverified_by_an_agent if {
+	d := decide(object.union(authorize(auth_content), {"actor": agent("supervisor")}), st_planned)
+	codes(d) == {"AUTHORIZATION_UNVERIFIED"}
+	d.reasons[0].gate == "SEC-GATEWAY"
+}
+
+test_authorization_unverified_by_another_service if {
+	d := decide(object.union(authorize(auth_content), {"actor": system("delivery-service")}), st_planned)
+	codes(d) == {"AUTHORIZATION_UNVERIFIED"}
+}
+
+test_authorization_unverified_other_customer if {
+	d := decide(authorize(object.union(auth_content, {"customer_ref": "cust-0000"})), st_planned)
+	codes(d) == {"AUTHORIZATION_UNVERIFIED"}
+}
+
+test_authorization_unverified_twin if {
+	d := decide(authorize(auth_content), st_planned)
+	not "AUTHORIZATION_UNVERIFIED" in codes(d)
+}
+
+test_elevated_privileges_scope if {
+	d := decide(reverify(object.union(auth_content, {"scopes": ["order_status:read", "refund:approve"]})), st_blocked)
+	codes(d) == {"ELEVATED_PRIVILEGES"}
+}
+
+test_elevated_privileges_other_order if {
+	d := decide(reverify(object.union(auth_content, {"order_ref": "ORD-2002"})), st_blocked)
+	codes(d) == {"ELEVATED_PRIVILEGES"}
+}
+
+test_elevated_privileges_twin_recovers if {
+	d := decide(reverify(auth_content), st_blocked)
+	count(d.reasons) == 0
+	d.status_after == "READY"
+	task_events(d) == {"T3 ready"}
+	effects(d) == {"recovery/T3 acknowledged"}
+}
+
+test_reverification_denied_fails if {
+	d := decide(reverify(unverified_content), st_blocked)
+	d.outcome == "fail"
+	d.status_after == "FAILED"
+	codes(d) == {"AUTHORIZATION_REQUIRED"}
+	d.reasons[0].outcome == "fail"
+	effects(d) == {"recovery/T3 failed"}
+}
+
+# --- evidence ------------------------------------------------------------------------------
+
+carrier := evidence("carrier_tracking", "delivered", null, "2026-03-10T09:05:00Z", "tool_gateway")
+
+customer_says := evidence("customer_message", "delivered", null, "2026-03-10T09:10:00Z", "customer_upload")
+
+warehouse := evidence("warehouse_system", "returned", null, "2026-03-10T09:05:00Z", "tool_gateway")
+
+majority := [oms, carrier, customer_says]
+
+test_unsupported_claim_majority_does_not_count if {
+	content := object.union(order_content, {"order_status": "delivered", "estimated_delivery": null, "source_reference": "carrier_tracking://ORD-1001", "evidence": majority})
+	d := decide(order_result(content), st_t3)
+	codes(d) == {"UNSUPPORTED_CLAIM"}
+	count(d.reasons) == 3
+}
+
+test_unsupported_claim_without_verified_evidence if {
+	content := object.union(order_content, {"evidence": [object.union(oms, {"provenance": {"via": "screenshot"}})]})
+	d := decide(order_result(content), st_t3)
+	codes(d) == {"UNSUPPORTED_CLAIM"}
+}
+
+test_unsupported_claim_twin_authority_wins if {
+	d := decide(order_result(object.union(order_content, {"evidence": majority})), st_t3)
+	count(d.reasons) == 0
+}
+
+test_freshness_breaks_ties_within_authority if {
+	older := object.union(oms, {"status": "processing", "estimated_delivery": "2026-03-14", "observed_at": "2026-03-09T08:00:00Z", "source_reference": "oms://orders/ORD-1001/h1"})
+	d := decide(order_result(object.union(order_content, {"evidence": [older, oms]})), st_t3)
+	count(d.reasons) == 0
+}
+
+test_evidence_conflict if {
+	content := object.union(order_content, {"order_status": "delivered", "estimated_delivery": null, "source_reference": "carrier_tracking://ORD-1001", "evidence": [carrier, warehouse]})
+	d := decide(order_result(content), st_t3)
+	codes(d) == {"EVIDENCE_CONFLICT"}
+}
+
+test_evidence_conflict_twin_unknown if {
+	content := object.union(order_content, {"order_status": "UNKNOWN", "estimated_delivery": null, "source_reference": "carrier_tracking://ORD-1001", "evidence": [carrier, warehouse]})
+	d := decide(order_result(content), st_t3)
+	count(d.reasons) == 0
+	task_events(d) == {"T3 done", "T4 ready", "T6 cancelled", "T7 pending"}
+}
+
+test_stale_evidence_old_record if {
+	old := object.union(oms, {"observed_at": "2026-03-08T08:00:00Z"})
+	d := decide(order_result(object.union(order_content, {"evidence": [old]})), st_t3)
+	codes(d) == {"STALE_EVIDENCE"}
+}
+
+test_stale_evidence_passed_estimate if {
+	past := object.union(oms, {"estimated_delivery": "2026-03-09"})
+	d := decide(order_result(object.union(order_content, {"estimated_delivery": "2026-03-09", "evidence": [past]})), st_t3)
+	"STALE_EVIDENCE" in codes(d)
+}
+
+test_stale_evidence_future_retrieval if {
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T11:00:00Z"})), st_t3)
+	codes(d) == {"STALE_EVIDENCE"}
+}
+
+test_stale_evidence_twin if {
+	d := decide(order_result(order_content), st_t3)
+	not "STALE_EVIDENCE" in codes(d)
+}
+
+test_scope_mismatch_other_order if {
+	other := object.union(oms, {"source_reference": "oms://orders/ORD-2002"})
+	d := decide(order_result(object.union(order_content, {"order_ref": "ORD-2002", "source_reference": "oms://orders/ORD-2002", "evidence": [other]})), st_t3)
+	codes(d) == {"SCOPE_MISMATCH"}
+}
+
+test_scope_mismatch_twin if {
+	d := decide(order_result(order_content), st_t3)
+	not "SCOPE_MISMATCH" in codes(d)
+}
+
+test_order_result_labels_tool_excerpts_for_the_reviewer if {
+	noisy := object.union(oms, {"excerpt": "Status: IN TRANSIT, hub Leipzig"})
+	st := with_artifacts(st_t5_ready, {"ORDER_RESULT": one("ORDER_RESULT", "under_review", object.union(order_content, {"evidence": [noisy]}))})
+	d := decide(dispatch_t5, st)
+	d.next[0].context.must_know.ORDER_RESULT.must_know.evidence[0].excerpt == {"untrusted_data": "Status: IN TRANSIT, hub Leipzig"}
+}

@@ -1,0 +1,181 @@
+# The Reviewer (T5): ACCEPT / REVISE / REASSIGN / REJECT / ESCALATE, its five checks,
+# bounded revision cycles, the review deadline, and what the policy finds before an
+# ACCEPT.
+package handoff.support_test
+
+test_review_scope_without_the_draft if {
+	req := object.union(review("ACCEPT", gates, []), {"artifacts": [ref("ORDER_RESULT", 1)]})
+	d := decide(req, st_review)
+	codes(d) == {"REVIEW_SCOPE_INVALID"}
+}
+
+test_review_scope_twin if {
+	d := decide(review("ACCEPT", gates, []), st_review)
+	not "REVIEW_SCOPE_INVALID" in codes(d)
+}
+
+test_subjective_defect_without_a_defect if {
+	d := decide(review("REVISE", gates, []), st_review)
+	codes(d) == {"SUBJECTIVE_DEFECT"}
+}
+
+test_subjective_defect_without_a_check if {
+	d := decide(review("REVISE", gates, [defect("D-1", "tone")]), st_review)
+	codes(d) == {"SUBJECTIVE_DEFECT"}
+	d.reasons[0].path == "defects[0].check"
+}
+
+test_subjective_defect_twin if {
+	d := decide(review("REVISE", gates, [defect("D-1", "answers_question")]), st_review)
+	not "SUBJECTIVE_DEFECT" in codes(d)
+}
+
+test_review_checks_incomplete_missing if {
+	d := decide(review("ACCEPT", [g | some g in gates; g.id != "delivery_date_current"], []), st_review)
+	codes(d) == {"REVIEW_CHECKS_INCOMPLETE"}
+	contains(d.reasons[0].message, "not reported")
+}
+
+test_review_checks_incomplete_failed if {
+	failed := [object.union(g, {"passed": g.id != "no_unsupported_promise"}) | some g in gates]
+	d := decide(review("ACCEPT", failed, []), st_review)
+	codes(d) == {"REVIEW_CHECKS_INCOMPLETE"}
+}
+
+test_review_checks_twin if {
+	d := decide(review("ACCEPT", gates, []), st_review)
+	not "REVIEW_CHECKS_INCOMPLETE" in codes(d)
+}
+
+test_accept_refused_when_a_newer_result_disagrees if {
+	newer := object.union(order_content, {"order_status": "delayed", "estimated_delivery": "2026-03-14"})
+	st := with_artifacts(st_review, {"ORDER_RESULT": history("ORDER_RESULT", [version("ORDER_RESULT", 1, "superseded", order_content), version("ORDER_RESULT", 2, "under_review", newer)])})
+	req := object.union(review("ACCEPT", gates, []), {"artifacts": [ref("RESPONSE_DRAFT", 1), ref("ORDER_RESULT", 2)]})
+	d := decide(req, st)
+	codes(d) == {"UNSUPPORTED_CLAIM"}
+}
+
+test_accept_refused_on_an_old_result if {
+	old := json.patch(st_review, [{"op": "replace", "path": "/artifacts/ORDER_RESULT/versions/1/recorded_at", "value": "2026-03-10T09:20:00.000Z"}])
+	d := decide(review("ACCEPT", gates, []), old)
+	codes(d) == {"STALE_EVIDENCE"}
+}
+
+test_escalation_required_on_the_human_route if {
+	st := with_artifacts(st_review, {"CLASSIFICATION": one("CLASSIFICATION", "approved", object.union(classification_content, {"intent": "refund_dispute"}))})
+	d := decide(review("ACCEPT", gates, []), st)
+	codes(d) == {"ESCALATION_REQUIRED"}
+}
+
+test_escalation_required_for_a_sensitive_promise if {
+	promising := object.union(draft_content, {"promises": [{"type": "replacement", "detail": "A replacement ships today"}]})
+	st := with_artifacts(st_review, {"RESPONSE_DRAFT": one("RESPONSE_DRAFT", "under_review", promising)})
+	d := decide(review("ACCEPT", gates, []), st)
+	codes(d) == {"ESCALATION_REQUIRED"}
+}
+
+test_escalation_required_twin if {
+	d := decide(review("ACCEPT", gates, []), st_review)
+	not "ESCALATION_REQUIRED" in codes(d)
+}
+
+test_escalate if {
+	d := decide(review("ESCALATE", gates, []), st_review)
+	d.outcome == "await_human"
+	d.status_after == "ESCALATED"
+	d.requires_human_review == true
+	next_agents(d) == {"human_escalation_gate"}
+	recorded(d) == {"REVIEW_RECORD v1 approved", "ESCALATION_RECORD v1 approved"}
+	effects(d) == {"human-handoff pending"}
+	"T7 ready" in task_events(d)
+	"T6 cancelled" in task_events(d)
+	d.next[0].context.must_know.ESCALATION_RECORD.must_know.reasons == ["ESCALATE"]
+}
+
+reassign(task_id, agent_id) := object.union(review("REASSIGN", gates, [defect("D-1", "answers_question")]), {"report": {"reassign": {"task_id": task_id, "agent": agent_id}}})
+
+test_reassign_not_permitted_without_the_capability if {
+	d := decide(reassign("T3", "support_agent"), st_review)
+	codes(d) == {"QUALITY_GATE_FAILED", "REASSIGN_NOT_PERMITTED"}
+}
+
+test_reassign_not_permitted_of_the_review_itself if {
+	d := decide(reassign("T5", "supervisor"), st_review)
+	"REASSIGN_NOT_PERMITTED" in codes(d)
+}
+
+test_reassign_not_permitted_naming_nobody if {
+	d := decide(review("REASSIGN", gates, [defect("D-1", "answers_question")]), st_review)
+	"REASSIGN_NOT_PERMITTED" in codes(d)
+}
+
+test_reassign_twin if {
+	d := decide(reassign("T3", "order_research"), st_review)
+	not "REASSIGN_NOT_PERMITTED" in codes(d)
+	d.outcome == "revise"
+	d.status_after == "READY"
+	task_events(d) == {"T3 ready", "T4 pending", "T5 pending"}
+	d.revise == [{"artifact": "ORDER_RESULT", "producer": "order_research", "defects": ["D-1"]}]
+}
+
+test_reassign_to_records_needs_authorization if {
+	st := with_artifacts(st_review, {"AUTHORIZATION_RECORD": one("AUTHORIZATION_RECORD", "approved", unverified_content)})
+	d := decide(reassign("T3", "order_research"), st)
+	codes(d) == {"AUTHORIZATION_REQUIRED", "QUALITY_GATE_FAILED"}
+}
+
+test_review_deadline_exceeded if {
+	d := decide_at(review("ACCEPT", gates, []), st_review, "2026-03-10T10:04:00.000Z")
+	codes(d) == {"REVIEW_DEADLINE_EXCEEDED"}
+	d.status_after == "ESCALATED"
+	d.outcome == "await_human"
+}
+
+test_review_deadline_failure_of_the_reviewer if {
+	d := decide_at(failure("T5", "reviewer", "timeout"), st_review, "2026-03-10T10:04:00.000Z")
+	"REVIEW_DEADLINE_EXCEEDED" in codes(d)
+	d.status_after == "ESCALATED"
+}
+
+test_review_deadline_twin if {
+	d := decide_at(review("ACCEPT", gates, []), st_review, "2026-03-10T10:02:00.000Z")
+	not "REVIEW_DEADLINE_EXCEEDED" in codes(d)
+	d.status_after == "REVIEW_PENDING"
+}
+
+test_review_cycles_exhausted if {
+	d := decide(review("REJECT", gates, [defect("D-3", "evidence_supported")]), with_state(st_review, {"counters": {"review_cycles": 2}}))
+	codes(d) == {"QUALITY_GATE_FAILED", "REVIEW_CYCLES_EXHAUSTED"}
+	d.status_after == "ESCALATED"
+}
+
+test_review_cycles_twin if {
+	d := decide(review("REJECT", gates, [defect("D-2", "evidence_supported")]), with_state(st_review, {"counters": {"review_cycles": 1}}))
+	not "REVIEW_CYCLES_EXHAUSTED" in codes(d)
+	d.status_after == "READY"
+	status_events(d) == {"RESPONSE_DRAFT v1 rejected"}
+	{"type": "counter", "name": "review_cycles", "delta": 1} in d.events
+}
+
+test_review_cycles_missing_limit_never_loops if {
+	d := support_decision_without_cycles(review("REVISE", gates, [defect("D-1", "answers_question")]), st_review)
+	"REVIEW_CYCLES_EXHAUSTED" in codes(d)
+}
+
+support_decision_without_cycles(req, st) := d if {
+	d := data.handoff.support.decision with input as input_of(req, st) with data.handoff.support.contract as json.remove(contract, ["limits/max_review_cycles"])
+}
+
+test_quality_gate_failed_on_revise if {
+	d := decide(review("REVISE", gates, [defect("D-1", "answers_question")]), st_review)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	d.outcome == "revise"
+	d.revise == [{"artifact": "RESPONSE_DRAFT", "producer": "support_agent", "defects": ["D-1"]}]
+	status_events(d) == {"RESPONSE_DRAFT v1 revision_required"}
+	task_events(d) == {"T4 ready", "T5 pending"}
+}
+
+test_quality_gate_twin_accept if {
+	d := decide(review("ACCEPT", gates, []), st_review)
+	not "QUALITY_GATE_FAILED" in codes(d)
+}
