@@ -1,0 +1,238 @@
+package handoff.assessment
+
+import data.handoff.core
+
+# People's decisions (seed sections 2, 6 and 10): at the approval gates (the SoA, the
+# findings, the report), at the validation step and at human review. APPROVE lets the
+# work go on, REQUEST_REVISION returns it to its producer, REJECT ends the assessment.
+# Who may decide is core's check (roles, hashes, latest versions, self approval).
+
+_deciding if {
+	_ready
+	_kind == "approval"
+	_status in (_gates | {"VALIDATION", "HUMAN_REVIEW"})
+}
+
+_decision_kind := object.get(_request, "decision", "")
+
+_approval_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+
+_gate_type := {"SOA_APPROVAL": "STATEMENT_OF_APPLICABILITY", "FINDINGS_APPROVAL": "GAP_ANALYSIS", "REPORT_APPROVAL": "ASSESSMENT_REPORT"}
+
+# _awaiting is the version a person decides on: the gate's artifact, or the version
+# waiting at the validation step.
+_awaiting := v if {
+	_status in _gates
+	v := _latest(_gate_type[_status])
+	v.status == "under_review"
+} else := v if {
+	_status == "VALIDATION"
+	some t, _ in _state.artifacts
+	v := _latest(t)
+	v.status == "under_review"
+	v.meta.route == "VALIDATION"
+}
+
+# METADATA
+# title: Approval for another stage
+# description: >-
+#   A person's decision names the stage the workflow waits at (an approval gate,
+#   VALIDATION or HUMAN_REVIEW): a decision for another stage does not apply.
+# custom:
+#   code: APPROVAL_INVALID
+#   outcome: block
+reasons contains r if {
+	_deciding
+	object.get(_request, "stage", "") != _status
+	r := _reason("APPROVAL_INVALID", sprintf("the workflow waits at %s; the decision names stage %q", [_status, object.get(_request, "stage", "")]), "stage", "block")
+}
+
+_incomplete contains sprintf("the decision at %s names no version of %s (awaiting v%v)", [_status, _awaiting.ref.type, _awaiting.ref.version]) if {
+	_status != "HUMAN_REVIEW"
+	not _names_awaiting
+}
+
+_incomplete contains sprintf("nothing waits for a decision at %s", [_status]) if {
+	_status != "HUMAN_REVIEW"
+	not _awaiting
+}
+
+_incomplete contains "a revision at HUMAN_REVIEW names no artifact type to revise" if {
+	_status == "HUMAN_REVIEW"
+	_decision_kind == "REQUEST_REVISION"
+	count(_revise_types) == 0
+}
+
+_incomplete contains sprintf("%s is not an agent's artifact type", [t]) if {
+	_status == "HUMAN_REVIEW"
+	_decision_kind == "REQUEST_REVISION"
+	some t in _revise_types
+	not _stage_of[_producer(t)]
+}
+
+_names_awaiting if {
+	some r in _approval_refs
+	_same_version(r, _awaiting.ref)
+}
+
+_revise_types := {t | some t in object.get(_request, "revise", [])}
+
+# METADATA
+# title: Decision incomplete
+# description: >-
+#   A person's decision at a gate or at the validation step names the version waiting for
+#   it; a revision requested at human review names the artifact types to revise. (Core
+#   checks that each named version is recorded, current and bound to its hash.)
+# custom:
+#   code: APPROVAL_INCOMPLETE
+#   outcome: block
+reasons contains r if {
+	_deciding
+	some msg in _incomplete
+	r := _reason("APPROVAL_INCOMPLETE", msg, "artifacts", "block")
+}
+
+# METADATA
+# title: Revision requested by a person
+# description: >-
+#   A person returns the work to its producer: the version waiting is marked
+#   revision_required and its producer works again with the person's decision in its
+#   context.
+# custom:
+#   code: REVISION_REQUESTED
+#   outcome: revise
+reasons contains r if {
+	_deciding
+	_decision_kind == "REQUEST_REVISION"
+	count(_incomplete) == 0
+	r := _reason("REVISION_REQUESTED", sprintf("%q requests a revision at %s", [_actor_id, _status]), "decision", "revise")
+}
+
+# METADATA
+# title: Rejected by a person
+# description: A person rejects at a gate, the validation step or human review; the assessment ends (REJECTED).
+# custom:
+#   code: HUMAN_REJECTED
+#   outcome: fail
+reasons contains r if {
+	_deciding
+	_decision_kind == "REJECT"
+	r := _reason("HUMAN_REJECTED", sprintf("%q rejects at %s; the assessment ends", [_actor_id, _status]), "decision", "fail")
+}
+
+# --- proposals -------------------------------------------------------------------------
+
+_approval_event := object.union(
+	{"type": "approval_recorded", "decision": _decision_kind, "by": _actor_id, "artifacts": _approval_refs},
+	{"stage": _status},
+)
+
+_decision_context := object.union(
+	{"decision": _decision_kind, "by": _actor_id, "stage": _status},
+	{"comment": c | c := _request.comment},
+)
+
+_approval_proposal := _approve_proposal if _decision_kind == "APPROVE"
+
+_approval_proposal := _revision_proposal if _decision_kind == "REQUEST_REVISION"
+
+_approval_proposal := _reject_proposal if _decision_kind == "REJECT"
+
+# _approve_status is where an approval sends the work.
+_approve_status := _after_gate[_status] if {
+	_status in _gates
+} else := _awaiting.meta.resume_status if {
+	_status == "VALIDATION"
+} else := _latest("ESCALATION_RECORD").content.from_status if {
+	_status == "HUMAN_REVIEW"
+}
+
+# _approve_events: the version decided on becomes approved (superseding an older approved
+# one); at human review the escalated task gets a fresh retry budget.
+_approve_events := array.concat(
+	[_approval_event, _status_event(_awaiting.ref.type, _awaiting.ref.version, "approved")],
+	_supersede_approved(_awaiting.ref.type, _awaiting.ref.version),
+) if {
+	_status != "HUMAN_REVIEW"
+} else := array.concat([_approval_event], _fresh_budget)
+
+_fresh_budget := [{"type": "counter", "name": n, "value": 0} |
+	task := _latest("ESCALATION_RECORD").content.task
+	task != ""
+	some n in [core.retry_counter(task), sprintf("retry_pending/%s", [task])]
+]
+
+_approved_entries := [{"ref": _awaiting.ref, "status": "approved"}] if {
+	_status != "HUMAN_REVIEW"
+} else := []
+
+_approve_next := [] if {
+	_approve_status == "COMPLETED"
+} else := [_next_agent(_stage_agent(_approve_status), "orchestrator", _approve_status, _approved_entries, {"approval_decision": _decision_context})]
+
+_approve_proposal := {
+	"outcome": "allow",
+	"status_after": _approve_status,
+	"next": _approve_next,
+	"events": _approve_events,
+}
+
+# _revision_status is where a revision sends the work: the producer of the version
+# waiting, or at human review the producer of the most upstream type named.
+_revision_status := _stage_of[_awaiting.producer] if {
+	_status != "HUMAN_REVIEW"
+} else := _pipeline[min({_stage_index[_stage_of[_producer(t)]] | some t in _revise_types})]
+
+_revision_types := {_awaiting.ref.type} if {
+	_status != "HUMAN_REVIEW"
+} else := _revise_types
+
+_revision_events := array.concat(
+	array.concat(
+		array.concat([_approval_event], [_status_event(t, v.ref.version, "revision_required") |
+			some t in sort(_revision_types)
+			v := _latest(t)
+			v.status in {"draft", "under_review"}
+		]),
+		_revision_budget,
+	),
+	_rework_events(_revision_order),
+)
+
+_revision_agent := _stage_agent(_revision_status)
+
+_revision_type := _produces(_revision_agent)
+
+# _revision_order is the rework order of a person's revision request.
+_revision_order := _rework_content(
+	"revision_request",
+	object.get(_request, "comment", sprintf("revision requested at %s", [_status])),
+	_revision_agent,
+	_revision_status,
+	_revision_type,
+	_returned_version,
+)
+
+_returned_version := _awaiting.ref if {
+	_status != "HUMAN_REVIEW"
+} else := _latest(_revision_type).ref if {
+	_latest(_revision_type)
+} else := null
+
+_revision_budget := _fresh_budget if _status == "HUMAN_REVIEW"
+
+else := []
+
+_revision_proposal := {
+	"outcome": "revise",
+	"status_after": _revision_status,
+	"revise": [{"artifact": t, "producer": _producer(t), "defects": []} | some t in sort(_revision_types)],
+	"next": [_next_agent(_revision_agent, "orchestrator", _revision_status, [{"ref": _rework_ref(_revision_order), "status": "approved"}], {"approval_decision": _decision_context})],
+	"events": _revision_events,
+}
+
+_reject_proposal := {
+	"outcome": "fail",
+	"status_after": "REJECTED",
+	"events": array.concat([_approval_event], [_status_event(_awaiting.ref.type, _awaiting.ref.version, "rejected") | _status != "HUMAN_REVIEW"]),
+}

@@ -1,0 +1,337 @@
+# Package handoff.assessment decides every request of the assessment pack: the nine-agent
+# SCF assessment of the seed "Multi-Agent Handoff Protocol & Collaboration Model"
+# (Knowledge Steward → SCF Control Analyst → Framework Mapper → SoA Architect → Evidence
+# Analyst → Gap Analyst → Maturity Assessor → POA&M Planner → Report Writer).
+#
+# The engine is the Orchestrator: agents never hand work to each other directly. Each
+# handoff is a structured HandoffPayload the engine validates (CUE), then the core
+# guardrails and the rules below judge it; the decision names the next allowed agent and
+# the context package it receives (references and statuses only). People approve at the
+# gates, validate on request, resolve conflicts and take over escalations.
+#
+# The decision is core.decide(reasons, proposal): core's reasons (loop limits regraded to
+# an escalation when they are the only obstacle), the pack's reasons and the security
+# audit reason, applied to the pack's proposal for the unblocked path. The pack's tables
+# are data.handoff.assessment.contract, exported from contracts/assessment.
+package handoff.assessment
+
+import data.handoff.core
+
+# METADATA
+# title: Assessment decision
+# description: >-
+#   The decision for one request of an assessment workflow: the core guardrails and the
+#   assessment rules decide together; any blocking reason blocks.
+# entrypoint: true
+decision := core.decide(_all_reasons, _proposal)
+
+# _base_reasons are core's reasons (regraded, loops.rego), the pack's, and the await_human
+# reasons of a conflict or an escalation.
+_base_reasons := ((_core_reasons | reasons) | _conflict_reasons) | _escalation_reasons
+
+_all_reasons := _base_reasons | _audit_reasons
+
+# _proposal is the pack's answer for the unblocked path. A request the pack expects in
+# the current status always has one; any other request proposes a block (its reason
+# comes from OUT_OF_SEQUENCE or from the rule that explains it, and an expected request
+# no proposal answers is refused as OUT_OF_SEQUENCE unless another reason blocks it).
+_proposal := p if {
+	_ready
+	_expected
+	p := _propose
+} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
+	_ready
+	_expected
+	count(_blocking_now) == 0
+} else := {"outcome": "block", "status_after": _status}
+
+_propose := _start_proposal if _kind == "start"
+
+_propose := _handoff_proposal if _kind == "handoff"
+
+_propose := _approval_proposal if _kind == "approval"
+
+_propose := _resolution_proposal if _kind == "resolution"
+
+_propose := _failure_proposal if _kind == "failure"
+
+_propose := _cancel_proposal if _kind == "cancel"
+
+# METADATA
+# title: No assessment rule decides the request
+# description: >-
+#   The request is expected in the current status but no rule of the assessment pack
+#   decides it: fail closed.
+# custom:
+#   code: OUT_OF_SEQUENCE
+#   outcome: block
+_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the assessment pack decides a %s request in status %s", [_kind, _status]), "", "block")
+
+# --- input ---------------------------------------------------------------------------
+
+_request := input.request if is_object(input.request)
+
+else := {}
+
+_state := input.state if is_object(input.state)
+
+else := {}
+
+# _valid holds for a decoded request without validation errors: the pack's semantic
+# checks run only then (an invalid request is blocked by its validation errors alone).
+_valid if {
+	is_array(input.validation.errors)
+	count(input.validation.errors) == 0
+	is_object(input.request)
+}
+
+# _ready holds for a valid request with a workflow snapshot to check it against.
+_ready if {
+	_valid
+	is_object(input.state)
+	not _terminal
+}
+
+_terminal if _state.terminal == true
+
+_terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
+
+_kind := object.get(_request, "kind", "")
+
+_status := s if {
+	s := _state.status
+	is_string(s)
+} else := "NONE"
+
+_actor := a if {
+	a := _request.actor
+	is_object(a)
+} else := {}
+
+_actor_id := object.get(_actor, "id", "")
+
+_actor_type := object.get(_actor, "type", "")
+
+_actor_roles := {r | some r in object.get(_actor, "roles", [])}
+
+_source := object.get(_request, "source_agent", "")
+
+_target := object.get(_request, "target_agent", "")
+
+_edge := sprintf("%s>%s", [_source, _target])
+
+_handoff_type := object.get(_request, "handoff_type", "")
+
+_handoff if {
+	_ready
+	_kind == "handoff"
+}
+
+_output := o if {
+	_kind == "handoff"
+	o := _request.output
+	is_object(o)
+}
+
+_content := c if {
+	c := _output.content
+	is_object(c)
+} else := {}
+
+# _judged holds for a handoff whose output the pack judges: ready, with an output made by
+# the contract's producer of its type (any other source is refused by core).
+_judged if {
+	_handoff
+	_output
+	_source == _producer(_output.type)
+}
+
+_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
+
+_input_types := {r.type | some r in _inputs}
+
+_inputs_of(type) := [r | some r in _inputs; r.type == type]
+
+# _input_version is the recorded version an input of the type names (the first such input).
+_input_version(type) := v if {
+	some r in _inputs
+	r.type == type
+	v := core.ref_version(r)
+}
+
+_counter(name) := n if {
+	n := _state.counters[name]
+	is_number(n)
+} else := 0
+
+_trace := t if {
+	t := _request.trace_id
+	is_string(t)
+} else := ""
+
+_non_blank(s) if {
+	is_string(s)
+	trim_space(s) != ""
+}
+
+# --- contract tables -------------------------------------------------------------------
+
+_contract := c if {
+	c := data.handoff.assessment.contract
+	is_object(c)
+} else := {}
+
+_agents := a if {
+	a := _contract.agents
+	is_object(a)
+} else := {}
+
+_actors_of(status) := a if {
+	a := _contract.workflow.actors[status]
+	is_array(a)
+} else := []
+
+# _routed holds when workflow.actors lets agent perform task in the current status.
+_routed(agent, task) if {
+	some a in _actors_of(_status)
+	a.agent == agent
+	a.task == task
+}
+
+# _current_actor holds for the agent workflow.actors routes in the current status.
+_current_actor(agent) if {
+	some a in _actors_of(_status)
+	a.agent == agent
+}
+
+_producer(type) := p if {
+	p := _contract.artifacts[type].producer
+	is_string(p)
+} else := "unknown"
+
+_produces(agent) := t if {
+	t := _agents[agent].produces[0]
+	is_string(t)
+}
+
+_consumes(agent) := {t | some t in _agents[agent].consumes}
+
+_hands_to(agent) := {t | some t in _agents[agent].hands_to}
+
+_requires_approval(type) if object.get(_contract, ["artifacts", type, "requires_approval"], true) != false
+
+# _pipeline is the pipeline's agent statuses in order (contracts/assessment/workflow.cue).
+_pipeline := ["KNOWLEDGE", "CONTROLS", "MAPPING", "SOA", "EVIDENCE", "GAPS", "MATURITY", "POAM_PLANNING", "REPORTING"]
+
+# _gate_of maps a step whose output requires approval to its approval gate, and
+# _after_gate the gate to the status an approval opens.
+_gate_of := {"SOA": "SOA_APPROVAL", "GAPS": "FINDINGS_APPROVAL", "REPORTING": "REPORT_APPROVAL"}
+
+_after_gate := {"SOA_APPROVAL": "EVIDENCE", "FINDINGS_APPROVAL": "MATURITY", "REPORT_APPROVAL": "COMPLETED"}
+
+_gates := {g | some g in _gate_of}
+
+_human_statuses := _gates | {"VALIDATION", "CONFLICT_REVIEW", "HUMAN_REVIEW"}
+
+# _stage_of is the pipeline status in which an agent works (from workflow.actors).
+_stage_of[agent] := s if {
+	some s in _pipeline
+	some a in _actors_of(s)
+	agent := a.agent
+}
+
+_stage_index[s] := i if some i, s in _pipeline
+
+# _stage_task is the task of the agent working in a pipeline status.
+_stage_task(s) := t if {
+	some a in _actors_of(s)
+	t := a.task
+}
+
+_stage_agent(s) := a if {
+	some x in _actors_of(s)
+	a := x.agent
+}
+
+# _forward_target is where a step's output goes: the next step's agent, or for the last
+# step the role approving the report.
+_forward_target(s) := _stage_agent(_pipeline[_stage_index[s] + 1]) if {
+	_stage_index[s] + 1 < count(_pipeline)
+} else := a if {
+	s == "REPORTING"
+	some x in _actors_of("REPORT_APPROVAL")
+	a := x.agent
+}
+
+# _validator holds for a role that validates (approves the VALIDATION stage).
+_validator(role) if "VALIDATION" in object.get(_contract, ["roles", role, "approves"], [])
+
+# --- artifacts in the state ------------------------------------------------------------
+
+_approved_statuses := {"approved", "final"}
+
+_open_statuses := {"draft", "under_review", "revision_required"}
+
+_latest_n(type) := n if {
+	n := core.artifact(type).latest
+	is_number(n)
+} else := 0
+
+_latest(type) := core.latest_version(type)
+
+_latest_status(type) := s if {
+	s := _latest(type).status
+} else := "missing"
+
+_version(type, n) := core.artifact_version(type, n)
+
+# _approved_n is the highest approved or final version of a type.
+_approved_n(type) := max(ns) if {
+	ns := {v.ref.version | some v in core.artifact(type).versions; v.status in _approved_statuses}
+	count(ns) > 0
+}
+
+_approved(type) := _version(type, _approved_n(type))
+
+# _in_force is the version of a type consumers use: the approved one, else the latest
+# one still open.
+_in_force(type) := v if {
+	v := _approved(type)
+} else := v if {
+	v := _latest(type)
+	v.status in {"draft", "under_review"}
+}
+
+_content_of(v) := c if {
+	c := v.content
+	is_object(c)
+} else := {}
+
+_scope := c if {
+	c := _version("ASSESSMENT_SCOPE", 1).content
+	is_object(c)
+} else := {}
+
+# _assessment_trace is the assessment's trace: the trace_id of its start.
+_assessment_trace := t if {
+	t := _scope.trace_id
+	is_string(t)
+}
+
+_version_id(ref) := sprintf("%s@v%d", [ref.id, ref.version])
+
+# _same_version holds when two refs name the same type and version.
+_same_version(a, b) if {
+	a.type == b.type
+	a.version == b.version
+}
+
+# --- reasons ---------------------------------------------------------------------------
+
+_reason(code, message, path, outcome) := {"code": code, "message": message, "path": path, "outcome": outcome} if {
+	path != ""
+} else := {"code": code, "message": message, "outcome": outcome}
+
+_gate_reason(code, message, path, gate, outcome) := object.union(_reason(code, message, path, outcome), {"gate": gate})
+
+_blocks(r) if object.get(r, "outcome", "block") == "block"

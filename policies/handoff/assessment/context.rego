@@ -1,0 +1,216 @@
+package handoff.assessment
+
+import data.handoff.core
+
+# Context transfer (seed section 13): only relevant, permitted context, by reference,
+# consistent with the recorded state, without duplication; artifacts always by version,
+# hash and status. Size is core's CONTEXT_TOO_LARGE (limits.max_context_bytes).
+
+_context := c if {
+	_kind == "handoff"
+	c := _request.context
+	is_object(c)
+} else := {}
+
+# _forbidden_context are the context keys no handoff may carry: the do_not_need lists of
+# the pack's context packages (another tenant's data, client memory, instructions taken
+# as commands, tool allowlists, secrets, raw logs, whole documents and prompts).
+_forbidden_context := {lower(k) |
+	some k in {k | some p in object.get(_contract, "context", {}); some k in object.get(p, "do_not_need", [])}
+}
+
+# METADATA
+# title: Forbidden context
+# description: >-
+#   The handoff's context carries a key of the forbidden context (seed section 13):
+#   another tenant's data, a client's global memory, an instruction taken as a command, a
+#   tool allowlist made by the agent, secrets, raw logs, whole documents or prompts.
+#   Checked on the raw request, so it is named even when the schema already refuses the
+#   key.
+# custom:
+#   code: CONTEXT_FORBIDDEN
+#   outcome: block
+reasons contains r if {
+	_kind == "handoff"
+	ctx := _request.context
+	is_object(ctx)
+	some k, _ in ctx
+	lower(k) in _forbidden_context
+	r := _gate_reason("CONTEXT_FORBIDDEN", sprintf("context.%s is forbidden context: a handoff transfers references to permitted context only", [k]), sprintf("context.%s", [k]), "GR-CONTEXT", "block")
+}
+
+_context_checked if {
+	_handoff
+	_expected
+}
+
+_ctx_artifacts := [a | some a in object.get(_context, "artifacts", []); is_object(a)]
+
+_listed(ref) if {
+	some a in _ctx_artifacts
+	_same_version(a.ref, ref)
+}
+
+_claims_approval(status) if status in _approved_statuses
+
+# _status_claims are [path, ref, claimed status] the context states.
+_status_claims contains [sprintf("context.artifacts[%d].status", [i]), a.ref, a.status] if {
+	_context_checked
+	some i, a in _ctx_artifacts
+}
+
+_status_claims contains [sprintf("context.approval_status.%s", [t]), v.ref, s] if {
+	_context_checked
+	some t, s in object.get(_context, "approval_status", {})
+	v := _claimed_version(t)
+}
+
+# _claimed_version is the version of a type the handoff works from: its input of that
+# type, else the version in force.
+_claimed_version(type) := v if {
+	v := _input_version(type)
+} else := _in_force(type)
+
+_recorded_status(ref) := core.ref_version(ref).status
+
+# METADATA
+# title: Approval bypass by context
+# description: >-
+#   The handoff's context says a version is approved (or final) that the state does not
+#   hold as approved: a handoff never carries an approval a person did not give.
+# custom:
+#   code: APPROVAL_BYPASS
+#   outcome: block
+reasons contains r if {
+	some [path, ref, claimed] in _status_claims
+	_claims_approval(claimed)
+	recorded := _recorded_status(ref)
+	not _claims_approval(recorded)
+	r := _gate_reason("APPROVAL_BYPASS", sprintf("%s says %s v%v is %s, but it is %s", [path, ref.type, ref.version, claimed, recorded]), path, "GR-APPROVAL", "block")
+}
+
+_mismatches contains [sprintf("input_artifacts[%d]", [i]), sprintf("%s v%v has no status in context.artifacts: artifacts are referenced by version, hash and status", [ref.type, ref.version])] if {
+	_context_checked
+	some i, ref in _inputs
+	not _listed(ref)
+}
+
+_mismatches contains [path, sprintf("%s says %s v%v is %s, but it is %s", [path, ref.type, ref.version, claimed, recorded])] if {
+	some [path, ref, claimed] in _status_claims
+	recorded := _recorded_status(ref)
+	claimed != recorded
+	not _claims_approval(claimed)
+}
+
+_mismatches contains [sprintf("context.artifacts[%d].ref", [i]), sprintf("%s v%v is not recorded in this workflow", [a.ref.type, a.ref.version])] if {
+	_context_checked
+	some i, a in _ctx_artifacts
+	not core.ref_version(a.ref)
+}
+
+_mismatches contains [sprintf("context.artifacts[%d].ref.hash", [i]), sprintf("%s v%v has hash %s, not %s", [a.ref.type, a.ref.version, core.ref_version(a.ref).ref.hash, a.ref.hash])] if {
+	_context_checked
+	some i, a in _ctx_artifacts
+	core.ref_version(a.ref).ref.hash != a.ref.hash
+}
+
+_mismatches contains ["context.workflow_state", sprintf("context.workflow_state is %s, but the workflow is in %s", [s, _status])] if {
+	_context_checked
+	s := _context.workflow_state
+	s != _status
+}
+
+_mismatches contains ["context.previous_output.ref", sprintf("previous_output %s v%v is not a recorded version with that hash", [ref.type, ref.version])] if {
+	_context_checked
+	ref := _context.previous_output.ref
+	not core.ref_matches(ref)
+}
+
+_known_candidates := {c.candidate_id | some c in object.get(_content_of(_in_force("KNOWLEDGE_PACKAGE")), "evidence_candidates", [])}
+
+_mismatches contains [sprintf("context.kb_evidence_candidates[%d]", [i]), sprintf("%q is not an evidence candidate of the KNOWLEDGE_PACKAGE in force", [c])] if {
+	_context_checked
+	some i, c in object.get(_context, "kb_evidence_candidates", [])
+	not c in _known_candidates
+}
+
+_mismatches contains [sprintf("context.conflict_flags[%d].conflict_id", [i]), sprintf("conflict %q is not a conflict of this workflow", [f.conflict_id])] if {
+	_context_checked
+	some i, f in object.get(_context, "conflict_flags", [])
+	not _state.conflicts[f.conflict_id]
+}
+
+# METADATA
+# title: Context contradicts the recorded state
+# description: >-
+#   The handoff's context must match the state the engine holds: every input named with
+#   its status, recorded versions with their hashes and statuses, the workflow's current
+#   status, known KB evidence candidates and conflicts. The Orchestrator never passes on a
+#   context that misstates the assessment.
+# custom:
+#   code: CONTEXT_MISMATCH
+#   outcome: block
+reasons contains r if {
+	some [path, msg] in _mismatches
+	r := _gate_reason("CONTEXT_MISMATCH", msg, path, "S20-CONTEXT", "block")
+}
+
+_official_mappings := {[m.control_id, m.framework, object.get(m, "requirement_ref", "")] |
+	some m in object.get(_content_of(_in_force("FRAMEWORK_MAPPING")), "mappings", [])
+	m.mapping_status == "official"
+}
+
+# METADATA
+# title: Context presents an unofficial mapping as official
+# description: >-
+#   context.official_mappings names a mapping the Framework Mapper's version in force
+#   does not report as official (with that requirement): an official SCF mapping is never
+#   inferred, not even in a context.
+# custom:
+#   code: OFFICIAL_MAPPING_INFERRED
+#   outcome: block
+reasons contains r if {
+	_context_checked
+	some i, m in object.get(_context, "official_mappings", [])
+	not [m.control_id, m.framework, m.requirement_ref] in _official_mappings
+	r := _gate_reason("OFFICIAL_MAPPING_INFERRED", sprintf("context names %s -> %s %s as an official mapping, but the FRAMEWORK_MAPPING in force does not", [m.control_id, m.framework, m.requirement_ref]), sprintf("context.official_mappings[%d]", [i]), "GR-MAPPING", "block")
+}
+
+_dups contains ["input_artifacts", sprintf("%s v%v", [r.type, r.version])] if {
+	_context_checked
+	some i, r in _inputs
+	some j, q in _inputs
+	i < j
+	_same_version(r, q)
+}
+
+_dups contains ["context.artifacts", sprintf("%s v%v", [a.ref.type, a.ref.version])] if {
+	_context_checked
+	some i, a in _ctx_artifacts
+	some j, b in _ctx_artifacts
+	i < j
+	_same_version(a.ref, b.ref)
+}
+
+_dups contains [sprintf("context.%s", [field]), sprintf("%v", [x])] if {
+	_context_checked
+	some field in ["scf_controls", "kb_evidence_candidates"]
+	l := object.get(_context, field, [])
+	some i, x in l
+	some j, y in l
+	i < j
+	x == y
+}
+
+# METADATA
+# title: Duplicated context
+# description: >-
+#   The handoff names the same version (or the same control or candidate) twice: context
+#   is transferred once, by reference.
+# custom:
+#   code: CONTEXT_DUPLICATED
+#   outcome: block
+reasons contains r if {
+	some [path, what] in _dups
+	r := _reason("CONTEXT_DUPLICATED", sprintf("%s names %s more than once", [path, what]), path, "block")
+}

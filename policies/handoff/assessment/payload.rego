@@ -1,0 +1,425 @@
+package handoff.assessment
+
+import data.handoff.core
+
+# The HandoffPayload (seed section 4) and the handoff rules of section 7 that core does
+# not already check: structured output present, unique handoff_id, assessment scope and
+# trace preserved, the handoff type the edge makes it, the target the pipeline routes to,
+# the inputs each step works from, versions linked, no repeated output.
+
+# METADATA
+# title: Handoff without structured output
+# description: >-
+#   Every handoff carries the source agent's structured output (output: the new artifact
+#   version whose content is validated against its schema). Free text without schema is
+#   never passed on.
+# custom:
+#   code: OUTPUT_MISSING
+#   outcome: block
+reasons contains r if {
+	_handoff
+	not _output
+	r := _reason("OUTPUT_MISSING", sprintf("handoff %s>%s (%s) carries no structured output", [_source, _target, object.get(_request, "task_type", "")]), "output", "block")
+}
+
+# _used_handoff_ids are the handoff_ids of the handoffs already accepted.
+_used_handoff_ids contains id if {
+	some h in _state.artifacts
+	some v in h.versions
+	v.meta.request_kind == "handoff"
+	id := v.meta.handoff_id
+}
+
+# METADATA
+# title: handoff_id reused
+# description: >-
+#   handoff_id identifies one handoff: an accepted handoff already carries it.
+# custom:
+#   code: HANDOFF_ID_REUSED
+#   outcome: block
+reasons contains r if {
+	_handoff
+	_request.handoff_id in _used_handoff_ids
+	r := _reason("HANDOFF_ID_REUSED", sprintf("handoff_id %q was already used by an accepted handoff of workflow %q", [_request.handoff_id, object.get(_state, "workflow_id", "")]), "handoff_id", "block")
+}
+
+# METADATA
+# title: Assessment mismatch
+# description: >-
+#   The request names another assessment than the workflow's (its subject): tenant_id,
+#   organization_id and assessment_id are preserved on every request.
+# custom:
+#   code: SCOPE_MISMATCH
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind != "start"
+	object.get(_request, "assessment_id", "") != _state.subject_id
+	r := _gate_reason("SCOPE_MISMATCH", sprintf("request names assessment %q, not assessment %q of workflow %q", [object.get(_request, "assessment_id", ""), _state.subject_id, object.get(_state, "workflow_id", "")]), "assessment_id", "S20-SCOPE", "block")
+}
+
+# METADATA
+# title: Another assessment's data inside the request
+# description: >-
+#   An assessment_id inside the request body (output content, context) names another
+#   assessment: data outside the assessment never passes a handoff.
+# custom:
+#   code: SCOPE_MISMATCH
+#   outcome: block
+reasons contains r if {
+	_foreign_assessment
+	walk(_request, [path, value])
+	count(path) > 1
+	path[count(path) - 1] == "assessment_id"
+	is_string(value)
+	value != _state.subject_id
+	p := _path_string(path)
+	r := _gate_reason("SCOPE_MISMATCH", sprintf("%s is %q, not the workflow's assessment %q", [p, value, _state.subject_id]), p, "S20-SCOPE", "block")
+}
+
+# _foreign_assessment holds when an object inside the request body names another
+# assessment; found without building paths, so a clean request never pays for them.
+_foreign_assessment if {
+	_ready
+	_kind != "start"
+	some k, part in _request
+	k != "assessment_id"
+	walk(part, [_, o])
+	is_object(o)
+	v := o.assessment_id
+	is_string(v)
+	v != _state.subject_id
+}
+
+_scope_frameworks := {f | some f in object.get(_scope, "frameworks", [])}
+
+_scope_domains := {d | some d in object.get(_scope, "control_domains", [])}
+
+# _scoped_parts are the parts of a handoff whose frameworks and controls must be in scope.
+_scoped_parts contains ["output.content", _content] if _judged
+
+_scoped_parts contains ["context", c] if {
+	_handoff
+	c := _request.context
+	is_object(c)
+}
+
+# _named_frameworks and _named_controls are the frameworks and controls a handoff names, without paths.
+_scoped_objects := [o |
+	some [_, part] in _scoped_parts
+	walk(part, [_, o])
+	is_object(o)
+]
+
+_named_frameworks contains v if {
+	some o in _scoped_objects
+	v := o.framework
+}
+
+_named_controls contains v if {
+	some o in _scoped_objects
+	v := o.control_id
+}
+
+_named_controls contains v if {
+	some o in _scoped_objects
+	some k in {"control_ids", "scf_controls"}
+	some v in o[k]
+}
+
+# _scope_exceeded holds when a named framework or control is outside the scope: only
+# then are paths built.
+_scope_exceeded if {
+	some v in _named_frameworks
+	not v in _scope_frameworks
+}
+
+_scope_exceeded if {
+	some v in _named_controls
+	is_string(v)
+	not _domain(v) in _scope_domains
+}
+
+# _out_of_scope are [path, message] for every framework or control outside the scope.
+_out_of_scope contains [p, sprintf("framework %q is outside the assessment scope %v", [value, sort(_scope_frameworks)])] if {
+	_scope_exceeded
+	some [prefix, part] in _scoped_parts
+	walk(part, [path, value])
+	count(path) > 0
+	path[count(path) - 1] == "framework"
+	is_string(value)
+	not value in _scope_frameworks
+	p := sprintf("%s%s", [prefix, _rel_path(path)])
+}
+
+_out_of_scope contains [p, sprintf("control %q is outside the assessment's domains %v", [value, sort(_scope_domains)])] if {
+	_scope_exceeded
+	some [prefix, part] in _scoped_parts
+	walk(part, [path, value])
+	count(path) > 0
+	_control_key(path)
+	is_string(value)
+	not _domain(value) in _scope_domains
+	p := sprintf("%s%s", [prefix, _rel_path(path)])
+}
+
+_control_key(path) if path[count(path) - 1] == "control_id"
+
+_control_key(path) if {
+	count(path) > 1
+	path[count(path) - 2] in {"control_ids", "scf_controls"}
+	is_number(path[count(path) - 1])
+}
+
+_domain(control) := split(control, "-")[0]
+
+# METADATA
+# title: Outside the assessment scope
+# description: >-
+#   A framework or control in the output or the context is outside the scope the
+#   assessment was started with (ASSESSMENT_SCOPE frameworks and control domains): the
+#   handoff transfers only context within the tenant and the assessment.
+# custom:
+#   code: SCOPE_MISMATCH
+#   outcome: block
+reasons contains r if {
+	some [p, msg] in _out_of_scope
+	r := _gate_reason("SCOPE_MISMATCH", msg, p, "S20-SCOPE", "block")
+}
+
+# METADATA
+# title: Trace not preserved
+# description: >-
+#   Every request of an assessment carries the assessment's trace_id (the trace its start
+#   recorded): the correlation is never broken, and a retry preserves it. An assessment
+#   without a recorded trace accepts nothing (fail closed).
+# custom:
+#   code: TRACE_MISMATCH
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind != "start"
+	_non_blank(_trace)
+	not _trace == _assessment_trace
+	r := _gate_reason("TRACE_MISMATCH", _trace_message, "trace_id", "S20-TRACE", "block")
+}
+
+_trace_message := sprintf("trace_id %q is not the assessment's trace %q", [_trace, _assessment_trace]) if _assessment_trace
+
+else := sprintf("workflow %q has no recorded assessment trace (ASSESSMENT_SCOPE v1)", [object.get(_state, "workflow_id", "")])
+
+# --- edges and handoff types -----------------------------------------------------------
+
+# _edge_kind says what the handoff's edge is: the validation step, the pipeline's next
+# step (forward), a registered return to an earlier step (backward), an enrichment of the
+# agent working now by an earlier step's agent, or none of these (invalid).
+_edge_kind := "forward" if {
+	_kind == "handoff"
+	_current_actor(_source)
+	_target == _forward_target(_stage_of[_source])
+} else := "validation" if {
+	_kind == "handoff"
+	_validator(_target)
+} else := "backward" if {
+	_kind == "handoff"
+	_current_actor(_source)
+	_target in _hands_to(_source)
+	_stage_index[_stage_of[_target]] < _stage_index[_stage_of[_source]]
+} else := "enrichment" if {
+	_kind == "handoff"
+	not _current_actor(_source)
+	_current_actor(_target)
+	_target in _hands_to(_source)
+	_stage_index[_stage_of[_source]] < _stage_index[_stage_of[_target]]
+} else := "invalid"
+
+_task := object.get(_request, "task_type", "")
+
+# _expected_type is the handoff type the state and the edge make a handoff: the retry a
+# failure granted, the new handoff after a conflict resolution, else what the edge is.
+_expected_type := "retry" if {
+	_retry_pending(_task)
+} else := "conflict_resolution" if {
+	_resolution_pending(_source)
+} else := "validation" if {
+	_edge_kind == "validation"
+} else := "enrichment" if {
+	_edge_kind == "enrichment"
+} else := "sequential"
+
+_retry_pending(task) if _counter(sprintf("retry_pending/%s", [task])) > 0
+
+_resolution_pending(agent) if _counter(sprintf("resolution_pending/%s", [agent])) > 0
+
+# METADATA
+# title: Handoff type does not match
+# description: >-
+#   The handoff_type is not what the state and the edge make the handoff: retry after a
+#   granted retry, conflict_resolution after a resolution sent the work back, validation
+#   to the validation step, enrichment from an earlier step to the agent working now,
+#   sequential otherwise (seed section 5).
+# custom:
+#   code: HANDOFF_TYPE_INVALID
+#   outcome: block
+reasons contains r if {
+	_handoff
+	_expected
+	_handoff_type != _expected_type
+	r := _reason("HANDOFF_TYPE_INVALID", sprintf("handoff %s>%s is a %s handoff, not %s", [_source, _target, _expected_type, _handoff_type]), "handoff_type", "block")
+}
+
+_valid_targets := sort((({t |
+	some t in _hands_to(_source)
+	_stage_index[_stage_of[t]] < _stage_index[_stage_of[_source]]
+} | {t | t := _forward_target(_stage_of[_source])}) | {t | some t in _hands_to(_source); _validator(t)}))
+
+# METADATA
+# title: Output routed to the wrong agent
+# description: >-
+#   The agent working now hands its output to an agent the pipeline does not route it
+#   to: its output goes to the next step, back to an earlier step for a clarification,
+#   or to the validation step; an enrichment edge is for a step that is already done.
+#   (Core refuses a target outside hands_to.)
+# custom:
+#   code: TARGET_NOT_AUTHORIZED
+#   outcome: block
+reasons contains r if {
+	_handoff
+	_current_actor(_source)
+	_target in _hands_to(_source)
+	_edge_kind == "invalid"
+	r := _gate_reason("TARGET_NOT_AUTHORIZED", sprintf("in %s the output of %q goes to %v, not to %q", [_status, _source, _valid_targets, _target]), "target_agent", "S20-TARGET", "block")
+}
+
+# --- inputs and versions -----------------------------------------------------------------
+
+# _required_inputs are the artifact types each output is made from.
+_required_inputs := {
+	"KNOWLEDGE_PACKAGE": ["ASSESSMENT_SCOPE"],
+	"CONTROL_ANALYSIS": ["KNOWLEDGE_PACKAGE"],
+	"FRAMEWORK_MAPPING": ["CONTROL_ANALYSIS"],
+	"STATEMENT_OF_APPLICABILITY": ["CONTROL_ANALYSIS", "FRAMEWORK_MAPPING"],
+	"EVIDENCE_ASSESSMENT": ["KNOWLEDGE_PACKAGE", "STATEMENT_OF_APPLICABILITY"],
+	"GAP_ANALYSIS": ["STATEMENT_OF_APPLICABILITY", "EVIDENCE_ASSESSMENT"],
+	"MATURITY_ASSESSMENT": ["GAP_ANALYSIS", "EVIDENCE_ASSESSMENT"],
+	"POAM": ["GAP_ANALYSIS", "MATURITY_ASSESSMENT"],
+	"ASSESSMENT_REPORT": ["GAP_ANALYSIS", "MATURITY_ASSESSMENT", "POAM"],
+}
+
+# METADATA
+# title: Required input missing
+# description: >-
+#   Each step works from the artifacts before it: a handoff names the versions its
+#   output was made from (a KNOWLEDGE_PACKAGE from the ASSESSMENT_SCOPE, the SoA from the
+#   control analysis and the mapping, the findings from the approved SoA and the evidence
+#   assessment, the report from the approved findings, the maturity assessment and the
+#   POA&M).
+# custom:
+#   code: INPUT_MISSING
+#   outcome: block
+reasons contains r if {
+	_judged
+	some t in object.get(_required_inputs, _output.type, [])
+	not t in _input_types
+	r := _reason("INPUT_MISSING", sprintf("%s v%v is made from %s, but input_artifacts names none", [_output.type, _output.version, t]), "input_artifacts", "block")
+}
+
+# _owed_inputs are the records a rework answers: the rework order a person or a later step
+# gave the agent, the resolution that sent its output back.
+_owed_inputs contains ["REWORK_ORDER", "the rework order it answers"] if _counter(sprintf("rework_pending/%s", [_source])) > 0
+
+_owed_inputs contains ["RESOLUTION_RECORD", "the conflict resolution it answers"] if _resolution_pending(_source)
+
+# METADATA
+# title: Rework without its order
+# description: >-
+#   An agent working again after a person's revision request, a clarification return or
+#   a conflict resolution names the record that sent the work back (REWORK_ORDER,
+#   RESOLUTION_RECORD): the new handoff carries that new context.
+# custom:
+#   code: INPUT_MISSING
+#   outcome: block
+reasons contains r if {
+	_judged
+	some [t, what] in _owed_inputs
+	not t in _input_types
+	r := _reason("INPUT_MISSING", sprintf("%s v%v reworks %s; name %s v%v, %s, among input_artifacts", [_output.type, _output.version, _output.type, t, _latest_n(t), what]), "input_artifacts", "block")
+}
+
+# METADATA
+# title: Input the agent may not consume
+# description: >-
+#   A handoff names an input artifact type its source agent does not consume (the
+#   registry's consumes list): no agent uses data it is not authorized to use. A missing
+#   registry permits nothing.
+# custom:
+#   code: INPUT_NOT_PERMITTED
+#   outcome: block
+reasons contains r if {
+	_handoff
+	some i, ref in _inputs
+	not ref.type in _consumes(_source)
+	r := _gate_reason("INPUT_NOT_PERMITTED", sprintf("%q does not consume %s (consumes %v)", [_source, ref.type, sort(_consumes(_source))]), sprintf("input_artifacts[%d]", [i]), "GR-DATA", "block")
+}
+
+# METADATA
+# title: Correction not linked to its version
+# description: >-
+#   A new version (2 or more) names the version it corrects (supersedes) and why
+#   (justification): every version links to the previous one, and a handoff never alters
+#   a recorded version (core refuses an overwrite).
+# custom:
+#   code: VERSION_UNLINKED
+#   outcome: block
+reasons contains r if {
+	_judged
+	_output.version > 1
+	not is_number(object.get(_output, "supersedes", null))
+	r := _reason("VERSION_UNLINKED", sprintf("%s v%v does not name the version it supersedes", [_output.type, _output.version]), "output.supersedes", "block")
+}
+
+# METADATA
+# title: Correction without justification
+# description: >-
+#   A new version (2 or more) says why it corrects the previous one.
+# custom:
+#   code: VERSION_UNLINKED
+#   outcome: block
+reasons contains r if {
+	_judged
+	_output.version > 1
+	not _non_blank(object.get(_output, "justification", ""))
+	r := _reason("VERSION_UNLINKED", sprintf("%s v%v does not say why it corrects the previous version (justification)", [_output.type, _output.version]), "output.justification", "block")
+}
+
+# METADATA
+# title: Same output again
+# description: >-
+#   The output's content hashes to a version already recorded for its type: the same
+#   output hash repeated is a handoff without progress (seed section 17).
+# custom:
+#   code: OUTPUT_REPEATED
+#   outcome: block
+reasons contains r if {
+	_judged
+	some v in core.artifact(_output.type).versions
+	v.ref.hash == input.derived.output_hash
+	r := _reason("OUTPUT_REPEATED", sprintf("%s v%v repeats the content of v%v (%s): no progress", [_output.type, _output.version, v.ref.version, v.ref.hash]), "output.content", "block")
+}
+
+# --- paths -----------------------------------------------------------------------------
+
+_path_string(path) := concat("", [_segment(i, s) | some i, s in path])
+
+_segment(i, s) := sprintf("[%d]", [s]) if is_number(s)
+
+else := s if i == 0
+
+else := sprintf(".%v", [s])
+
+# _rel_path is a walk path below a prefix: ".a[2].b".
+_rel_path(path) := concat("", [_rel_segment(s) | some s in path])
+
+_rel_segment(s) := sprintf("[%d]", [s]) if is_number(s)
+
+else := sprintf(".%v", [s])

@@ -1,0 +1,203 @@
+package handoff.assessment
+
+import data.handoff.core
+
+# Retry strategy (seed section 18). A failure report asks for a retry of one of the five
+# types with an explicit reason. The retry increments the task's counter (core
+# retry/<task>), is recorded in the retry history (RETRY_RECORD), and hands the agent a
+# new context built by the Orchestrator (references only for a restricted retry after a
+# prompt injection signal). The retried handoff is an ordinary handoff: every guardrail
+# applies again, tenant and assessment cannot change, and it keeps the assessment's trace.
+# An exhausted (or non-retryable) failure blocks the work and escalates to human review.
+
+_failure if {
+	_ready
+	_kind == "failure"
+}
+
+# _retry_classes are the failure classes each retry type may be reported with: transient
+# tool failures are timeouts, rate limits or lost workers; the other types are outputs
+# that could not be used (invalid_output).
+_retry_classes := {
+	"schema": {"invalid_output"},
+	"missing_context": {"invalid_output"},
+	"conflict_clarification": {"invalid_output"},
+	"injection_restricted": {"invalid_output"},
+	"tool_transient": {"timeout", "rate_limit", "worker_lost"},
+}
+
+_retryable_class if object.get(_contract, ["limits", "retry", object.get(_request, "class", ""), "retryable"], false) == true
+
+_retry_type := object.get(_request, "retry_type", "")
+
+_failure_problems contains sprintf("retry type %s is not reported with failure class %s (use %v)", [_retry_type, _request.class, sort(object.get(_retry_classes, _retry_type, set()))]) if {
+	_retryable_class
+	not _request.class in object.get(_retry_classes, _retry_type, set())
+}
+
+_failure_problems contains sprintf("a conflict clarification retry needs a conflict over an output of %q", [_request.agent]) if {
+	_retry_type == "conflict_clarification"
+	not _agent_in_conflict(_request.agent)
+}
+
+_agent_in_conflict(agent) if {
+	some c in _state.conflicts
+	some a in c.artifacts
+	a.type == _produces(agent)
+}
+
+# METADATA
+# title: Retry request invalid
+# description: >-
+#   A failure asks for a retry the strategy does not allow: a retry type reported with a
+#   failure class it does not fit (a transient tool failure is a timeout, rate limit or
+#   lost worker; schema, missing context, conflict clarification and restricted retries
+#   follow an unusable output), or a conflict clarification retry without a conflict.
+# custom:
+#   code: RETRY_INVALID
+#   outcome: block
+reasons contains r if {
+	_failure
+	_expected
+	some msg in _failure_problems
+	r := _reason("RETRY_INVALID", msg, "retry_type", "block")
+}
+
+# _restricted_before holds when the task already had its restricted retry.
+_restricted_before if {
+	some v in core.artifact("RETRY_RECORD").versions
+	v.content.task == _request.task
+	v.content.restricted == true
+}
+
+# METADATA
+# title: Restricted retry already used
+# description: >-
+#   A restricted retry after a prompt injection signal is granted once per task: a second
+#   injection signal escalates to human review whatever the retry budget.
+# custom:
+#   code: RETRY_EXHAUSTED
+#   outcome: await_human
+reasons contains r if {
+	_failure
+	_retry_type == "injection_restricted"
+	_restricted_before
+	r := _reason("RETRY_EXHAUSTED", sprintf("task %q of agent %q already had its restricted retry after a prompt injection signal", [_request.task, _request.agent]), "retry_type", "await_human")
+}
+
+# _retry_spent holds when the failure is not retried any more.
+_retry_spent if {
+	some r in (core.reasons | reasons)
+	r.code in {"RETRY_EXHAUSTED", "NOT_RETRYABLE"}
+}
+
+_restricted := _retry_type == "injection_restricted"
+
+_retry_count := _counter(core.retry_counter(object.get(_request, "task", ""))) + 1
+
+_retry_info := {"count": _retry_count, "type": _retry_type, "reason": _request.retry_reason}
+
+_retry_content(exhausted) := {
+	"tenant_id": _state.tenant_id,
+	"organization_id": object.get(_state, "organization_id", ""),
+	"assessment_id": _state.subject_id,
+	"trace_id": _trace,
+	"task": _request.task,
+	"agent": _request.agent,
+	"retry_type": _retry_type,
+	"retry_reason": _request.retry_reason,
+	"failure_class": _request.class,
+	"attempt": core.failure_attempt,
+	"max_attempts": object.get(_contract, ["limits", "retry", _request.class, "max_attempts"], 1),
+	"exhausted": exhausted,
+	"restricted": _restricted,
+}
+
+_retry_ref(exhausted) := _record_ref("RETRY_RECORD", "retry-record", _retry_content(exhausted))
+
+_retry_record_event(exhausted) := _record_event(_retry_ref(exhausted), "approved", _retry_content(exhausted), _record_meta(_retry_ref(exhausted), "passed", _request.agent, _status))
+
+# _retry_context is what the retried agent receives: the retry record and the artifacts
+# it works from; a restricted retry receives references only.
+_retry_extra := {"retry": _retry_info} if not _restricted
+
+else := {"retry": _retry_info, "restricted": true}
+
+# A retryable failure within its budget: the same agent tries again with a new context.
+_failure_proposal := _escalation_proposal if {
+	_retry_spent
+} else := {
+	"outcome": "retry",
+	"status_after": _status,
+	"retry": core.failure_retry,
+	"next": [_next_agent(_request.agent, "orchestrator", _status, [{"ref": _retry_ref(false), "status": "approved"}], _retry_extra)],
+	"events": [
+		{"type": "counter", "name": core.retry_counter(_request.task), "delta": 1},
+		{"type": "counter", "name": sprintf("retry_pending/%s", [_request.task]), "value": 1},
+		_retry_record_event(false),
+	],
+}
+
+# --- the retried handoff -----------------------------------------------------------------
+
+_pending_retry := v.content if {
+	v := _latest("RETRY_RECORD")
+	v.content.task == _task
+	v.content.exhausted == false
+}
+
+_retry_given := r if {
+	r := _request.retry
+	is_object(r)
+}
+
+_restricted_keys := {"artifacts", "workflow_state", "approval_status", "retry"}
+
+_retry_problems contains "carries no retry (count, type, reason)" if {
+	_handoff_type == "retry"
+	not _retry_given
+}
+
+_retry_problems contains sprintf("says retry %v, but task %q has had %v", [_retry_given.count, _task, _counter(core.retry_counter(_task))]) if {
+	_handoff_type == "retry"
+	_retry_given.count != _counter(core.retry_counter(_task))
+}
+
+_retry_problems contains sprintf("says retry type %s, but the retry granted is %s", [_retry_given.type, _pending_retry.retry_type]) if {
+	_handoff_type == "retry"
+	_retry_given.type != _pending_retry.retry_type
+}
+
+_retry_problems contains sprintf("does not name RETRY_RECORD v%v, the retry it answers, among its input_artifacts", [_latest_n("RETRY_RECORD")]) if {
+	_handoff_type == "retry"
+	_pending_retry
+	not "RETRY_RECORD" in _input_types
+}
+
+_retry_problems contains sprintf("is a restricted retry after a prompt injection signal and may carry only %v in its context, not %q", [sort(_restricted_keys), k]) if {
+	_handoff_type == "retry"
+	_pending_retry.restricted == true
+	some k, _ in _context
+	not k in _restricted_keys
+}
+
+_retry_problems contains sprintf("carries retry information but is a %s handoff", [_handoff_type]) if {
+	_handoff_type != "retry"
+	_retry_given
+}
+
+# METADATA
+# title: Retried handoff does not answer its retry
+# description: >-
+#   A retry handoff carries the retry count, type and reason, names the RETRY_RECORD it
+#   answers and matches it (count and type); a restricted retry after a prompt injection
+#   signal passes references only. A handoff of another type carries no retry.
+# custom:
+#   code: RETRY_INVALID
+#   outcome: block
+reasons contains r if {
+	_handoff
+	_expected
+	some msg in _retry_problems
+	r := _reason("RETRY_INVALID", sprintf("handoff %s>%s %s", [_source, _target, msg]), "retry", "block")
+}

@@ -1,0 +1,214 @@
+package handoff.assessment
+
+# Sequence: which request the current status waits for, the start and the cancel. The
+# pipeline is sequential (MVP): one agent works at a time; in a human status no agent
+# acts at all.
+
+# A start in the initial status.
+_expected if {
+	_kind == "start"
+	_status == object.get(_contract, ["workflow", "initial"], "INTAKE")
+}
+
+# A handoff by the agent the current status routes, with the task it routes it to.
+_expected if {
+	_kind == "handoff"
+	_routed(_source, object.get(_request, "task_type", ""))
+}
+
+# An enrichment: an agent of an earlier step adds context for the agent working now.
+_expected if {
+	_kind == "handoff"
+	_edge_kind == "enrichment"
+}
+
+# A person's decision in a human status; who may decide is core's check.
+_expected if {
+	_kind == "approval"
+	_status in (_gates | {"VALIDATION", "HUMAN_REVIEW"})
+}
+
+_expected if {
+	_kind == "resolution"
+	_status == "CONFLICT_REVIEW"
+}
+
+# A failure of the task the current status routes to the failed agent.
+_expected if {
+	_kind == "failure"
+	_routed(object.get(_request, "agent", ""), object.get(_request, "task", ""))
+}
+
+_expected if _kind == "cancel"
+
+# _sequence_explained holds when a more specific rule says why the request does not fit
+# the current status (it then stands alone instead of OUT_OF_SEQUENCE).
+_sequence_explained if _bypass_by_status
+
+_sequence_explained if {
+	_kind in {"handoff", "approval"}
+	_status == "CONFLICT_REVIEW"
+}
+
+_sequence_explained if _waiting_for_human_review
+
+# METADATA
+# title: Request out of sequence
+# description: >-
+#   The request is not one the workflow's current status waits for: an agent or task
+#   that workflow.actors does not route in this status (the pipeline runs one step at a
+#   time), an enrichment that does not reach the agent working now, a resolution without
+#   a conflict review, a review or an outcome (the pack has neither). A missing routing
+#   table routes nothing.
+# custom:
+#   code: OUT_OF_SEQUENCE
+#   outcome: block
+reasons contains r if {
+	_ready
+	not _expected
+	not _sequence_explained
+	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
+}
+
+_request_label := sprintf("%s>%s (%s) by %q", [_source, _target, object.get(_request, "task_type", ""), _actor_id]) if _kind == "handoff"
+
+else := sprintf("%s/%s", [object.get(_request, "agent", ""), object.get(_request, "task", "")]) if _kind == "failure"
+
+else := sprintf("by %q", [_actor_id])
+
+_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(_status)]
+
+# _bypass_by_status holds for a handoff while a person's decision is pending at a gate
+# or the validation step.
+_bypass_by_status if {
+	_ready
+	_kind == "handoff"
+	_status in (_gates | {"VALIDATION"})
+}
+
+# METADATA
+# title: Approval bypass while a person decides
+# description: >-
+#   A handoff arrives while the workflow waits at an approval gate (SOA_APPROVAL,
+#   FINDINGS_APPROVAL, REPORT_APPROVAL) or the validation step: no handoff moves work past
+#   a person's pending decision.
+# custom:
+#   code: APPROVAL_BYPASS
+#   outcome: block
+reasons contains r if {
+	_bypass_by_status
+	r := _gate_reason("APPROVAL_BYPASS", sprintf("handoff %s>%s while the workflow waits at %s for a person's decision", [_source, _target, _status]), "", "GR-APPROVAL", "block")
+}
+
+# _waiting_for_human_review holds for agent work reported while an escalation waits.
+_waiting_for_human_review if {
+	_ready
+	_kind in {"handoff", "failure"}
+	_status == "HUMAN_REVIEW"
+}
+
+# METADATA
+# title: Human review required
+# description: >-
+#   The workflow waits for human review after a limit was reached (retry exhausted, not
+#   retryable, loop limit, repeated conflict): no agent work is accepted until a person
+#   decides (retry_exhausted → block → human_review_required).
+# custom:
+#   code: HUMAN_REVIEW_REQUIRED
+#   outcome: block
+reasons contains r if {
+	_waiting_for_human_review
+	r := _reason("HUMAN_REVIEW_REQUIRED", sprintf("workflow %q waits for human review (%v); a %s is not accepted until a person decides", [object.get(_state, "workflow_id", ""), _escalation_codes, _kind]), "", "block")
+}
+
+_escalation_codes := c if {
+	c := _latest("ESCALATION_RECORD").content.reason_codes
+} else := []
+
+# METADATA
+# title: Start by an agent
+# description: >-
+#   An assessment is started by the host (system) or a person, never by an agent.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "start"
+	not _actor_type in {"system", "human"}
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start an assessment; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
+}
+
+# METADATA
+# title: Cancel by a person without a role
+# description: >-
+#   A person cancels an assessment only with a role of the pack; the host may always
+#   cancel, an agent never (core).
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "cancel"
+	_actor_type == "human"
+	count({role | some role in _actor_roles; object.get(_contract, ["roles", role], null) != null}) == 0
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the assessment pack and may not cancel", [_actor_id]), "actor.roles", "block")
+}
+
+# --- start and cancel ------------------------------------------------------------------
+
+_brief := b if {
+	b := _request.brief
+	is_object(b)
+} else := {}
+
+# _scope_content is the ASSESSMENT_SCOPE the start records: the work order and the
+# assessment's trace.
+_scope_content := object.union(
+	{
+		"tenant_id": _request.tenant_id,
+		"organization_id": _request.organization_id,
+		"assessment_id": _request.assessment_id,
+		"trace_id": _trace,
+		"organization_name": _brief.organization_name,
+		"objective": _brief.objective,
+		"scf_version": _brief.scf_version,
+		"frameworks": _brief.frameworks,
+		"control_domains": _brief.control_domains,
+		"requested_by": _actor_id,
+	},
+	{"deadline": d | d := _brief.deadline},
+)
+
+_scope_ref := {"id": "assessment-scope", "type": "ASSESSMENT_SCOPE", "version": 1, "hash": _hash(_scope_content)}
+
+# start: the ASSESSMENT_SCOPE is recorded (approved: it is the work order) and the
+# Knowledge Steward receives it.
+_start_proposal := {
+	"outcome": "allow",
+	"status_after": "KNOWLEDGE",
+	"next": [_next_agent("knowledge_steward", "orchestrator", "KNOWLEDGE", [{"ref": _scope_ref, "status": "approved"}], {})],
+	"events": [_record_event(_scope_ref, "approved", _scope_content, _record_meta(_scope_ref, "passed", "knowledge_steward", "KNOWLEDGE"))],
+}
+
+_cancel_proposal := {
+	"outcome": "allow",
+	"status_after": "CANCELLED",
+	"next": [],
+	"events": [],
+}
+
+# METADATA
+# title: Start for another assessment
+# description: >-
+#   A start's assessment_id differs from its subject_id: the workflow's subject is the
+#   assessment, and both name it.
+# custom:
+#   code: SCOPE_MISMATCH
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "start"
+	_request.assessment_id != _request.subject_id
+	r := _gate_reason("SCOPE_MISMATCH", sprintf("start names assessment %q but subject %q", [_request.assessment_id, _request.subject_id]), "assessment_id", "S20-SCOPE", "block")
+}

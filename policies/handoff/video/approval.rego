@@ -1,0 +1,255 @@
+package handoff.video
+
+# People decide twice: the client confirms (or returns, or rejects) the work at
+# AWAITING_CLIENT, and the production lead decides escalations. Neither waives a gate:
+# work goes on only through new versions that pass them.
+
+_decision := object.get(_request, "decision", "")
+
+_approval_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+
+_approval_types := {r.type | some r in _approval_refs}
+
+_revise_types := {t | some t in object.get(_request, "revise", [])}
+
+_deciding if {
+	_ready
+	_kind == "approval"
+	_status in {"AWAITING_CLIENT", "ESCALATED"}
+}
+
+# _revisable are the artifact types a person may return in each status.
+_revisable := {
+	"AWAITING_CLIENT": {"A1", "SKILL_ROUTING", "A2", "A3", "A4", "A5", "A6", "PROMPT", "EDIT_PLAN", "CLIENT_CONFIRMATION"},
+	"ESCALATED": {"REQUIREMENTS", "A1", "SKILL_ROUTING", "A2", "A3", "A4", "A5", "A6", "PROMPT", "EDIT_PLAN", "CLIENT_CONFIRMATION"},
+}
+
+# METADATA
+# title: Approval of another stage
+# description: >-
+#   The approval names a stage other than the one the workflow waits at (AWAITING_CLIENT
+#   or ESCALATED).
+# custom:
+#   code: APPROVAL_INVALID
+#   outcome: block
+reasons contains r if {
+	_deciding
+	stage := _request.stage
+	stage != _status
+	r := _reason("APPROVAL_INVALID", sprintf("the workflow waits at %s; an approval of stage %s does not apply", [_status, stage]), "stage", "block")
+}
+
+# METADATA
+# title: Escalation approved as it is
+# description: >-
+#   The production lead approves at ESCALATED. An escalation is answered by returning the
+#   work (REQUEST_REVISION) or rejecting it: a gate is never waived by approval.
+# custom:
+#   code: APPROVAL_INVALID
+#   outcome: block
+reasons contains r if {
+	_deciding
+	_status == "ESCALATED"
+	_decision == "APPROVE"
+	r := _reason("APPROVAL_INVALID", "an escalation is answered by returning the work (REQUEST_REVISION) or rejecting it: gates are not waived by approval", "decision", "block")
+}
+
+# METADATA
+# title: Client confirmation not named
+# description: >-
+#   The client's APPROVE (or REJECT) names the CLIENT_CONFIRMATION version the client
+#   review lead prepared: a confirmation is bound to exactly what the client saw. (Core
+#   checks that it is recorded, current and bound to its hash.)
+# custom:
+#   code: APPROVAL_INCOMPLETE
+#   outcome: block
+reasons contains r if {
+	_deciding
+	_status == "AWAITING_CLIENT"
+	not "CLIENT_CONFIRMATION" in _approval_types
+	r := _reason("APPROVAL_INCOMPLETE", sprintf("%s at AWAITING_CLIENT names no CLIENT_CONFIRMATION version (latest is v%d)", [_decision, _latest_n("CLIENT_CONFIRMATION")]), "artifacts", "block")
+}
+
+_invalid_targets contains "a revision request names no artifact type to revise (revise is empty)" if {
+	count(_revise_types) == 0
+}
+
+_invalid_targets contains msg if {
+	some t in _revise_types
+	not t in _revisable[_status]
+	msg := sprintf("%s cannot be returned at %s (returnable: %v)", [t, _status, sort(_revisable[_status])])
+}
+
+_invalid_targets contains msg if {
+	some t in _revise_types
+	t in _revisable[_status]
+	_latest_n(t) == 0
+	msg := sprintf("%s has no version to return", [t])
+}
+
+# METADATA
+# title: Revision target invalid
+# description: >-
+#   A REQUEST_REVISION names the artifact types to return, each one the stage may
+#   return and that has a version.
+# custom:
+#   code: REVISION_TARGET_INVALID
+#   outcome: block
+reasons contains r if {
+	_deciding
+	_decision == "REQUEST_REVISION"
+	some msg in _invalid_targets
+	r := _reason("REVISION_TARGET_INVALID", msg, "revise", "block")
+}
+
+# METADATA
+# title: Revision requested by a person
+# description: >-
+#   The client or the production lead returns named artifacts to their producers; the
+#   chain runs again from the most upstream producer, every later agent checking and
+#   redoing its part.
+# custom:
+#   code: REVISION_REQUESTED
+#   outcome: revise
+reasons contains r if {
+	_deciding
+	_decision == "REQUEST_REVISION"
+	count(_invalid_targets) == 0
+	r := _reason("REVISION_REQUESTED", sprintf("%q returns %v at %s: %s", [_actor_id, sort(_revise_types), _status, object.get(_request, "comment", "no comment")]), "revise", "revise")
+}
+
+# METADATA
+# title: Rejected by a person
+# description: The client (at AWAITING_CLIENT) or the production lead (at ESCALATED) rejects the work; the workflow ends REJECTED.
+# custom:
+#   code: HUMAN_REJECTED
+#   outcome: fail
+reasons contains r if {
+	_deciding
+	_decision == "REJECT"
+	r := _reason("HUMAN_REJECTED", sprintf("%q rejects at %s: %s", [_actor_id, _status, object.get(_request, "comment", "no comment")]), "decision", "fail")
+}
+
+# --- proposals -----------------------------------------------------------------------
+
+_approval_event(stage) := {
+	"type": "approval_recorded",
+	"decision": _decision,
+	"by": _actor_id,
+	"artifacts": _approval_refs,
+	"stage": stage,
+}
+
+_cc_n := _latest_n("CLIENT_CONFIRMATION")
+
+# Confirmed: the client confirmation is approved and every approved version of the
+# workflow becomes final.
+_client_proposal := {
+	"outcome": "allow",
+	"status_after": "COMPLETED",
+	"next": [],
+	"events": array.concat(
+		[_approval_event("AWAITING_CLIENT"), _status_event("CLIENT_CONFIRMATION", _cc_n, "approved")],
+		array.concat(
+			[_status_event(t, v.ref.version, "final") |
+				some t, h in _state.artifacts
+				some v in h.versions
+				v.status == "approved"
+			],
+			[_status_event("CLIENT_CONFIRMATION", _cc_n, "final")],
+		),
+	),
+} if {
+	_decision == "APPROVE"
+}
+
+_client_proposal := _person_return("AWAITING_CLIENT", "client_review") if {
+	_decision == "REQUEST_REVISION"
+	count(_invalid_targets) == 0
+}
+
+# An invalid revision request is blocked by REVISION_TARGET_INVALID.
+_client_proposal := {"outcome": "block", "status_after": _status} if {
+	_decision == "REQUEST_REVISION"
+	count(_invalid_targets) > 0
+}
+
+_client_proposal := {
+	"outcome": "fail",
+	"status_after": "REJECTED",
+	"events": [_approval_event("AWAITING_CLIENT"), _status_event("CLIENT_CONFIRMATION", _cc_n, "rejected")],
+} if {
+	_decision == "REJECT"
+}
+
+_escalation_proposal := _person_return("ESCALATED", "escalation") if {
+	_decision == "REQUEST_REVISION"
+	count(_invalid_targets) == 0
+}
+
+_escalation_proposal := {"outcome": "block", "status_after": _status} if {
+	_decision == "REQUEST_REVISION"
+	count(_invalid_targets) > 0
+}
+
+_escalation_proposal := {
+	"outcome": "fail",
+	"status_after": "REJECTED",
+	"events": [_approval_event("ESCALATED")],
+} if {
+	_decision == "REJECT"
+}
+
+_escalation_proposal := {"outcome": "block", "status_after": _status} if _decision == "APPROVE"
+
+# _person_return returns the named artifacts: a delivered version becomes
+# revision_required, an approved one gets an open defect carrying the person's comment
+# (check client_review or escalation); at an escalation the named types' return counts
+# start again. The chain runs again from the most upstream producer.
+_person_return(stage, check) := {
+	"outcome": "revise",
+	"status_after": _person_upstream,
+	"revise": [{"artifact": t, "producer": _producer(t), "defects": _person_defect_ids(t, stage)} | some t in sort(_revise_types)],
+	"next": _next_with(_person_upstream, {_stages[_person_upstream].producer: {
+		"must_know": {"returned": sort(_revise_types), "comment": object.get(_request, "comment", ""), "decided_by": _actor_id},
+		"may_know": {},
+	}}),
+	"events": array.concat(
+		array.concat([_approval_event(stage)], _person_status_events),
+		array.concat(
+			[_defect_event(_person_defect(t, stage, check), "open") | some t in sort(_revise_types); _person_defects_type(t, stage)],
+			_counter_resets(stage),
+		),
+	),
+}
+
+_person_upstream := _upstream_status(_revise_types)
+
+# The returned types' open versions become revision_required; so does the client
+# confirmation the client saw, whatever the client returns.
+_person_status_events := [_status_event(t, _latest_n(t), "revision_required") |
+	some t in sort(_revise_types | _confirmation_returned)
+	_latest_status(t) in {"draft", "under_review"}
+]
+
+_confirmation_returned := {"CLIENT_CONFIRMATION"} if _status == "AWAITING_CLIENT"
+
+else := set()
+
+# A named type whose latest version is approved is marked returned by a defect (the
+# client confirmation itself, under review, is returned through its status).
+_person_defects_type(t, _) if _latest_status(t) in _approved_statuses
+
+_person_defect(t, stage, check) := {
+	"id": sprintf("%s@%d/%s", [stage, _state.state_version + 1, t]),
+	"severity": "S2",
+	"artifact": t,
+	"check": check,
+	"description": sprintf("returned by %q: %s", [_actor_id, object.get(_request, "comment", "no comment")]),
+}
+
+_person_defect_ids(t, stage) := [_person_defect(t, stage, "").id | _person_defects_type(t, stage)]
+
+_counter_resets("ESCALATED") := [{"type": "counter", "name": _return_counter(t), "value": 0} | some t in sort(_revise_types)]
+
+_counter_resets("AWAITING_CLIENT") := []

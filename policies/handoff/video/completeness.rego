@@ -1,0 +1,126 @@
+package handoff.video
+
+# Completeness: the seed's "标记具体缺失字段". Every field of an artifact is filled in: a
+# blank string or an empty list is a missing field, reported with its exact path, one
+# reason per field. The key itself is required by the CUE contract; what the policy
+# checks is that it holds something.
+
+# _completeness_gate names, per artifact type, the gate or checklist item a missing
+# field fails.
+_completeness_gate := {
+	"REQUIREMENTS": "requirements_complete",
+	"A1": "required_fields_complete",
+	"SKILL_ROUTING": "skill_routing_complete",
+	"A2": "sw-dir.a2_complete",
+	"A3": "sw-dir.a3_complete",
+	"A6": "sw-dir.a6_draft_complete",
+	"A4": "dir-vfx.a4_complete",
+	"A5": "dir-vfx.a5_complete",
+	"PROMPT": "vfx-ed.prompts_generated",
+	"EDIT_PLAN": "edit_plan_complete",
+	"CLIENT_CONFIRMATION": "confirmation_complete",
+}
+
+# _may_be_blank are the fields the seed marks optional (可选, 如有): blank is allowed
+# (negative prompts have their own checklist item).
+_may_be_blank := {"dialogue", "parenthetical", "negative_prompt"}
+
+# _may_be_empty are the lists whose empty value is a declaration: no constraints, a
+# scene without characters, a scene without dialogue, no client feedback.
+_may_be_empty := {"constraints", "characters_present", "dialogue", "client_feedback"}
+
+_missing_value(value, key) if {
+	is_string(value)
+	trim_space(value) == ""
+	not key in _may_be_blank
+}
+
+_missing_value(value, key) if {
+	is_array(value)
+	count(value) == 0
+	not key in _may_be_empty
+}
+
+_emptiness(value) := "blank" if is_string(value)
+
+else := "empty list"
+
+# _blankish holds for an artifact with a blank string or an empty list anywhere: found
+# without building paths, so that a complete artifact never pays for them.
+_blankish(type) if {
+	walk(_doc(type), [_, value])
+	_empty_value(value)
+}
+
+_empty_value(value) if {
+	is_string(value)
+	trim_space(value) == ""
+}
+
+_empty_value(value) if {
+	is_array(value)
+	count(value) == 0
+}
+
+# _incomplete are the missing fields of every artifact in scope.
+_incomplete contains f if {
+	some type in _scope
+	gate := _completeness_gate[type]
+	_blankish(type)
+	walk(_doc(type), [path, value])
+	count(path) > 0
+	_missing_value(value, path[count(path) - 1])
+	p := _path_string(path)
+	f := _failure(type, "ARTIFACT_INCOMPLETE", gate, sprintf("%s: %s is missing (%s)", [_label(type), p, _emptiness(value)]), _at(type, p))
+}
+
+# An artifact type the policy does not know how to check is incomplete by definition
+# (fail closed).
+_incomplete contains f if {
+	some type in _scope
+	not _completeness_gate[type]
+	f := _failure(type, "ARTIFACT_INCOMPLETE", "required_fields_complete", sprintf("%s: the video pack has no completeness check for this artifact type", [_label(type)]), _prefix(type))
+}
+
+# METADATA
+# title: Artifact incomplete
+# description: >-
+#   A field of an artifact is blank or an empty list (工件不完整): one reason per missing
+#   field, with its path. At a handoff the artifact is recorded and returned to its
+#   producer at once; at a check the receiving agent's review returns it. The next agent
+#   never fills the gap itself; the producer resubmits a new version.
+# custom:
+#   code: ARTIFACT_INCOMPLETE
+#   outcome: revise
+reasons contains f.reason if some f in _incomplete
+
+# --- paths ---------------------------------------------------------------------------
+
+# _path_string turns a walk path into the request path notation: characters[1].visual_notes.
+_path_string(path) := concat("", [_segment(i, s) | some i, s in path])
+
+_segment(_, s) := sprintf("[%d]", [s]) if is_number(s)
+
+_segment(i, s) := s if {
+	is_string(s)
+	i == 0
+}
+
+_segment(i, s) := sprintf(".%s", [s]) if {
+	is_string(s)
+	i > 0
+}
+
+# _at is the full path of a field of an artifact: output.content.x or
+# artifacts.T.vN.content.x.
+_at(type, p) := _prefix(type) if p == ""
+
+else := sprintf("%s%s", [_prefix(type), p]) if startswith(p, "[")
+
+else := sprintf("%s.%s", [_prefix(type), p])
+
+# _failure is one failed item: the artifact it returns and its reason.
+_failure(type, code, gate, message, path) := {
+	"artifact": type,
+	"reason": _gate_reason(code, message, path, gate, "revise"),
+}

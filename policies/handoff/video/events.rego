@@ -1,0 +1,167 @@
+package handoff.video
+
+import data.handoff.core
+
+# Events and context packages the video proposals are built from.
+
+_status_event(type, n, status) := {"type": "artifact_status", "artifact": type, "version": n, "status": status}
+
+_open_statuses := {"draft", "under_review", "revision_required"}
+
+# _supersede_open supersedes the latest version of a type while it is still open
+# (delivered or returned): a new version replaces it.
+_supersede_open(type) := [_status_event(type, v.ref.version, "superseded") |
+	v := _latest(type)
+	v.status in _open_statuses
+]
+
+# _supersede_approved supersedes every approved version of a type but keep.
+_supersede_approved(type, keep) := [_status_event(type, v.ref.version, "superseded") |
+	some v in core.artifact(type).versions
+	v.status == "approved"
+	v.ref.version != keep
+]
+
+_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])
+
+_history_id(type, default_id) := h.id if {
+	h := core.artifact(type)
+} else := default_id
+
+# _record_event records a version the policy makes from a review or a decision (a
+# checklist record, a review opinion). The engine seals its hash from content.
+_record_event(type, default_id, content, based_on) := {
+	"type": "artifact_recorded",
+	"ref": {
+		"id": _history_id(type, default_id),
+		"type": type,
+		"version": _latest_n(type) + 1,
+		"hash": _hash(content),
+	},
+	"status": "approved",
+	"producer": _actor_id,
+	"based_on": based_on,
+	"assumptions": [],
+	"limitations": [],
+	"content": content,
+	"meta": {"recorded_by": "policy", "request_id": object.get(_request, "request_id", "")},
+}
+
+# _record_ref is the ref of the version _record_event records.
+_record_ref(type, default_id, content) := _record_event(type, default_id, content, []).ref
+
+_defect_event(defect, status) := {"type": "defect", "defect": defect, "status": status}
+
+# _close_defects closes the open defects of a type: a new version answers them.
+_close_defects(type) := [_defect_event(_state.defects[id].defect, "closed") | some id in _open_defects(type)]
+
+_return_counter(type) := sprintf("returns/%s", [type])
+
+# _return_events returns the given types to their producers: a delivered version becomes
+# revision_required; an approved one keeps its status and gets an open defect that names
+# who returned it; every return counts against limits.max_review_cycles.
+_return_events(types, by, summary) := array.concat(
+	array.concat(
+		[_status_event(t, _latest_n(t), "revision_required") |
+			some t in sort(types)
+			_latest_status(t) in {"draft", "under_review"}
+		],
+		[_defect_event(_return_defect(t, by, summary), "open") |
+			some t in sort(types)
+			_latest_status(t) in _approved_statuses
+			not _reviewer_defected(t)
+		],
+	),
+	[{"type": "counter", "name": _return_counter(t), "delta": 1} | some t in sort(types)],
+)
+
+_return_defect(type, by, summary) := {
+	"id": sprintf("%s/%s", [by, type]),
+	"severity": "S2",
+	"artifact": type,
+	"check": by,
+	"description": summary,
+}
+
+# _exhausted are the types among returned ones that already used every return.
+_exhausted(types) := {t |
+	some t in types
+	not _counter(_return_counter(t)) < _max_cycles
+}
+
+# --- context packages ------------------------------------------------------------------
+
+_empty_context := {"must_know": {}, "may_know": {}}
+
+# _next_with is next_for(status) restricted to the agents contexts names, each with its
+# context.
+_next_with(status, contexts) := [object.union(n, {"context": contexts[n.agent]}) |
+	some n in core.next_for(status)
+	contexts[n.agent]
+]
+
+# _keyed merges the packages of several artifacts into one context, keyed by artifact
+# type, so that equal field names of different artifacts never overwrite each other.
+_keyed(parts) := {
+	"must_know": {t: p.must_know | some t, p in parts},
+	"may_know": {t: p.may_know | some t, p in parts; count(p.may_know) > 0},
+}
+
+# _pkg is the package of an artifact over a context key "source>target/TYPE".
+_pkg(source, target, type) := core.context_package(sprintf("%s>%s/%s", [source, target, type]), _doc(type))
+
+# _versions are the current versions of the chain's artifacts.
+_versions := [_latest_ref(t) | some s in _stage_order; some t in _stages[s].types; t != "CLIENT_CONFIRMATION"; _latest_n(t) > 0]
+
+# _work_contexts is what the agent acting in a status receives: the artifacts it checks
+# or works from.
+_work_contexts(status) := {"creative-director": _keyed({"REQUIREMENTS": _pkg("client-intake", "creative-director", "REQUIREMENTS")})} if {
+	status == "CREATIVE_DIRECTION"
+} else := {"screenwriter": _keyed({
+	"A1": _pkg("creative-director", "screenwriter", "A1"),
+	"SKILL_ROUTING": _pkg("creative-director", "screenwriter", "SKILL_ROUTING"),
+})} if {
+	status in {"BRIEF_INTAKE", "SCRIPTWRITING"}
+} else := {"director": _keyed({
+	"A1": _pkg("creative-director", "director", "A1"),
+	"A2": _pkg("screenwriter", "director", "A2"),
+	"A3": _pkg("screenwriter", "director", "A3"),
+	"A6": _pkg("screenwriter", "director", "A6"),
+})} if {
+	status in {"SCRIPT_INTAKE", "STORYBOARDING"}
+} else := {"vfx-supervisor": _keyed({
+	"A4": _pkg("director", "vfx-supervisor", "A4"),
+	"A5": _pkg("director", "vfx-supervisor", "A5"),
+	"SKILL_ROUTING": _pkg("creative-director", "vfx-supervisor", "SKILL_ROUTING"),
+})} if {
+	status in {"STORYBOARD_INTAKE", "PROMPTING"}
+} else := {"editor": _keyed({
+	"PROMPT": _pkg("vfx-supervisor", "editor", "PROMPT"),
+	"A5": _pkg("director", "editor", "A5"),
+})} if {
+	status in {"PROMPT_INTAKE", "EDITING"}
+} else := {"internal-review-lead": object.union(
+	_keyed({"EDIT_PLAN": _pkg("editor", "internal-review-lead", "EDIT_PLAN")}),
+	{"may_know": {"versions": _versions}},
+)} if {
+	status == "INTERNAL_REVIEW"
+} else := {"client-review-lead": object.union(
+	_keyed({"REVIEW_OPINION": _pkg("internal-review-lead", "client-review-lead", "REVIEW_OPINION")}),
+	{"may_know": {"versions": _versions}},
+)} if {
+	status == "CLIENT_REVIEW"
+} else := {"client": _keyed({"CLIENT_CONFIRMATION": _pkg("client-review-lead", "client", "CLIENT_CONFIRMATION")})} if {
+	status == "AWAITING_CLIENT"
+} else := {}
+
+# _failed_context is what a producer (or the production lead) learns of a return that
+# no record keeps: the returned versions and every failed item.
+_failed_context(failures) := {
+	"must_know": {
+		"returned": sort({sprintf("%s v%d", [f.artifact, _version_n(f.artifact)]) | some f in failures}),
+		"failed": _sorted_reasons({f.reason | some f in failures}),
+	},
+	"may_know": {},
+}
+
+_sorted_reasons(rs) := [x[3] | some x in sort([[r.code, object.get(r, "path", ""), r.message, object.remove(r, ["outcome"])] | some r in rs])]

@@ -1,0 +1,464 @@
+package handoff.video
+
+import data.handoff.core
+
+# Reviews: the receiving agent's check of an edge (BRIEF_INTAKE, SCRIPT_INTAKE,
+# STORYBOARD_INTAKE, PROMPT_INTAKE: the seed's "读取前序Artifact / 对照质量门 / 如有缺失 -
+# 返回前序Agent补充 / 如通过 - 开始自己的创作工作") and the internal review. The policy
+# recomputes every machine gate, takes the judgement gates from the receiving agent's
+# attestations, adds its defects and failed gate results, and either accepts the edge or
+# returns every failed artifact to its producer with each failed item and its reason.
+
+# _intake holds for the receiving agent's review at a check status.
+_intake if {
+	_ready
+	_kind == "review"
+	_check_status
+	_routed_reviewer
+}
+
+# _internal holds for the internal review lead's review.
+_internal if {
+	_ready
+	_kind == "review"
+	_status == "INTERNAL_REVIEW"
+	_routed_reviewer
+}
+
+_reviewing if _intake
+
+_reviewing if _internal
+
+_routed_reviewer if {
+	some a in _actors_of(_status)
+	a.agent == _actor_id
+}
+
+_review_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+
+_reviewed_types := {r.type | some r in _review_refs}
+
+_defects := [d | some d in object.get(_request, "defects", []); is_object(d)]
+
+_gate_results := [g | some g in object.get(_request, "gates", []); is_object(g)]
+
+_verdict := object.get(_request, "verdict", "")
+
+# --- scope -------------------------------------------------------------------------------
+
+# _item_artifacts are the artifacts each checklist item judges.
+_item_artifacts := {
+	"cd-sw.a1_fields_complete": {"A1"},
+	"cd-sw.creative_brief_clear": {"A1"},
+	"cd-sw.target_audience_defined": {"A1"},
+	"cd-sw.references_substantive": {"A1"},
+	"sw-dir.a2_complete": {"A2"},
+	"sw-dir.a3_complete": {"A3"},
+	"sw-dir.a6_draft_complete": {"A6"},
+	"sw-dir.humanize_dialogue_invoked": {"A6"},
+	"dir-vfx.a4_complete": {"A4"},
+	"dir-vfx.a5_complete": {"A5"},
+	"dir-vfx.emotion_curve_mapped": {"A4", "A5"},
+	"dir-vfx.quality_gates_passed": {"A4", "A5"},
+	"vfx-ed.prompts_generated": {"PROMPT"},
+	"vfx-ed.prompt_schema_passed": {"PROMPT"},
+	"vfx-ed.platform_format_correct": {"PROMPT"},
+	"vfx-ed.negative_prompts_set": {"PROMPT"},
+}
+
+# _item_of_gate maps an artifact's quality gate to the checklist item it is part of.
+_item_of_gate := {
+	"required_fields_complete": "cd-sw.a1_fields_complete",
+	"creative_brief_clear": "cd-sw.creative_brief_clear",
+	"target_audience_defined": "cd-sw.target_audience_defined",
+	"all_characters_have_visual_notes": "sw-dir.a2_complete",
+	"emotional_arc_defined": "sw-dir.a3_complete",
+	"key_moments_listed": "sw-dir.a3_complete",
+	"scene_headings_correct": "sw-dir.a6_draft_complete",
+	"humanize_dialogue_passed": "sw-dir.humanize_dialogue_invoked",
+	"all_scenes_have_duration": "dir-vfx.quality_gates_passed",
+	"rhythm_annotated": "dir-vfx.quality_gates_passed",
+	"timestamps_correct": "dir-vfx.quality_gates_passed",
+	"camera_instructions_complete": "dir-vfx.quality_gates_passed",
+	"timestamps_match_A5": "vfx-ed.prompts_generated",
+	"platform_language_correct": "vfx-ed.platform_format_correct",
+}
+
+_record_type := _stages[_check_of[_status]].record if _check_status
+
+# _items are the checklist items of the current check: the record type's gates in the
+# contract and the items the policy knows for the edge.
+_items := {g | some g in object.get(_contract, ["artifacts", _record_type, "gates"], [])} | {i |
+	some i, types in _item_artifacts
+	some t in types
+	t in _edge_types
+}
+
+# _artifact_gates are [type, gate] for every quality gate of the edge's artifacts.
+_artifact_gates := {[t, g] |
+	some t in _edge_types
+	some g in array.concat(object.get(_contract, ["artifacts", t, "gates"], []), [_completeness_gate[t]])
+}
+
+# _gate_targets are the artifacts a gate or item named in a review result judges.
+_gate_targets(id) := _item_artifacts[id]
+
+_gate_targets(id) := {t | some [t, g] in _artifact_gates; g == id} if not _item_artifacts[id]
+
+_scope_problems contains ["artifacts", sprintf("a check in %s judges %v, this one names %v", [_status, sort(_edge_types), sort(_reviewed_types)])] if {
+	_intake
+	_reviewed_types != {t | some t in _edge_types}
+}
+
+_scope_problems contains ["artifacts", sprintf("the internal review judges EDIT_PLAN v%d; this one names %v", [_latest_n("EDIT_PLAN"), sort(_reviewed_types)])] if {
+	_internal
+	not "EDIT_PLAN" in _reviewed_types
+}
+
+_scope_problems contains [sprintf("defects[%d].artifact", [i]), sprintf("defect %q concerns %s, which this review does not judge", [d.id, d.artifact])] if {
+	_reviewing
+	some i, d in _defects
+	not d.artifact in _reviewed_types
+}
+
+_scope_problems contains [sprintf("gates[%d].id", [i]), sprintf("%s is not a gate or checklist item of %s (checked here: %v)", [g.id, _status, sort(_known_ids)])] if {
+	_intake
+	some i, g in _gate_results
+	count(_gate_targets(g.id) & {t | some t in _edge_types}) == 0
+}
+
+_known_ids := _items | {g | some [_, g] in _artifact_gates}
+
+# METADATA
+# title: Review scope invalid
+# description: >-
+#   A check judges exactly the current versions of its edge's artifacts (A1 and the
+#   skill routing; A2, A3 and A6; A4 and A5; PROMPT); the internal review judges the
+#   edit plan and any other current version. A defect names an artifact the review
+#   judges; a gate result names a gate or checklist item of the edge.
+# custom:
+#   code: REVIEW_SCOPE_INVALID
+#   outcome: block
+reasons contains r if {
+	some [path, msg] in _scope_problems
+	r := _reason("REVIEW_SCOPE_INVALID", msg, path, "block")
+}
+
+# METADATA
+# title: Verdict not supported
+# description: >-
+#   A receiving agent or the internal review accepts (ACCEPT), returns work (REVISE) or
+#   escalates to the production lead (ESCALATE). It never rejects the project (only the
+#   client and the production lead do) and has nobody to reassign to.
+# custom:
+#   code: VERDICT_NOT_SUPPORTED
+#   outcome: block
+reasons contains r if {
+	_reviewing
+	_verdict in {"REJECT", "REASSIGN"}
+	r := _reason("VERDICT_NOT_SUPPORTED", sprintf("%s is not a verdict of a video review; accept, return (REVISE) or escalate", [_verdict]), "verdict", "block")
+}
+
+# --- what the reviewer found ----------------------------------------------------------
+
+_review_failures contains f if {
+	_reviewing
+	some i, d in _defects
+	d.artifact in _reviewed_types
+	f := {"artifact": d.artifact, "reason": _defect_reason(i, d)}
+}
+
+_defect_reason(i, d) := _gate_reason("REVIEW_DEFECT", _defect_message(d), sprintf("defects[%d]", [i]), d.check, "revise") if {
+	_non_blank(object.get(d, "check", ""))
+} else := _reason("REVIEW_DEFECT", _defect_message(d), sprintf("defects[%d]", [i]), "revise")
+
+_defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.severity, d.id, d.artifact, _latest_n(d.artifact), _actor_id, d.description])
+
+# METADATA
+# title: Defect found by the reviewer
+# description: >-
+#   The receiving agent or the internal review reports a defect of an artifact it judges
+#   (for example: act 3 drags, compress it). Each defect is one failed item with its
+#   description; the artifact returns to its producer.
+# custom:
+#   code: REVIEW_DEFECT
+#   outcome: revise
+reasons contains f.reason if {
+	some f in _review_failures
+	f.reason.code == "REVIEW_DEFECT"
+}
+
+_review_failures contains f if {
+	_intake
+	some i, g in _gate_results
+	g.passed == false
+	_non_blank(object.get(g, "reason", ""))
+	some t in _gate_targets(g.id)
+	t in _edge_types
+	f := _failure(t, "QUALITY_GATE_FAILED", g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, _latest_n(t), g.id, _actor_id, g.reason]), sprintf("gates[%d]", [i]))
+}
+
+# METADATA
+# title: Failed gate result from the reviewer
+# description: >-
+#   The receiving agent reports a gate or checklist item of the edge as failed, with its
+#   reason: the item fails even if the policy's own computation passes it.
+# custom:
+#   code: QUALITY_GATE_FAILED
+#   outcome: revise
+reasons contains f.reason if {
+	some f in _review_failures
+	f.reason.code == "QUALITY_GATE_FAILED"
+}
+
+# _review_all are every failed item of a review: the policy's and the reviewer's.
+_review_all := _work_failures | _review_failures
+
+_unjustified contains ["verdict", sprintf("verdict REVISE lists no failed item: no defect, no failed gate and nothing the policy finds in %v", [sort(_reviewed_types)])] if {
+	_verdict == "REVISE"
+	count(_review_all) == 0
+}
+
+_unjustified contains [sprintf("gates[%d].reason", [i]), sprintf("gate result %s is failed without a reason (说明不通过原因)", [g.id])] if {
+	some i, g in _gate_results
+	g.passed == false
+	not _non_blank(object.get(g, "reason", ""))
+}
+
+# METADATA
+# title: Return without a reason
+# description: >-
+#   A return lists the specific failed items and says why each failed (列出具体未通过项,
+#   说明不通过原因): a REVISE verdict without any failed item, or a failed gate result
+#   without a reason, is refused.
+# custom:
+#   code: RETURN_UNJUSTIFIED
+#   outcome: block
+reasons contains r if {
+	_reviewing
+	some [path, msg] in _unjustified
+	r := _reason("RETURN_UNJUSTIFIED", msg, path, "block")
+}
+
+# METADATA
+# title: Review cycles exhausted
+# description: >-
+#   An artifact would be returned once more although it was already returned
+#   limits.max_review_cycles times (at handoffs, checks and internal reviews): instead of
+#   another loop the workflow escalates to the production lead.
+# custom:
+#   code: REVIEW_CYCLES_EXHAUSTED
+#   outcome: await_human
+_cycles_reason(types) := _reason("REVIEW_CYCLES_EXHAUSTED", sprintf("%v already returned %v times each (limit %v); the production lead decides", [sort(_exhausted(types)), [_counter(_return_counter(t)) | some t in sort(_exhausted(types))], object.get(_contract, ["limits", "max_review_cycles"], 0)]), "", "await_human")
+
+# --- the decision ----------------------------------------------------------------------
+
+_review_returned := {f.artifact | some f in _review_all}
+
+_branch := "escalate" if {
+	_verdict == "ESCALATE"
+} else := "exhausted" if {
+	count(_review_returned) > 0
+	count(_exhausted(_review_returned)) > 0
+} else := "return" if {
+	count(_review_returned) > 0
+} else := "pass"
+
+_result := {"pass": "pass", "return": "return", "exhausted": "escalate", "escalate": "escalate"}[_branch]
+
+_findings := [object.union(object.remove(r, ["outcome"]), {"artifact": f.artifact}) |
+	some x in sort([[f.reason.code, object.get(f.reason, "path", ""), f.reason.message, f] | some f in _review_all])
+	f := x[3]
+	r := f.reason
+]
+
+_returned_refs := [_latest_ref(t) | some t in sort(_review_returned)]
+
+_report_extras := object.union(
+	{"notes": n | n := _request.report.notes},
+	{"summary": s | s := _request.summary},
+)
+
+# _attestations_used are the attestations the judgement gates and skill runs of the
+# edge rest on.
+_attestations_used := array.concat(
+	[a | some t in _edge_types; some a in object.get(_latest(t), ["meta", "attestations"], [])],
+	_review_attestations,
+)
+
+_item_passed(item) := false if _failed_item(item)
+
+else := true
+
+_any_passed(t, g) := false if _gate_failed_any(t, g)
+
+else := true
+
+_failed_item(item) if {
+	some f in _review_all
+	f.reason.gate == item
+}
+
+_failed_item(item) if {
+	some f in _review_all
+	_item_of_gate[f.reason.gate] == item
+}
+
+_gate_failed_any(t, g) if {
+	some f in _review_all
+	f.artifact == t
+	f.reason.gate == g
+}
+
+_check_content := object.union(
+	{
+		"edge": sprintf("%s>%s", [_stages[_check_of[_status]].producer, _stages[_check_of[_status]].consumer]),
+		"checked_by": _actor_id,
+		"verdict": _verdict,
+		"result": _result,
+		"reviewed": _review_refs,
+		"items": [{"id": i, "title": object.get(_contract, ["gates", i, "title"], i), "passed": _item_passed(i)} | some i in sort(_items)],
+		"gates": [{"id": g, "artifact": t, "passed": _any_passed(t, g)} | some [t, g] in sort(_artifact_gates)],
+		"attestations": _attestations_used,
+		"defects": _defects,
+		"failed": _findings,
+		"returned": _returned_refs,
+	},
+	_report_extras,
+)
+
+_record_id(type) := lower(replace(type, "_", "-"))
+
+_check_ref := _record_ref(_record_type, _record_id(_record_type), _check_content)
+
+_review_defect_events := [_defect_event(d, "open") | some d in _defects]
+
+_reviewer_defected(t) if {
+	some d in _defects
+	d.artifact == t
+}
+
+# _review_return_events return the failed artifacts; an approved one the reviewer named
+# in a defect is marked by that defect.
+_review_return_events(by, summary) := array.concat(
+	_review_defect_events,
+	_return_events(_review_returned, by, summary),
+)
+
+# _revise_list names every returned artifact with its producer and the defects that
+# mark it: the reviewer's, or the one a return of an approved version opens.
+_revise_list(types, by) := [{"artifact": t, "producer": _producer(t), "defects": _defect_ids(t, by)} | some t in sort(types)]
+
+_defect_ids(t, by) := sort({d.id | some d in _defects; d.artifact == t} | {_return_defect(t, by, "").id |
+	_latest_status(t) in _approved_statuses
+	not _reviewer_defected(t)
+})
+
+_intake_proposal := {
+	"outcome": "allow",
+	"status_after": _stages[_check_of[_status]].after,
+	"next": _next_with(_stages[_check_of[_status]].after, _work_contexts(_stages[_check_of[_status]].after)),
+	"events": array.concat(
+		[_record_event(_record_type, _record_id(_record_type), _check_content, _review_refs)],
+		[e |
+			some t in _edge_types
+			some e in _accept_events(t)
+		],
+	),
+} if {
+	_branch == "pass"
+}
+
+_intake_proposal := {
+	"outcome": "revise",
+	"status_after": _check_of[_status],
+	"revise": _revise_list(_review_returned, _check_ref_label),
+	"next": _next_with(_check_of[_status], {_stages[_check_of[_status]].producer: _return_context}),
+	"events": array.concat(
+		[_record_event(_record_type, _record_id(_record_type), _check_content, _review_refs)],
+		_review_return_events(_check_ref_label, sprintf("returned by the check %s", [_check_ref_label])),
+	),
+} if {
+	_branch == "return"
+}
+
+_intake_proposal := _escalated_review(_record_event(_record_type, _record_id(_record_type), _check_content, _review_refs), _check_ref_label) if {
+	_branch in {"exhausted", "escalate"}
+}
+
+_check_ref_label := sprintf("%s@%d", [_record_type, _check_ref.version])
+
+_return_context := _keyed({_record_type: core.context_package(
+	sprintf("%s>%s/%s", [_actor_id, _stages[_check_of[_status]].producer, _record_type]),
+	_check_content,
+)})
+
+# _escalated_review records the review, returns what failed and waits for the
+# production lead.
+_escalated_review(record, label) := {
+	"outcome": "await_human",
+	"status_after": "ESCALATED",
+	"next": _next_with("ESCALATED", {"production_lead": _failed_context(_review_all)}),
+	"events": array.concat([record], _review_return_events(label, sprintf("returned by %s; escalated", [label]))),
+	"requires_human_review": true,
+	"reasons": [r | _branch == "exhausted"; r := _cycles_reason(_review_returned)],
+}
+
+# _accept_events approve the latest version of a type (the receiving agent accepted it)
+# and supersede its older approved versions.
+_accept_events(t) := array.concat(
+	[_status_event(t, _latest_n(t), "approved") | _latest_status(t) == "under_review"],
+	_supersede_approved(t, _latest_n(t)),
+)
+
+# --- the internal review -----------------------------------------------------------------
+
+_opinion_content := object.union(
+	{
+		"verdict": _verdict,
+		"result": _result,
+		"reviewed": _review_refs,
+		"defects": _defects,
+		"gates": _gate_results,
+		"returned": _returned_refs,
+	},
+	_report_extras,
+)
+
+_opinion_event := _record_event("REVIEW_OPINION", "review-opinion", _opinion_content, _review_refs)
+
+_opinion_label := sprintf("REVIEW_OPINION@%d", [_opinion_event.ref.version])
+
+_upstream := _upstream_status(_review_returned)
+
+_internal_proposal := {
+	"outcome": "allow",
+	"status_after": "CLIENT_REVIEW",
+	"next": _next_with("CLIENT_REVIEW", _work_contexts_after_opinion),
+	"events": array.concat([_opinion_event], _accept_events("EDIT_PLAN")),
+} if {
+	_branch == "pass"
+}
+
+_internal_proposal := {
+	"outcome": "revise",
+	"status_after": _upstream,
+	"revise": _revise_list(_review_returned, _opinion_label),
+	"next": _next_with(_upstream, {_stages[_upstream].producer: _keyed({"REVIEW_OPINION": core.context_package(
+		sprintf("internal-review-lead>%s/REVIEW_OPINION", [_stages[_upstream].producer]),
+		_opinion_content,
+	)})}),
+	"events": array.concat([_opinion_event], _review_return_events(_opinion_label, sprintf("returned by %s", [_opinion_label]))),
+} if {
+	_branch == "return"
+}
+
+_internal_proposal := _escalated_review(_opinion_event, _opinion_label) if {
+	_branch in {"exhausted", "escalate"}
+}
+
+# The client review lead receives the opinion being recorded now.
+_work_contexts_after_opinion := {"client-review-lead": object.union(
+	_keyed({"REVIEW_OPINION": core.context_package("internal-review-lead>client-review-lead/REVIEW_OPINION", _opinion_content)}),
+	{"may_know": {"versions": _versions}},
+)}

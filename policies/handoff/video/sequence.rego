@@ -1,0 +1,183 @@
+package handoff.video
+
+import data.handoff.core
+
+# _expected holds when the request is one the current status waits for: the routing
+# table workflow.actors says who acts in each status.
+_expected if {
+	_kind == "start"
+	_status == object.get(_contract, ["workflow", "initial"], "NEW")
+}
+
+# A handoff by the status's producer, with the task the status routes, of one of the
+# status's artifacts.
+_expected if _producer_handoff
+
+# A review at a check status or the internal review, by the agent the status routes.
+_expected if _reviewing
+
+# A person's decision while the workflow waits for one; who may decide is core's check.
+_expected if {
+	_kind == "approval"
+	_status in {"AWAITING_CLIENT", "ESCALATED"}
+}
+
+# A failure of the task the current status routes to the failed agent.
+_expected if {
+	_kind == "failure"
+	_routed(_request.agent, _request.task)
+}
+
+_expected if _kind == "cancel"
+
+# _sequence_explained holds when a more specific rule says why the request does not fit
+# the current status (it then stands alone instead of OUT_OF_SEQUENCE).
+_sequence_explained if _gap_filling
+
+_sequence_explained if _output_missing
+
+# METADATA
+# title: Request out of sequence
+# description: >-
+#   The request is not one the workflow's current status waits for: an agent or task
+#   that workflow.actors does not route in this status (the director handing off while
+#   the screenwriter writes), an artifact type the status does not produce, a review
+#   outside a check status and the internal review or by another agent, an approval
+#   outside AWAITING_CLIENT and ESCALATED, an outcome or a resolution (the video pack
+#   opens no side effects and no conflicts). A missing routing table routes nothing.
+# custom:
+#   code: OUT_OF_SEQUENCE
+#   outcome: block
+reasons contains r if {
+	_ready
+	not _expected
+	not _sequence_explained
+	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
+}
+
+_request_label := sprintf("%s/%s of %v by %q", [_request.source_agent, _request.task_type, object.get(_request, ["output", "type"], "nothing"), _actor_id]) if _kind == "handoff"
+
+else := sprintf("%s/%s", [_request.agent, _request.task]) if _kind == "failure"
+
+else := sprintf("by %q", [_actor_id])
+
+_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(_status)]
+
+# METADATA
+# title: Handoff without output
+# description: >-
+#   Every video handoff delivers the source agent's artifact: a handoff without output
+#   passes responsibility on without the work.
+# custom:
+#   code: OUTPUT_MISSING
+#   outcome: block
+reasons contains r if {
+	_output_missing
+	r := _reason("OUTPUT_MISSING", sprintf("handoff %s>%s (task %s) delivers no output", [_request.source_agent, _request.target_agent, _request.task_type]), "output", "block")
+}
+
+_output_missing if {
+	_ready
+	_kind == "handoff"
+	not _output
+}
+
+# _gap_filling holds for a handoff of an artifact its source agent receives from a
+# predecessor: the receiving agent would fill the predecessor's gaps itself.
+_gap_filling if {
+	_ready
+	t := _output.type
+	_request.source_agent != _producer(t)
+	t in _consumes(_request.source_agent)
+}
+
+# METADATA
+# title: Gap filled by the next agent
+# description: >-
+#   An agent sends a version of an artifact it receives from its predecessor (the
+#   screenwriter an A1, the director an A6, ...). The seed's rule: the next agent marks
+#   the missing fields and returns the artifact; it never fills the gaps itself
+#   (不擅自填补空白). Only the producer delivers a new version.
+# custom:
+#   code: GAP_FILLING_FORBIDDEN
+#   outcome: block
+reasons contains r if {
+	_gap_filling
+	r := _reason("GAP_FILLING_FORBIDDEN", sprintf("%q receives %s from %q: it returns an incomplete %s with its missing fields and never fills the gaps itself", [_request.source_agent, _output.type, _producer(_output.type), _output.type]), "output.type", "block")
+}
+
+# METADATA
+# title: Start by an agent
+# description: >-
+#   A video workflow is started by the host (system) or a person from the client's
+#   inquiry, never by an agent.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "start"
+	not _actor_type in {"system", "human"}
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start a video workflow; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
+}
+
+# METADATA
+# title: Cancel by a person who is not the production lead
+# description: >-
+#   A person cancels a video workflow only as production lead; the host may always
+#   cancel, an agent never (core).
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "cancel"
+	_actor_type == "human"
+	not "production_lead" in _actor_roles
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q is not production lead and may not cancel", [_actor_id]), "actor.roles", "block")
+}
+
+# --- start, cancel, failure ---------------------------------------------------------
+
+# start: client-intake receives the client's inquiry.
+_start_proposal := {
+	"outcome": "allow",
+	"status_after": "INTAKE",
+	"next": [object.union(n, {"context": {"must_know": object.get(_request, "brief", {}), "may_know": {}}}) |
+		some n in core.next_for("INTAKE")
+	],
+	"events": [],
+}
+
+_cancel_proposal := {
+	"outcome": "allow",
+	"status_after": "CANCELLED",
+	"next": [],
+	"events": [],
+}
+
+# _retry_spent holds when core says the failure is not retried any more.
+_retry_spent if {
+	some r in core.reasons
+	r.code in {"RETRY_EXHAUSTED", "NOT_RETRYABLE"}
+}
+
+_failure_counter := {"type": "counter", "name": core.retry_counter(_request.task), "delta": 1}
+
+# A failure whose retry budget is spent (or that is not retryable) escalates to the
+# production lead; otherwise the task is retried with backoff.
+_failure_proposal := {
+	"outcome": "await_human",
+	"status_after": "ESCALATED",
+	"next": _next_with("ESCALATED", {"production_lead": {"must_know": {"failed_task": _request.task, "agent": _request.agent, "class": _request.class}, "may_know": {}}}),
+	"events": [_failure_counter],
+	"requires_human_review": true,
+} if {
+	_retry_spent
+} else := {
+	"outcome": "retry",
+	"status_after": _status,
+	"retry": core.failure_retry,
+	"next": [{"agent": _request.agent, "task": _request.task, "context": _empty_context}],
+	"events": [_failure_counter],
+}

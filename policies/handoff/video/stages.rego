@@ -1,0 +1,140 @@
+package handoff.video
+
+import data.handoff.core
+
+# The edges of the chain. Each production status has one producer, the artifact types it
+# hands over, the receiving agent and, for the four edges with a seed checklist, the
+# check status in which the receiving agent checks them and the record type its check is
+# kept in. after is the status the workflow moves to once the edge is done.
+_stages := {
+	"INTAKE": {
+		"producer": "client-intake", "types": ["REQUIREMENTS"], "consumer": "creative-director",
+		"after": "CREATIVE_DIRECTION",
+	},
+	"CREATIVE_DIRECTION": {
+		"producer": "creative-director", "types": ["A1", "SKILL_ROUTING"], "consumer": "screenwriter",
+		"check": "BRIEF_INTAKE", "record": "BRIEF_CHECK", "after": "SCRIPTWRITING",
+	},
+	"SCRIPTWRITING": {
+		"producer": "screenwriter", "types": ["A2", "A3", "A6"], "consumer": "director",
+		"check": "SCRIPT_INTAKE", "record": "SCRIPT_CHECK", "after": "STORYBOARDING",
+	},
+	"STORYBOARDING": {
+		"producer": "director", "types": ["A4", "A5"], "consumer": "vfx-supervisor",
+		"check": "STORYBOARD_INTAKE", "record": "STORYBOARD_CHECK", "after": "PROMPTING",
+	},
+	"PROMPTING": {
+		"producer": "vfx-supervisor", "types": ["PROMPT"], "consumer": "editor",
+		"check": "PROMPT_INTAKE", "record": "PROMPT_CHECK", "after": "EDITING",
+	},
+	"EDITING": {
+		"producer": "editor", "types": ["EDIT_PLAN"], "consumer": "internal-review-lead",
+		"after": "INTERNAL_REVIEW",
+	},
+	"CLIENT_REVIEW": {
+		"producer": "client-review-lead", "types": ["CLIENT_CONFIRMATION"], "consumer": "client",
+		"after": "AWAITING_CLIENT",
+	},
+}
+
+# _stage_order runs from the most upstream producer to the last.
+_stage_order := ["INTAKE", "CREATIVE_DIRECTION", "SCRIPTWRITING", "STORYBOARDING", "PROMPTING", "EDITING", "CLIENT_REVIEW"]
+
+# _type_stage is the production status of each artifact type's producer.
+_type_stage[t] := stage if {
+	some stage, s in _stages
+	some t in s.types
+}
+
+# _check_of maps a check status to its production status.
+_check_of[s.check] := stage if {
+	some stage, s in _stages
+	s.check
+}
+
+_check_status if _check_of[_status]
+
+# _record_types are the artifacts the policy records from a check or a person's
+# decision, and the client confirmation: a returned producer names one as input.
+_record_types := {"BRIEF_CHECK", "SCRIPT_CHECK", "STORYBOARD_CHECK", "PROMPT_CHECK", "REVIEW_OPINION", "CLIENT_CONFIRMATION"}
+
+# _upstream_status is the production status of the most upstream type of a set.
+_upstream_status(types) := _stage_order[min({i |
+	some t in types
+	some i, s in _stage_order
+	_type_stage[t] == s
+})]
+
+# --- the artifacts as the policy sees them -------------------------------------------
+
+# _latest_n is the latest recorded version number of a type, 0 when none.
+_latest_n(type) := n if {
+	n := core.artifact(type).latest
+	is_number(n)
+} else := 0
+
+_latest(type) := core.latest_version(type)
+
+# _latest_status is the status of the latest version of a type, "missing" when none.
+_latest_status(type) := s if {
+	s := _latest(type).status
+} else := "missing"
+
+_latest_ref(type) := _latest(type).ref
+
+# _delivered holds for the type the current handoff delivers (its producer's handoff).
+_delivered(type) if {
+	_producer_handoff
+	_output.type == type
+}
+
+# _doc is an artifact's content as the current request sees it: the output a handoff
+# delivers, else the latest recorded version; {} when there is none.
+_doc(type) := _output.content if {
+	_delivered(type)
+	is_object(_output.content)
+} else := c if {
+	c := _latest(type).content
+	is_object(c)
+} else := {}
+
+# _version_n is the version number _doc refers to.
+_version_n(type) := _output.version if _delivered(type)
+
+else := _latest_n(type)
+
+# _prefix is the request path (handoff) or state path (recorded version) of _doc.
+_prefix(type) := "output.content" if _delivered(type)
+
+else := sprintf("artifacts.%s.v%d.content", [type, _latest_n(type)])
+
+# _label names a version in messages: "A5 v2".
+_label(type) := sprintf("%s v%d", [type, _version_n(type)])
+
+# _has_doc holds when the artifact exists for the current request.
+_has_doc(type) if _delivered(type)
+
+_has_doc(type) if _latest_n(type) > 0
+
+# _open_defects are the ids of the open defects of a type.
+_open_defects(type) := {id |
+	some id, rec in _state.defects
+	rec.status == "open"
+	rec.defect.artifact == type
+}
+
+# _returned holds for a type whose latest version went back to its producer: returned
+# at a handoff or a check (revision_required), or an approved version with open defects
+# (the internal review, the client or the production lead returned it).
+_returned(type) if _latest_status(type) == "revision_required"
+
+_returned(type) if count(_open_defects(type)) > 0
+
+# _current holds for a type whose latest version stands: delivered or approved, and not
+# returned.
+_current(type) if {
+	_latest_status(type) in {"under_review", "approved"}
+	not _returned(type)
+}
+
+_approved_statuses := {"approved", "final"}

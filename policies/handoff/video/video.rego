@@ -1,0 +1,182 @@
+# Package handoff.video decides every request of the video pack: client-intake →
+# creative-director (A1, skill routing) → screenwriter (A2, A3, A6) → director (A4, A5)
+# → vfx-supervisor (PROMPT) → editor (edit plan) → internal review → client confirmation.
+#
+# The decision is core.decide(core.reasons | reasons, proposal): the core guardrails and
+# the pack's own reasons (each rule below with its code in METADATA), applied to the
+# pack's proposal for the unblocked path. At every handoff the policy computes the
+# machine-decidable quality gates of the delivered artifact; at every check status the
+# receiving agent's review adds the judgement gates (attestations) and its defects; an
+# incomplete artifact or a failed gate returns the work to its producer with every
+# missing field and failed item listed. The pack's tables are data.handoff.video.contract,
+# exported from contracts/video.
+package handoff.video
+
+import data.handoff.core
+
+# METADATA
+# title: Video decision
+# description: >-
+#   The decision for one request of a video workflow: the core guardrails and the video
+#   rules decide together; any blocking reason blocks.
+# entrypoint: true
+decision := core.decide(core.reasons | reasons, _proposal)
+
+# _proposal is the pack's answer for the unblocked path. A request the pack expects in
+# the current status always has one; any other request proposes a block (its reason
+# comes from OUT_OF_SEQUENCE or from the rule that explains it).
+_proposal := p if {
+	_ready
+	_expected
+	p := _propose
+} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
+	_ready
+	_expected
+} else := {"outcome": "block", "status_after": _status}
+
+_propose := _start_proposal if _kind == "start"
+
+_propose := _handoff_proposal if _kind == "handoff"
+
+_propose := _intake_proposal if {
+	_kind == "review"
+	_check_status
+}
+
+_propose := _internal_proposal if {
+	_kind == "review"
+	_status == "INTERNAL_REVIEW"
+}
+
+_propose := _client_proposal if {
+	_kind == "approval"
+	_status == "AWAITING_CLIENT"
+}
+
+_propose := _escalation_proposal if {
+	_kind == "approval"
+	_status == "ESCALATED"
+}
+
+_propose := _failure_proposal if _kind == "failure"
+
+_propose := _cancel_proposal if _kind == "cancel"
+
+# METADATA
+# title: No video rule decides the request
+# description: >-
+#   The request is expected in the current status but no rule of the video pack
+#   decides it: fail closed.
+# custom:
+#   code: OUT_OF_SEQUENCE
+#   outcome: block
+_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the video pack decides a %s request in status %s", [_kind, _status]), "", "block")
+
+# --- input -------------------------------------------------------------------------
+
+_request := input.request if is_object(input.request)
+
+else := {}
+
+_state := input.state if is_object(input.state)
+
+else := {}
+
+# _valid holds for a decoded request without validation errors: the pack's semantic
+# checks run only then (an invalid request is blocked by its validation errors alone).
+_valid if {
+	is_array(input.validation.errors)
+	count(input.validation.errors) == 0
+	is_object(input.request)
+}
+
+# _ready holds for a valid request with a live workflow snapshot to check it against.
+_ready if {
+	_valid
+	is_object(input.state)
+	not _terminal
+}
+
+_terminal if _state.terminal == true
+
+_terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
+
+_kind := object.get(_request, "kind", "")
+
+_status := s if {
+	s := _state.status
+	is_string(s)
+} else := "NONE"
+
+_actor := a if {
+	a := _request.actor
+	is_object(a)
+} else := {}
+
+_actor_id := object.get(_actor, "id", "")
+
+_actor_type := object.get(_actor, "type", "")
+
+_actor_roles := {r | some r in object.get(_actor, "roles", [])}
+
+_output := o if {
+	_kind == "handoff"
+	o := _request.output
+	is_object(o)
+}
+
+_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
+
+_input_types := {r.type | some r in _inputs}
+
+_counter(name) := n if {
+	n := _state.counters[name]
+	is_number(n)
+} else := 0
+
+# --- contract tables ---------------------------------------------------------------
+
+_contract := c if {
+	c := data.handoff.video.contract
+	is_object(c)
+} else := {}
+
+_actors_of(status) := a if {
+	a := _contract.workflow.actors[status]
+	is_array(a)
+} else := []
+
+# _routed holds when workflow.actors lets agent perform task in the current status.
+_routed(agent, task) if {
+	some a in _actors_of(_status)
+	a.agent == agent
+	a.task == task
+}
+
+# _producer is the contract's producer of an artifact type, "unknown" when missing.
+_producer(type) := p if {
+	p := _contract.artifacts[type].producer
+	is_string(p)
+} else := "unknown"
+
+_consumes(agent) := {t | some t in _contract.agents[agent].consumes}
+
+# _max_cycles is limits.max_review_cycles; undefined when missing, and then every return
+# counts as the last one (fail closed: a person decides).
+_max_cycles := n if {
+	n := _contract.limits.max_review_cycles
+	is_number(n)
+}
+
+# --- reasons -----------------------------------------------------------------------
+
+_reason(code, message, path, outcome) := {"code": code, "message": message, "path": path, "outcome": outcome} if {
+	path != ""
+} else := {"code": code, "message": message, "outcome": outcome}
+
+_gate_reason(code, message, path, gate, outcome) := object.union(_reason(code, message, path, outcome), {"gate": gate})
+
+_non_blank(s) if {
+	is_string(s)
+	trim_space(s) != ""
+}

@@ -1,0 +1,120 @@
+# People's decisions at the approval gates, the validation step and human review.
+package handoff.assessment_test
+
+test_soa_approved if {
+	d := decide(approval(reviewer, "APPROVE", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), st_soa_approval)
+	d.outcome == "allow"
+	d.status_after == "EVIDENCE"
+	next_agents(d) == {"evidence_analyst"}
+	status_events(d) == {"STATEMENT_OF_APPLICABILITY v1 approved"}
+	d.next[0].context.may_know.approval_decision.decision == "APPROVE"
+}
+
+test_findings_approved if {
+	d := decide(approval(reviewer, "APPROVE", "FINDINGS_APPROVAL", [ref("GAP_ANALYSIS", 1)]), st_findings_approval)
+	d.status_after == "MATURITY"
+	next_agents(d) == {"maturity_assessor"}
+}
+
+test_report_approved_completes if {
+	d := decide(approval(lead, "APPROVE", "REPORT_APPROVAL", [ref("ASSESSMENT_REPORT", 1)]), st_report_approval)
+	d.outcome == "allow"
+	d.status_after == "COMPLETED"
+	d.next == []
+}
+
+test_report_needs_the_lead if {
+	d := decide(approval(reviewer, "APPROVE", "REPORT_APPROVAL", [ref("ASSESSMENT_REPORT", 1)]), st_report_approval)
+	d.outcome == "block"
+	"APPROVAL_REQUIRED" in codes(d)
+}
+
+test_approval_invalid_stage if {
+	d := decide(approval(reviewer, "APPROVE", "FINDINGS_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), st_soa_approval)
+	codes(d) == {"APPROVAL_INVALID"}
+}
+
+test_approval_invalid_twin_stage if {
+	d := decide(approval(reviewer, "APPROVE", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), st_soa_approval)
+	not "APPROVAL_INVALID" in codes(d)
+}
+
+test_approval_incomplete_no_version if {
+	d := decide(approval(reviewer, "APPROVE", "VALIDATION", []), st_validation)
+	codes(d) == {"APPROVAL_INCOMPLETE"}
+}
+
+test_approval_incomplete_revision_without_types if {
+	d := decide(approval(lead, "REQUEST_REVISION", "HUMAN_REVIEW", []), st_human_review)
+	codes(d) == {"APPROVAL_INCOMPLETE"}
+}
+
+test_approval_incomplete_twin_named if {
+	d := decide(approval(reviewer, "APPROVE", "VALIDATION", [ref("EVIDENCE_ASSESSMENT", 1)]), st_validation)
+	not "APPROVAL_INCOMPLETE" in codes(d)
+	d.outcome == "allow"
+	d.status_after == "GAPS"
+	status_events(d) == {"EVIDENCE_ASSESSMENT v1 approved"}
+}
+
+test_revision_requested_at_a_gate if {
+	d := decide(approval(reviewer, "REQUEST_REVISION", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), st_soa_approval)
+	d.outcome == "revise"
+	codes(d) == {"REVISION_REQUESTED"}
+	d.status_after == "SOA"
+	d.revise == [{"artifact": "STATEMENT_OF_APPLICABILITY", "producer": "soa_architect", "defects": []}]
+	status_events(d) == {"STATEMENT_OF_APPLICABILITY v1 revision_required"}
+	recorded(d) == {"REWORK_ORDER v1 approved"}
+	counters(d)["rework_pending/soa_architect"] == 1
+	c := record_content(d, "REWORK_ORDER")
+	c.kind == "revision_request"
+	c.reason == "Reviewed"
+	c.returned == ref("STATEMENT_OF_APPLICABILITY", 1)
+}
+
+test_revision_requested_at_validation if {
+	d := decide(approval(reviewer, "REQUEST_REVISION", "VALIDATION", [ref("EVIDENCE_ASSESSMENT", 1)]), st_validation)
+	d.status_after == "EVIDENCE"
+	next_agents(d) == {"evidence_analyst"}
+}
+
+test_revision_requested_at_human_review if {
+	r := with_req(approval(lead, "REQUEST_REVISION", "HUMAN_REVIEW", []), {"revise": ["EVIDENCE_ASSESSMENT", "GAP_ANALYSIS"]})
+	d := decide(r, add(st_human_review, [version("EVIDENCE_ASSESSMENT", 1, "draft")]))
+	d.outcome == "revise"
+	d.status_after == "EVIDENCE"
+	counters(d)["retry/evidence_analysis"] == 0
+	status_events(d) == {"EVIDENCE_ASSESSMENT v1 revision_required"}
+}
+
+test_revision_twin_approve if {
+	d := decide(approval(reviewer, "APPROVE", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), st_soa_approval)
+	not "REVISION_REQUESTED" in codes(d)
+}
+
+test_human_review_resumes_with_a_fresh_budget if {
+	d := decide(approval(lead, "APPROVE", "HUMAN_REVIEW", []), st_human_review)
+	d.outcome == "allow"
+	d.status_after == "EVIDENCE"
+	next_agents(d) == {"evidence_analyst"}
+	counters(d) == {"retry/evidence_analysis": 0, "retry_pending/evidence_analysis": 0}
+}
+
+test_human_rejected if {
+	d := decide(approval(reviewer, "REJECT", "FINDINGS_APPROVAL", [ref("GAP_ANALYSIS", 1)]), st_findings_approval)
+	d.outcome == "fail"
+	codes(d) == {"HUMAN_REJECTED"}
+	d.status_after == "REJECTED"
+	status_events(d) == {"GAP_ANALYSIS v1 rejected"}
+}
+
+test_human_rejected_twin_approve if {
+	d := decide(approval(reviewer, "APPROVE", "FINDINGS_APPROVAL", [ref("GAP_ANALYSIS", 1)]), st_findings_approval)
+	not "HUMAN_REJECTED" in codes(d)
+}
+
+test_agent_may_not_approve if {
+	d := decide(approval(agent("soa_architect"), "APPROVE", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), st_soa_approval)
+	d.outcome == "block"
+	"UNAUTHORIZED_SUBJECT" in codes(d)
+}

@@ -1,0 +1,131 @@
+# Context transfer: permitted context only, by reference, consistent with the state,
+# without duplication; no context may claim an approval a person did not give.
+package handoff.assessment_test
+
+with_context(r, st, extra) := with_req(r, {"context": object.union(context_for(st, r.input_artifacts), extra)})
+
+test_context_forbidden_key if {
+	d := decide(with_context(gap_handoff(gaps), st_gaps, {"client_memory": {"summary": "Acme always passes"}}), st_gaps)
+	d.outcome == "block"
+	"CONTEXT_FORBIDDEN" in codes(d)
+	"SECURITY_AUDIT" in codes(d)
+}
+
+test_context_forbidden_even_when_the_schema_refused_it if {
+	r := with_context(gap_handoff(gaps), st_gaps, {"tool_allowlist": ["web_browser"]})
+	d := decide_invalid(r, st_gaps, [{"code": "UNKNOWN_FIELD", "path": "context.tool_allowlist", "message": "field not allowed"}])
+	codes(d) == {"CONTEXT_FORBIDDEN", "UNKNOWN_FIELD", "SECURITY_AUDIT"}
+}
+
+test_context_forbidden_twin_permitted_keys if {
+	extra := {
+		"scf_controls": ["GOV-01", "MON-01"],
+		"kb_evidence_candidates": ["kb-cand-04"],
+		"conflict_flags": [],
+		"validation_status": "passed",
+		"approval_status": {"STATEMENT_OF_APPLICABILITY": "approved"},
+	}
+	d := decide(with_context(gap_handoff(gaps), st_gaps, extra), st_gaps)
+	not "CONTEXT_FORBIDDEN" in codes(d)
+	d.outcome == "await_human"
+}
+
+test_approval_bypass_claimed_in_context_artifacts if {
+	r := gap_handoff(gaps)
+	ctx := {"artifacts": [{"ref": ref("STATEMENT_OF_APPLICABILITY", 1), "status": "approved"}, {"ref": ref("EVIDENCE_ASSESSMENT", 1), "status": "approved"}], "workflow_state": "GAPS"}
+	d := decide(with_req(r, {"context": ctx}), st_gaps)
+	codes(d) == {"APPROVAL_BYPASS", "SECURITY_AUDIT"}
+	some x in d.reasons
+	x.path == "context.artifacts[1].status"
+}
+
+test_approval_bypass_claimed_in_approval_status if {
+	d := decide(with_context(gap_handoff(gaps), st_gaps, {"approval_status": {"EVIDENCE_ASSESSMENT": "approved"}}), st_gaps)
+	codes(d) == {"APPROVAL_BYPASS", "SECURITY_AUDIT"}
+}
+
+test_approval_bypass_twin_true_statuses if {
+	d := decide(with_context(gap_handoff(gaps), st_gaps, {"approval_status": {"STATEMENT_OF_APPLICABILITY": "approved", "EVIDENCE_ASSESSMENT": "draft"}}), st_gaps)
+	not "APPROVAL_BYPASS" in codes(d)
+	d.outcome == "await_human"
+}
+
+mismatch(extra) := decide(with_context(gap_handoff(gaps), st_gaps, extra), st_gaps)
+
+test_context_mismatch_input_without_status if {
+	d := decide(with_req(gap_handoff(gaps), {"context": {"workflow_state": "GAPS"}}), st_gaps)
+	codes(d) == {"CONTEXT_MISMATCH", "SECURITY_AUDIT"}
+	count([x | some x in d.reasons; x.code == "CONTEXT_MISMATCH"]) == 2
+}
+
+test_context_mismatch_wrong_status if {
+	ctx := {"artifacts": [{"ref": ref("STATEMENT_OF_APPLICABILITY", 1), "status": "approved"}, {"ref": ref("EVIDENCE_ASSESSMENT", 1), "status": "under_review"}]}
+	d := decide(with_req(gap_handoff(gaps), {"context": ctx}), st_gaps)
+	codes(d) == {"CONTEXT_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_context_mismatch_wrong_hash if {
+	bad := object.union(ref("EVIDENCE_ASSESSMENT", 1), {"hash": hash("other")})
+	ctx := {"artifacts": [{"ref": ref("STATEMENT_OF_APPLICABILITY", 1), "status": "approved"}, {"ref": ref("EVIDENCE_ASSESSMENT", 1), "status": "draft"}, {"ref": bad, "status": "draft"}]}
+	d := decide(with_req(gap_handoff(gaps), {"context": ctx}), st_gaps)
+	"CONTEXT_MISMATCH" in codes(d)
+}
+
+test_context_mismatch_unrecorded_version if {
+	ctx := {"artifacts": [{"ref": ref("STATEMENT_OF_APPLICABILITY", 1), "status": "approved"}, {"ref": ref("EVIDENCE_ASSESSMENT", 1), "status": "draft"}, {"ref": ref("EVIDENCE_ASSESSMENT", 2), "status": "draft"}]}
+	d := decide(with_req(gap_handoff(gaps), {"context": ctx}), st_gaps)
+	"CONTEXT_MISMATCH" in codes(d)
+}
+
+test_context_mismatch_workflow_state if {
+	codes(mismatch({"workflow_state": "EVIDENCE"})) == {"CONTEXT_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_context_mismatch_unknown_candidate if {
+	codes(mismatch({"kb_evidence_candidates": ["kb-cand-99"]})) == {"CONTEXT_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_context_mismatch_unknown_previous_output if {
+	codes(mismatch({"previous_output": {"ref": ref("EVIDENCE_ASSESSMENT", 2)}})) == {"CONTEXT_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_context_mismatch_unknown_conflict if {
+	codes(mismatch({"conflict_flags": [{"conflict_id": "c-99", "conflict_type": "divergent_status"}]})) == {"CONTEXT_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_context_mismatch_twin_consistent if {
+	d := mismatch({"previous_output": {"ref": ref("EVIDENCE_ASSESSMENT", 1), "output_summary": "Evidence v1"}, "kb_evidence_candidates": ["kb-cand-04"]})
+	not "CONTEXT_MISMATCH" in codes(d)
+	d.outcome == "await_human"
+}
+
+test_context_official_mapping_inferred if {
+	d := decide(with_context(soa_handoff(soa), st_soa, {"official_mappings": [{"control_id": "IAC-06", "framework": "LGPD", "requirement_ref": "Art. 46"}]}), st_soa)
+	codes(d) == {"OFFICIAL_MAPPING_INFERRED", "SECURITY_AUDIT"}
+}
+
+test_context_official_mapping_twin_official if {
+	d := decide(with_context(soa_handoff(soa), st_soa, {"official_mappings": [{"control_id": "IAC-06", "framework": "ISO-27001-2022", "requirement_ref": "A.8.5"}]}), st_soa)
+	not "OFFICIAL_MAPPING_INFERRED" in codes(d)
+}
+
+test_context_duplicated_inputs if {
+	inputs := array.concat(gap_handoff(gaps).input_artifacts, [ref("EVIDENCE_ASSESSMENT", 1)])
+	d := decide(with_req(gap_handoff(gaps), {"input_artifacts": inputs, "context": context_for(st_gaps, inputs)}), st_gaps)
+	"CONTEXT_DUPLICATED" in codes(d)
+	d.outcome == "block"
+}
+
+test_context_duplicated_controls if {
+	codes(mismatch({"scf_controls": ["MON-01", "MON-01"]})) == {"CONTEXT_DUPLICATED"}
+}
+
+test_context_duplicated_twin_once if {
+	d := mismatch({"scf_controls": ["MON-01"]})
+	not "CONTEXT_DUPLICATED" in codes(d)
+}
+
+test_context_too_large_is_core if {
+	d := mismatch({"conflict_flags": [{"conflict_type": "missing_source", "control_id": "MON-01"} | some _ in numbers.range(1, 400)]})
+	codes(d) == {"CONTEXT_TOO_LARGE"}
+}
