@@ -23,6 +23,8 @@ func TestScenarios(t *testing.T) {
 	for _, f := range files {
 		packs[strings.Split(f, "/")[1]]++
 		t.Run(strings.TrimSuffix(filepath.Base(f), scenario.Ext), func(t *testing.T) {
+			// Scenarios wait mostly on fsync: several at once keep both cores busy.
+			t.Parallel()
 			sc, err := scenario.Load(f)
 			require.NoError(t, err)
 			ctx := context.Background()
