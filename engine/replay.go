@@ -47,6 +47,8 @@ type ReplayResult struct {
 	// ValidationChanged says the candidate's contracts judged the request differently
 	// from the recorded validation.
 	ValidationChanged bool `json:"validation_changed,omitempty"`
+
+	explanation *Explanation // set when the replay explains
 }
 
 // ErrReplayDiverged reports that the state rebuilt from the recorded decisions differs
@@ -119,7 +121,7 @@ func (e *Engine) Replay(ctx context.Context, candidate *Engine, opts ReplayOptio
 	for range workers {
 		wg.Go(func() {
 			for t := range jobs {
-				if err := e.replayWorkflow(ctx, candidate, t, opts.Since, emit); err != nil {
+				if err := e.replayWorkflow(ctx, candidate, t, replayPlan{since: opts.Since}, emit); err != nil {
 					fail(err)
 				}
 			}
@@ -181,7 +183,14 @@ type recordedEntry struct {
 }
 
 // replayWorkflow replays one workflow's records in order.
-func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replayTarget, since time.Time, emit func(ReplayResult) error) error {
+// replayPlan says which records of a workflow replayWorkflow re-decides.
+type replayPlan struct {
+	since   time.Time // records before it are only folded
+	only    uint64    // when set, only this seq is re-decided and the walk stops after it
+	explain bool      // trace the evaluation and explain it
+}
+
+func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replayTarget, plan replayPlan, emit func(ReplayResult) error) error {
 	var state *State
 	fail := func(seq uint64, format string, args ...any) error {
 		return fmt.Errorf("%w: tenant %s workflow %s record %d: %s", ErrReplayDiverged, t.tenant, t.workflow, seq, fmt.Sprintf(format, args...))
@@ -213,8 +222,8 @@ func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replay
 			subject, _ := ent.Request["subject_id"].(string)
 			state = newState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
 		}
-		if !rec.Time.Before(since) {
-			res, err := candidate.replayOne(ent, recorded, state, now, create)
+		if plan.only == 0 && !rec.Time.Before(plan.since) || plan.only == rec.Seq {
+			res, err := candidate.replayOne(ent, recorded, state, now, create, plan.explain)
 			if err != nil {
 				return err
 			}
@@ -269,37 +278,33 @@ func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replay
 // replayOne decides one recorded request with this engine's bundle on the recorded input
 // and the rebuilt state before it. It mirrors decide, with the recorded derived values
 // (payload_bytes counts the original bytes, which the log does not keep) and without
-// drawing a decision id or jitter.
-func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, now time.Time, create bool) (ReplayResult, error) {
+// drawing a decision id or jitter. With explain, the evaluation is traced.
+func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool) (ReplayResult, error) {
 	// The policy only reads the state and enforce folds into a copy, so the rebuilt
 	// state is passed as it is.
-	st := state
 	r := &request{
 		value: ent.Request, tenant: recorded.TenantID, workflow: recorded.WorkflowID,
 		requestID: recorded.RequestID, kind: recorded.Kind, trace: recorded.TraceID,
-		state: st, create: create, derived: ent.Derived, now: now,
+		state: state, create: create, derived: ent.Derived, now: now,
 	}
 	var d *Decision
+	var ex *Explanation
 	if pc, ok := e.contracts.packs[state.Pack]; ok {
 		r.pack = pc
 		e.validate(r)
-		var entrypoint string
-		d, entrypoint = e.policyDecision(context.Background(), r)
-		d.Policy = PolicyRef{BundleDigest: e.digest, Entrypoint: entrypoint}
-		d.Pack = pc.name
+		if explain {
+			d, ex = e.traced(context.Background(), r)
+		} else {
+			var entrypoint string
+			d, entrypoint = e.policyDecision(context.Background(), r)
+			e.settle(r, d, entrypoint)
+		}
 	} else {
-		d = e.failClosed(codePolicyError, fmt.Sprintf("pack %s is not in this bundle", state.Pack))
-		d.Policy = PolicyRef{BundleDigest: e.digest, Entrypoint: coreEntrypoint}
 		r.audit = true
+		d = e.failClosed(codePolicyError, fmt.Sprintf("pack %s is not in this bundle", state.Pack))
+		e.settle(r, d, coreEntrypoint)
 	}
-	d.RequestID, d.TenantID, d.WorkflowID, d.TraceID, d.Kind = r.requestID, r.tenant, r.workflow, r.trace, r.kind
-	d.DecidedAt = formatTime(now)
-	d.StatusBefore = st.Status
-	d.StateVersion = st.StateVersion
 	d.DecisionID = recorded.DecisionID
-	if _, err := e.enforce(r, d); err != nil {
-		*d = *e.rebase(d, e.failClosed(codePolicyError, "the policy's decision breaks an engine invariant: "+err.Error()))
-	}
 	if d.Retry != nil && recorded.Retry != nil {
 		base := d.Retry.DelayMS
 		if got := recorded.Retry.DelayMS; base > 0 && got >= base && got <= base+base/10 {
@@ -307,7 +312,7 @@ func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, 
 		}
 	}
 	d.Recorded = recorded.Recorded
-	res := ReplayResult{Recorded: recorded, Replayed: d}
+	res := ReplayResult{Recorded: recorded, Replayed: d, explanation: ex}
 	mine, err := canonjson.Marshal(d)
 	if err != nil {
 		return ReplayResult{}, fmt.Errorf("engine: replay: encode decision: %w", err)
@@ -322,6 +327,26 @@ func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, 
 	}
 	res.ValidationChanged = !sameValidation(r.validation, ent.Validation)
 	return res, nil
+}
+
+// settle completes a policy decision as decide does: the request's identity, the time,
+// the status and version before, then the engine invariants (failing closed when the
+// decision breaks one). It draws no decision id and adds no jitter.
+func (e *Engine) settle(r *request, d *Decision, entrypoint string) {
+	d.Policy = PolicyRef{BundleDigest: e.digest, Entrypoint: entrypoint}
+	d.RequestID, d.TenantID, d.WorkflowID, d.TraceID, d.Kind = r.requestID, r.tenant, r.workflow, r.trace, r.kind
+	d.DecidedAt = formatTime(r.now)
+	d.StatusBefore = "NONE"
+	if r.pack != nil {
+		d.Pack = r.pack.name
+	}
+	if r.state != nil {
+		d.StatusBefore = r.state.Status
+		d.StateVersion = r.state.StateVersion
+	}
+	if _, err := e.enforce(r, d); err != nil {
+		*d = *e.rebase(d, e.failClosed(codePolicyError, "the policy's decision breaks an engine invariant: "+err.Error()))
+	}
 }
 
 func sameValidation(a, b []ValidationError) bool {
