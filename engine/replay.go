@@ -191,6 +191,35 @@ type replayPlan struct {
 }
 
 func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replayTarget, plan replayPlan, emit func(ReplayResult) error) error {
+	return e.walkWorkflow(ctx, t, func(v visit) error {
+		if plan.only == 0 && !v.rec.Time.Before(plan.since) || plan.only == v.rec.Seq {
+			res, err := candidate.replayOne(v.ent, v.recorded, v.state, v.now, v.create, plan.explain)
+			if err != nil {
+				return err
+			}
+			res.Tenant, res.Workflow, res.Seq = t.tenant, t.workflow, v.rec.Seq
+			return emit(res)
+		}
+		return nil
+	})
+}
+
+// visit is one record of a workflow with the state before it. The state is the walk's
+// own: a visitor reads it and must not keep or change it.
+type visit struct {
+	rec      store.Record
+	ent      recordedEntry
+	recorded *Decision
+	state    *State
+	now      time.Time
+	create   bool
+}
+
+// walkWorkflow calls fn for every record of a workflow in order, with the state before
+// it rebuilt by folding the recorded decisions from the state the start created, and
+// checks the fold against every recorded state_version and, at the end, the stored
+// snapshot (ErrReplayDiverged).
+func (e *Engine) walkWorkflow(ctx context.Context, t replayTarget, fn func(visit) error) error {
 	var state *State
 	fail := func(seq uint64, format string, args ...any) error {
 		return fmt.Errorf("%w: tenant %s workflow %s record %d: %s", ErrReplayDiverged, t.tenant, t.workflow, seq, fmt.Sprintf(format, args...))
@@ -222,15 +251,8 @@ func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replay
 			subject, _ := ent.Request["subject_id"].(string)
 			state = newState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
 		}
-		if plan.only == 0 && !rec.Time.Before(plan.since) || plan.only == rec.Seq {
-			res, err := candidate.replayOne(ent, recorded, state, now, create, plan.explain)
-			if err != nil {
-				return err
-			}
-			res.Tenant, res.Workflow, res.Seq = t.tenant, t.workflow, rec.Seq
-			if err := emit(res); err != nil {
-				return err
-			}
+		if err := fn(visit{rec: rec, ent: ent, recorded: recorded, state: state, now: now, create: create}); err != nil {
+			return err
 		}
 		// Fold the recorded decision, as the engine did when it recorded it.
 		if recorded.Outcome == Block || (!create && len(recorded.Events) == 0 && recorded.StatusAfter == recorded.StatusBefore) {
@@ -243,7 +265,7 @@ func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replay
 		if !ok {
 			return fail(rec.Seq, "pack %s is not in the bundle the store was opened with", state.Pack)
 		}
-		// The state is folded in place: replayOne never keeps or changes it.
+		// The state is folded in place: visitors never keep or change it.
 		if err := state.fold(recorded, pc, ent.Now); err != nil {
 			return fail(rec.Seq, "%v", err)
 		}

@@ -51,7 +51,7 @@ func init() {
 		validateCmd, evalCmd, startCmd, submitCmd,
 		stateCmd, logCmd, verifyCmd,
 		reasonsCmd, runCmd, testCmd,
-		replayCmd, explainCmd, keygenCmd, checkpointCmd,
+		replayCmd, explainCmd, keygenCmd, checkpointCmd, decisionsCmd,
 	}
 }
 
