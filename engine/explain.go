@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -88,7 +89,7 @@ func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation
 	}
 	e.validate(r)
 	r.derive()
-	d, ex := e.traced(ctx, r)
+	d, ex := e.traced(ctx, r, replayTimeout(e, 0))
 	if prior != nil {
 		ex.Reproduced = sameOutcome(prior, d)
 		d = prior
@@ -123,7 +124,7 @@ func (e *Engine) Explain(ctx context.Context, decisionID string) (*Explanation, 
 	}
 	var out *Explanation
 	stop := errors.New("found")
-	err = e.replayWorkflow(ctx, e, replayTarget{loc.tenant, loc.workflow}, replayPlan{only: loc.seq, explain: true},
+	err = e.replayWorkflow(ctx, e, replayTarget{loc.tenant, loc.workflow}, replayPlan{only: loc.seq, explain: true, timeout: replayTimeout(e, 0)},
 		func(res ReplayResult) error {
 			out = res.explanation
 			out.Reproduced = len(res.Changed) == 0
@@ -167,9 +168,9 @@ func (ex *Explanation) firedRules() []FiredRule { return ex.fired }
 // traced evaluates the request's entrypoint with a tracer and returns the decision,
 // completed as decide completes it (without drawing a decision id or jitter), and the
 // explanation of the rules.
-func (e *Engine) traced(ctx context.Context, r *request) (*Decision, *Explanation) {
+func (e *Engine) traced(ctx context.Context, r *request, timeout time.Duration) (*Decision, *Explanation) {
 	tr := &ruleTracer{entered: map[string]*ast.Rule{}, exited: map[string]bool{}}
-	d, entrypoint := e.evalPolicy(ctx, r, tr)
+	d, entrypoint := e.evalPolicy(ctx, r, tr, timeout)
 	e.settle(r, d, entrypoint)
 	ex := &Explanation{Entrypoint: entrypoint, Passed: []RuleInfo{}}
 	in, _ := r.input()
@@ -209,12 +210,11 @@ func sortRules(rs []RuleInfo) {
 	})
 }
 
-// evalPolicy evaluates the request's entrypoint as policyDecision does, with a query
-// tracer and rule indexing off (so every rule is checked, and reported), when tr is set.
-func (e *Engine) evalPolicy(ctx context.Context, r *request, tr topdown.QueryTracer) (*Decision, string) {
-	if tr == nil {
-		return e.policyDecision(ctx, r)
-	}
+// evalPolicy evaluates the request's entrypoint as policyDecision does, with its own
+// deadline and, when tr is set, a query tracer and rule indexing off (so every rule is
+// checked, and reported). Replay and explain use it: a recorded decision is evaluated
+// again on whatever machine replays it, so the deadline there is the caller's.
+func (e *Engine) evalPolicy(ctx context.Context, r *request, tr topdown.QueryTracer, timeout time.Duration) (*Decision, string) {
 	entrypoint := coreEntrypoint
 	if r.pack != nil {
 		entrypoint = packEntrypoint(r.pack.name)
@@ -224,10 +224,17 @@ func (e *Engine) evalPolicy(ctx context.Context, r *request, tr topdown.QueryTra
 		return e.failClosed(codePolicyError, "building the policy input failed: "+err.Error()), entrypoint
 	}
 	q := e.policies.queries[entrypoint]
-	ectx, cancel := context.WithTimeout(ctx, 10*e.opts.EvalTimeout)
+	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	rs, err := q.Eval(ectx, rego.EvalParsedInput(in), rego.EvalQueryTracer(tr), rego.EvalRuleIndexing(false))
+	opts := []rego.EvalOption{rego.EvalParsedInput(in)}
+	if tr != nil {
+		opts = append(opts, rego.EvalQueryTracer(tr), rego.EvalRuleIndexing(false))
+	}
+	rs, err := q.Eval(ectx, opts...)
 	if err != nil {
+		if errors.Is(ectx.Err(), context.DeadlineExceeded) {
+			return e.failClosed(codePolicyTimeout, fmt.Sprintf("the policy did not decide within %s", timeout)), entrypoint
+		}
 		return e.failClosed(codePolicyError, "policy evaluation failed: "+err.Error()), entrypoint
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {

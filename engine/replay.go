@@ -27,6 +27,19 @@ type ReplayOptions struct {
 	Since time.Time
 	// Workers is how many workflows are replayed at once. Default GOMAXPROCS.
 	Workers int
+	// EvalTimeout is the deadline of one policy evaluation. Default: ten times the
+	// candidate's Options.EvalTimeout, at least 30s: a decision recorded within the
+	// deadline must not turn into POLICY_TIMEOUT because the replaying machine is busy,
+	// while a candidate policy that never ends is still stopped.
+	EvalTimeout time.Duration
+}
+
+// replayTimeout is the evaluation deadline of a replay or an explanation.
+func replayTimeout(e *Engine, d time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return max(10*e.opts.EvalTimeout, 30*time.Second)
 }
 
 // ReplayResult is one recorded decision and the decision the candidate bundle makes on
@@ -121,7 +134,7 @@ func (e *Engine) Replay(ctx context.Context, candidate *Engine, opts ReplayOptio
 	for range workers {
 		wg.Go(func() {
 			for t := range jobs {
-				if err := e.replayWorkflow(ctx, candidate, t, replayPlan{since: opts.Since}, emit); err != nil {
+				if err := e.replayWorkflow(ctx, candidate, t, replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}, emit); err != nil {
 					fail(err)
 				}
 			}
@@ -185,15 +198,16 @@ type recordedEntry struct {
 // replayWorkflow replays one workflow's records in order.
 // replayPlan says which records of a workflow replayWorkflow re-decides.
 type replayPlan struct {
-	since   time.Time // records before it are only folded
-	only    uint64    // when set, only this seq is re-decided and the walk stops after it
-	explain bool      // trace the evaluation and explain it
+	since   time.Time     // records before it are only folded
+	only    uint64        // when set, only this seq is re-decided and the walk stops after it
+	explain bool          // trace the evaluation and explain it
+	timeout time.Duration // the deadline of one evaluation
 }
 
 func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replayTarget, plan replayPlan, emit func(ReplayResult) error) error {
 	return e.walkWorkflow(ctx, t, func(v visit) error {
 		if plan.only == 0 && !v.rec.Time.Before(plan.since) || plan.only == v.rec.Seq {
-			res, err := candidate.replayOne(v.ent, v.recorded, v.state, v.now, v.create, plan.explain)
+			res, err := candidate.replayOne(v.ent, v.recorded, v.state, v.now, v.create, plan.explain, plan.timeout)
 			if err != nil {
 				return err
 			}
@@ -301,7 +315,7 @@ func (e *Engine) walkWorkflow(ctx context.Context, t replayTarget, fn func(visit
 // and the rebuilt state before it. It mirrors decide, with the recorded derived values
 // (payload_bytes counts the original bytes, which the log does not keep) and without
 // drawing a decision id or jitter. With explain, the evaluation is traced.
-func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool) (ReplayResult, error) {
+func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool, timeout time.Duration) (ReplayResult, error) {
 	// The policy only reads the state and enforce folds into a copy, so the rebuilt
 	// state is passed as it is.
 	r := &request{
@@ -315,10 +329,10 @@ func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, 
 		r.pack = pc
 		e.validate(r)
 		if explain {
-			d, ex = e.traced(context.Background(), r)
+			d, ex = e.traced(context.Background(), r, timeout)
 		} else {
 			var entrypoint string
-			d, entrypoint = e.policyDecision(context.Background(), r)
+			d, entrypoint = e.evalPolicy(context.Background(), r, nil, timeout)
 			e.settle(r, d, entrypoint)
 		}
 	} else {
