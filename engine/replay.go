@@ -45,9 +45,12 @@ func replayTimeout(e *Engine, d time.Duration) time.Duration {
 // ReplayResult is one recorded decision and the decision the candidate bundle makes on
 // the same input. Results of one workflow arrive in log order; workflows interleave.
 type ReplayResult struct {
-	Tenant   string    `json:"tenant_id"`
-	Workflow string    `json:"workflow_id"`
-	Seq      uint64    `json:"seq"`
+	Tenant   string `json:"tenant_id"`
+	Workflow string `json:"workflow_id"`
+	Seq      uint64 `json:"seq"`
+	// Audit says the record is in the tenant's security audit stream: a start the
+	// policy blocked, which created no workflow. Seq is then its seq in that stream.
+	Audit    bool      `json:"audit,omitempty"`
 	Recorded *Decision `json:"recorded"`
 	Replayed *Decision `json:"replayed"`
 	// Identical says the replayed decision is byte for byte the recorded one in the
@@ -91,8 +94,11 @@ var ErrReplayDiverged = errors.New("engine: replay: rebuilt state differs from t
 // jitter range of the replayed policy delay, the recorded delay is kept; otherwise the
 // replayed decision carries the policy's delay without jitter.
 //
-// Requests in the security audit streams are not replayed: the engine blocks them before
-// any policy is consulted, whatever the bundle says.
+// Starts the policy blocked are in the tenants' security audit streams (a blocked start
+// creates no workflow); they are replayed too, after the workflows, on the state a start
+// begins with. The other requests of the audit streams are not: the engine blocked them
+// before any policy was asked (undecodable, unknown pack or workflow, another tenant's
+// workflow, a reused request_id), whatever the bundle says.
 //
 // fn is called from one goroutine at a time. Replay is safe for concurrent use.
 func (e *Engine) Replay(ctx context.Context, candidate *Engine, opts ReplayOptions, fn func(ReplayResult) error) error {
@@ -151,7 +157,68 @@ func (e *Engine) Replay(ctx context.Context, candidate *Engine, opts ReplayOptio
 	if firstErr != nil {
 		return firstErr
 	}
+	if opts.Workflow == "" {
+		tenants := []string{opts.Tenant}
+		if opts.Tenant == "" {
+			if tenants, err = e.log.Tenants(ctx); err != nil {
+				return err
+			}
+		}
+		plan := replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}
+		for _, t := range tenants {
+			if err := e.replayAuditStarts(ctx, candidate, t, plan, emit); err != nil {
+				return err
+			}
+		}
+	}
 	return ctx.Err()
+}
+
+// replayAuditStarts replays the starts of a tenant's security audit stream that the
+// policy blocked: a blocked start creates no workflow, so it is recorded there. Requests
+// the engine blocked before asking the policy (undecodable, unknown pack, an existing
+// workflow id, a reused request_id) are left out: no bundle can change them.
+func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Engine, tenant string, plan replayPlan, emit func(ReplayResult) error) error {
+	return e.log.AuditRecords(ctx, tenant, func(rec store.Record) error {
+		if rec.Time.Before(plan.since) {
+			return nil
+		}
+		var ent recordedEntry
+		dec := json.NewDecoder(bytes.NewReader(rec.Payload))
+		dec.UseNumber()
+		if err := dec.Decode(&ent); err != nil {
+			return fmt.Errorf("engine: replay: audit record %d of tenant %s: %w", rec.Seq, tenant, err)
+		}
+		recorded, err := decodeDecision(ent.Decision)
+		if err != nil {
+			return err
+		}
+		if recorded.Kind != "start" || recorded.Pack == "" || ent.Request == nil || ent.Request["undecodable"] != nil {
+			return nil
+		}
+		var seed []ValidationError
+		for _, v := range ent.Validation {
+			switch {
+			case v.Code == "WORKFLOW_EXISTS" || v.Code == "IDEMPOTENCY_KEY_REUSED":
+				return nil // blocked by the engine
+			case v.Code == "SCHEMA_INVALID" && v.Path == "workflow_id":
+				seed = append(seed, v) // found while routing, before validation
+			}
+		}
+		now, err := time.Parse("2006-01-02T15:04:05.000Z", ent.Now)
+		if err != nil {
+			return fmt.Errorf("engine: replay: audit record %d: time %q: %w", rec.Seq, ent.Now, err)
+		}
+		org, _ := ent.Request["organization_id"].(string)
+		subject, _ := ent.Request["subject_id"].(string)
+		state := newState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
+		res, err := candidate.replayOne(ent, recorded, state, now, true, false, plan.timeout, seed...)
+		if err != nil {
+			return err
+		}
+		res.Tenant, res.Workflow, res.Seq, res.Audit = tenant, recorded.WorkflowID, rec.Seq, true
+		return emit(res)
+	})
 }
 
 type replayTarget struct{ tenant, workflow string }
@@ -315,13 +382,13 @@ func (e *Engine) walkWorkflow(ctx context.Context, t replayTarget, fn func(visit
 // and the rebuilt state before it. It mirrors decide, with the recorded derived values
 // (payload_bytes counts the original bytes, which the log does not keep) and without
 // drawing a decision id or jitter. With explain, the evaluation is traced.
-func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool, timeout time.Duration) (ReplayResult, error) {
+func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool, timeout time.Duration, seed ...ValidationError) (ReplayResult, error) {
 	// The policy only reads the state and enforce folds into a copy, so the rebuilt
 	// state is passed as it is.
 	r := &request{
 		value: ent.Request, tenant: recorded.TenantID, workflow: recorded.WorkflowID,
 		requestID: recorded.RequestID, kind: recorded.Kind, trace: recorded.TraceID,
-		state: state, create: create, derived: ent.Derived, now: now,
+		state: state, create: create, derived: ent.Derived, now: now, validation: seed,
 	}
 	var d *Decision
 	var ex *Explanation

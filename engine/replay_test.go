@@ -71,3 +71,25 @@ func TestReplayRefusesADivergedState(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayBlockedStart replays a start the policy blocked: it created no workflow and
+// is kept in the tenant's audit stream, and comes out byte for byte.
+func TestReplayBlockedStart(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{InMemory: true})
+	require.NoError(t, err)
+	defer e.Close()
+	body := bytes.Replace([]byte(explainStart), []byte(`{"type": "system", "id": "orchestrator"}`), []byte(`{"type": "agent", "id": "research_agent"}`), 1)
+	d, err := e.Submit(ctx, body)
+	require.NoError(t, err)
+	require.Equal(t, engine.Block, d.Outcome)
+	var got []engine.ReplayResult
+	require.NoError(t, e.Replay(ctx, nil, engine.ReplayOptions{}, func(r engine.ReplayResult) error {
+		got = append(got, r)
+		return nil
+	}))
+	require.Len(t, got, 1)
+	assert.True(t, got[0].Audit)
+	assert.True(t, got[0].Identical, "changed %v", got[0].Changed)
+	assert.Equal(t, d.DecisionID, got[0].Replayed.DecisionID)
+}

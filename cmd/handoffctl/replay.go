@@ -23,7 +23,10 @@ recorded request of the store of --db is decided again by the candidate bundle o
 --bundle, on the input the engine recorded for it: the request, the derived values, the
 time, and the workflow state before it, rebuilt by folding the recorded decisions in
 log order (the state is a pure fold of decisions; the rebuilt state is checked against
-every recorded state_version and the stored snapshot). Nothing is written.
+every recorded state_version and the stored snapshot). Starts the policy blocked, kept
+in the tenants' audit streams, are replayed too (shown as TENANT/(audit)); the other
+audit records were blocked by the engine before any policy was asked. Nothing is
+written.
 
 Each decision that would change is listed with its outcome before and after and the
 reason codes added and removed, grouped by transition. Loosening flips (block → allow
@@ -40,7 +43,7 @@ after TIME. With --fail-on-flip, replay exits 3 when any outcome would change.
 
 With -o json the output is one object: bundle_digest, replayed, workflows, changed,
 flips, loosened, and transitions (from, to, count, changes: tenant_id, workflow_id,
-seq, decision_id, request_id, kind, outcome_before, outcome_after, reasons_added,
+seq, audit, decision_id, request_id, kind, outcome_before, outcome_after, reasons_added,
 reasons_removed, status_after_before, status_after_after, fields: the decision's
 fields that differ, validation_changed). The bundle digest every replayed decision
 carries is not a change.`,
@@ -87,7 +90,9 @@ carries is not a change.`,
 			var changes []replayChange
 			err = e.Replay(ctx, cand, opts, func(r engine.ReplayResult) error {
 				rep.Replayed++
-				workflows[r.Tenant+"\x00"+r.Workflow] = true
+				if !r.Audit {
+					workflows[r.Tenant+"\x00"+r.Workflow] = true
+				}
 				if len(r.Changed) > 0 {
 					changes = append(changes, newReplayChange(r))
 				}
@@ -170,6 +175,7 @@ type replayChange struct {
 	Tenant            string         `json:"tenant_id"`
 	Workflow          string         `json:"workflow_id"`
 	Seq               uint64         `json:"seq"`
+	Audit             bool           `json:"audit"` // a blocked start, in the tenant's audit stream
 	DecisionID        string         `json:"decision_id"`
 	RequestID         string         `json:"request_id"`
 	Kind              string         `json:"kind"`
@@ -186,7 +192,7 @@ type replayChange struct {
 func newReplayChange(r engine.ReplayResult) replayChange {
 	before, after := r.Recorded, r.Replayed
 	return replayChange{
-		Tenant: r.Tenant, Workflow: r.Workflow, Seq: r.Seq,
+		Tenant: r.Tenant, Workflow: r.Workflow, Seq: r.Seq, Audit: r.Audit,
 		DecisionID: before.DecisionID, RequestID: before.RequestID, Kind: before.Kind,
 		OutcomeBefore: before.Outcome, OutcomeAfter: after.Outcome,
 		ReasonsAdded:      codesMinus(after.Codes(), before.Codes()),
@@ -263,6 +269,9 @@ func (rep *replayReport) group(changes []replayChange) {
 			if a.Tenant != b.Tenant {
 				return a.Tenant < b.Tenant
 			}
+			if a.Audit != b.Audit {
+				return !a.Audit
+			}
 			if a.Workflow != b.Workflow {
 				return a.Workflow < b.Workflow
 			}
@@ -288,7 +297,11 @@ func (rep *replayReport) print(c *cli) {
 		}
 		fmt.Fprintf(c.stdout, "\n%s → %s (%d)%s\n", t.From, t.To, t.Count, flag)
 		for _, ch := range t.Changes {
-			fmt.Fprintf(c.stdout, "  %s/%s #%d  %s  %s  %s\n", ch.Tenant, ch.Workflow, ch.Seq, ch.Kind, ch.RequestID, ch.DecisionID)
+			where := ch.Workflow
+			if ch.Audit {
+				where = "(audit)"
+			}
+			fmt.Fprintf(c.stdout, "  %s/%s #%d  %s  %s  %s\n", ch.Tenant, where, ch.Seq, ch.Kind, ch.RequestID, ch.DecisionID)
 			if len(ch.ReasonsAdded) > 0 {
 				fmt.Fprintf(c.stdout, "    + %s\n", strings.Join(ch.ReasonsAdded, ", "))
 			}
