@@ -425,8 +425,11 @@ func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, 
 		return ReplayResult{}, fmt.Errorf("engine: replay: encode recorded decision: %w", err)
 	}
 	res.Identical = bytes.Equal(mine, theirs)
-	if res.Changed, err = changedFields(d, ent.Decision); err != nil {
-		return ReplayResult{}, err
+	res.Changed = []string{}
+	if !res.Identical {
+		if res.Changed, err = changedFields(d, ent.Decision); err != nil {
+			return ReplayResult{}, err
+		}
 	}
 	res.ValidationChanged = !sameValidation(r.validation, ent.Validation)
 	return res, nil
