@@ -51,6 +51,7 @@ func init() {
 		validateCmd, evalCmd, startCmd, submitCmd,
 		stateCmd, logCmd, verifyCmd,
 		reasonsCmd, runCmd, testCmd,
+		replayCmd, explainCmd, keygenCmd, checkpointCmd, decisionsCmd,
 	}
 }
 
@@ -211,7 +212,7 @@ usage: handoffctl [global flags] COMMAND [flags] [arguments]
 Commands:
 `)
 	for _, cmd := range commands {
-		fmt.Fprintf(w, "  %-9s %s\n", cmd.name, cmd.short)
+		fmt.Fprintf(w, "  %-10s %s\n", cmd.name, cmd.short)
 	}
 	fmt.Fprint(w, `
 Global flags (before or after the command):

@@ -290,7 +290,7 @@ func actorID(req json.RawMessage) string {
 
 var verifyCmd = &command{
 	name:  "verify",
-	args:  "[--tenant T] [WORKFLOW]",
+	args:  "[--tenant T] [WORKFLOW] | --checkpoint FILE [--pub FILE]",
 	short: "verify the hash chains of the log",
 	long: `Verify walks hash chains of the store of --db: every record's hash is recomputed,
 every prev_hash must name the record before, sequence numbers must run without a gap
@@ -301,10 +301,33 @@ With --tenant T and WORKFLOW it verifies that workflow; with --tenant T alone, e
 workflow and the audit stream of T; with neither, every chain of every tenant.
 
 With -o json the output is one object per chain (JSON lines): tenant, workflow ("" for
-an audit stream), records, ok, broken_seq, problem.`,
+an audit stream), records, ok, broken_seq, problem.
+
+With --checkpoint FILE (from handoffctl checkpoint) it proves the log still extends the
+signed checkpoint, which a bare hash chain cannot: the signature and Merkle root must
+verify (with the public key of --pub; without it, the key the checkpoint names), and
+every chain the checkpoint names must still exist, reach its head, hold the same hash
+at that seq and verify. It reports each chain MISSING, TRUNCATED (truncation or a
+rollback to an older copy), REWRITTEN (hashes recomputed after a change) or BROKEN,
+and exits 3 on any. With -o json the output is one object: checkpoint, created_at,
+root, chains, signature, key_pinned, ok, findings (tenant_id, workflow_id, kind, seq,
+problem).`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		tenant := fs.String("tenant", "", "verify only the chains of tenant `T`")
+		checkpoint := fs.String("checkpoint", "", "prove the log still extends the signed checkpoint `FILE`")
+		pub := fs.String("pub", "", "with --checkpoint: the signer's public key `FILE` (from keygen)")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
+			if *checkpoint != "" {
+				if len(args) > 0 || *tenant != "" {
+					return usagef("verify --checkpoint checks every chain: no --tenant, no WORKFLOW")
+				}
+				e, err := c.open(ctx, existingStore)
+				if err != nil {
+					return err
+				}
+				defer closeEngine(e, &err)
+				return c.verifyCheckpoint(ctx, e, *checkpoint, *pub)
+			}
 			switch {
 			case len(args) > 1:
 				return usagef("verify takes at most one WORKFLOW id")

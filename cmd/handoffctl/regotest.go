@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/cover"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/tester"
 )
@@ -25,11 +26,27 @@ and exits 3 when any test failed or erred.
 
 Without DIR it uses policies and policies_test of the current directory.
 
-With -o json the output is {"passed", "failed", "skipped", "tests": [...]}.`,
+With --coverage it also reports the Rego coverage of every policy file (test files
+left out: the lines of rules and expressions the tests evaluated, as 'opa test
+--coverage' counts them, with the rows no test reached) and of every pack (the
+directory after handoff/), and exits 3 when a pack is below --min percent
+(default 90).
+
+With -o json the output is {"passed", "failed", "skipped", "tests": [...]}, with
+--coverage also "coverage": {"min", "packs", "files"}, each entry name,
+covered_lines, not_covered_lines, coverage (and for files not_covered_rows).`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		verbose := fs.Bool("v", false, "list every test, passed or not, with its print output")
+		coverage := fs.Bool("coverage", false, "report Rego coverage per file and per pack; exit 3 below --min")
+		min := fs.Float64("min", defaultMinCoverage, "with --coverage: the coverage in `PERCENT` every pack must reach")
 		return func(ctx context.Context, c *cli, args []string) error {
-			return c.regoTest(ctx, args, *verbose)
+			if *min < 0 || *min > 100 {
+				return usagef("--min is a percentage from 0 to 100")
+			}
+			if !*coverage {
+				*min = -1
+			}
+			return c.regoTest(ctx, args, *verbose, *min)
 		}
 	},
 }
@@ -45,7 +62,8 @@ type testLine struct {
 	Output  string `json:"output,omitempty"`
 }
 
-func (c *cli) regoTest(ctx context.Context, paths []string, verbose bool) error {
+// regoTest runs the tests; with minCoverage >= 0 it also reports coverage.
+func (c *cli) regoTest(ctx context.Context, paths []string, verbose bool, minCoverage float64) error {
 	if len(paths) == 0 {
 		for _, p := range []string{"policies", "policies_test"} {
 			if isDir(p) {
@@ -81,6 +99,11 @@ func (c *cli) regoTest(ctx context.Context, paths []string, verbose bool) error 
 		SetModules(modules).
 		CapturePrintOutput(true).
 		SetTimeout(30 * time.Second)
+	var cov *cover.Cover
+	if minCoverage >= 0 {
+		cov = cover.New()
+		runner.SetCoverageQueryTracer(cov)
+	}
 	ch, err := runner.RunTests(ctx, txn)
 	if err != nil {
 		return withHint(fmt.Errorf("compile policies and tests: %w", err), "'go tool opa check --strict' shows the same errors")
@@ -107,16 +130,22 @@ func (c *cli) regoTest(ctx context.Context, paths []string, verbose bool) error 
 			failed++
 		}
 	}
+	var covRep *coverageReport
+	if cov != nil {
+		r := policyCoverage(cov, modules, minCoverage)
+		covRep = &r
+	}
 	if c.json() {
 		if lines == nil {
 			lines = []testLine{}
 		}
 		if err := writeJSON(c.stdout, struct {
-			Passed  int        `json:"passed"`
-			Failed  int        `json:"failed"`
-			Skipped int        `json:"skipped"`
-			Tests   []testLine `json:"tests"`
-		}{passed, failed, skipped, lines}); err != nil {
+			Passed   int             `json:"passed"`
+			Failed   int             `json:"failed"`
+			Skipped  int             `json:"skipped"`
+			Tests    []testLine      `json:"tests"`
+			Coverage *coverageReport `json:"coverage,omitempty"`
+		}{passed, failed, skipped, lines, covRep}); err != nil {
 			return err
 		}
 	} else {
@@ -141,12 +170,20 @@ func (c *cli) regoTest(ctx context.Context, paths []string, verbose bool) error 
 			summary += fmt.Sprintf(", %d skipped", skipped)
 		}
 		fmt.Fprintln(c.stdout, summary)
+		if covRep != nil {
+			covRep.print(c)
+		}
 	}
 	if len(lines) == 0 {
 		return withHint(errors.New("no tests found"), "tests are rules named test_* in *_test.rego files")
 	}
 	if failed > 0 {
 		return &negativeError{}
+	}
+	if covRep != nil {
+		if low := covRep.below(); len(low) > 0 {
+			return negativef("coverage below %.0f%%: %s", minCoverage, strings.Join(low, ", "))
+		}
 	}
 	return nil
 }

@@ -91,15 +91,20 @@ With -o json the output is {"valid": bool, "reasons": [...]}.`,
 
 var evalCmd = &command{
 	name:  "eval",
-	args:  "FILE|- [--fail-on-block]",
+	args:  "FILE|- [--fail-on-block] [--explain]",
 	short: "decide a request without recording it (dry run)",
 	long: `Eval decides a request against the workflow state in the store of --db and prints
 the decision, without recording anything: the store is left as it was. FILE - reads
 the request from standard input.
 
-With -o json the output is the engine's Decision object.`,
+With --explain it shows, as handoffctl explain does, the rule behind each reason with
+its METADATA and the input values it read, or for an allow the rules that passed.
+
+With -o json the output is the engine's Decision object (with --explain, the
+explanation, as handoffctl explain -o json prints it).`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		failOnBlock := fs.Bool("fail-on-block", false, "exit 3 when the outcome is block")
+		explain := fs.Bool("explain", false, "explain the decision: rules, METADATA, input values")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
 			if len(args) != 1 {
 				return usagef("eval takes one request FILE, or - for standard input")
@@ -113,6 +118,9 @@ With -o json the output is the engine's Decision object.`,
 				return err
 			}
 			defer closeEngine(e, &err)
+			if *explain {
+				return explainEval(ctx, c, e, body, *failOnBlock)
+			}
 			d, err := e.Evaluate(ctx, body)
 			if err != nil {
 				return err

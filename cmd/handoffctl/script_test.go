@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -35,8 +36,10 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"tamper": cmdTamper,
-			"cptree": cmdCptree,
+			"tamper":  cmdTamper,
+			"cptree":  cmdCptree,
+			"replace": cmdReplace,
+			"grab":    cmdGrab,
 		},
 	})
 }
@@ -66,6 +69,35 @@ func cmdCptree(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: cptree SRC DST")
 	}
 	ts.Check(os.CopyFS(ts.MkAbs(args[1]), os.DirFS(ts.MkAbs(args[0]))))
+}
+
+// cmdReplace replaces every OLD by NEW in FILE: replace FILE OLD NEW. OLD must occur.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	file := ts.MkAbs(args[0])
+	data, err := os.ReadFile(file)
+	ts.Check(err)
+	if !bytes.Contains(data, []byte(args[1])) {
+		ts.Fatalf("%s does not contain %q", args[0], args[1])
+	}
+	ts.Check(os.WriteFile(file, bytes.ReplaceAll(data, []byte(args[1]), []byte(args[2])), 0o644))
+}
+
+// cmdGrab sets an environment variable from the last command's stdout: grab NAME RE
+// sets NAME to the first submatch of the first match of RE.
+func cmdGrab(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: grab NAME REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("no match for %q with a submatch in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }
 
 // cmdTamper alters one workflow record of the Badger store in DBDIR behind the engine's

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/handoff-dev/handoff/engine"
+)
+
+var replayCmd = &command{
+	name:  "replay",
+	args:  "--bundle DIR [--tenant T] [--workflow W] [--since TIME] [--fail-on-flip]",
+	short: "re-decide the recorded requests with a candidate bundle",
+	long: `Replay answers "what would this policy change have decided on real traffic?" Every
+recorded request of the store of --db is decided again by the candidate bundle of
+--bundle, on the input the engine recorded for it: the request, the derived values, the
+time, and the workflow state before it, rebuilt by folding the recorded decisions in
+log order (the state is a pure fold of decisions; the rebuilt state is checked against
+every recorded state_version and the stored snapshot). Starts the policy blocked, kept
+in the tenants' audit streams, are replayed too (shown as TENANT/(audit)); the other
+audit records were blocked by the engine before any policy was asked. Nothing is
+written.
+
+Each decision that would change is listed with its outcome before and after and the
+reason codes added and removed, grouped by transition. Loosening flips (block → allow
+first, then any other move away from block or fail) come first, then tightening
+(→ block, → fail), then decisions whose outcome stays but whose details change.
+
+The log is read with the bundle of --recorded (default: the shipped packs), which must
+be the one it was recorded with. Replaying against that same bundle reproduces every
+decision byte for byte, reusing the recorded decision ids and times; a retry delay is
+kept as recorded when it lies within the jitter of the replayed policy delay.
+
+--since TIME (RFC 3339, or a date YYYY-MM-DD) replays only decisions recorded at or
+after TIME. With --fail-on-flip, replay exits 3 when any outcome would change.
+
+With -o json the output is one object: bundle_digest, replayed, workflows, changed,
+flips, loosened, and transitions (from, to, count, changes: tenant_id, workflow_id,
+seq, audit, decision_id, request_id, kind, outcome_before, outcome_after, reasons_added,
+reasons_removed, status_after_before, status_after_after, fields: the decision's
+fields that differ, validation_changed). The bundle digest every replayed decision
+carries is not a change.`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		tenant := fs.String("tenant", "", "replay only tenant `T`")
+		workflow := fs.String("workflow", "", "replay only workflow `W`")
+		since := fs.String("since", "", "replay only decisions recorded at or after `TIME`")
+		recorded := fs.String("recorded", "", "the bundle `DIR` the log was recorded with (default: the shipped packs)")
+		failOnFlip := fs.Bool("fail-on-flip", false, "exit 3 when any outcome would change")
+		return func(ctx context.Context, c *cli, args []string) (err error) {
+			if len(args) > 0 {
+				return usagef("replay takes no arguments")
+			}
+			if !c.bundle.set {
+				return usagef("replay needs --bundle DIR: the candidate bundle to replay the log against")
+			}
+			opts := engine.ReplayOptions{Tenant: *tenant, Workflow: *workflow}
+			if *since != "" {
+				t, err := parseSince(*since)
+				if err != nil {
+					return usagef("--since %q: want RFC 3339 (2026-11-02T09:00:00Z) or a date (2026-11-02)", *since)
+				}
+				opts.Since = t
+			}
+			cand, err := c.open(ctx, memoryStore)
+			if err != nil {
+				return err
+			}
+			defer closeEngine(cand, &err)
+			rec := engine.ShippedBundle()
+			if *recorded != "" {
+				if rec, err = dirBundle(*recorded); err != nil {
+					return err
+				}
+			}
+			e, err := c.openStore(ctx, &rec)
+			if err != nil {
+				return err
+			}
+			defer closeEngine(e, &err)
+
+			rep := replayReport{BundleDigest: cand.BundleDigest(), Transitions: []*replayTransition{}}
+			workflows := map[string]bool{}
+			var changes []replayChange
+			err = e.Replay(ctx, cand, opts, func(r engine.ReplayResult) error {
+				rep.Replayed++
+				if !r.Audit {
+					workflows[r.Tenant+"\x00"+r.Workflow] = true
+				}
+				if len(r.Changed) > 0 {
+					changes = append(changes, newReplayChange(r))
+				}
+				return nil
+			})
+			if err != nil {
+				return withHint(err, "replay reads the log with --recorded DIR (default: the shipped packs): name the bundle the log was recorded with, and run 'handoffctl verify'")
+			}
+			rep.Workflows = len(workflows)
+			rep.group(changes)
+			if c.json() {
+				if err := writeJSON(c.stdout, rep); err != nil {
+					return err
+				}
+			} else {
+				rep.print(c)
+			}
+			if *failOnFlip && rep.Flips > 0 {
+				return negativef("%d decisions would change outcome", rep.Flips)
+			}
+			return nil
+		}
+	},
+}
+
+// openStore opens the existing store of --db with bundle b.
+func (c *cli) openStore(ctx context.Context, b *engine.Bundle) (*engine.Engine, error) {
+	fi, err := os.Stat(c.db.value)
+	switch {
+	case err == nil && !fi.IsDir():
+		return nil, withHint(fmt.Errorf("store %s is not a directory", c.db.value), "--db DIR names the store directory")
+	case os.IsNotExist(err):
+		return nil, withHint(fmt.Errorf("no store at %s", c.db.value), "name the store with --db DIR or HANDOFF_DB")
+	case err != nil:
+		return nil, err
+	}
+	return engine.Open(ctx, engine.Options{Dir: c.db.value, Bundle: b})
+}
+
+// dirBundle checks a bundle directory and returns its bundle.
+func dirBundle(dir string) (engine.Bundle, error) {
+	for _, sub := range []string{"contracts", "policies"} {
+		fi, err := os.Stat(filepath.Join(dir, sub))
+		if err != nil || !fi.IsDir() {
+			return engine.Bundle{}, withHint(fmt.Errorf("bundle %s has no %s directory", dir, sub),
+				"a bundle DIR is laid out as the repository: DIR/contracts (a CUE module) and DIR/policies")
+		}
+	}
+	return engine.DirBundle(dir), nil
+}
+
+func parseSince(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.DateOnly, s)
+}
+
+// replayReport is the result of a replay; its JSON form is documented in the help.
+type replayReport struct {
+	BundleDigest string              `json:"bundle_digest"`
+	Replayed     int                 `json:"replayed"`
+	Workflows    int                 `json:"workflows"`
+	Changed      int                 `json:"changed"`
+	Flips        int                 `json:"flips"`    // decisions whose outcome changes
+	Loosened     int                 `json:"loosened"` // block → allow flips
+	Transitions  []*replayTransition `json:"transitions"`
+}
+
+// replayTransition is every change from one outcome to another.
+type replayTransition struct {
+	From    engine.Outcome `json:"from"`
+	To      engine.Outcome `json:"to"`
+	Count   int            `json:"count"`
+	Changes []replayChange `json:"changes"`
+}
+
+// replayChange is one decision that would change.
+type replayChange struct {
+	Tenant            string         `json:"tenant_id"`
+	Workflow          string         `json:"workflow_id"`
+	Seq               uint64         `json:"seq"`
+	Audit             bool           `json:"audit"` // a blocked start, in the tenant's audit stream
+	DecisionID        string         `json:"decision_id"`
+	RequestID         string         `json:"request_id"`
+	Kind              string         `json:"kind"`
+	OutcomeBefore     engine.Outcome `json:"outcome_before"`
+	OutcomeAfter      engine.Outcome `json:"outcome_after"`
+	ReasonsAdded      []string       `json:"reasons_added"`
+	ReasonsRemoved    []string       `json:"reasons_removed"`
+	StatusAfterBefore string         `json:"status_after_before"`
+	StatusAfterAfter  string         `json:"status_after_after"`
+	Fields            []string       `json:"fields"`
+	ValidationChanged bool           `json:"validation_changed"`
+}
+
+func newReplayChange(r engine.ReplayResult) replayChange {
+	before, after := r.Recorded, r.Replayed
+	return replayChange{
+		Tenant: r.Tenant, Workflow: r.Workflow, Seq: r.Seq, Audit: r.Audit,
+		DecisionID: before.DecisionID, RequestID: before.RequestID, Kind: before.Kind,
+		OutcomeBefore: before.Outcome, OutcomeAfter: after.Outcome,
+		ReasonsAdded:      codesMinus(after.Codes(), before.Codes()),
+		ReasonsRemoved:    codesMinus(before.Codes(), after.Codes()),
+		StatusAfterBefore: before.StatusAfter, StatusAfterAfter: after.StatusAfter,
+		Fields:            r.Changed,
+		ValidationChanged: r.ValidationChanged,
+	}
+}
+
+// codesMinus returns the codes of a not in b, sorted and unique.
+func codesMinus(a, b []string) []string {
+	out := []string{}
+	for _, c := range a {
+		if !slices.Contains(b, c) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// transitionRank orders transitions: block → allow first, then other loosening flips,
+// then tightening flips, then changes that keep the outcome.
+func transitionRank(from, to engine.Outcome) int {
+	strict := func(o engine.Outcome) bool { return o == engine.Block || o == engine.Fail }
+	switch {
+	case from == engine.Block && to == engine.Allow:
+		return 0
+	case strict(from) && !strict(to):
+		return 1
+	case from != to && strict(to):
+		return 2
+	case from != to:
+		return 3
+	}
+	return 4
+}
+
+func (rep *replayReport) group(changes []replayChange) {
+	byKey := map[[2]engine.Outcome]*replayTransition{}
+	for _, ch := range changes {
+		k := [2]engine.Outcome{ch.OutcomeBefore, ch.OutcomeAfter}
+		t := byKey[k]
+		if t == nil {
+			t = &replayTransition{From: k[0], To: k[1]}
+			byKey[k] = t
+			rep.Transitions = append(rep.Transitions, t)
+		}
+		t.Changes = append(t.Changes, ch)
+		t.Count++
+		rep.Changed++
+		if ch.OutcomeBefore != ch.OutcomeAfter {
+			rep.Flips++
+		}
+		if ch.OutcomeBefore == engine.Block && ch.OutcomeAfter == engine.Allow {
+			rep.Loosened++
+		}
+	}
+	sort.Slice(rep.Transitions, func(i, j int) bool {
+		a, b := rep.Transitions[i], rep.Transitions[j]
+		ra, rb := transitionRank(a.From, a.To), transitionRank(b.From, b.To)
+		if ra != rb {
+			return ra < rb
+		}
+		if a.From != b.From {
+			return a.From < b.From
+		}
+		return a.To < b.To
+	})
+	for _, t := range rep.Transitions {
+		sort.Slice(t.Changes, func(i, j int) bool {
+			a, b := t.Changes[i], t.Changes[j]
+			if a.Tenant != b.Tenant {
+				return a.Tenant < b.Tenant
+			}
+			if a.Audit != b.Audit {
+				return !a.Audit
+			}
+			if a.Workflow != b.Workflow {
+				return a.Workflow < b.Workflow
+			}
+			return a.Seq < b.Seq
+		})
+	}
+}
+
+func (rep *replayReport) print(c *cli) {
+	fmt.Fprintf(c.stdout, "replayed %d decisions of %d workflows against %s\n", rep.Replayed, rep.Workflows, rep.BundleDigest)
+	if rep.Changed == 0 {
+		fmt.Fprintln(c.stdout, "no decision would change")
+		return
+	}
+	fmt.Fprintf(c.stdout, "%d would change: %d change outcome, %d block → allow\n", rep.Changed, rep.Flips, rep.Loosened)
+	for _, t := range rep.Transitions {
+		flag := ""
+		switch transitionRank(t.From, t.To) {
+		case 0, 1:
+			flag = "  LOOSENED"
+		case 2:
+			flag = "  TIGHTENED"
+		}
+		fmt.Fprintf(c.stdout, "\n%s → %s (%d)%s\n", t.From, t.To, t.Count, flag)
+		for _, ch := range t.Changes {
+			where := ch.Workflow
+			if ch.Audit {
+				where = "(audit)"
+			}
+			fmt.Fprintf(c.stdout, "  %s/%s #%d  %s  %s  %s\n", ch.Tenant, where, ch.Seq, ch.Kind, ch.RequestID, ch.DecisionID)
+			if len(ch.ReasonsAdded) > 0 {
+				fmt.Fprintf(c.stdout, "    + %s\n", strings.Join(ch.ReasonsAdded, ", "))
+			}
+			if len(ch.ReasonsRemoved) > 0 {
+				fmt.Fprintf(c.stdout, "    - %s\n", strings.Join(ch.ReasonsRemoved, ", "))
+			}
+			if ch.StatusAfterBefore != ch.StatusAfterAfter {
+				fmt.Fprintf(c.stdout, "    status after %s → %s\n", ch.StatusAfterBefore, ch.StatusAfterAfter)
+			}
+			fmt.Fprintf(c.stdout, "    differs in %s\n", strings.Join(ch.Fields, ", "))
+			if ch.ValidationChanged {
+				fmt.Fprintln(c.stdout, "    validation changed")
+			}
+		}
+	}
+}

@@ -1,0 +1,636 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
+
+	"github.com/handoff-dev/handoff/internal/canonjson"
+	"github.com/handoff-dev/handoff/store"
+)
+
+// Explanation says why a decision is what it is: for each reason, the policy rules that
+// produced it with their METADATA and the input values they read; and the rules that
+// were checked and did not fire.
+type Explanation struct {
+	Decision   *Decision         `json:"decision"`
+	Entrypoint string            `json:"entrypoint"`
+	Reasons    []ExplainedReason `json:"reasons"`
+	// Passed lists the rules carrying a reason code that the evaluation checked and that
+	// did not fire: for an allow, everything that could have blocked it.
+	Passed []RuleInfo `json:"passed"`
+	// Reproduced says the traced evaluation gave the decision explained (always true
+	// for Engine.EvaluateExplain; for a recorded decision, false when the bundle is not
+	// the one it was recorded with).
+	Reproduced bool `json:"reproduced"`
+
+	fired []FiredRule // the annotated rules that fired, from the trace
+}
+
+// ExplainedReason is one reason of a decision and the rules that produced it. Reasons
+// the engine adds itself (POLICY_ERROR, POLICY_TIMEOUT) have no rule.
+type ExplainedReason struct {
+	Reason
+	Rules []FiredRule `json:"rules"`
+}
+
+// RuleInfo is a policy rule that carries a reason code in its METADATA.
+type RuleInfo struct {
+	Code        string `json:"code"`
+	Package     string `json:"package"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	File        string `json:"file"`
+	Line        int    `json:"line"`
+}
+
+// FiredRule is a rule that fired, with the input values it (and the helper rules of
+// its package it uses) reads.
+type FiredRule struct {
+	RuleInfo
+	Inputs []InputValue `json:"inputs"`
+}
+
+// InputValue is one input path a rule reads and its value in this evaluation, in
+// canonical JSON, shortened past 300 bytes. Missing is set when the path is undefined.
+type InputValue struct {
+	Path    string `json:"path"`
+	Value   string `json:"value,omitempty"`
+	Missing bool   `json:"missing,omitempty"`
+}
+
+// maxInputValue bounds the canonical JSON shown for one input value.
+const maxInputValue = 300
+
+// ErrDecisionNotFound reports that no log holds a decision with the id asked for.
+var ErrDecisionNotFound = errors.New("engine: decision not found")
+
+// EvaluateExplain decides a request without recording anything, as Evaluate does, and
+// explains the decision. A request already decided is answered with the recorded
+// decision, which is then explained with the state as it is now (Reproduced says
+// whether that gives the same decision). It is safe for concurrent use.
+func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation, error) {
+	r := e.decodeRequest(body, e.opts.Clock())
+	prior, err := e.idempotency(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.route(ctx, r); err != nil {
+		return nil, err
+	}
+	e.validate(r)
+	r.derive()
+	d, ex := e.traced(ctx, r, replayTimeout(e, 0))
+	if prior != nil {
+		ex.Reproduced = sameOutcome(prior, d)
+		d = prior
+	} else {
+		ex.Reproduced = true
+		if id, err := uuid.NewV7(); err == nil {
+			d.DecisionID = id.String()
+		}
+		if d.Retry != nil {
+			d.Retry.DelayMS += jitter(d.Retry.DelayMS)
+		}
+	}
+	ex.Decision = d
+	e.attach(ex)
+	return ex, nil
+}
+
+// Explain finds a recorded decision by its id in every tenant's log and explains it:
+// the request is evaluated again with tracing on the input recorded for it and the
+// state before it, rebuilt as Replay rebuilds it. A decision of a security audit stream
+// is explained from its reason codes alone: the engine blocked it before routing. It
+// fails with ErrDecisionNotFound when no decision has the id.
+func (e *Engine) Explain(ctx context.Context, decisionID string) (*Explanation, error) {
+	loc, err := e.findDecision(ctx, decisionID)
+	if err != nil {
+		return nil, err
+	}
+	if loc.audit {
+		ex := &Explanation{Decision: loc.decision, Entrypoint: loc.decision.Policy.Entrypoint, Passed: []RuleInfo{}, Reproduced: true}
+		e.attach(ex)
+		return ex, nil
+	}
+	var out *Explanation
+	stop := errors.New("found")
+	err = e.replayWorkflow(ctx, e, replayTarget{loc.tenant, loc.workflow}, replayPlan{only: loc.seq, explain: true, timeout: replayTimeout(e, 0)},
+		func(res ReplayResult) error {
+			out = res.explanation
+			out.Reproduced = len(res.Changed) == 0
+			out.Decision = res.Recorded
+			return stop
+		})
+	if err != nil && !errors.Is(err, stop) {
+		return nil, err
+	}
+	if out == nil {
+		return nil, fmt.Errorf("%w: %s", ErrDecisionNotFound, decisionID)
+	}
+	e.attach(out)
+	return out, nil
+}
+
+// attach lists each reason of the decision with the rules that fired for its code.
+func (e *Engine) attach(ex *Explanation) {
+	fired := map[string][]FiredRule{}
+	for _, f := range ex.firedRules() {
+		fired[f.Code] = append(fired[f.Code], f)
+	}
+	ex.Reasons = make([]ExplainedReason, 0, len(ex.Decision.Reasons))
+	for _, r := range ex.Decision.Reasons {
+		rules := fired[r.Code]
+		if rules == nil {
+			// Not traced (an audit record) or not fired here: name the rules by code.
+			for _, info := range e.rulesByCode()[r.Code] {
+				rules = append(rules, FiredRule{RuleInfo: info, Inputs: []InputValue{}})
+			}
+		}
+		if rules == nil {
+			rules = []FiredRule{}
+		}
+		ex.Reasons = append(ex.Reasons, ExplainedReason{Reason: r, Rules: rules})
+	}
+}
+
+func (ex *Explanation) firedRules() []FiredRule { return ex.fired }
+
+// traced evaluates the request's entrypoint with a tracer and returns the decision,
+// completed as decide completes it (without drawing a decision id or jitter), and the
+// explanation of the rules.
+func (e *Engine) traced(ctx context.Context, r *request, timeout time.Duration) (*Decision, *Explanation) {
+	tr := &ruleTracer{entered: map[string]*ast.Rule{}, exited: map[string]bool{}}
+	d, entrypoint := e.evalPolicy(ctx, r, tr, timeout)
+	e.settle(r, d, entrypoint)
+	ex := &Explanation{Entrypoint: entrypoint, Passed: []RuleInfo{}}
+	in, _ := r.input()
+	var fired []FiredRule
+	byLoc := e.annotatedRules()
+	keys := make([]string, 0, len(tr.entered))
+	for k := range tr.entered {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ar, ok := byLoc[k]
+		if !ok {
+			continue
+		}
+		if tr.exited[k] {
+			fired = append(fired, FiredRule{RuleInfo: ar.info, Inputs: e.inputsOf(ar, in)})
+		} else {
+			ex.Passed = append(ex.Passed, ar.info)
+		}
+	}
+	sortRules(ex.Passed)
+	ex.fired = fired
+	return d, ex
+}
+
+func sortRules(rs []RuleInfo) {
+	sort.Slice(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if a.Package != b.Package {
+			return a.Package < b.Package
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+}
+
+// evalPolicy evaluates the request's entrypoint as policyDecision does, with its own
+// deadline and, when tr is set, a query tracer and rule indexing off (so every rule is
+// checked, and reported). Replay and explain use it: a recorded decision is evaluated
+// again on whatever machine replays it, so the deadline there is the caller's.
+func (e *Engine) evalPolicy(ctx context.Context, r *request, tr topdown.QueryTracer, timeout time.Duration) (*Decision, string) {
+	entrypoint := coreEntrypoint
+	if r.pack != nil {
+		entrypoint = packEntrypoint(r.pack.name)
+	}
+	in, err := r.input()
+	if err != nil {
+		return e.failClosed(codePolicyError, "building the policy input failed: "+err.Error()), entrypoint
+	}
+	q := e.policies.queries[entrypoint]
+	ectx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	opts := []rego.EvalOption{rego.EvalParsedInput(in)}
+	if tr != nil {
+		opts = append(opts, rego.EvalQueryTracer(tr), rego.EvalRuleIndexing(false))
+	}
+	rs, err := q.Eval(ectx, opts...)
+	if err != nil {
+		if errors.Is(ectx.Err(), context.DeadlineExceeded) {
+			return e.failClosed(codePolicyTimeout, fmt.Sprintf("the policy did not decide within %s", timeout)), entrypoint
+		}
+		return e.failClosed(codePolicyError, "policy evaluation failed: "+err.Error()), entrypoint
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return e.failClosed(codePolicyError, entrypoint+" is undefined for this request"), entrypoint
+	}
+	d, err := e.checkResult(rs[0].Expressions[0].Value)
+	if err != nil {
+		return e.failClosed(codePolicyError, err.Error()), entrypoint
+	}
+	return d, entrypoint
+}
+
+// ruleTracer records which rules were entered and which exited (fired), by location.
+type ruleTracer struct {
+	entered map[string]*ast.Rule
+	exited  map[string]bool
+}
+
+func (t *ruleTracer) Enabled() bool               { return true }
+func (t *ruleTracer) Config() topdown.TraceConfig { return topdown.TraceConfig{} }
+func (t *ruleTracer) TraceEvent(ev topdown.Event) {
+	rule, ok := ev.Node.(*ast.Rule)
+	if !ok || rule.Location == nil {
+		return
+	}
+	k := locKey(rule.Location)
+	switch ev.Op {
+	case topdown.EnterOp:
+		t.entered[k] = rule
+	case topdown.ExitOp:
+		t.exited[k] = true
+	}
+}
+
+func locKey(l *ast.Location) string {
+	return fmt.Sprintf("%s:%d:%d", l.File, l.Row, l.Col)
+}
+
+// annotatedRule is a rule whose METADATA carries a reason code.
+type annotatedRule struct {
+	info RuleInfo
+	rule *ast.Rule
+	pkg  map[string][]*ast.Rule // the rules of its package by name, for helpers
+}
+
+var (
+	annotatedOnce  sync.Map // *compiledPolicies -> map[string]*annotatedRule
+	rulesByCodeMap sync.Map // *compiledPolicies -> map[string][]RuleInfo
+)
+
+// annotatedRules indexes the rules carrying a reason code by their location.
+func (e *Engine) annotatedRules() map[string]*annotatedRule {
+	if v, ok := annotatedOnce.Load(e.policies); ok {
+		return v.(map[string]*annotatedRule)
+	}
+	out := map[string]*annotatedRule{}
+	byCode := map[string][]RuleInfo{}
+	names := make([]string, 0, len(e.policies.modules))
+	for n := range e.policies.modules {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	helpersOf := map[string]map[string][]*ast.Rule{} // package -> rule name -> rules
+	for _, n := range names {
+		m := e.policies.modules[n]
+		pkg := m.Package.Path.String()
+		if helpersOf[pkg] == nil {
+			helpersOf[pkg] = map[string][]*ast.Rule{}
+		}
+		for _, rule := range m.Rules {
+			name := rule.Head.Ref()[0].Value.String()
+			helpersOf[pkg][name] = append(helpersOf[pkg][name], rule)
+		}
+	}
+	for _, n := range names {
+		m := e.policies.modules[n]
+		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
+		helpers := helpersOf[m.Package.Path.String()]
+		for _, a := range m.Annotations {
+			code, ok := a.Custom["code"].(string)
+			if !ok || a.Location == nil {
+				continue
+			}
+			rule := ruleAfter(m, a.Location.Row)
+			if rule == nil || rule.Location == nil {
+				continue
+			}
+			info := RuleInfo{Code: code, Package: pkg, Title: a.Title,
+				Description: strings.Join(strings.Fields(a.Description), " "),
+				File:        a.Location.File, Line: rule.Location.Row}
+			out[locKey(rule.Location)] = &annotatedRule{info: info, rule: rule, pkg: helpers}
+			byCode[code] = append(byCode[code], info)
+		}
+	}
+	annotatedOnce.Store(e.policies, out)
+	rulesByCodeMap.Store(e.policies, byCode)
+	return out
+}
+
+func (e *Engine) rulesByCode() map[string][]RuleInfo {
+	e.annotatedRules()
+	v, _ := rulesByCodeMap.Load(e.policies)
+	return v.(map[string][]RuleInfo)
+}
+
+// ruleAfter returns the first rule of m that starts after row: the rule a METADATA
+// block annotates.
+func ruleAfter(m *ast.Module, row int) *ast.Rule {
+	var best *ast.Rule
+	for _, r := range m.Rules {
+		if r.Location == nil || r.Location.Row <= row {
+			continue
+		}
+		if best == nil || r.Location.Row < best.Location.Row {
+			best = r
+		}
+	}
+	return best
+}
+
+// inputsOf lists the input paths a rule reads, with their values in this evaluation.
+// A helper rule of the package that stands for an input path (_request := input.request,
+// _kind := object.get(_request, "kind", "")) counts as that path; a path with a variable
+// is cut before the variable, so the value shown is the collection it ranges over.
+func (e *Engine) inputsOf(ar *annotatedRule, in ast.Value) []InputValue {
+	res := &pathResolver{helpers: ar.pkg, memo: map[string]ast.Ref{}, busy: map[string]bool{}}
+	refs := map[string]ast.Ref{}
+	add := func(p ast.Ref) {
+		if len(p) > 0 {
+			refs[p.String()] = p
+		}
+	}
+	ast.WalkRefs(ar.rule, func(ref ast.Ref) bool {
+		add(res.term(ar.rule, ast.NewTerm(ref), 0))
+		return false
+	})
+	ast.WalkVars(ar.rule, func(v ast.Var) bool {
+		if _, ok := ar.pkg[string(v)]; ok {
+			add(res.helper(string(v), 0))
+		}
+		return false
+	})
+	keys := make([]string, 0, len(refs))
+	for k := range refs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := []InputValue{}
+	for i, k := range keys {
+		// A path whose extension is also listed says less: keep the specific one.
+		if i+1 < len(keys) && (strings.HasPrefix(keys[i+1], k+".") || strings.HasPrefix(keys[i+1], k+"[")) {
+			continue
+		}
+		ref := refs[k]
+		iv := InputValue{Path: k}
+		v, err := in.Find(ref[1:])
+		if err != nil {
+			iv.Missing = true
+		} else {
+			b, err := canonjson.Marshal(toInterface(v))
+			if err != nil {
+				b = []byte(v.String())
+			}
+			s := string(b)
+			if len(s) > maxInputValue {
+				s = s[:maxInputValue] + "…"
+			}
+			iv.Value = s
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+// pathResolver maps terms of a package's rules to the input paths they stand for.
+type pathResolver struct {
+	helpers map[string][]*ast.Rule
+	memo    map[string]ast.Ref
+	busy    map[string]bool
+}
+
+const maxResolveDepth = 8
+
+// helper resolves a helper rule by name: the first of its definitions whose value is
+// an input path.
+func (p *pathResolver) helper(name string, depth int) ast.Ref {
+	if r, ok := p.memo[name]; ok {
+		return r
+	}
+	if p.busy[name] || depth > maxResolveDepth {
+		return nil
+	}
+	p.busy[name] = true
+	defer delete(p.busy, name)
+	var out ast.Ref
+	for _, r := range p.helpers[name] {
+		if len(r.Head.Args) > 0 || r.Head.Value == nil {
+			continue
+		}
+		if out = p.term(r, r.Head.Value, depth+1); out != nil {
+			break
+		}
+	}
+	p.memo[name] = out
+	return out
+}
+
+// term resolves one term of rule to an input path, or nil.
+func (p *pathResolver) term(rule *ast.Rule, t *ast.Term, depth int) ast.Ref {
+	if depth > maxResolveDepth {
+		return nil
+	}
+	switch x := t.Value.(type) {
+	case ast.Ref:
+		var base ast.Ref
+		head, ok := x[0].Value.(ast.Var)
+		if !ok {
+			return nil
+		}
+		switch {
+		case x[0].Equal(ast.InputRootDocument):
+			base = ast.Ref{x[0]}
+		case p.helpers[string(head)] != nil:
+			base = p.helper(string(head), depth+1)
+		default:
+			base = p.local(rule, head, depth+1)
+		}
+		if base == nil {
+			return nil
+		}
+		return extend(base, x[1:])
+	case ast.Var:
+		if p.helpers[string(x)] != nil {
+			return p.helper(string(x), depth+1)
+		}
+		return p.local(rule, x, depth+1)
+	case ast.Call:
+		// object.get(X, key or [keys], default)
+		if len(x) == 4 && x[0].String() == "object.get" {
+			base := p.term(rule, x[1], depth+1)
+			if base == nil {
+				return nil
+			}
+			switch k := x[2].Value.(type) {
+			case ast.String:
+				return extend(base, []*ast.Term{x[2]})
+			case *ast.Array:
+				var path []*ast.Term
+				k.Foreach(func(t *ast.Term) { path = append(path, t) })
+				return extend(base, path)
+			}
+			return base
+		}
+	case *ast.SetComprehension:
+		return p.comprehension(rule, x.Body, depth)
+	case *ast.ArrayComprehension:
+		return p.comprehension(rule, x.Body, depth)
+	case *ast.ObjectComprehension:
+		return p.comprehension(rule, x.Body, depth)
+	}
+	return nil
+}
+
+// comprehension resolves a comprehension to the collection its first "some x in C"
+// ranges over.
+func (p *pathResolver) comprehension(rule *ast.Rule, body ast.Body, depth int) ast.Ref {
+	for _, expr := range body {
+		if coll := someCollection(expr); coll != nil {
+			return p.term(rule, coll, depth+1)
+		}
+	}
+	return nil
+}
+
+// local resolves a variable of rule's body through its assignment (v := X or v = X).
+func (p *pathResolver) local(rule *ast.Rule, v ast.Var, depth int) ast.Ref {
+	for _, expr := range rule.Body {
+		if !expr.IsAssignment() && !expr.IsEquality() {
+			continue
+		}
+		ops := expr.Operands()
+		if len(ops) != 2 {
+			continue
+		}
+		if ops[0].Value.Compare(v) == 0 {
+			return p.term(rule, ops[1], depth+1)
+		}
+		if ops[1].Value.Compare(v) == 0 {
+			return p.term(rule, ops[0], depth+1)
+		}
+	}
+	return nil
+}
+
+// someCollection returns C of an expression "some x in C" (or "some k, x in C").
+func someCollection(expr *ast.Expr) *ast.Term {
+	decl, ok := expr.Terms.(*ast.SomeDecl)
+	if !ok || len(decl.Symbols) != 1 {
+		return nil
+	}
+	call, ok := decl.Symbols[0].Value.(ast.Call)
+	if !ok || len(call) < 3 {
+		return nil
+	}
+	return call[len(call)-1]
+}
+
+// extend appends the ground prefix of rest to base.
+func extend(base ast.Ref, rest []*ast.Term) ast.Ref {
+	out := append(ast.Ref{}, base...)
+	for _, t := range rest {
+		if !t.IsGround() {
+			break
+		}
+		if _, ok := t.Value.(ast.Var); ok {
+			break
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func toInterface(v ast.Value) any {
+	x, err := ast.JSON(v)
+	if err != nil {
+		return v.String()
+	}
+	return x
+}
+
+func sameOutcome(a, b *Decision) bool {
+	if a.Outcome != b.Outcome || len(a.Reasons) != len(b.Reasons) {
+		return false
+	}
+	for i := range a.Reasons {
+		if a.Reasons[i].Code != b.Reasons[i].Code {
+			return false
+		}
+	}
+	return true
+}
+
+// decisionLocation is where a recorded decision is.
+type decisionLocation struct {
+	tenant, workflow string
+	seq              uint64
+	audit            bool
+	decision         *Decision
+}
+
+// findDecision scans every log for a decision id.
+func (e *Engine) findDecision(ctx context.Context, id string) (*decisionLocation, error) {
+	tenants, err := e.log.Tenants(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var found *decisionLocation
+	stop := errors.New("found")
+	check := func(tenant, workflow string, audit bool) func(store.Record) error {
+		return func(rec store.Record) error {
+			if !strings.Contains(string(rec.Payload), id) {
+				return nil
+			}
+			ent, err := decodeEntry(rec)
+			if err != nil {
+				return err
+			}
+			if ent.Decision != nil && ent.Decision.DecisionID == id {
+				found = &decisionLocation{tenant: tenant, workflow: workflow, seq: rec.Seq, audit: audit, decision: ent.Decision}
+				return stop
+			}
+			return nil
+		}
+	}
+	for _, t := range tenants {
+		var wfs []string
+		if err := e.log.Workflows(ctx, t, func(w string, _ store.Head) error {
+			wfs = append(wfs, w)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		for _, w := range wfs {
+			if err := e.log.Records(ctx, t, w, 1, check(t, w, false)); err != nil && !errors.Is(err, stop) {
+				return nil, err
+			}
+			if found != nil {
+				return found, nil
+			}
+		}
+		if err := e.log.AuditRecords(ctx, t, check(t, "", true)); err != nil && !errors.Is(err, stop) {
+			return nil, err
+		}
+		if found != nil {
+			return found, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s", ErrDecisionNotFound, id)
+}

@@ -1,0 +1,99 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/scenario"
+)
+
+const explainStart = `{"request_id": "req-start", "kind": "start", "tenant_id": "acme", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign", "subject_id": "brightbrew-q2-launch", "brief": {"client": "Brightbrew", "business_objective": "Grow trial sign-ups", "product": "Brightbrew Cold Brew"}, "workflow_id": "wf-explain"}`
+
+func explainCancel(id, actor, role string) string {
+	return `{"request_id": "` + id + `", "kind": "cancel", "tenant_id": "acme", "workflow_id": "wf-explain", "organization_id": "acme-marketing", "trace_id": "trace-2", "actor": {"type": "human", "id": "` + actor + `", "roles": ["` + role + `"]}, "reason": "stop"}`
+}
+
+func TestExplainRecordedBlock(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{InMemory: true})
+	require.NoError(t, err)
+	defer e.Close()
+	_, err = e.Submit(ctx, []byte(explainStart))
+	require.NoError(t, err)
+	d, err := e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
+	require.NoError(t, err)
+	require.Equal(t, engine.Block, d.Outcome)
+
+	ex, err := e.Explain(ctx, d.DecisionID)
+	require.NoError(t, err)
+	assert.True(t, ex.Reproduced)
+	assert.Equal(t, d.DecisionID, ex.Decision.DecisionID)
+	require.Len(t, ex.Reasons, 1)
+	r := ex.Reasons[0]
+	assert.Equal(t, "UNAUTHORIZED_SUBJECT", r.Code)
+	require.Len(t, r.Rules, 1, "rules %+v", r.Rules)
+	rule := r.Rules[0]
+	assert.Equal(t, "Cancel by a person without an approving role", rule.Title)
+	assert.Equal(t, "handoff.campaign", rule.Package)
+	assert.True(t, strings.HasSuffix(rule.File, "handoff/campaign/sequence.rego"), rule.File)
+	assert.NotZero(t, rule.Line)
+	var paths []string
+	for _, in := range rule.Inputs {
+		paths = append(paths, in.Path+"="+in.Value)
+	}
+	assert.Contains(t, strings.Join(paths, " "), `"viewer"`, "inputs %v", paths)
+	assert.NotEmpty(t, ex.Passed)
+
+	_, err = e.Explain(ctx, "no-such-decision")
+	require.Error(t, err)
+}
+
+func TestEvaluateExplainAllow(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{InMemory: true})
+	require.NoError(t, err)
+	defer e.Close()
+	_, err = e.Submit(ctx, []byte(explainStart))
+	require.NoError(t, err)
+	ex, err := e.EvaluateExplain(ctx, []byte(explainCancel("req-c2", "maria.lopez", "campaign_approver")))
+	require.NoError(t, err)
+	assert.Equal(t, engine.Allow, ex.Decision.Outcome)
+	assert.Empty(t, ex.Reasons)
+	var titles []string
+	for _, p := range ex.Passed {
+		titles = append(titles, p.Title)
+	}
+	assert.Contains(t, titles, "Cancel by a person without an approving role")
+	// Nothing was recorded.
+	st, err := e.State(ctx, "acme", "wf-explain")
+	require.NoError(t, err)
+	assert.Equal(t, "RESEARCH", st.Status)
+}
+
+// TestExplainEveryScenarioDecision explains every recorded decision of a scenario: each
+// is reproduced, and each reason that a rule produces names that rule.
+func TestExplainEveryScenarioDecision(t *testing.T) {
+	sc, err := scenario.Load("../policies_test/handoff/campaign/scenarios/02-weak-research-hg2.scenario")
+	require.NoError(t, err)
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{InMemory: true})
+	require.NoError(t, err)
+	defer e.Close()
+	var ids []string
+	require.NoError(t, scenario.Run(ctx, e, sc, func(r scenario.Result) { ids = append(ids, r.Decision.DecisionID) }))
+	for _, id := range ids {
+		ex, err := e.Explain(ctx, id)
+		require.NoError(t, err, id)
+		assert.True(t, ex.Reproduced, id)
+		for _, r := range ex.Reasons {
+			if r.Code != "POLICY_ERROR" {
+				assert.NotEmpty(t, r.Rules, "%s: reason %s has no rule", id, r.Code)
+			}
+		}
+	}
+}

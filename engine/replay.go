@@ -1,0 +1,507 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/handoff-dev/handoff/internal/canonjson"
+	"github.com/handoff-dev/handoff/store"
+)
+
+// ReplayOptions select the recorded decisions Replay re-decides. The zero value selects
+// every decision of every workflow of every tenant.
+type ReplayOptions struct {
+	// Tenant limits the replay to one tenant. Default: every tenant.
+	Tenant string
+	// Workflow limits the replay to one workflow. Default: every workflow.
+	Workflow string
+	// Since skips decisions recorded before this time. The state before them is still
+	// rebuilt from the whole workflow. Default: the zero time, every decision.
+	Since time.Time
+	// Workers is how many workflows are replayed at once. Default GOMAXPROCS.
+	Workers int
+	// EvalTimeout is the deadline of one policy evaluation. Default: ten times the
+	// candidate's Options.EvalTimeout, at least 30s: a decision recorded within the
+	// deadline must not turn into POLICY_TIMEOUT because the replaying machine is busy,
+	// while a candidate policy that never ends is still stopped.
+	EvalTimeout time.Duration
+}
+
+// replayTimeout is the evaluation deadline of a replay or an explanation.
+func replayTimeout(e *Engine, d time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return max(10*e.opts.EvalTimeout, 30*time.Second)
+}
+
+// ReplayResult is one recorded decision and the decision the candidate bundle makes on
+// the same input. Results of one workflow arrive in log order; workflows interleave.
+type ReplayResult struct {
+	Tenant   string `json:"tenant_id"`
+	Workflow string `json:"workflow_id"`
+	Seq      uint64 `json:"seq"`
+	// Audit says the record is in the tenant's security audit stream: a start the
+	// policy blocked, which created no workflow. Seq is then its seq in that stream.
+	Audit    bool      `json:"audit,omitempty"`
+	Recorded *Decision `json:"recorded"`
+	Replayed *Decision `json:"replayed"`
+	// Identical says the replayed decision is byte for byte the recorded one in the
+	// canonical encoding the log stores.
+	Identical bool `json:"identical"`
+	// Changed lists the fields of the decision that differ, the bundle digest aside
+	// (it names the bundle, so it differs whenever the bundle does). Empty when the
+	// candidate decides the same.
+	Changed []string `json:"changed"`
+	// ValidationChanged says the candidate's contracts judged the request differently
+	// from the recorded validation.
+	ValidationChanged bool `json:"validation_changed,omitempty"`
+
+	explanation *Explanation // set when the replay explains
+}
+
+// ErrReplayDiverged reports that the state rebuilt from the recorded decisions differs
+// from what the log says: the store was not recorded with the bundle of the engine whose
+// store is replayed, or the log is damaged (handoffctl verify).
+var ErrReplayDiverged = errors.New("engine: replay: rebuilt state differs from the recorded state")
+
+// Replay re-decides recorded requests: every decision of the selected workflows of e's
+// store is decided again by candidate's bundle (e's own when candidate is nil) on the
+// input the engine recorded for it, and fn receives the recorded and replayed decision.
+// Nothing is written to either store.
+//
+// The input of a recorded decision is the request, the derived values and the time
+// recorded with it, and the workflow state before it. That state is not stored per
+// decision; Replay rebuilds it by folding the recorded decisions' events in log order
+// from the state the start created, with e's pack contracts (the bundle the log was
+// recorded with). This is exact because the engine's state is a pure fold of its
+// decisions: a decision's state_version and, at the end, the stored state snapshot are
+// checked against the rebuilt state, and any difference stops the replay with
+// ErrReplayDiverged. Validation is run again with the candidate's contracts, since a
+// contract change is part of what a candidate may change; against the recorded bundle
+// it gives the recorded errors.
+//
+// The replayed decision keeps the recorded decision_id (the only random value the
+// pipeline draws besides jitter) and decided_at (the recorded time). A retry delay is
+// the policy's delay plus up to 10% of jitter: when the recorded delay lies within the
+// jitter range of the replayed policy delay, the recorded delay is kept; otherwise the
+// replayed decision carries the policy's delay without jitter.
+//
+// Starts the policy blocked are in the tenants' security audit streams (a blocked start
+// creates no workflow); they are replayed too, after the workflows, on the state a start
+// begins with. The other requests of the audit streams are not: the engine blocked them
+// before any policy was asked (undecodable, unknown pack or workflow, another tenant's
+// workflow, a reused request_id), whatever the bundle says.
+//
+// fn is called from one goroutine at a time. Replay is safe for concurrent use.
+func (e *Engine) Replay(ctx context.Context, candidate *Engine, opts ReplayOptions, fn func(ReplayResult) error) error {
+	if candidate == nil {
+		candidate = e
+	}
+	targets, err := e.replayTargets(ctx, opts)
+	if err != nil {
+		return err
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+		mu.Unlock()
+	}
+	emit := func(res ReplayResult) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstErr != nil {
+			return firstErr
+		}
+		return fn(res)
+	}
+	jobs := make(chan replayTarget)
+	for range workers {
+		wg.Go(func() {
+			for t := range jobs {
+				if err := e.replayWorkflow(ctx, candidate, t, replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}, emit); err != nil {
+					fail(err)
+				}
+			}
+		})
+	}
+	for _, t := range targets {
+		select {
+		case jobs <- t:
+		case <-ctx.Done():
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if opts.Workflow == "" {
+		tenants := []string{opts.Tenant}
+		if opts.Tenant == "" {
+			if tenants, err = e.log.Tenants(ctx); err != nil {
+				return err
+			}
+		}
+		plan := replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}
+		for _, t := range tenants {
+			if err := e.replayAuditStarts(ctx, candidate, t, plan, emit); err != nil {
+				return err
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// replayAuditStarts replays the starts of a tenant's security audit stream that the
+// policy blocked: a blocked start creates no workflow, so it is recorded there. Requests
+// the engine blocked before asking the policy (undecodable, unknown pack, an existing
+// workflow id, a reused request_id) are left out: no bundle can change them.
+func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Engine, tenant string, plan replayPlan, emit func(ReplayResult) error) error {
+	return e.log.AuditRecords(ctx, tenant, func(rec store.Record) error {
+		if rec.Time.Before(plan.since) {
+			return nil
+		}
+		var ent recordedEntry
+		dec := json.NewDecoder(bytes.NewReader(rec.Payload))
+		dec.UseNumber()
+		if err := dec.Decode(&ent); err != nil {
+			return fmt.Errorf("engine: replay: audit record %d of tenant %s: %w", rec.Seq, tenant, err)
+		}
+		recorded, err := decodeDecision(ent.Decision)
+		if err != nil {
+			return err
+		}
+		if recorded.Kind != "start" || recorded.Pack == "" || ent.Request == nil || ent.Request["undecodable"] != nil {
+			return nil
+		}
+		var seed []ValidationError
+		for _, v := range ent.Validation {
+			switch {
+			case v.Code == "WORKFLOW_EXISTS" || v.Code == "IDEMPOTENCY_KEY_REUSED":
+				return nil // blocked by the engine
+			case v.Code == "SCHEMA_INVALID" && v.Path == "workflow_id":
+				seed = append(seed, v) // found while routing, before validation
+			}
+		}
+		now, err := time.Parse("2006-01-02T15:04:05.000Z", ent.Now)
+		if err != nil {
+			return fmt.Errorf("engine: replay: audit record %d: time %q: %w", rec.Seq, ent.Now, err)
+		}
+		org, _ := ent.Request["organization_id"].(string)
+		subject, _ := ent.Request["subject_id"].(string)
+		state := newState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
+		res, err := candidate.replayOne(ent, recorded, state, now, true, false, plan.timeout, seed...)
+		if err != nil {
+			return err
+		}
+		res.Tenant, res.Workflow, res.Seq, res.Audit = tenant, recorded.WorkflowID, rec.Seq, true
+		return emit(res)
+	})
+}
+
+type replayTarget struct{ tenant, workflow string }
+
+// replayTargets lists the selected workflows, sorted by tenant then workflow.
+func (e *Engine) replayTargets(ctx context.Context, opts ReplayOptions) ([]replayTarget, error) {
+	tenants := []string{opts.Tenant}
+	if opts.Tenant == "" {
+		var err error
+		if tenants, err = e.log.Tenants(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var out []replayTarget
+	for _, t := range tenants {
+		err := e.log.Workflows(ctx, t, func(w string, _ store.Head) error {
+			if opts.Workflow == "" || opts.Workflow == w {
+				out = append(out, replayTarget{t, w})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].tenant != out[j].tenant {
+			return out[i].tenant < out[j].tenant
+		}
+		return out[i].workflow < out[j].workflow
+	})
+	return out, nil
+}
+
+// recordedEntry is a log record's payload with the decision kept as recorded.
+type recordedEntry struct {
+	Request    map[string]any    `json:"request"`
+	Validation []ValidationError `json:"validation"`
+	Derived    map[string]any    `json:"derived"`
+	Now        string            `json:"now"`
+	Decision   json.RawMessage   `json:"decision"`
+}
+
+// replayWorkflow replays one workflow's records in order.
+// replayPlan says which records of a workflow replayWorkflow re-decides.
+type replayPlan struct {
+	since   time.Time     // records before it are only folded
+	only    uint64        // when set, only this seq is re-decided and the walk stops after it
+	explain bool          // trace the evaluation and explain it
+	timeout time.Duration // the deadline of one evaluation
+}
+
+func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replayTarget, plan replayPlan, emit func(ReplayResult) error) error {
+	return e.walkWorkflow(ctx, t, func(v visit) error {
+		if plan.only == 0 && !v.rec.Time.Before(plan.since) || plan.only == v.rec.Seq {
+			res, err := candidate.replayOne(v.ent, v.recorded, v.state, v.now, v.create, plan.explain, plan.timeout)
+			if err != nil {
+				return err
+			}
+			res.Tenant, res.Workflow, res.Seq = t.tenant, t.workflow, v.rec.Seq
+			return emit(res)
+		}
+		return nil
+	})
+}
+
+// visit is one record of a workflow with the state before it. The state is the walk's
+// own: a visitor reads it and must not keep or change it.
+type visit struct {
+	rec      store.Record
+	ent      recordedEntry
+	recorded *Decision
+	state    *State
+	now      time.Time
+	create   bool
+}
+
+// walkWorkflow calls fn for every record of a workflow in order, with the state before
+// it rebuilt by folding the recorded decisions from the state the start created, and
+// checks the fold against every recorded state_version and, at the end, the stored
+// snapshot (ErrReplayDiverged).
+func (e *Engine) walkWorkflow(ctx context.Context, t replayTarget, fn func(visit) error) error {
+	var state *State
+	fail := func(seq uint64, format string, args ...any) error {
+		return fmt.Errorf("%w: tenant %s workflow %s record %d: %s", ErrReplayDiverged, t.tenant, t.workflow, seq, fmt.Sprintf(format, args...))
+	}
+	err := e.log.Records(ctx, t.tenant, t.workflow, 1, func(rec store.Record) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var ent recordedEntry
+		dec := json.NewDecoder(bytes.NewReader(rec.Payload))
+		dec.UseNumber()
+		if err := dec.Decode(&ent); err != nil {
+			return fmt.Errorf("engine: replay: tenant %s workflow %s record %d: %w", t.tenant, t.workflow, rec.Seq, err)
+		}
+		recorded, err := decodeDecision(ent.Decision)
+		if err != nil {
+			return err
+		}
+		now, err := time.Parse("2006-01-02T15:04:05.000Z", ent.Now)
+		if err != nil {
+			return fmt.Errorf("engine: replay: record %d: time %q: %w", rec.Seq, ent.Now, err)
+		}
+		create := state == nil
+		if create {
+			if recorded.Kind != "start" {
+				return fail(rec.Seq, "the first record is a %s, not a start", recorded.Kind)
+			}
+			org, _ := ent.Request["organization_id"].(string)
+			subject, _ := ent.Request["subject_id"].(string)
+			state = newState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
+		}
+		if err := fn(visit{rec: rec, ent: ent, recorded: recorded, state: state, now: now, create: create}); err != nil {
+			return err
+		}
+		// Fold the recorded decision, as the engine did when it recorded it.
+		if recorded.Outcome == Block || (!create && len(recorded.Events) == 0 && recorded.StatusAfter == recorded.StatusBefore) {
+			if recorded.StateVersion != state.StateVersion {
+				return fail(rec.Seq, "state_version %d recorded, %d rebuilt", recorded.StateVersion, state.StateVersion)
+			}
+			return nil
+		}
+		pc, ok := e.contracts.packs[state.Pack]
+		if !ok {
+			return fail(rec.Seq, "pack %s is not in the bundle the store was opened with", state.Pack)
+		}
+		// The state is folded in place: visitors never keep or change it.
+		if err := state.fold(recorded, pc, ent.Now); err != nil {
+			return fail(rec.Seq, "%v", err)
+		}
+		state.StateVersion++
+		if recorded.StateVersion != state.StateVersion {
+			return fail(rec.Seq, "state_version %d recorded, %d rebuilt", recorded.StateVersion, state.StateVersion)
+		}
+		return nil
+	})
+	if err != nil || state == nil {
+		return err
+	}
+	snap, _, err := e.log.State(ctx, t.tenant, t.workflow)
+	if err != nil {
+		return err
+	}
+	stored, err := decodeState(snap)
+	if err != nil {
+		return err
+	}
+	a, err1 := canonjson.Marshal(stored)
+	b, err2 := canonjson.Marshal(state)
+	if err := errors.Join(err1, err2); err != nil {
+		return err
+	}
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("%w: tenant %s workflow %s: the stored state snapshot differs from the fold of its decisions", ErrReplayDiverged, t.tenant, t.workflow)
+	}
+	return nil
+}
+
+// replayOne decides one recorded request with this engine's bundle on the recorded input
+// and the rebuilt state before it. It mirrors decide, with the recorded derived values
+// (payload_bytes counts the original bytes, which the log does not keep) and without
+// drawing a decision id or jitter. With explain, the evaluation is traced.
+func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool, timeout time.Duration, seed ...ValidationError) (ReplayResult, error) {
+	// The policy only reads the state and enforce folds into a copy, so the rebuilt
+	// state is passed as it is.
+	r := &request{
+		value: ent.Request, tenant: recorded.TenantID, workflow: recorded.WorkflowID,
+		requestID: recorded.RequestID, kind: recorded.Kind, trace: recorded.TraceID,
+		state: state, create: create, derived: ent.Derived, now: now, validation: seed,
+	}
+	var d *Decision
+	var ex *Explanation
+	if pc, ok := e.contracts.packs[state.Pack]; ok {
+		r.pack = pc
+		e.validate(r)
+		if explain {
+			d, ex = e.traced(context.Background(), r, timeout)
+		} else {
+			var entrypoint string
+			d, entrypoint = e.evalPolicy(context.Background(), r, nil, timeout)
+			e.settle(r, d, entrypoint)
+		}
+	} else {
+		r.audit = true
+		d = e.failClosed(codePolicyError, fmt.Sprintf("pack %s is not in this bundle", state.Pack))
+		e.settle(r, d, coreEntrypoint)
+	}
+	d.DecisionID = recorded.DecisionID
+	if d.Retry != nil && recorded.Retry != nil {
+		base := d.Retry.DelayMS
+		if got := recorded.Retry.DelayMS; base > 0 && got >= base && got <= base+base/10 {
+			d.Retry.DelayMS = got
+		}
+	}
+	d.Recorded = recorded.Recorded
+	res := ReplayResult{Recorded: recorded, Replayed: d, explanation: ex}
+	mine, err := canonjson.Marshal(d)
+	if err != nil {
+		return ReplayResult{}, fmt.Errorf("engine: replay: encode decision: %w", err)
+	}
+	theirs, err := canonjson.Marshal(json.RawMessage(ent.Decision))
+	if err != nil {
+		return ReplayResult{}, fmt.Errorf("engine: replay: encode recorded decision: %w", err)
+	}
+	res.Identical = bytes.Equal(mine, theirs)
+	res.Changed = []string{}
+	if !res.Identical {
+		if res.Changed, err = changedFields(d, ent.Decision); err != nil {
+			return ReplayResult{}, err
+		}
+	}
+	res.ValidationChanged = !sameValidation(r.validation, ent.Validation)
+	return res, nil
+}
+
+// settle completes a policy decision as decide does: the request's identity, the time,
+// the status and version before, then the engine invariants (failing closed when the
+// decision breaks one). It draws no decision id and adds no jitter.
+func (e *Engine) settle(r *request, d *Decision, entrypoint string) {
+	d.Policy = PolicyRef{BundleDigest: e.digest, Entrypoint: entrypoint}
+	d.RequestID, d.TenantID, d.WorkflowID, d.TraceID, d.Kind = r.requestID, r.tenant, r.workflow, r.trace, r.kind
+	d.DecidedAt = formatTime(r.now)
+	d.StatusBefore = "NONE"
+	if r.pack != nil {
+		d.Pack = r.pack.name
+	}
+	if r.state != nil {
+		d.StatusBefore = r.state.Status
+		d.StateVersion = r.state.StateVersion
+	}
+	if _, err := e.enforce(r, d); err != nil {
+		*d = *e.rebase(d, e.failClosed(codePolicyError, "the policy's decision breaks an engine invariant: "+err.Error()))
+	}
+}
+
+func sameValidation(a, b []ValidationError) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// changedFields lists the top-level fields of d that differ from the recorded decision,
+// in name order, leaving out policy.bundle_digest.
+func changedFields(d *Decision, recorded json.RawMessage) ([]string, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	var mine, theirs map[string]json.RawMessage
+	if err := errors.Join(json.Unmarshal(b, &mine), json.Unmarshal(recorded, &theirs)); err != nil {
+		return nil, fmt.Errorf("engine: replay: compare decisions: %w", err)
+	}
+	var pa, pb PolicyRef
+	_ = json.Unmarshal(mine["policy"], &pa)
+	_ = json.Unmarshal(theirs["policy"], &pb)
+	out := []string{}
+	seen := map[string]bool{}
+	for _, m := range []map[string]json.RawMessage{mine, theirs} {
+		for k := range m {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if k == "policy" {
+				if pa.Entrypoint != pb.Entrypoint {
+					out = append(out, "policy.entrypoint")
+				}
+				continue
+			}
+			x, err1 := canonjson.Marshal(mine[k])
+			y, err2 := canonjson.Marshal(theirs[k])
+			if mine[k] == nil || theirs[k] == nil || errors.Join(err1, err2) != nil || !bytes.Equal(x, y) {
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -1,0 +1,95 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
+)
+
+// TestReplayRefusesADivergedState copies a recorded workflow into a store with its state
+// snapshot altered: the fold of the recorded decisions no longer gives the stored state,
+// and replay stops with ErrReplayDiverged instead of replaying on a guessed state.
+func TestReplayRefusesADivergedState(t *testing.T) {
+	ctx := context.Background()
+	src := t.TempDir()
+	e, err := engine.Open(ctx, engine.Options{Dir: src})
+	require.NoError(t, err)
+	_, err = e.Submit(ctx, []byte(explainStart))
+	require.NoError(t, err)
+	_, err = e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
+	require.NoError(t, err)
+	require.NoError(t, e.Close())
+
+	l, err := store.Open(ctx, store.Options{Dir: src})
+	require.NoError(t, err)
+	var recs []store.Record
+	require.NoError(t, l.Records(ctx, "acme", "wf-explain", 1, func(r store.Record) error {
+		recs = append(recs, r)
+		return nil
+	}))
+	snap, _, err := l.State(ctx, "acme", "wf-explain")
+	require.NoError(t, err)
+	require.NoError(t, l.Close())
+
+	for name, state := range map[string][]byte{
+		"intact":  snap,
+		"altered": bytes.Replace(snap, []byte(`"status":"RESEARCH"`), []byte(`"status":"STRATEGY"`), 1),
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			l, err := store.Open(ctx, store.Options{Dir: dir})
+			require.NoError(t, err)
+			a := store.Append{Tenant: "acme", Workflow: "wf-explain", Create: true, BumpVersion: true, State: state, Time: recs[0].Time}
+			for _, r := range recs {
+				a.Records = append(a.Records, store.NewRecord{Type: r.Type, Payload: r.Payload})
+			}
+			_, err = l.Append(ctx, a)
+			require.NoError(t, err)
+			require.NoError(t, l.Close())
+
+			e, err := engine.Open(ctx, engine.Options{Dir: dir})
+			require.NoError(t, err)
+			defer e.Close()
+			n := 0
+			err = e.Replay(ctx, nil, engine.ReplayOptions{}, func(r engine.ReplayResult) error {
+				n++
+				assert.True(t, r.Identical)
+				return nil
+			})
+			assert.Equal(t, 2, n)
+			if name == "intact" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, engine.ErrReplayDiverged)
+			}
+		})
+	}
+}
+
+// TestReplayBlockedStart replays a start the policy blocked: it created no workflow and
+// is kept in the tenant's audit stream, and comes out byte for byte.
+func TestReplayBlockedStart(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{InMemory: true})
+	require.NoError(t, err)
+	defer e.Close()
+	body := bytes.Replace([]byte(explainStart), []byte(`{"type": "system", "id": "orchestrator"}`), []byte(`{"type": "agent", "id": "research_agent"}`), 1)
+	d, err := e.Submit(ctx, body)
+	require.NoError(t, err)
+	require.Equal(t, engine.Block, d.Outcome)
+	var got []engine.ReplayResult
+	require.NoError(t, e.Replay(ctx, nil, engine.ReplayOptions{}, func(r engine.ReplayResult) error {
+		got = append(got, r)
+		return nil
+	}))
+	require.Len(t, got, 1)
+	assert.True(t, got[0].Audit)
+	assert.True(t, got[0].Identical, "changed %v", got[0].Changed)
+	assert.Equal(t, d.DecisionID, got[0].Replayed.DecisionID)
+}
