@@ -73,6 +73,7 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error)
 	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
 		return prior, err
 	}
+	keyFree := r.requestID != "" && !r.audit // looked up and not recorded
 	if err := e.route(ctx, r); err != nil {
 		return nil, err
 	}
@@ -80,6 +81,11 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error)
 	d.Recorded = true
 	var err error
 	if r.audit || (r.create && next == nil) {
+		if keyFree {
+			if err := e.keyStillFree(ctx, r); err != nil {
+				return nil, err
+			}
+		}
 		err = e.recordAudit(ctx, r, d)
 	} else {
 		err = e.record(ctx, r, d, next)
