@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/handoff-dev/handoff/internal/canonjson"
+	"github.com/handoff-dev/handoff/internal/failpoint"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -73,18 +74,36 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error)
 	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
 		return prior, err
 	}
+	keyFree := r.requestID != "" && !r.audit // looked up and not recorded
 	if err := e.route(ctx, r); err != nil {
 		return nil, err
 	}
+	if err := failpoint.Eval("engine/before-decide"); err != nil {
+		return nil, err
+	}
 	d, next := e.decide(ctx, r)
+	if err := failpoint.Eval("engine/after-decide"); err != nil {
+		return nil, err
+	}
 	d.Recorded = true
 	var err error
+	if err := failpoint.Eval("engine/before-commit"); err != nil {
+		return nil, err
+	}
 	if r.audit || (r.create && next == nil) {
+		if keyFree {
+			if err := e.keyStillFree(ctx, r); err != nil {
+				return nil, err
+			}
+		}
 		err = e.recordAudit(ctx, r, d)
 	} else {
 		err = e.record(ctx, r, d, next)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := failpoint.Eval("engine/after-commit"); err != nil {
 		return nil, err
 	}
 	e.logDecision(ctx, d)

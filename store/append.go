@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/handoff-dev/handoff/internal/failpoint"
 )
 
 // maxIDLen bounds tenant ids, workflow ids and idempotency keys, in bytes.
@@ -227,6 +229,9 @@ func prepare(txn *badger.Txn, a *Append) (Head, []kv, error) {
 		next.StateVersion = a.ExpectedVersion + 1
 	}
 	writes = append(writes, kv{hk, encodeHead(next)})
+	if err := failpoint.Eval("store/snapshot-write"); err != nil {
+		return Head{}, nil, err
+	}
 	if a.State != nil {
 		writes = append(writes, kv{snapshotKey(a.Tenant, a.Workflow), a.State})
 	}

@@ -1,0 +1,9 @@
+//go:build !failpoints
+
+// Package failpoint names points in the submit path where the reliability suite injects
+// faults. Built without the failpoints tag (always, outside that suite) Eval is an empty
+// function the compiler inlines away.
+package failpoint
+
+// Eval returns nil: faults are only injected in builds with the failpoints tag.
+func Eval(string) error { return nil }

@@ -1,0 +1,101 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/stretchr/testify/require"
+)
+
+// FuzzDecodeValues: the value decoders never panic, and every value they accept is the
+// one encoding of what they decoded (so no two byte strings stand for the same record,
+// head or idempotency entry).
+func FuzzDecodeValues(f *testing.F) {
+	r := storedRecord{Seq: 3, Time: formatTime(t0), Type: "decision", Payload: []byte(`{"a":1}`), PrevHash: "sha256:00", Hash: "sha256:11"}
+	h := Head{Seq: 3, StateVersion: 2, Hash: "sha256:11"}
+	e := idemEntry{Digest: "sha256:22", Response: []byte(`{"outcome":"allow"}`), Workflow: "wf-1"}
+	for _, seed := range [][]byte{r.encode(), encodeHead(h), e.encode(), {}, {0x01}, {0x02}, append(r.encode(), 0)} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if r, err := decodeRecord(b); err == nil {
+			require.Equal(t, b, r.encode(), "record")
+			_, _ = r.record()
+		}
+		if h, err := decodeHead(b); err == nil {
+			require.Equal(t, b, encodeHead(h), "head")
+		}
+		if e, err := decodeIdem(b); err == nil {
+			require.Equal(t, b, e.encode(), "idempotency entry")
+		}
+	})
+}
+
+// FuzzVerify replaces one record value, the head or the owner entry of a good chain
+// with arbitrary bytes: Verify never panics or errs, and reports the chain intact only
+// when what it holds is unchanged (a head may differ only in its state version, which
+// the chain does not cover; Verify bounds it by the record count).
+func FuzzVerify(f *testing.F) {
+	const n = 5
+	ctx := context.Background()
+	l, err := Open(ctx, Options{InMemory: true})
+	require.NoError(f, err)
+	f.Cleanup(func() { _ = l.Close() })
+	create(f, l, "t1", "wf", n)
+	orig := map[string][]byte{}
+	keys := [][]byte{headKey("t1", "wf"), ownerKey("wf")}
+	for seq := uint64(1); seq <= n; seq++ {
+		keys = append(keys, recordKey("t1", "wf", seq))
+	}
+	require.NoError(f, l.db.View(func(txn *badger.Txn) error {
+		for _, k := range keys {
+			v, _, err := getValue(txn, k)
+			if err != nil {
+				return err
+			}
+			orig[string(k)] = v
+		}
+		return nil
+	}))
+	for i, k := range keys {
+		v := orig[string(k)]
+		f.Add(uint8(i), v)
+		if len(v) > 10 {
+			flipped := bytes.Clone(v)
+			flipped[len(v)/2] ^= 1
+			f.Add(uint8(i), flipped)
+		}
+	}
+	f.Add(uint8(0), encodeHead(Head{Seq: n, StateVersion: 1}))
+	f.Fuzz(func(t *testing.T, which uint8, v []byte) {
+		k := keys[int(which)%len(keys)]
+		set := func(val []byte) {
+			require.NoError(t, l.db.Update(func(txn *badger.Txn) error { return txn.Set(k, val) }))
+		}
+		if len(v) == 0 {
+			v = []byte{0}
+		}
+		set(v)
+		defer set(orig[string(k)])
+		rep, err := l.Verify(ctx, "t1", "wf")
+		if err != nil {
+			// Only a gone workflow is an error: the owner entry renamed and nothing else.
+			require.ErrorIs(t, err, ErrNotFound)
+			return
+		}
+		if !rep.OK || bytes.Equal(v, orig[string(k)]) {
+			return
+		}
+		if bytes.Equal(k, keys[0]) {
+			h, err := decodeHead(v)
+			require.NoError(t, err, "an undecodable head verified")
+			was, _ := decodeHead(orig[string(k)])
+			require.Equal(t, was.Seq, h.Seq, "a head naming another seq verified")
+			require.Equal(t, was.Hash, h.Hash, "a head naming another hash verified")
+			return
+		}
+		t.Fatalf("key %x changed to %x and the chain still verifies", k, v)
+	})
+}
