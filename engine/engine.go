@@ -31,6 +31,10 @@ type Options struct {
 	Clock func() time.Time
 	// Logger receives the engine's and the store's logs. Nil means silent.
 	Logger *slog.Logger
+	// NoGroupCommit gives every recorded decision its own synchronous transaction
+	// instead of batching concurrent ones into one (store.Options.NoGroupCommit).
+	// Slower under concurrency; meant for comparisons. Default false.
+	NoGroupCommit bool
 }
 
 // Engine decides requests against a bundle and records them in the log. All methods are
@@ -76,7 +80,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err := e.load(ctx); err != nil {
 		return nil, err
 	}
-	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger})
+	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit})
 	if err != nil {
 		return nil, err
 	}
