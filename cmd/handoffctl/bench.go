@@ -50,8 +50,8 @@ scenario expects; unexpected outcomes are counted.
 
 --history N appends N prior records to every workflow of the durable load after its
 first step (that step is then not measured); --store-size N preloads N records, 100 per
-workflow, before the durable load. --dry-run runs only the dry run and raw OPA modes:
-nothing touches the disk. Progress goes to standard error when it is a terminal.
+workflow, before the durable load. --modes picks the modes; --dry-run
+keeps only the dry run and raw OPA modes: nothing touches the disk. Progress goes to standard error when it is a terminal.
 
 The scenarios come from the shipped packs, or from DIR/policies_test with --bundle DIR.
 With -o json the result is one JSON object: load, limits, modes and ratios.`,
@@ -64,10 +64,19 @@ With -o json the result is one JSON object: load, limits, modes and ratios.`,
 		fs.IntVar(&o.history, "history", 0, "`N` prior records in every workflow of the durable load")
 		fs.IntVar(&o.storeSize, "store-size", 0, "`N` records preloaded in the durable store, 100 per workflow")
 		fs.BoolVar(&o.dryRun, "dry-run", false, "only the dry run and raw OPA modes; nothing is written to disk")
-		fs.BoolVar(&o.noNaive, "no-naive", false, "skip the naive durable mode (the slowest)")
+		fs.StringVar(&o.modes, "modes", "durable,dry-run,raw-opa,naive", "the modes to run: a comma-separated `LIST` of durable, dry-run, raw-opa and naive")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if len(args) > 0 {
 				return usagef("bench takes no arguments")
+			}
+			o.run = map[string]bool{}
+			for m := range strings.SplitSeq(o.modes, ",") {
+				switch m = strings.TrimSpace(m); m {
+				case "durable", "dry-run", "raw-opa", "naive":
+					o.run[m] = !o.dryRun || m == "dry-run" || m == "raw-opa"
+				default:
+					return usagef("--modes: unknown mode %q: the modes are durable, dry-run, raw-opa and naive", m)
+				}
 			}
 			if o.workflows < 1 || o.concurrency < 1 || o.decisions < 0 || o.history < 0 || o.storeSize < 0 {
 				return usagef("--workflows and --concurrency must be positive; --decisions, --history and --store-size not negative")
@@ -81,7 +90,9 @@ type benchOptions struct {
 	pack                              string
 	workflows, decisions, concurrency int
 	history, storeSize                int
-	dryRun, noNaive                   bool
+	dryRun                            bool
+	modes                             string
+	run                               map[string]bool // the modes to run
 }
 
 // benchTemplate is one scenario: its requests, the outcome each must get, and the ids
@@ -286,6 +297,7 @@ type benchLoadInfo struct {
 	GoMaxProcs   int            `json:"gomaxprocs"`
 	FsyncP50ms   float64        `json:"fsync_p50_ms,omitempty"`
 	CeilingPerSe float64        `json:"cpu_ceiling_decisions_per_second,omitempty"`
+	CeilingMode  string         `json:"cpu_ceiling_mode,omitempty"`
 }
 
 type benchReport struct {
@@ -423,20 +435,29 @@ func (c *cli) bench(ctx context.Context, o benchOptions) (err error) {
 	}
 	defer os.RemoveAll(tmp)
 
-	if !o.dryRun {
+	if o.run["durable"] || o.run["naive"] {
 		rep.Load.FsyncP50ms = fsyncLatency(tmp)
+	}
+	if o.run["durable"] {
 		m, err := c.benchDurable(ctx, b, filepath.Join(tmp, "durable"), wfs, filler, state, o, &rep.Load, prog)
 		if err != nil {
 			return err
 		}
 		rep.Modes = append(rep.Modes, m)
 	}
-	dry, raw, err := c.benchDry(ctx, b, wfs, o, prog)
-	if err != nil {
-		return err
+	if o.run["dry-run"] || o.run["raw-opa"] {
+		dry, raw, err := c.benchDry(ctx, b, wfs, o, prog)
+		if err != nil {
+			return err
+		}
+		if o.run["dry-run"] {
+			rep.Modes = append(rep.Modes, dry)
+		}
+		if o.run["raw-opa"] {
+			rep.Modes = append(rep.Modes, raw)
+		}
 	}
-	rep.Modes = append(rep.Modes, dry, raw)
-	if !o.dryRun && !o.noNaive {
+	if o.run["naive"] {
 		noHistory := o
 		noHistory.history, noHistory.storeSize = 0, 0
 		var info benchLoadInfo
@@ -450,8 +471,12 @@ func (c *cli) bench(ctx context.Context, o benchOptions) (err error) {
 	for _, m := range rep.Modes {
 		modes[m.Mode] = m
 	}
-	if m := modes["dry run"]; m.CPUPerDecisionus > 0 {
-		rep.Load.CeilingPerSe = float64(rep.Load.GoMaxProcs) * 1e6 / m.CPUPerDecisionus
+	for _, name := range []string{"durable", "dry run"} {
+		if m := modes[name]; m.CPUPerDecisionus > 0 {
+			rep.Load.CeilingPerSe = float64(rep.Load.GoMaxProcs) * 1e6 / m.CPUPerDecisionus
+			rep.Load.CeilingMode = name
+			break
+		}
 	}
 	ratio := func(name string, a, b float64) {
 		if a > 0 && b > 0 {
@@ -768,7 +793,7 @@ func printBench(w io.Writer, rep benchReport) {
 		limits += fmt.Sprintf(", fsync p50 %.2fms", l.FsyncP50ms)
 	}
 	if l.CeilingPerSe > 0 {
-		limits += fmt.Sprintf(", CPU ceiling %.0f decisions/s (dry run CPU at 100%% of every core)", l.CeilingPerSe)
+		limits += fmt.Sprintf(", CPU ceiling %.0f decisions/s (%s CPU/decision at 100%% of every core)", l.CeilingPerSe, l.CeilingMode)
 	}
 	fmt.Fprintln(w, limits)
 	if l.StoreOpenms > 0 {
