@@ -48,7 +48,9 @@ type Engine struct {
 	digest    string
 	logger    *slog.Logger
 	// cueMu serializes CUE evaluation: a cue.Context is not safe for concurrent use.
-	cueMu sync.Mutex
+	cueMu  sync.Mutex
+	shapes map[string]*shape // guarded by cueMu
+	checks *resultShapes     // guarded by cueMu
 }
 
 // Open compiles the bundle once and opens the store. It fails when a contract or policy
