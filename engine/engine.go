@@ -35,6 +35,9 @@ type Options struct {
 	// instead of batching concurrent ones into one (store.Options.NoGroupCommit).
 	// Slower under concurrency; meant for comparisons. Default false.
 	NoGroupCommit bool
+	// StoreMemory is the store's memory budget (memtables, block and index caches).
+	// The zero value is a small profile for an embedded library: see store.Memory.
+	StoreMemory store.Memory
 }
 
 // Engine decides requests against a bundle and records them in the log. All methods are
@@ -82,7 +85,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err := e.load(ctx); err != nil {
 		return nil, err
 	}
-	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit})
+	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit, Memory: opts.StoreMemory})
 	if err != nil {
 		return nil, err
 	}
