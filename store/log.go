@@ -56,6 +56,13 @@ type Memory struct {
 	IndexCacheSize int64
 }
 
+// valueThreshold is the size from which a value is kept in the value log.
+const valueThreshold = 512
+
+// valueLogFileSize is the size of one value log file: the files are mapped in
+// memory, and the one being written is what stays resident.
+const valueLogFileSize = 64 << 20
+
 // Default memory sizes.
 const (
 	DefaultMemTableSize   = 16 << 20
@@ -74,7 +81,10 @@ func (m Memory) embedded(bo badger.Options) badger.Options {
 	if m.IndexCacheSize <= 0 {
 		m.IndexCacheSize = DefaultIndexCacheSize
 	}
-	return bo.WithMemTableSize(m.MemTableSize).WithNumMemtables(2).
+	// Records and snapshots go to the value log, and the tree keeps their keys
+	// and pointers: compactions move pointers, not payloads, and the tree's
+	// indices stay small as the log grows.
+	return bo.WithValueThreshold(valueThreshold).WithValueLogFileSize(valueLogFileSize).WithMemTableSize(m.MemTableSize).WithNumMemtables(2).
 		WithBlockCacheSize(m.BlockCacheSize).WithIndexCacheSize(m.IndexCacheSize).
 		WithNumCompactors(2).WithMetricsEnabled(false)
 }
