@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"cuelang.org/go/cue"
 	"github.com/google/uuid"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -33,7 +34,7 @@ func (e *Engine) validate(r *request) {
 		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "kind", Message: fmt.Sprintf("unknown request kind %q", r.kind)})
 		return
 	}
-	r.validation = append(r.validation, validateAgainst(e.contracts.ctx, def, r.value)...)
+	r.validation = append(r.validation, validateShape(e.contracts.ctx, e.shapeFor("request/"+r.pack.name+"/"+r.kind, def), r.value)...)
 	out, ok := r.value["output"].(map[string]any)
 	if !ok {
 		return
@@ -46,7 +47,7 @@ func (e *Engine) validate(r *request) {
 	case !ok:
 		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "output.type", Message: fmt.Sprintf("pack %s has no artifact type %q", r.pack.name, typ)})
 	default:
-		for _, ve := range validateAgainst(e.contracts.ctx, art, content) {
+		for _, ve := range validateShape(e.contracts.ctx, e.shapeFor("artifact/"+r.pack.name+"/"+typ, art), content) {
 			ve.Path = joinContentPath(ve.Path)
 			r.validation = append(r.validation, ve)
 		}
@@ -140,7 +141,10 @@ func (e *Engine) checkResult(v any) (*Decision, error) {
 		return nil, fmt.Errorf("policy result is not JSON: %w", err)
 	}
 	e.cueMu.Lock()
-	errs := validateAgainst(e.contracts.ctx, e.result, generic)
+	if e.checks == nil {
+		e.checks = newResultShapes(e.result, e.contracts.core.LookupPath(cue.ParsePath("#Event")))
+	}
+	errs := e.checks.check(e.contracts.ctx, generic)
 	e.cueMu.Unlock()
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)

@@ -31,6 +31,13 @@ type Options struct {
 	Clock func() time.Time
 	// Logger receives the engine's and the store's logs. Nil means silent.
 	Logger *slog.Logger
+	// NoGroupCommit gives every recorded decision its own synchronous transaction
+	// instead of batching concurrent ones into one (store.Options.NoGroupCommit).
+	// Slower under concurrency; meant for comparisons. Default false.
+	NoGroupCommit bool
+	// StoreMemory is the store's memory budget (memtables, block and index caches).
+	// The zero value is a small profile for an embedded library: see store.Memory.
+	StoreMemory store.Memory
 }
 
 // Engine decides requests against a bundle and records them in the log. All methods are
@@ -44,7 +51,9 @@ type Engine struct {
 	digest    string
 	logger    *slog.Logger
 	// cueMu serializes CUE evaluation: a cue.Context is not safe for concurrent use.
-	cueMu sync.Mutex
+	cueMu  sync.Mutex
+	shapes map[string]*shape // guarded by cueMu
+	checks *resultShapes     // guarded by cueMu
 }
 
 // Open compiles the bundle once and opens the store. It fails when a contract or policy
@@ -76,7 +85,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err := e.load(ctx); err != nil {
 		return nil, err
 	}
-	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger})
+	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit, Memory: opts.StoreMemory})
 	if err != nil {
 		return nil, err
 	}

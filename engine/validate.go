@@ -24,8 +24,14 @@ type ValidationError struct {
 // returns every error with its path. CUE stops at the first kind of error, so missing
 // and unknown fields are listed by walking the definition's fields first.
 func validateAgainst(ctx *cue.Context, def cue.Value, data any) []ValidationError {
+	return validateShape(ctx, newShape(def), data)
+}
+
+// validateShape is validateAgainst with the definition's shape kept from earlier calls.
+func validateShape(ctx *cue.Context, s *shape, data any) []ValidationError {
+	def := s.def
 	var out []ValidationError
-	walkFields(def, data, "", &out)
+	s.walk(data, "", &out)
 	v := ctx.Encode(toCUE(data))
 	if err := v.Err(); err != nil {
 		return append(out, ValidationError{Code: "SCHEMA_INVALID", Message: err.Error()})
@@ -58,59 +64,6 @@ func validateAgainst(ctx *cue.Context, def cue.Value, data any) []ValidationErro
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
-}
-
-// walkFields reports unknown fields and missing required fields of objects, recursing
-// into nested objects and lists the definition describes.
-func walkFields(def cue.Value, data any, path string, out *[]ValidationError) {
-	switch d := data.(type) {
-	case map[string]any:
-		if def.IncompleteKind()&cue.StructKind == 0 {
-			return
-		}
-		keys := make([]string, 0, len(d))
-		for k := range d {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			child, known := fieldDef(def, k)
-			if !known {
-				*out = append(*out, ValidationError{Code: "UNKNOWN_FIELD", Path: joinPath(path, k), Message: fmt.Sprintf("field %q is not allowed", k)})
-				continue
-			}
-			if child.Exists() {
-				walkFields(child, d[k], joinPath(path, k), out)
-			}
-		}
-		it, err := def.Fields(cue.Optional(true))
-		if err != nil {
-			return
-		}
-		for it.Next() {
-			sel := it.Selector()
-			if sel.ConstraintType() != cue.RequiredConstraint {
-				continue
-			}
-			name := sel.Unquoted()
-			if _, ok := d[name]; !ok {
-				*out = append(*out, ValidationError{Code: "SCHEMA_INVALID", Path: joinPath(path, name), Message: fmt.Sprintf("required field %q is missing", name)})
-			}
-		}
-	case []any:
-		if def.IncompleteKind()&cue.ListKind == 0 {
-			return
-		}
-		for i, e := range d {
-			elem := def.LookupPath(cue.MakePath(cue.Index(i)))
-			if !elem.Exists() {
-				elem = def.LookupPath(cue.MakePath(cue.AnyIndex))
-			}
-			if elem.Exists() {
-				walkFields(elem, e, path+"["+strconv.Itoa(i)+"]", out)
-			}
-		}
-	}
 }
 
 // fieldDef finds the definition of field k of a struct definition: a regular, optional

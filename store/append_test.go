@@ -443,13 +443,20 @@ func TestAppendTooLarge(t *testing.T) {
 		for range 12 {
 			many = append(many, NewRecord{Type: "x", Payload: payload(900 << 10)})
 		}
+		var lots []NewRecord
+		for range l.maxBatchCount {
+			lots = append(lots, NewRecord{Type: "x", Payload: []byte("1")})
+		}
 		tests := []struct {
 			name    string
 			records []NewRecord
 			tooBig  bool
 		}{
-			// More than one transaction holds, in any mode.
-			{name: "many medium records", records: many, tooBig: true},
+			// More than one transaction holds in memory; on disk the value log
+			// takes the records and the tree only their pointers.
+			{name: "many medium records", records: many, tooBig: b.memory},
+			// More writes than one transaction holds, in any mode.
+			{name: "too many records", records: lots, tooBig: true},
 			// Over the in-memory value limit; the value log takes it.
 			{name: "one 2 MiB record", records: []NewRecord{{Type: "x", Payload: payload(2 << 20)}}, tooBig: b.memory},
 		}

@@ -31,6 +31,62 @@ type Options struct {
 	// that are waiting into a single transaction, which is several times
 	// faster under concurrency. The results are the same either way.
 	NoGroupCommit bool
+
+	// Memory sizes the storage engine's memory for an embedded library; zero
+	// fields take the defaults documented on Memory. Ignored when InMemory
+	// is set.
+	Memory Memory
+}
+
+// Memory is the storage engine's memory budget. The defaults keep a process
+// deciding continuously under 100 MB of resident memory; a host with a
+// large store and memory to spare may raise the caches for faster reads of
+// cold workflows.
+type Memory struct {
+	// MemTableSize is the size of one in-memory write table, in bytes. Two
+	// are kept: one filling, one being flushed. It also bounds one
+	// transaction (a group of appends) to 15% of it. Default 16 MiB.
+	MemTableSize int64
+	// BlockCacheSize is the cache of decompressed table blocks, in bytes.
+	// Default 16 MiB.
+	BlockCacheSize int64
+	// IndexCacheSize bounds the table indices and Bloom filters held in
+	// memory, in bytes; without a bound they grow with the store. Default
+	// 16 MiB.
+	IndexCacheSize int64
+}
+
+// valueThreshold is the size from which a value is kept in the value log.
+const valueThreshold = 512
+
+// valueLogFileSize is the size of one value log file: the files are mapped in
+// memory, and the one being written is what stays resident.
+const valueLogFileSize = 64 << 20
+
+// Default memory sizes.
+const (
+	DefaultMemTableSize   = 16 << 20
+	DefaultBlockCacheSize = 16 << 20
+	DefaultIndexCacheSize = 16 << 20
+)
+
+// embedded applies the memory budget to Badger's options.
+func (m Memory) embedded(bo badger.Options) badger.Options {
+	if m.MemTableSize <= 0 {
+		m.MemTableSize = DefaultMemTableSize
+	}
+	if m.BlockCacheSize <= 0 {
+		m.BlockCacheSize = DefaultBlockCacheSize
+	}
+	if m.IndexCacheSize <= 0 {
+		m.IndexCacheSize = DefaultIndexCacheSize
+	}
+	// Records and snapshots go to the value log, and the tree keeps their keys
+	// and pointers: compactions move pointers, not payloads, and the tree's
+	// indices stay small as the log grows.
+	return bo.WithValueThreshold(valueThreshold).WithValueLogFileSize(valueLogFileSize).WithMemTableSize(m.MemTableSize).WithNumMemtables(2).
+		WithBlockCacheSize(m.BlockCacheSize).WithIndexCacheSize(m.IndexCacheSize).
+		WithNumCompactors(2).WithMetricsEnabled(false)
 }
 
 // Log is an append-only, hash-chained log of workflows, partitioned by
@@ -78,7 +134,7 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	case opts.Dir == "":
 		return nil, invalid("options: Dir is required unless InMemory is set")
 	default:
-		bo = badger.DefaultOptions(opts.Dir)
+		bo = opts.Memory.embedded(badger.DefaultOptions(opts.Dir))
 	}
 	bo = bo.WithSyncWrites(true).WithLogger(nil)
 	if opts.Logger != nil {

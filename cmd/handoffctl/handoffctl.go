@@ -50,7 +50,7 @@ func init() {
 		packsCmd, checkCmd, tablesCmd,
 		validateCmd, evalCmd, startCmd, submitCmd,
 		stateCmd, logCmd, verifyCmd,
-		reasonsCmd, runCmd, testCmd,
+		reasonsCmd, runCmd, testCmd, benchCmd,
 		replayCmd, explainCmd, keygenCmd, checkpointCmd, decisionsCmd,
 	}
 }

@@ -135,6 +135,23 @@ func Run(ctx context.Context, eng Engine, s *Scenario, fn func(Result)) error {
 	return nil
 }
 
+// Player renders the requests of one workflow as Run does: it replaces the placeholders
+// (${workflow_id}, ${state_version}, ${conflict_id}, ${hash:TYPE@N}, ${ref:TYPE@N}) with
+// what the workflow's earlier decisions, passed to Observe, and its state say. A Player
+// is for one goroutine at a time.
+type Player struct{ p player }
+
+// NewPlayer returns a Player that reads workflow state from eng.
+func NewPlayer(eng Engine) *Player { return &Player{player{eng: eng}} }
+
+// Render returns the request to submit for a scenario step's request.
+func (p *Player) Render(ctx context.Context, raw json.RawMessage) ([]byte, error) {
+	return p.p.render(ctx, raw)
+}
+
+// Observe takes note of the decision a rendered request got.
+func (p *Player) Observe(body []byte, d *engine.Decision) { p.p.observe(body, d) }
+
 // player keeps what placeholders refer to.
 type player struct {
 	eng        Engine
