@@ -20,6 +20,10 @@ const maxRaceRetries = 8
 // concurrent use. The error is non-nil only when no decision could be made (the store
 // failed); the host must then treat the request as blocked.
 func (e *Engine) Evaluate(ctx context.Context, body []byte) (*Decision, error) {
+	if err := e.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer e.release()
 	r := e.decodeRequest(body, e.opts.Clock())
 	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
 		return prior, err // already decided: the recorded decision
@@ -69,16 +73,11 @@ func (e *Engine) Submit(ctx context.Context, body []byte) (*Decision, error) {
 }
 
 func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error) {
-	r := e.decodeRequest(body, e.opts.Clock())
-	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
-		return prior, err
+	r, d, next, err := e.decideForSubmit(ctx, body)
+	if r == nil || err != nil {
+		return d, err
 	}
-	if err := e.route(ctx, r); err != nil {
-		return nil, err
-	}
-	d, next := e.decide(ctx, r)
 	d.Recorded = true
-	var err error
 	if r.audit || (r.create && next == nil) {
 		err = e.recordAudit(ctx, r, d)
 	} else {
@@ -90,6 +89,36 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error)
 	e.logDecision(ctx, d)
 	return d, nil
 }
+
+// decideForSubmit decides a request to be recorded. r is nil when the request was
+// decided before: d is then the recorded decision.
+func (e *Engine) decideForSubmit(ctx context.Context, body []byte) (*request, *Decision, *State, error) {
+	if err := e.acquire(ctx); err != nil {
+		return nil, nil, nil, err
+	}
+	defer e.release()
+	r := e.decodeRequest(body, e.opts.Clock())
+	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
+		return nil, prior, nil, err
+	}
+	if err := e.route(ctx, r); err != nil {
+		return nil, nil, nil, err
+	}
+	d, next := e.decide(ctx, r)
+	return r, d, next, nil
+}
+
+// acquire takes a decision slot, waiting while every slot is taken.
+func (e *Engine) acquire(ctx context.Context) error {
+	select {
+	case e.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (e *Engine) release() { <-e.slots }
 
 // logEntry is the payload of one log record: everything needed to explain and replay
 // the decision.
