@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -54,6 +55,10 @@ type Engine struct {
 	cueMu  sync.Mutex
 	shapes map[string]*shape // guarded by cueMu
 	checks *resultShapes     // guarded by cueMu
+	// slots bounds the decisions being made at once (decode to decision, not the
+	// recording): the work is CPU-bound, so more in flight than a few per core only
+	// holds more memory.
+	slots chan struct{}
 }
 
 // Open compiles the bundle once and opens the store. It fails when a contract or policy
@@ -81,7 +86,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{opts: opts, logger: logger}
+	e := &Engine{opts: opts, logger: logger, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	if err := e.load(ctx); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,10 @@ const maxRaceRetries = 8
 // concurrent use. The error is non-nil only when no decision could be made (the store
 // failed); the host must then treat the request as blocked.
 func (e *Engine) Evaluate(ctx context.Context, body []byte) (*Decision, error) {
+	if err := e.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer e.release()
 	r := e.decodeRequest(body, e.opts.Clock())
 	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
 		return prior, err // already decided: the recorded decision
@@ -70,23 +74,11 @@ func (e *Engine) Submit(ctx context.Context, body []byte) (*Decision, error) {
 }
 
 func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error) {
-	r := e.decodeRequest(body, e.opts.Clock())
-	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
-		return prior, err
-	}
-	keyFree := r.requestID != "" && !r.audit // looked up and not recorded
-	if err := e.route(ctx, r); err != nil {
-		return nil, err
-	}
-	if err := failpoint.Eval("engine/before-decide"); err != nil {
-		return nil, err
-	}
-	d, next := e.decide(ctx, r)
-	if err := failpoint.Eval("engine/after-decide"); err != nil {
-		return nil, err
+	r, d, next, keyFree, err := e.decideForSubmit(ctx, body)
+	if r == nil || err != nil {
+		return d, err
 	}
 	d.Recorded = true
-	var err error
 	if err := failpoint.Eval("engine/before-commit"); err != nil {
 		return nil, err
 	}
@@ -109,6 +101,44 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error)
 	e.logDecision(ctx, d)
 	return d, nil
 }
+
+// decideForSubmit decides a request to be recorded. r is nil when the request was
+// decided before: d is then the recorded decision. keyFree says the request_id was
+// looked up and found unrecorded.
+func (e *Engine) decideForSubmit(ctx context.Context, body []byte) (r *request, d *Decision, next *State, keyFree bool, err error) {
+	if err := e.acquire(ctx); err != nil {
+		return nil, nil, nil, false, err
+	}
+	defer e.release()
+	r = e.decodeRequest(body, e.opts.Clock())
+	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
+		return nil, prior, nil, false, err
+	}
+	keyFree = r.requestID != "" && !r.audit
+	if err := e.route(ctx, r); err != nil {
+		return nil, nil, nil, false, err
+	}
+	if err := failpoint.Eval("engine/before-decide"); err != nil {
+		return nil, nil, nil, false, err
+	}
+	d, next = e.decide(ctx, r)
+	if err := failpoint.Eval("engine/after-decide"); err != nil {
+		return nil, nil, nil, false, err
+	}
+	return r, d, next, keyFree, nil
+}
+
+// acquire takes a decision slot, waiting while every slot is taken.
+func (e *Engine) acquire(ctx context.Context) error {
+	select {
+	case e.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (e *Engine) release() { <-e.slots }
 
 // logEntry is the payload of one log record: everything needed to explain and replay
 // the decision.
