@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,11 +15,16 @@ import (
 	"github.com/handoff-dev/handoff/store"
 )
 
+// testEvalTimeout replaces the 2 s policy deadline in the suites: under -race with 64
+// goroutines on 2 cores an evaluation can take longer, and a POLICY_TIMEOUT block (the
+// engine failing closed, as it should) is not what these suites measure.
+const testEvalTimeout = time.Minute
+
 // openDisk opens an engine on a fresh store directory.
 func openDisk(t testing.TB) (*engine.Engine, string) {
 	t.Helper()
 	dir := t.TempDir()
-	eng, err := engine.Open(context.Background(), engine.Options{Dir: dir})
+	eng, err := engine.Open(context.Background(), engine.Options{Dir: dir, EvalTimeout: testEvalTimeout})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = eng.Close() })
 	return eng, dir

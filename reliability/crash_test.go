@@ -46,7 +46,7 @@ func crashChild() int {
 	ctx := context.Background()
 	run := os.Getenv("HANDOFF_RUN")
 	seed, _ := strconv.ParseUint(os.Getenv("HANDOFF_SEED"), 10, 64)
-	eng, err := engine.Open(ctx, engine.Options{Dir: os.Getenv("HANDOFF_DIR")})
+	eng, err := engine.Open(ctx, engine.Options{Dir: os.Getenv("HANDOFF_DIR"), EvalTimeout: testEvalTimeout})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -67,7 +67,7 @@ func injectAt(v any, text string, depth int) int {
 // with INJECTION_SUSPECTED among its reasons.
 func TestInjectionIsMetamorphic(t *testing.T) {
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Options{InMemory: true})
+	eng, err := engine.Open(ctx, engine.Options{InMemory: true, EvalTimeout: testEvalTimeout})
 	require.NoError(t, err)
 	defer eng.Close()
 	variants := 0

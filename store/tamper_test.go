@@ -87,6 +87,9 @@ func verifyOK(t *testing.T, l *Log) bool {
 // the verifier's own record and head checks, starting from the intact prefix; every
 // 64th flip also goes through the store and Verify end to end.
 func TestTamperEveryByte(t *testing.T) {
+	if raceEnabled {
+		t.Skip("runs without -race")
+	}
 	n := tamperRecords(t)
 	l, vals, _ := tamperLog(t, n)
 	require.True(t, verifyOK(t, l))
@@ -150,6 +153,9 @@ func TestTamperEveryByte(t *testing.T) {
 // TestTamperStructure deletes, reorders, truncates, duplicates and splices records at
 // every position; Verify detects each.
 func TestTamperStructure(t *testing.T) {
+	if raceEnabled {
+		t.Skip("runs without -race")
+	}
 	n := tamperRecords(t)
 	l, vals, other := tamperLog(t, n)
 	key := func(seq int) string { return string(recordKey("acme", "wf-1", uint64(seq))) }

@@ -29,6 +29,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/handoff-dev/handoff/internal/canary"
 )
 
 // Reason codes carried by [Error.Code]. They match the engine's reason codes.
@@ -270,10 +272,10 @@ func (d *decoder) object() (any, error) {
 			return nil, err
 		}
 		d.path = append(d.path, seg{key: key})
-		if _, dup := m[key]; dup {
+		if _, dup := m[key]; dup && !canary.AcceptDuplicateKeys {
 			return nil, d.fail(CodeDuplicateKey, fmt.Sprintf("duplicate key %s", quote(key)))
 		}
-		if !d.lim.CaseSensitiveKeys {
+		if !d.lim.CaseSensitiveKeys && !canary.AcceptDuplicateKeys {
 			if folded == nil {
 				folded = make(map[string]string)
 			}

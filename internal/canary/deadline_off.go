@@ -1,0 +1,6 @@
+//go:build !canary_deadline
+
+package canary
+
+// NoEvalDeadline is on in the canary_deadline build.
+const NoEvalDeadline = false

@@ -1,0 +1,11 @@
+// Package canary reintroduces known bugs, one build tag each, so that CI can prove the
+// reliability suites catch them: .ci/run builds each canary, runs the suite that must
+// fail on it, and fails if the suite passes. Without the tags every constant is false
+// and the code paths they guard are the real ones.
+//
+//	canary_version    the store skips the expected state version check
+//	canary_prevhash   Verify skips the prev_hash link check
+//	canary_tenant     the engine routes a request to a workflow of another tenant
+//	canary_dupkeys    the strict decoder accepts duplicate and case-variant keys
+//	canary_deadline   policy evaluation has no deadline
+package canary

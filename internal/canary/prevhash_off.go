@@ -1,0 +1,6 @@
+//go:build !canary_prevhash
+
+package canary
+
+// SkipPrevHashCheck is on in the canary_prevhash build.
+const SkipPrevHashCheck = false
