@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -87,12 +88,14 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{opts: opts, logger: logger, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
-	if err := e.load(ctx); err != nil {
-		return nil, err
-	}
+	// The store first: a second process on the same directory learns at once that the
+	// store is locked, before the bundle is compiled.
 	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit, Memory: opts.StoreMemory})
 	if err != nil {
 		return nil, err
+	}
+	if err := e.load(ctx); err != nil {
+		return nil, errors.Join(err, l.Close())
 	}
 	e.log = l
 	return e, nil

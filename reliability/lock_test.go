@@ -70,8 +70,9 @@ func TestSecondProcessLocked(t *testing.T) {
 	assert.Contains(t, res.Message, "store locked")
 	assert.Less(t, res.StoreMS, 100.0, "store.Open must fail within 100 ms")
 	require.True(t, res.EngineLocked, "engine.Open in a second process")
-	// engine.Open compiles the bundle before it opens the store: slower, but no hang.
-	assert.Less(t, res.EngineMS, 30000.0, "engine.Open must fail, not wait for the lock")
+	// engine.Open opens the store before it compiles the bundle, so the lock is reported
+	// before any compile work; the bound leaves room for a loaded machine.
+	assert.Less(t, res.EngineMS, 1000.0, "engine.Open must fail at once, not wait for the lock")
 
 	// The holder is unaffected.
 	_, err = eng.State(context.Background(), "acme", "wf-locked")
