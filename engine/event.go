@@ -47,8 +47,10 @@ type Event struct {
 	Defect *Defect `json:"defect,omitempty"`
 
 	// task (ID and Status above)
-	Agent     string   `json:"agent,omitempty"`
-	DependsOn []string `json:"depends_on,omitempty"`
+	Agent string `json:"agent,omitempty"`
+	// DependsOn is a pointer so that an explicit empty list survives the JSON round
+	// trip through the log: absent keeps the task's dependencies, [] clears them.
+	DependsOn *[]string `json:"depends_on,omitempty"`
 }
 
 // ArtifactRef points at one immutable version of an artifact.

@@ -60,7 +60,7 @@ func (s *State) apply(e Event, window int, now string) error {
 			return fmt.Errorf("conflict %s already exists", e.ID)
 		}
 		s.Conflicts[e.ID] = &Conflict{ID: e.ID, ConflictType: e.ConflictType, Status: "open",
-			Artifacts: e.Artifacts, Description: e.Description, RaisedBy: e.RaisedBy}
+			Artifacts: nonNil(e.Artifacts), Description: e.Description, RaisedBy: e.RaisedBy}
 		s.OpenConflicts++
 	case "conflict_resolved":
 		c, ok := s.Conflicts[e.ID]
@@ -70,7 +70,7 @@ func (s *State) apply(e Event, window int, now string) error {
 		c.Status, c.ResolvedBy = "resolved", e.By
 		s.OpenConflicts--
 	case "approval_recorded":
-		rec := &ApprovalRecord{Decision: e.Decision, By: e.By, Artifacts: e.Artifacts}
+		rec := &ApprovalRecord{Decision: e.Decision, By: e.By, Artifacts: nonNil(e.Artifacts)}
 		for _, ref := range e.Artifacts {
 			s.Approvals[ref.Type] = rec
 		}
@@ -95,7 +95,7 @@ func (s *State) apply(e Event, window int, now string) error {
 			t.Agent = e.Agent
 		}
 		if e.DependsOn != nil {
-			t.DependsOn = e.DependsOn
+			t.DependsOn = nonNil(*e.DependsOn)
 		}
 	default:
 		return fmt.Errorf("unknown event type %q", e.Type)
