@@ -159,3 +159,13 @@ func BenchmarkEvaluate(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkOpen compiles the shipped bundle and opens an in-memory store: the cold start
+// of every handoffctl command.
+func BenchmarkOpen(b *testing.B) {
+	for b.Loop() {
+		e, err := Open(context.Background(), Options{InMemory: true})
+		require.NoError(b, err)
+		require.NoError(b, e.Close())
+	}
+}
