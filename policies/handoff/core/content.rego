@@ -30,18 +30,16 @@ _injection_patterns := _table("injection", [])
 _forbidden_patterns := _table("forbidden", [])
 
 _injection_hits contains p if {
-	regex.match(_alternation(_injection_patterns), _all_text)
+	regex.match(_guardrails.injection_any, _all_text)
 	some p in _injection_patterns
 	regex.match(p.regex, _all_text)
 }
 
 _forbidden_hits contains p if {
-	regex.match(_alternation(_forbidden_patterns), _all_text)
+	regex.match(_guardrails.forbidden_any, _all_text)
 	some p in _forbidden_patterns
 	regex.match(p.regex, _all_text)
 }
-
-_alternation(patterns) := concat("|", [sprintf("(?:%s)", [p.regex]) | some p in patterns])
 
 # METADATA
 # title: Injection suspected
