@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -54,6 +55,10 @@ type Memory struct {
 	// memory, in bytes; without a bound they grow with the store. Default
 	// 16 MiB.
 	IndexCacheSize int64
+	// TrimInterval is how often the pages of the mapped value log and table files are
+	// handed back to the kernel, so that they do not accumulate in the process's
+	// resident memory (Linux only). Default DefaultTrimInterval; negative turns it off.
+	TrimInterval time.Duration
 }
 
 // valueThreshold is the size from which a value is kept in the value log.
@@ -112,6 +117,8 @@ type Log struct {
 	maxValueSize   int64
 	valueThreshold int64
 
+	trim *trimmer // nil in memory or when trimming is off
+
 	mu     sync.Mutex
 	closed bool
 	active sync.WaitGroup // calls in progress
@@ -158,6 +165,9 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 		// Without a value log every value lives in the tree.
 		l.maxValueSize, l.valueThreshold = bo.ValueThreshold, bo.ValueThreshold+1
 	}
+	if !opts.InMemory {
+		l.trim = startTrimmer(opts.Dir, opts.Memory.TrimInterval)
+	}
 	if !opts.NoGroupCommit {
 		l.reqs = make(chan *appendReq, maxGroup)
 		l.quit = make(chan struct{})
@@ -191,6 +201,7 @@ func (l *Log) Close() error {
 		close(l.quit)
 		<-l.done
 	}
+	l.trim.stop()
 	return wrap("close", l.db.Close())
 }
 

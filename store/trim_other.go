@@ -1,0 +1,7 @@
+//go:build !linux
+
+package store
+
+const trimSupported = false
+
+func trimMapped(string) {}
