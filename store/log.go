@@ -46,7 +46,9 @@ type Options struct {
 type Memory struct {
 	// MemTableSize is the size of one in-memory write table, in bytes. Two
 	// are kept: one filling, one being flushed. It also bounds one
-	// transaction (a group of appends) to 15% of it. Default 16 MiB.
+	// transaction (a group of appends) to 15% of it. Records and snapshots live
+	// in the value log, so a table holds keys and pointers: 4 MiB is some 20,000
+	// appends. Default 4 MiB.
 	MemTableSize int64
 	// BlockCacheSize is the cache of decompressed table blocks, in bytes.
 	// Default 16 MiB.
@@ -70,7 +72,7 @@ const valueLogFileSize = 64 << 20
 
 // Default memory sizes.
 const (
-	DefaultMemTableSize   = 16 << 20
+	DefaultMemTableSize   = 4 << 20
 	DefaultBlockCacheSize = 16 << 20
 	DefaultIndexCacheSize = 16 << 20
 )

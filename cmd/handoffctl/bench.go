@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +66,8 @@ With -o json the result is one JSON object: load, limits, modes and ratios.`,
 		fs.IntVar(&o.history, "history", 0, "`N` prior records in every workflow of the durable load")
 		fs.IntVar(&o.storeSize, "store-size", 0, "`N` records preloaded in the durable store, 100 per workflow")
 		fs.BoolVar(&o.dryRun, "dry-run", false, "only the dry run and raw OPA modes; nothing is written to disk")
+		fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE`")
+		fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile to `FILE` half way through the first mode: what is live while decisions are made")
 		fs.StringVar(&o.modes, "modes", "durable,dry-run,raw-opa,naive", "the modes to run: a comma-separated `LIST` of durable, dry-run, raw-opa and naive")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if len(args) > 0 {
@@ -97,6 +100,7 @@ type benchOptions struct {
 	history, storeSize                int
 	dryRun                            bool
 	modes                             string
+	cpuProfile, memProfile            string
 	run                               map[string]bool // the modes to run
 }
 
@@ -353,6 +357,9 @@ func (m *meter) pause() {
 
 func (m *meter) record(lat time.Duration, ok bool, err error) {
 	i := m.n.Add(1) - 1
+	if int(i) == m.total/2 {
+		heapProfile.write()
+	}
 	if int(i) < len(m.lat) {
 		m.lat[i] = lat
 	}
@@ -394,6 +401,33 @@ func (m *meter) err() error {
 		return fmt.Errorf("%s: %d decisions failed, the first: %w", m.name, m.errs.Load(), *p)
 	}
 	return nil
+}
+
+// heapProfile is the --memprofile of the run, written once, by the first mode to reach
+// half of its decisions.
+var heapProfile = &halfwayProfile{}
+
+type halfwayProfile struct {
+	path string
+	once sync.Once
+}
+
+// write writes the heap profile once, after a collection, so that it shows what is live.
+// A failure is reported and the run goes on.
+func (h *halfwayProfile) write() {
+	if h.path == "" {
+		return
+	}
+	h.once.Do(func() {
+		runtime.GC()
+		f, err := os.Create(h.path)
+		if err == nil {
+			err = errors.Join(pprof.Lookup("heap").WriteTo(f, 0), f.Close())
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "handoffctl bench: --memprofile: %v\n", err)
+		}
+	})
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -442,6 +476,18 @@ func (c *cli) bench(ctx context.Context, o benchOptions) (err error) {
 		}
 	}
 	prog := newProgress(c.stderr)
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	heapProfile.path = o.memProfile
 	tmp, err := os.MkdirTemp("", "handoffctl-bench-")
 	if err != nil {
 		return err
