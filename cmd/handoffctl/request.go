@@ -32,61 +32,56 @@ tenant's workflow) is not valid either. FILE - reads the request from standard i
 
 With -o json the output is {"valid": bool, "reasons": [...]}.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
-		return func(ctx context.Context, c *cli, args []string) (err error) {
-			if len(args) != 1 {
-				return usagef("validate takes one request FILE, or - for standard input")
-			}
-			body, err := c.readRequest(args[0])
-			if err != nil {
-				return err
-			}
-			e, err := c.open(ctx, peekStore)
-			if err != nil {
-				return err
-			}
-			defer closeEngine(e, &err)
-			d, err := e.Evaluate(ctx, body)
-			if err != nil {
-				return err
-			}
-			invalid := []engine.Reason{}
-			for _, r := range d.Reasons {
-				if validationCodes[r.Code] {
-					invalid = append(invalid, r)
-				}
-			}
-			// A request that reaches no pack was checked against no contract: the
-			// reasons it was not routed are why it is not valid.
-			unrouted := len(invalid) == 0 && d.Pack == ""
-			if unrouted {
-				invalid = append(invalid, d.Reasons...)
-			}
-			switch {
-			case c.json():
-				if err := writeJSON(c.stdout, struct {
-					Valid   bool            `json:"valid"`
-					Reasons []engine.Reason `json:"reasons"`
-				}{len(invalid) == 0, invalid}); err != nil {
-					return err
-				}
-			case unrouted:
-				fmt.Fprintln(c.stdout, "unrouted  the request reaches no pack, so no contract could check it")
-				printReasons(c.stdout, "  ", invalid)
-			case len(invalid) > 0:
-				fmt.Fprintf(c.stdout, "invalid  %d problems\n", len(invalid))
-				printReasons(c.stdout, "  ", invalid)
-			default:
-				fmt.Fprintf(c.stdout, "valid  %s request of pack %s\n", d.Kind, d.Pack)
-				if d.Outcome == engine.Block {
-					fmt.Fprintf(c.stdout, "note   the policy would block it: %s ('handoffctl eval' shows why)\n", strings.Join(d.Codes(), ", "))
-				}
-			}
-			if len(invalid) > 0 {
-				return &negativeError{}
-			}
-			return nil
+		return func(ctx context.Context, c *cli, args []string) error {
+			return c.withRequest(ctx, "validate", args, func(e *engine.Engine, body []byte) error {
+				return c.validate(ctx, e, body)
+			})
 		}
 	},
+}
+
+// validate prints the contract violations of a request and fails when there is any.
+func (c *cli) validate(ctx context.Context, e *engine.Engine, body []byte) error {
+	d, err := e.Evaluate(ctx, body)
+	if err != nil {
+		return err
+	}
+	invalid := []engine.Reason{}
+	for _, r := range d.Reasons {
+		if validationCodes[r.Code] {
+			invalid = append(invalid, r)
+		}
+	}
+	// A request that reaches no pack was checked against no contract: the
+	// reasons it was not routed are why it is not valid.
+	unrouted := len(invalid) == 0 && d.Pack == ""
+	if unrouted {
+		invalid = append(invalid, d.Reasons...)
+	}
+	switch {
+	case c.json():
+		if err := writeJSON(c.stdout, struct {
+			Valid   bool            `json:"valid"`
+			Reasons []engine.Reason `json:"reasons"`
+		}{len(invalid) == 0, invalid}); err != nil {
+			return err
+		}
+	case unrouted:
+		fmt.Fprintln(c.stdout, "unrouted  the request reaches no pack, so no contract could check it")
+		printReasons(c.stdout, "  ", invalid)
+	case len(invalid) > 0:
+		fmt.Fprintf(c.stdout, "invalid  %d problems\n", len(invalid))
+		printReasons(c.stdout, "  ", invalid)
+	default:
+		fmt.Fprintf(c.stdout, "valid  %s request of pack %s\n", d.Kind, d.Pack)
+		if d.Outcome == engine.Block {
+			fmt.Fprintf(c.stdout, "note   the policy would block it: %s ('handoffctl eval' shows why)\n", strings.Join(d.Codes(), ", "))
+		}
+	}
+	if len(invalid) > 0 {
+		return &negativeError{}
+	}
+	return nil
 }
 
 var evalCmd = &command{
@@ -105,70 +100,72 @@ explanation, as handoffctl explain -o json prints it).`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		failOnBlock := fs.Bool("fail-on-block", false, "exit 3 when the outcome is block")
 		explain := fs.Bool("explain", false, "explain the decision: rules, METADATA, input values")
-		return func(ctx context.Context, c *cli, args []string) (err error) {
-			if len(args) != 1 {
-				return usagef("eval takes one request FILE, or - for standard input")
-			}
-			body, err := c.readRequest(args[0])
-			if err != nil {
-				return err
-			}
-			e, err := c.open(ctx, peekStore)
-			if err != nil {
-				return err
-			}
-			defer closeEngine(e, &err)
-			if *explain {
-				return explainEval(ctx, c, e, body, *failOnBlock)
-			}
-			d, err := e.Evaluate(ctx, body)
-			if err != nil {
-				return err
-			}
-			return c.decided(d, *failOnBlock)
+		return func(ctx context.Context, c *cli, args []string) error {
+			return c.withRequest(ctx, "eval", args, func(e *engine.Engine, body []byte) error {
+				if *explain {
+					return explainEval(ctx, c, e, body, *failOnBlock)
+				}
+				d, err := e.Evaluate(ctx, body)
+				if err != nil {
+					return err
+				}
+				return c.decided(d, *failOnBlock)
+			})
 		}
 	},
 }
 
-var startCmd = &command{
-	name:  "start",
-	args:  "FILE|- [--fail-on-block]",
-	short: "start a workflow",
-	long: `Start submits a start request (kind "start"): the engine decides it, records it in
+var startCmd = submitCommand("start", "start", "start a workflow",
+	`Start submits a start request (kind "start"): the engine decides it, records it in
 the store of --db (created when missing) and prints the decision with the new
 workflow's id. FILE - reads the request from standard input.
 
-With -o json the output is the engine's Decision object.`,
-	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
-		failOnBlock := fs.Bool("fail-on-block", false, "exit 3 when the outcome is block")
-		return func(ctx context.Context, c *cli, args []string) error {
-			if len(args) != 1 {
-				return usagef("start takes one request FILE, or - for standard input")
-			}
-			return c.submit(ctx, args[0], "start", *failOnBlock)
-		}
-	},
-}
+With -o json the output is the engine's Decision object.`)
 
-var submitCmd = &command{
-	name:  "submit",
-	args:  "FILE|- [--fail-on-block]",
-	short: "decide a request and record it",
-	long: `Submit decides a request of any kind and records it atomically in the store of --db
+var submitCmd = submitCommand("submit", "", "decide a request and record it",
+	`Submit decides a request of any kind and records it atomically in the store of --db
 (created when missing), with the state it produces, then prints the decision. The same
 request again returns the same decision; a block is recorded too but changes nothing.
 FILE - reads the request from standard input.
 
-With -o json the output is the engine's Decision object.`,
-	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
-		failOnBlock := fs.Bool("fail-on-block", false, "exit 3 when the outcome is block")
-		return func(ctx context.Context, c *cli, args []string) error {
-			if len(args) != 1 {
-				return usagef("submit takes one request FILE, or - for standard input")
+With -o json the output is the engine's Decision object.`)
+
+// submitCommand is a command that records one request; kind, when set, is the kind the
+// request must have.
+func submitCommand(name, kind, short, long string) *command {
+	return &command{
+		name:  name,
+		args:  "FILE|- [--fail-on-block]",
+		short: short,
+		long:  long,
+		setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+			failOnBlock := fs.Bool("fail-on-block", false, "exit 3 when the outcome is block")
+			return func(ctx context.Context, c *cli, args []string) error {
+				if len(args) != 1 {
+					return usagef("%s takes one request FILE, or - for standard input", name)
+				}
+				return c.submit(ctx, args[0], kind, *failOnBlock)
 			}
-			return c.submit(ctx, args[0], "", *failOnBlock)
-		}
-	},
+		},
+	}
+}
+
+// withRequest reads the one request FILE of args and runs fn on it with an engine on the
+// store of --db, opened without creating it: the dry-run commands.
+func (c *cli) withRequest(ctx context.Context, name string, args []string, fn func(e *engine.Engine, body []byte) error) (err error) {
+	if len(args) != 1 {
+		return usagef("%s takes one request FILE, or - for standard input", name)
+	}
+	body, err := c.readRequest(args[0])
+	if err != nil {
+		return err
+	}
+	e, err := c.open(ctx, peekStore)
+	if err != nil {
+		return err
+	}
+	defer closeEngine(e, &err)
+	return fn(e, body)
 }
 
 // submit submits the request in file; kind, when set, is the kind it must have.
