@@ -14,7 +14,9 @@ import (
 )
 
 // TestScenarios plays every scenario file of every pack end to end, each on its own
-// Badger store in a temporary directory, then verifies every chain it wrote.
+// Badger store in a temporary directory, then verifies every chain it wrote and replays
+// the log against the bundle it was recorded with: every recorded decision must come out
+// byte for byte the same, with the same validation.
 func TestScenarios(t *testing.T) {
 	files, err := scenario.Files(os.DirFS("."))
 	require.NoError(t, err)
@@ -37,6 +39,7 @@ func TestScenarios(t *testing.T) {
 			for _, rep := range reports {
 				require.True(t, rep.OK, "chain %s/%s broken at %d: %s", rep.Tenant, rep.Workflow, rep.BrokenSeq, rep.Problem)
 			}
+			requireReplayIdentical(t, eng)
 		})
 	}
 	eng, err := engine.Open(context.Background(), engine.Options{InMemory: true})
@@ -45,4 +48,19 @@ func TestScenarios(t *testing.T) {
 	for _, p := range eng.Packs() {
 		require.NotZero(t, packs[p.Name], "pack %s ships no scenario", p.Name)
 	}
+}
+
+// requireReplayIdentical replays everything eng recorded against its own bundle.
+func requireReplayIdentical(t *testing.T, eng *engine.Engine) {
+	t.Helper()
+	n := 0
+	err := eng.Replay(context.Background(), nil, engine.ReplayOptions{}, func(r engine.ReplayResult) error {
+		n++
+		require.True(t, r.Identical, "record %s/%s #%d: replayed %+v\nrecorded %+v", r.Tenant, r.Workflow, r.Seq, r.Replayed, r.Recorded)
+		require.Empty(t, r.Changed, "record %d", r.Seq)
+		require.False(t, r.ValidationChanged, "record %d: validation changed", r.Seq)
+		return nil
+	})
+	require.NoError(t, err)
+	require.NotZero(t, n, "nothing replayed")
 }
