@@ -46,9 +46,9 @@ func (e *Engine) PolicyInput(ctx context.Context, body []byte) (PolicyInput, err
 // no decoding, validation, state, result check or recording. The error is non-nil when
 // the evaluation fails or is undefined. It is safe for concurrent use.
 func (e *Engine) EvalPolicy(ctx context.Context, in PolicyInput) error {
-	q, ok := e.policies.queries[in.Entrypoint]
-	if !ok {
-		return fmt.Errorf("engine: no entrypoint %s", in.Entrypoint)
+	q, err := e.policies.query(ctx, in.Entrypoint)
+	if err != nil {
+		return err
 	}
 	ectx, cancel := context.WithTimeout(ctx, e.opts.EvalTimeout)
 	defer cancel()

@@ -95,8 +95,9 @@ func BenchmarkEvaluatePolicy(b *testing.B) {
 	r := routed(b, e, body)
 	in, err := r.input()
 	require.NoError(b, err)
-	q := e.policies.queries[packEntrypoint(r.pack.name)]
 	ctx := context.Background()
+	q, err := e.policies.query(ctx, packEntrypoint(r.pack.name))
+	require.NoError(b, err)
 	for b.Loop() {
 		if _, err := q.Eval(ctx, rego.EvalParsedInput(in)); err != nil {
 			b.Fatal(err)
@@ -110,7 +111,9 @@ func BenchmarkCheckResult(b *testing.B) {
 	r := routed(b, e, body)
 	in, err := r.input()
 	require.NoError(b, err)
-	rs, err := e.policies.queries[packEntrypoint(r.pack.name)].Eval(context.Background(), rego.EvalParsedInput(in))
+	q, err := e.policies.query(context.Background(), packEntrypoint(r.pack.name))
+	require.NoError(b, err)
+	rs, err := q.Eval(context.Background(), rego.EvalParsedInput(in))
 	require.NoError(b, err)
 	v := rs[0].Expressions[0].Value
 	for b.Loop() {

@@ -112,7 +112,10 @@ func (e *Engine) policyDecision(ctx context.Context, r *request) (*Decision, str
 	if err != nil {
 		return e.failClosed(codePolicyError, "building the policy input failed: "+err.Error()), entrypoint
 	}
-	q := e.policies.queries[entrypoint]
+	q, err := e.policies.query(ctx, entrypoint)
+	if err != nil {
+		return e.failClosed(codePolicyError, err.Error()), entrypoint
+	}
 	timeout := e.opts.EvalTimeout
 	if canary.NoEvalDeadline {
 		timeout = time.Hour

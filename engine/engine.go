@@ -37,6 +37,11 @@ type Options struct {
 	// instead of batching concurrent ones into one (store.Options.NoGroupCommit).
 	// Slower under concurrency; meant for comparisons. Default false.
 	NoGroupCommit bool
+	// LazyPolicies compiles a pack's policies when a request first needs them instead
+	// of at Open: for a process that decides a request or two, such as a command line
+	// tool. A policy that does not compile then fails the decision that needs it
+	// (POLICY_ERROR) instead of Open. Default false.
+	LazyPolicies bool
 	// StoreMemory is the store's memory budget (memtables, block and index caches).
 	// The zero value is a small profile for an embedded library: see store.Memory.
 	StoreMemory store.Memory
@@ -111,7 +116,7 @@ func (e *Engine) load(ctx context.Context) error {
 	if err := checkTables(b, cc); err != nil {
 		return err
 	}
-	pc, err := compilePolicies(ctx, b.Policies, cc.packNames())
+	pc, err := compilePolicies(ctx, b.Policies, cc.packNames(), e.opts.LazyPolicies)
 	if err != nil {
 		return err
 	}

@@ -223,7 +223,10 @@ func (e *Engine) evalPolicy(ctx context.Context, r *request, tr topdown.QueryTra
 	if err != nil {
 		return e.failClosed(codePolicyError, "building the policy input failed: "+err.Error()), entrypoint
 	}
-	q := e.policies.queries[entrypoint]
+	q, err := e.policies.query(ctx, entrypoint)
+	if err != nil {
+		return e.failClosed(codePolicyError, err.Error()), entrypoint
+	}
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	opts := []rego.EvalOption{rego.EvalParsedInput(in)}

@@ -19,7 +19,8 @@ var update = flag.Bool("update", false, "rewrite the golden decision files")
 
 // TestGoldenDecisions plays each testdata/golden/*.txtar archive on the shipped packs:
 // every *.request.json in name order, and compares the last decision with decision.json.
-// Fields that differ on every run (ids, times, the bundle digest) are left out.
+// Fields that differ on every run (ids, times, the bundle digest) are left out. The
+// policies are compiled lazily, as handoffctl compiles them.
 func TestGoldenDecisions(t *testing.T) {
 	files, err := filepath.Glob("testdata/golden/*.txtar")
 	require.NoError(t, err)
@@ -38,7 +39,7 @@ func TestGoldenDecisions(t *testing.T) {
 			require.NotEmpty(t, requests, "no *.request.json in %s", file)
 
 			clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-			e, err := Open(context.Background(), Options{InMemory: true, Clock: func() time.Time { return clock }})
+			e, err := Open(context.Background(), Options{InMemory: true, LazyPolicies: true, Clock: func() time.Time { return clock }})
 			require.NoError(t, err)
 			defer e.Close()
 			var last *Decision

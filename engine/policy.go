@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/loader"
@@ -43,16 +46,34 @@ func capabilities() *ast.Capabilities {
 	return caps
 }
 
-// compiledPolicies holds one prepared query per entrypoint, all sharing one compiler.
+// compiledPolicies holds one prepared query per entrypoint: the core one and one per
+// pack. By default a single compiler serves them all. With lazy compilation each
+// entrypoint has a compiler of its own, over the core modules, the modules shared by
+// every pack and its pack's, compiled when first needed: OPA's compile time grows faster
+// than the bundle, so a process that decides for one pack only (a handoffctl command)
+// pays for a fraction of the compile.
 type compiledPolicies struct {
-	queries map[string]rego.PreparedEvalQuery // entrypoint -> query
-	data    map[string]any                    // the data documents (exported tables)
-	modules map[string]*ast.Module
+	groups  map[string]*policyGroup // entrypoint -> the group that prepares it
+	data    map[string]any          // the data documents (exported tables)
+	modules map[string]*ast.Module  // every module as parsed, for explanations
+	store   storage.Store
 }
 
-// compilePolicies loads every Rego module and JSON data file of the policy tree once and
-// prepares the core entrypoint and one entrypoint per pack.
-func compilePolicies(ctx context.Context, fsys fs.FS, packs []string) (*compiledPolicies, error) {
+// policyGroup is the modules some entrypoints are compiled from, and their queries once
+// compiled.
+type policyGroup struct {
+	entrypoints []string
+	modules     map[string]*ast.Module
+	once        sync.Once
+	queries     map[string]rego.PreparedEvalQuery
+	err         error
+}
+
+// compilePolicies loads every Rego module and JSON data file of the policy tree once.
+// Unless lazy is set, it compiles them in one compiler and prepares every entrypoint, so
+// that a policy that does not compile fails here; with lazy, each entrypoint's group is
+// compiled when the entrypoint is first evaluated.
+func compilePolicies(ctx context.Context, fsys fs.FS, packs []string, lazy bool) (*compiledPolicies, error) {
 	caps := capabilities()
 	res, err := loader.NewFileLoader().WithFS(fsys).WithCapabilities(caps).WithProcessAnnotation(true).
 		Filtered([]string{"."}, func(abspath string, info fs.FileInfo, depth int) bool {
@@ -61,33 +82,87 @@ func compilePolicies(ctx context.Context, fsys fs.FS, packs []string) (*compiled
 	if err != nil {
 		return nil, fmt.Errorf("engine: load policies: %w", err)
 	}
-	modules := res.ParsedModules()
-	hint, err := ast.ParseModuleWithOpts(memoHintFile, memoHint, ast.ParserOptions{RegoVersion: ast.RegoV1})
-	if err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
-	}
-	modules[memoHintFile] = hint
-	compiler := ast.NewCompiler().WithCapabilities(caps).WithStrict(true).WithEnablePrintStatements(false)
-	if compiler.Compile(modules); compiler.Failed() {
-		return nil, fmt.Errorf("engine: compile policies: %v", compiler.Errors)
-	}
 	store, err := res.Store()
 	if err != nil {
 		return nil, fmt.Errorf("engine: policy data: %w", err)
 	}
-	cp := &compiledPolicies{queries: map[string]rego.PreparedEvalQuery{}, data: res.Documents, modules: modules}
-	entrypoints := []string{coreEntrypoint}
-	for _, p := range packs {
-		entrypoints = append(entrypoints, packEntrypoint(p))
+	hint, err := ast.ParseModuleWithOpts(memoHintFile, memoHint, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
 	}
-	for _, ep := range entrypoints {
+	cp := &compiledPolicies{groups: map[string]*policyGroup{}, data: res.Documents, modules: res.ParsedModules(), store: store}
+	owners := map[string]string{"core": coreEntrypoint}
+	for _, p := range packs {
+		owners[p] = packEntrypoint(p)
+	}
+	if !lazy {
+		all := &policyGroup{modules: map[string]*ast.Module{memoHintFile: hint}}
+		maps.Copy(all.modules, cp.modules)
+		for _, ep := range owners {
+			all.entrypoints = append(all.entrypoints, ep)
+			cp.groups[ep] = all
+		}
+		sort.Strings(all.entrypoints)
+		_, err := cp.query(ctx, coreEntrypoint)
+		return cp, err
+	}
+	for _, ep := range owners {
+		cp.groups[ep] = &policyGroup{entrypoints: []string{ep}, modules: map[string]*ast.Module{memoHintFile: hint}}
+	}
+	for name, m := range cp.modules {
+		owner, ok := owners[moduleOwner(m)]
+		for ep, g := range cp.groups {
+			// Core and shared modules go to every group; a pack's only to its own.
+			if !ok || owner == ep || owner == coreEntrypoint {
+				g.modules[name] = m
+			}
+		}
+	}
+	return cp, nil
+}
+
+// moduleOwner is the third segment of a module's package path: "core" or a pack name
+// for data.handoff.core... and data.handoff.<pack>...; anything else is shared.
+func moduleOwner(m *ast.Module) string {
+	path := m.Package.Path
+	if len(path) < 3 || !path[1].Equal(ast.StringTerm("handoff")) {
+		return ""
+	}
+	s, ok := path[2].Value.(ast.String)
+	if !ok {
+		return ""
+	}
+	return string(s)
+}
+
+// query returns the prepared query of an entrypoint, compiling its group the first time.
+func (cp *compiledPolicies) query(ctx context.Context, entrypoint string) (rego.PreparedEvalQuery, error) {
+	g, ok := cp.groups[entrypoint]
+	if !ok {
+		return rego.PreparedEvalQuery{}, fmt.Errorf("engine: no entrypoint %s", entrypoint)
+	}
+	g.once.Do(func() {
+		// The compile serves every later call: the one that asked for it must not cut
+		// it short.
+		g.queries, g.err = g.compile(context.WithoutCancel(ctx), cp.store)
+	})
+	return g.queries[entrypoint], g.err
+}
+
+func (g *policyGroup) compile(ctx context.Context, store storage.Store) (map[string]rego.PreparedEvalQuery, error) {
+	compiler := ast.NewCompiler().WithCapabilities(capabilities()).WithStrict(true).WithEnablePrintStatements(false)
+	if compiler.Compile(g.modules); compiler.Failed() {
+		return nil, fmt.Errorf("engine: compile policies: %v", compiler.Errors)
+	}
+	queries := map[string]rego.PreparedEvalQuery{}
+	for _, ep := range g.entrypoints {
 		q, err := prepare(ctx, compiler, store, ep)
 		if err != nil {
 			return nil, err
 		}
-		cp.queries[ep] = q
+		queries[ep] = q
 	}
-	return cp, nil
+	return queries, nil
 }
 
 func prepare(ctx context.Context, compiler *ast.Compiler, store storage.Store, entrypoint string) (rego.PreparedEvalQuery, error) {

@@ -29,7 +29,7 @@ With -o json the output is a JSON array of packs.`,
 			if len(args) > 0 {
 				return usagef("packs takes no arguments")
 			}
-			e, err := c.open(ctx, memoryStore)
+			e, err := c.openCompiled(ctx, memoryStore)
 			if err != nil {
 				return err
 			}

@@ -37,13 +37,24 @@ const (
 	peekStore                      // the --db store when it exists, else an empty in-memory one
 )
 
-// open compiles the bundle and opens the engine on the store mode asks for.
+// open opens the engine on the store mode asks for. A command decides for a pack or two
+// at most, so a pack's policies are compiled when a request first needs them.
 func (c *cli) open(ctx context.Context, mode storeMode) (*engine.Engine, error) {
+	return c.openEngine(ctx, mode, true)
+}
+
+// openCompiled opens the engine as open does, with every policy compiled at once: for
+// the commands that report on the whole bundle or hold it up against a log.
+func (c *cli) openCompiled(ctx context.Context, mode storeMode) (*engine.Engine, error) {
+	return c.openEngine(ctx, mode, false)
+}
+
+func (c *cli) openEngine(ctx context.Context, mode storeMode, lazy bool) (*engine.Engine, error) {
 	b, err := c.loadBundle()
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.Options{Bundle: &b}
+	opts := engine.Options{Bundle: &b, LazyPolicies: lazy}
 	switch mode {
 	case memoryStore:
 		opts.InMemory = true

@@ -68,7 +68,7 @@ carries is not a change.`,
 				}
 				opts.Since = t
 			}
-			cand, err := c.open(ctx, memoryStore)
+			cand, err := c.openCompiled(ctx, memoryStore)
 			if err != nil {
 				return err
 			}
@@ -129,7 +129,7 @@ func (c *cli) openStore(ctx context.Context, b *engine.Bundle) (*engine.Engine, 
 	case err != nil:
 		return nil, err
 	}
-	return engine.Open(ctx, engine.Options{Dir: c.db.value, Bundle: b})
+	return engine.Open(ctx, engine.Options{Dir: c.db.value, Bundle: b, LazyPolicies: true})
 }
 
 // dirBundle checks a bundle directory and returns its bundle.

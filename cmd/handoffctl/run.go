@@ -129,7 +129,7 @@ func (c *cli) playOne(ctx context.Context, file string, s *scenario.Scenario, di
 	if err != nil {
 		return 0, err
 	}
-	e, err := engine.Open(ctx, engine.Options{Dir: dir, Bundle: &b})
+	e, err := engine.Open(ctx, engine.Options{Dir: dir, Bundle: &b, LazyPolicies: true})
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"testing/fstest"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/store"
+)
+
+// A toy policy that calls a helper of a shared module, outside the handoff packages.
+const (
+	toyWithHelper = `package handoff.toy
+
+import data.lib.status
+
+decision := {"outcome": "allow", "status_after": status.open}
+`
+	sharedHelper = `package lib.status
+
+open := "OPEN"
+`
+)
+
+func TestLazyPoliciesDecideAsEager(t *testing.T) {
+	for _, rego := range []string{toyAllow, toyWithHelper} {
+		b := toyBundle(t, rego)
+		b.Policies.(fstest.MapFS)["lib/status.rego"] = &fstest.MapFile{Data: []byte(sharedHelper)}
+		var got []*Decision
+		for _, lazy := range []bool{false, true} {
+			e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b, LazyPolicies: lazy})
+			require.NoError(t, err)
+			d := submit(t, e, toyStart)
+			require.NoError(t, e.Close())
+			got = append(got, d)
+		}
+		assert.Equal(t, Allow, got[0].Outcome, "%+v", got[0].Reasons)
+		assert.Equal(t, got[0].Outcome, got[1].Outcome)
+		assert.Equal(t, got[0].Codes(), got[1].Codes())
+		assert.Equal(t, got[0].StatusAfter, got[1].StatusAfter)
+		assert.Equal(t, got[0].Policy, got[1].Policy)
+	}
+}
+
+func TestLazyPoliciesFailTheDecisionThatNeedsThem(t *testing.T) {
+	b := toyBundle(t, "package handoff.toy\n\ndecision := {\"outcome\": \"allow\", \"status_after\": \"OPEN\", \"x\": no_such_function(1)}\n")
+	_, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
+	require.Error(t, err, "compiled at Open, the pack's error stops Open")
+
+	e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b, LazyPolicies: true})
+	require.NoError(t, err, "compiled lazily, nothing is compiled yet")
+	defer e.Close()
+	for range 2 { // the compile error is kept, not retried into an allow
+		d := submit(t, e, toyStart)
+		assert.Equal(t, Block, d.Outcome)
+		assert.Equal(t, []string{codePolicyError}, d.Codes(), "%+v", d.Reasons)
+	}
+	_, err = e.State(context.Background(), "t1", "wf-1")
+	assert.ErrorIs(t, err, store.ErrNotFound, "a failed start creates no workflow")
+}
+
+func TestModuleOwner(t *testing.T) {
+	for src, want := range map[string]string{
+		"package handoff.core\n":        "core",
+		"package handoff.core.tables\n": "core",
+		"package handoff.campaign\n":    "campaign",
+		"package handoff\n":             "",
+		"package lib.status\n":          "",
+		"package handoff_engine.memo\n": "",
+	} {
+		m, err := ast.ParseModuleWithOpts("m.rego", src, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		require.NoError(t, err)
+		assert.Equal(t, want, moduleOwner(m), src)
+	}
+}
