@@ -170,7 +170,7 @@ func prepare(txn *badger.Txn, a *Append) (Head, []kv, error) {
 	var ik []byte
 	if a.IdempotencyKey != "" {
 		ik = idemKey(a.Tenant, a.IdempotencyKey)
-		v, found, err := getValue(txn, ik)
+		v, found, err := getIdem(txn, a.Tenant, a.IdempotencyKey)
 		if err != nil {
 			return Head{}, nil, err
 		}
