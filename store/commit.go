@@ -95,7 +95,7 @@ func (l *Log) commitGroup(group, carry []*appendReq) []*appendReq {
 			results[i].err = err
 			continue
 		}
-		head, writes, err := prepare(txn, r.a)
+		head, writes, err := prepare(r.ctx, txn, r.a)
 		if err != nil {
 			results[i].err = wrap("append", err)
 			continue
