@@ -112,13 +112,12 @@ func TestFailpoints(t *testing.T) {
 								require.Equal(t, action, failpoint.Panic, "unexpected panic %v", p)
 							}
 						}()
-						sctx := ctx
+						sctx, start := ctx, time.Now()
 						if action == failpoint.Timeout {
 							var cancel context.CancelFunc
 							sctx, cancel = context.WithTimeout(ctx, fpDeadline)
 							defer cancel()
 						}
-						start := time.Now()
 						d, err = eng.Submit(sctx, body)
 						require.NotEqual(t, failpoint.Panic, action, "the panic did not reach the caller")
 						if wantBlock != "" {
