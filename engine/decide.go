@@ -15,6 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/handoff-dev/handoff/internal/canary"
+	"github.com/handoff-dev/handoff/internal/failpoint"
 )
 
 // Reason codes the engine itself produces when the policy cannot decide.
@@ -122,7 +123,10 @@ func (e *Engine) policyDecision(ctx context.Context, r *request) (*Decision, str
 	}
 	ectx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	rs, err := q.Eval(ectx, rego.EvalParsedInput(in))
+	var rs rego.ResultSet
+	if err = failpoint.Eval(ectx, "engine/evaluate"); err == nil {
+		rs, err = q.Eval(ectx, rego.EvalParsedInput(in))
+	}
 	if err != nil {
 		if errors.Is(ectx.Err(), context.DeadlineExceeded) {
 			return e.failClosed(codePolicyTimeout, fmt.Sprintf("the policy did not decide within %s", e.opts.EvalTimeout)), entrypoint

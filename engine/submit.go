@@ -79,7 +79,7 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error)
 		return d, err
 	}
 	d.Recorded = true
-	if err := failpoint.Eval("engine/before-commit"); err != nil {
+	if err := failpoint.Eval(ctx, "engine/before-commit"); err != nil {
 		return nil, err
 	}
 	if r.audit || (r.create && next == nil) {
@@ -95,7 +95,7 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := failpoint.Eval("engine/after-commit"); err != nil {
+	if err := failpoint.Eval(ctx, "engine/after-commit"); err != nil {
 		return nil, err
 	}
 	e.logDecision(ctx, d)
@@ -118,11 +118,11 @@ func (e *Engine) decideForSubmit(ctx context.Context, body []byte) (r *request, 
 	if err := e.route(ctx, r); err != nil {
 		return nil, nil, nil, false, err
 	}
-	if err := failpoint.Eval("engine/before-decide"); err != nil {
+	if err := failpoint.Eval(ctx, "engine/before-decide"); err != nil {
 		return nil, nil, nil, false, err
 	}
 	d, next = e.decide(ctx, r)
-	if err := failpoint.Eval("engine/after-decide"); err != nil {
+	if err := failpoint.Eval(ctx, "engine/after-decide"); err != nil {
 		return nil, nil, nil, false, err
 	}
 	return r, d, next, keyFree, nil

@@ -24,9 +24,9 @@ import (
 // mixed in, while a checker asserts the invariants all the while: every chain verifies
 // and its length is its head's; no approved artifact version ever changes; no record,
 // state or reference of a tenant names another tenant. At the end each workflow's chain
-// holds exactly the requests played on it. HANDOFF_MIXED_SECONDS sets the duration (CI: 45).
+// holds exactly the requests played on it. HANDOFF_MIXED_SECONDS sets the duration (CI: 120).
 func TestMixedRun(t *testing.T) {
-	seconds := size(t, "HANDOFF_MIXED_SECONDS", 45, 3)
+	seconds := size(t, "HANDOFF_MIXED_SECONDS", 120, 3)
 	const tenants, writers = 8, 16
 	eng, _ := openDisk(t)
 	ctx := context.Background()

@@ -165,12 +165,12 @@ func (l *Log) writesSize(writes []kv) (size, count int64) {
 
 // prepare checks a against the store as seen by txn and returns the new
 // head and the writes that perform a. It writes nothing, so a failed
-// prepare leaves txn as it was.
-func prepare(txn *badger.Txn, a *Append) (Head, []kv, error) {
+// prepare leaves txn as it was. ctx is the append's context.
+func prepare(ctx context.Context, txn *badger.Txn, a *Append) (Head, []kv, error) {
 	var ik []byte
 	if a.IdempotencyKey != "" {
 		ik = idemKey(a.Tenant, a.IdempotencyKey)
-		v, found, err := getValue(txn, ik)
+		v, found, err := getIdem(txn, a.Tenant, a.IdempotencyKey)
 		if err != nil {
 			return Head{}, nil, err
 		}
@@ -230,7 +230,7 @@ func prepare(txn *badger.Txn, a *Append) (Head, []kv, error) {
 		next.StateVersion = a.ExpectedVersion + 1
 	}
 	writes = append(writes, kv{hk, encodeHead(next)})
-	if err := failpoint.Eval("store/snapshot-write"); err != nil {
+	if err := failpoint.Eval(ctx, "store/snapshot-write"); err != nil {
 		return Head{}, nil, err
 	}
 	if a.State != nil {
@@ -255,7 +255,7 @@ func (l *Log) appendSingle(ctx context.Context, a *Append) (Head, error) {
 		if err := ctx.Err(); err != nil {
 			return Head{}, err
 		}
-		head, err := l.appendTxn(a)
+		head, err := l.appendTxn(ctx, a)
 		if !errors.Is(err, badger.ErrConflict) {
 			return head, wrap("append", err)
 		}
@@ -263,10 +263,10 @@ func (l *Log) appendSingle(ctx context.Context, a *Append) (Head, error) {
 	return Head{}, &Error{Op: "append", Err: errors.New("too many conflicting writers")}
 }
 
-func (l *Log) appendTxn(a *Append) (Head, error) {
+func (l *Log) appendTxn(ctx context.Context, a *Append) (Head, error) {
 	txn := l.db.NewTransaction(true)
 	defer txn.Discard()
-	head, writes, err := prepare(txn, a)
+	head, writes, err := prepare(ctx, txn, a)
 	if err != nil {
 		return Head{}, err
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/handoff-dev/handoff/internal/canary"
 )
 
 // Group commit. Badger syncs once per transaction and does not merge
@@ -37,6 +39,9 @@ func (l *Log) appendGrouped(ctx context.Context, a *Append) (Head, error) {
 	case l.reqs <- r:
 	case <-ctx.Done():
 		return Head{}, ctx.Err()
+	}
+	if canary.AckBeforeCommit {
+		return Head{}, nil // the bug: answered before the committer has even taken it up
 	}
 	// Once queued the request always gets an answer: Close waits for this
 	// call before it stops the committer.
@@ -90,7 +95,7 @@ func (l *Log) commitGroup(group, carry []*appendReq) []*appendReq {
 			results[i].err = err
 			continue
 		}
-		head, writes, err := prepare(txn, r.a)
+		head, writes, err := prepare(r.ctx, txn, r.a)
 		if err != nil {
 			results[i].err = wrap("append", err)
 			continue

@@ -123,7 +123,7 @@ func TestCommitGroupCarry(t *testing.T) {
 	// 400-byte ones.
 	txn := l.db.NewTransaction(false)
 	a400 := app("a", 400)
-	_, writes, err := prepare(txn, &a400)
+	_, writes, err := prepare(context.Background(), txn, &a400)
 	txn.Discard()
 	require.NoError(t, err)
 	size, _ := l.writesSize(writes)

@@ -22,7 +22,7 @@ func (l *Log) Idempotent(ctx context.Context, tenant, key string) (digest string
 	defer l.end()
 	var e idemEntry
 	err = l.db.View(func(txn *badger.Txn) error {
-		v, ok, err := getValue(txn, idemKey(tenant, key))
+		v, ok, err := getIdem(txn, tenant, key)
 		if err != nil || !ok {
 			return err
 		}

@@ -8,4 +8,6 @@
 //	canary_tenant     the engine routes a request to a workflow of another tenant
 //	canary_dupkeys    the strict decoder accepts duplicate and case-variant keys
 //	canary_deadline   policy evaluation has no deadline
+//	canary_ackcommit  the store answers an append once queued, before its commit
+//	canary_idemscan   the idempotency lookup scans a key prefix instead of reading one key
 package canary

@@ -1,10 +1,11 @@
 //go:build failpoints
 
 // Package failpoint names points in the submit path where the reliability suite injects
-// faults. This build (tag failpoints) lets tests make a point panic or fail.
+// faults. This build (tag failpoints) lets tests make a point panic, fail or stall.
 package failpoint
 
 import (
+	"context"
 	"fmt"
 	"sync"
 )
@@ -13,6 +14,10 @@ import (
 const (
 	Panic = "panic"
 	Error = "error"
+	// Timeout makes the point block until the context it is given is done and then fail
+	// with the context's error, as a stage that stalls past its deadline does. The
+	// context must have a deadline, or the point blocks for ever.
+	Timeout = "timeout"
 )
 
 var (
@@ -20,7 +25,7 @@ var (
 	actions = map[string]string{}
 )
 
-// Enable makes the named point take action (Panic or Error) from now on.
+// Enable makes the named point take action (Panic, Error or Timeout) from now on.
 func Enable(name, action string) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -34,8 +39,10 @@ func Disable() {
 	clear(actions)
 }
 
-// Eval runs the named point: it panics or returns an error when the point is enabled.
-func Eval(name string) error {
+// Eval runs the named point with the context of the stage it is in: it panics, returns
+// an error, or waits for ctx to end and returns an error wrapping ctx.Err(), when the
+// point is enabled.
+func Eval(ctx context.Context, name string) error {
 	mu.Lock()
 	action := actions[name]
 	mu.Unlock()
@@ -44,6 +51,9 @@ func Eval(name string) error {
 		panic(fmt.Sprintf("failpoint %s", name))
 	case Error:
 		return fmt.Errorf("failpoint %s", name)
+	case Timeout:
+		<-ctx.Done()
+		return fmt.Errorf("failpoint %s: %w", name, ctx.Err())
 	}
 	return nil
 }

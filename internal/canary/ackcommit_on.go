@@ -1,0 +1,6 @@
+//go:build canary_ackcommit
+
+package canary
+
+// AckBeforeCommit is on in the canary_ackcommit build.
+const AckBeforeCommit = true

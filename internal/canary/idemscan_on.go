@@ -1,0 +1,6 @@
+//go:build canary_idemscan
+
+package canary
+
+// IdempotencyRangeScan is on in the canary_idemscan build.
+const IdempotencyRangeScan = true
