@@ -20,11 +20,12 @@ import (
 // engine failing closed, as it should) is not what these suites measure.
 const testEvalTimeout = time.Minute
 
-// openDisk opens an engine on a fresh store directory.
+// openDisk opens an engine on a fresh store directory, compiling the policies of a pack
+// when first needed: the suites exercise the engine and the store, not the compiler.
 func openDisk(t testing.TB) (*engine.Engine, string) {
 	t.Helper()
 	dir := t.TempDir()
-	eng, err := engine.Open(context.Background(), engine.Options{Dir: dir, EvalTimeout: testEvalTimeout})
+	eng, err := engine.Open(context.Background(), engine.Options{Dir: dir, EvalTimeout: testEvalTimeout, LazyPolicies: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = eng.Close() })
 	return eng, dir

@@ -46,7 +46,7 @@ func crashChild() int {
 	ctx := context.Background()
 	run := os.Getenv("HANDOFF_RUN")
 	seed, _ := strconv.ParseUint(os.Getenv("HANDOFF_SEED"), 10, 64)
-	eng, err := engine.Open(ctx, engine.Options{Dir: os.Getenv("HANDOFF_DIR"), EvalTimeout: testEvalTimeout})
+	eng, err := engine.Open(ctx, engine.Options{Dir: os.Getenv("HANDOFF_DIR"), EvalTimeout: testEvalTimeout, LazyPolicies: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -240,7 +240,7 @@ func TestCrashKill9(t *testing.T) {
 func checkAfterCrash(t *testing.T, dir string, k int, cr *crashRun, full bool) (acked, inflight, recordedInflight int) {
 	t.Helper()
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Options{Dir: dir})
+	eng, err := engine.Open(ctx, engine.Options{Dir: dir, LazyPolicies: true})
 	require.NoError(t, err, "kill %d: reopen", k)
 	defer eng.Close()
 

@@ -50,7 +50,7 @@ func faultOutcome(point, action string) (block, recorded string) {
 // inside the store's committer, which takes the process down.
 func failpointChild() int {
 	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Options{Dir: os.Getenv("HANDOFF_DIR")})
+	eng, err := engine.Open(ctx, engine.Options{Dir: os.Getenv("HANDOFF_DIR"), LazyPolicies: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -82,7 +82,7 @@ func TestFailpoints(t *testing.T) {
 		for _, action := range []string{failpoint.Error, failpoint.Panic, failpoint.Timeout} {
 			t.Run(point+"/"+action, func(t *testing.T) {
 				ctx := context.Background()
-				opts := engine.Options{Dir: t.TempDir(), EvalTimeout: testEvalTimeout}
+				opts := engine.Options{Dir: t.TempDir(), EvalTimeout: testEvalTimeout, LazyPolicies: true}
 				if action == failpoint.Timeout {
 					opts.EvalTimeout = fpEvalTimeout
 				}
