@@ -85,7 +85,7 @@ var ErrDecisionNotFound = errors.New("engine: decision not found")
 // decision, which is then explained with the state as it is now (Reproduced says
 // whether that gives the same decision). It is safe for concurrent use.
 func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation, error) {
-	r := e.decodeRequest(body, e.opts.Clock())
+	r := e.decodeRequest(body, e.now(ctx))
 	prior, err := e.idempotency(ctx, r)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,7 @@ func (e *Engine) Evaluate(ctx context.Context, body []byte) (*Decision, error) {
 		return nil, err
 	}
 	defer e.release()
-	r := e.decodeRequest(body, e.opts.Clock())
+	r := e.decodeRequest(body, e.now(ctx))
 	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
 		return prior, err // already decided: the recorded decision
 	}
@@ -113,7 +113,7 @@ func (e *Engine) decideForSubmit(ctx context.Context, body []byte) (r *request, 
 		return nil, nil, nil, false, err
 	}
 	defer e.release()
-	r = e.decodeRequest(body, e.opts.Clock())
+	r = e.decodeRequest(body, e.now(ctx))
 	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
 		return nil, prior, nil, false, err
 	}

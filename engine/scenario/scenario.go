@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/handoff-dev/handoff/engine"
 )
@@ -29,9 +30,17 @@ type Scenario struct {
 
 // Step is one request and what its decision must be.
 type Step struct {
-	Name    string          `json:"name"`
+	Name string `json:"name"`
+	// Now, when set, is the time the request is decided at (RFC 3339 with a zone,
+	// 2026-11-02T09:30:00Z): the decision's decided_at and the policies' input.now. A
+	// scenario that sets it sets it on its first step; a step without it is decided at
+	// the time of the step before, and a time never goes back. Without any, steps are
+	// decided at the engine's clock.
+	Now     string          `json:"now,omitempty"`
 	Request json.RawMessage `json:"request"`
 	Expect  Expect          `json:"expect"`
+
+	at time.Time // Now, parsed; zero when the scenario sets no time
 }
 
 // Expect is what a step's decision must be. Outcome and Reasons (the exact set of
@@ -60,8 +69,41 @@ func Parse(data []byte) (*Scenario, error) {
 			return nil, fmt.Errorf("scenario %s: step %d (%s) has no expected outcome", s.Name, i+1, st.Name)
 		}
 	}
+	if err := s.clock(); err != nil {
+		return nil, err
+	}
 	return &s, nil
 }
+
+// clock parses the steps' times: RFC 3339 with a zone, set on the first step when on
+// any, never earlier than the step before; a step without one keeps the time before.
+func (s *Scenario) clock() error {
+	var last time.Time
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		if st.Now == "" {
+			if i > 0 && !last.IsZero() {
+				st.at = last
+			}
+			continue
+		}
+		if i > 0 && last.IsZero() {
+			return fmt.Errorf("scenario %s: step %d (%s) sets now, but step 1 does not: a scenario that sets the time sets it from its first step", s.Name, i+1, st.Name)
+		}
+		t, err := time.Parse(time.RFC3339Nano, st.Now)
+		if err != nil {
+			return fmt.Errorf("scenario %s: step %d (%s): now %q is not an RFC 3339 time with a zone (2026-11-02T09:30:00Z)", s.Name, i+1, st.Name, st.Now)
+		}
+		if t.Before(last) {
+			return fmt.Errorf("scenario %s: step %d (%s): now %s is earlier than the step before (%s): time never goes back", s.Name, i+1, st.Name, st.Now, last.UTC().Format(time.RFC3339Nano))
+		}
+		st.at, last = t, t
+	}
+	return nil
+}
+
+// At is the time the step is decided at, zero when the scenario sets no time.
+func (st Step) At() time.Time { return st.at }
 
 // Load reads a scenario file from disk.
 func Load(file string) (*Scenario, error) {
@@ -119,7 +161,11 @@ func Run(ctx context.Context, eng Engine, s *Scenario, fn func(Result)) error {
 		if err != nil {
 			return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)
 		}
-		d, err := eng.Submit(ctx, body)
+		sctx := ctx
+		if !st.at.IsZero() {
+			sctx = engine.WithTime(ctx, st.at)
+		}
+		d, err := eng.Submit(sctx, body)
 		if err != nil {
 			return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)
 		}
