@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
 )
 
 // Scenario is one scenario file.
@@ -51,6 +53,15 @@ type Expect struct {
 	StatusAfter  string         `json:"status_after,omitempty"`
 	Next         []string       `json:"next,omitempty"`
 	StateVersion *uint64        `json:"state_version,omitempty"`
+	// Redacted, when given, says whether the log holds the request redacted (it carried
+	// a secret or personal data: guardrails.redaction). The engine must be a Recorder.
+	Redacted *bool `json:"redacted,omitempty"`
+}
+
+// Recorder is an Engine whose log a scenario reads to check Expect.Redacted.
+type Recorder interface {
+	History(ctx context.Context, tenant, workflow string, fn func(engine.Entry) error) error
+	Audit(ctx context.Context, tenant string, fn func(engine.Entry) error) error
 }
 
 // Parse reads a scenario file strictly: unknown fields are an error.
@@ -171,6 +182,11 @@ func Run(ctx context.Context, eng Engine, s *Scenario, fn func(Result)) error {
 		}
 		p.observe(body, d)
 		res := Result{Step: i + 1, Name: st.Name, Decision: d, Mismatch: mismatch(st.Expect, d)}
+		if st.Expect.Redacted != nil && res.Mismatch == "" {
+			if res.Mismatch, err = redactionMismatch(ctx, eng, *st.Expect.Redacted, d); err != nil {
+				return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)
+			}
+		}
 		if fn != nil {
 			fn(res)
 		}
@@ -300,6 +316,41 @@ func (p *player) placeholder(ctx context.Context, name string) (any, error) {
 		return map[string]any{"id": ref.ID, "type": ref.Type, "version": ref.Version, "hash": ref.Hash}, nil
 	}
 	return nil, fmt.Errorf("unknown placeholder ${%s}", name)
+}
+
+// redactionMismatch finds the decision's record (its workflow's log, else the tenant's
+// audit stream) and says how its redaction differs from what was expected.
+func redactionMismatch(ctx context.Context, eng Engine, want bool, d *engine.Decision) (string, error) {
+	rec, ok := eng.(Recorder)
+	if !ok {
+		return "", fmt.Errorf("expect.redacted needs an engine whose log can be read")
+	}
+	var found *engine.Entry
+	look := func(en engine.Entry) error {
+		if en.Decision != nil && en.Decision.DecisionID == d.DecisionID {
+			found = &en
+		}
+		return nil
+	}
+	if d.WorkflowID != "" {
+		if err := rec.History(ctx, d.TenantID, d.WorkflowID, look); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return "", err
+		}
+	}
+	if found == nil {
+		if err := rec.Audit(ctx, d.TenantID, look); err != nil {
+			return "", err
+		}
+	}
+	switch {
+	case found == nil:
+		return "the decision is not in the log", nil
+	case want && found.Redaction == nil:
+		return "the request is recorded whole, want redacted", nil
+	case !want && found.Redaction != nil:
+		return fmt.Sprintf("the request is recorded redacted (%s), want whole", strings.Join(found.Redaction.Codes, ", ")), nil
+	}
+	return "", nil
 }
 
 // mismatch says how a decision differs from what was expected.
