@@ -219,7 +219,7 @@ func (e *Engine) decide(ctx context.Context, r *request) (*Decision, *State) {
 	if d.Retry != nil {
 		d.Retry.DelayMS += jitter(d.Retry.DelayMS)
 	}
-	return d, next
+	return d, e.redact(r, d, next)
 }
 
 // rebase keeps the identity fields of d on a fail-closed decision.

@@ -39,7 +39,8 @@ type DecisionLogEvent struct {
 	Erased    []string `json:"erased,omitempty"`
 	Timestamp string   `json:"timestamp"`
 	// Custom holds where the decision is in the log: stream ("workflow" or "audit"),
-	// seq and hash.
+	// seq and hash; and redaction (a Redaction) when input.request is the redacted copy
+	// the log holds instead of the request, which carried a secret or personal data.
 	Custom map[string]any `json:"custom"`
 }
 
@@ -156,6 +157,10 @@ func (e *Engine) logEvent(rec store.Record, ent recordedEntry, state *State, str
 		Result:     result,
 		Timestamp:  d.DecidedAt,
 		Custom:     map[string]any{"stream": stream, "seq": rec.Seq, "hash": rec.Hash},
+	}
+	if ent.Redaction != nil {
+		// input.request is the redacted copy the log holds: say so.
+		ev.Custom["redaction"] = ent.Redaction
 	}
 	ev.Erased = e.mask(d.Pack, input, result)
 	return ev, nil

@@ -29,7 +29,8 @@ type Options struct {
 	EvalTimeout time.Duration
 	// Limits bound the request bytes the decoder accepts. Default strictjson.DefaultLimits.
 	Limits *strictjson.Limits
-	// Clock tells the time given to policies as input.now. Default time.Now.
+	// Clock tells the time given to policies as input.now. Default time.Now. A context
+	// from WithTime overrides it for one call.
 	Clock func() time.Time
 	// Logger receives the engine's and the store's logs. Nil means silent.
 	Logger *slog.Logger

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -32,6 +33,11 @@ type Explanation struct {
 	// for Engine.EvaluateExplain; for a recorded decision, false when the bundle is not
 	// the one it was recorded with).
 	Reproduced bool `json:"reproduced"`
+	// Redaction is set when the log holds the request redacted (it carried a secret or
+	// personal data): it is not evaluated again, Reproduced is false, each reason names
+	// the rules that carry its code, and Request is the redacted copy recorded.
+	Redaction *Redaction      `json:"redaction,omitempty"`
+	Request   json.RawMessage `json:"request,omitempty"`
 
 	fired []FiredRule // the annotated rules that fired, from the trace
 }
@@ -79,7 +85,7 @@ var ErrDecisionNotFound = errors.New("engine: decision not found")
 // decision, which is then explained with the state as it is now (Reproduced says
 // whether that gives the same decision). It is safe for concurrent use.
 func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation, error) {
-	r := e.decodeRequest(body, e.opts.Clock())
+	r := e.decodeRequest(body, e.now(ctx))
 	prior, err := e.idempotency(ctx, r)
 	if err != nil {
 		return nil, err
@@ -110,12 +116,19 @@ func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation
 // Explain finds a recorded decision by its id in every tenant's log and explains it:
 // the request is evaluated again with tracing on the input recorded for it and the
 // state before it, rebuilt as Replay rebuilds it. A decision of a security audit stream
-// is explained from its reason codes alone: the engine blocked it before routing. It
-// fails with ErrDecisionNotFound when no decision has the id.
+// is explained from its reason codes alone: the engine blocked it before routing. So is
+// a decision whose request the log holds redacted (Redaction): it cannot be evaluated
+// again. It fails with ErrDecisionNotFound when no decision has the id.
 func (e *Engine) Explain(ctx context.Context, decisionID string) (*Explanation, error) {
 	loc, err := e.findDecision(ctx, decisionID)
 	if err != nil {
 		return nil, err
+	}
+	if loc.entry.Redaction != nil {
+		ex := &Explanation{Decision: loc.decision, Entrypoint: loc.decision.Policy.Entrypoint, Passed: []RuleInfo{},
+			Redaction: loc.entry.Redaction, Request: loc.entry.Request}
+		e.attach(ex)
+		return ex, nil
 	}
 	if loc.audit {
 		ex := &Explanation{Decision: loc.decision, Entrypoint: loc.decision.Policy.Entrypoint, Passed: []RuleInfo{}, Reproduced: true}
@@ -586,6 +599,7 @@ type decisionLocation struct {
 	seq              uint64
 	audit            bool
 	decision         *Decision
+	entry            Entry
 }
 
 // findDecision scans every log for a decision id.
@@ -606,7 +620,7 @@ func (e *Engine) findDecision(ctx context.Context, id string) (*decisionLocation
 				return err
 			}
 			if ent.Decision != nil && ent.Decision.DecisionID == id {
-				found = &decisionLocation{tenant: tenant, workflow: workflow, seq: rec.Seq, audit: audit, decision: ent.Decision}
+				found = &decisionLocation{tenant: tenant, workflow: workflow, seq: rec.Seq, audit: audit, decision: ent.Decision, entry: ent}
 				return stop
 			}
 			return nil

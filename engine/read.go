@@ -29,6 +29,9 @@ type Entry struct {
 	Derived    map[string]any    `json:"derived"`
 	Now        string            `json:"now"`
 	Decision   *Decision         `json:"decision"`
+	// Redaction is set when Request is the redacted copy the engine recorded instead of
+	// the request: a reason said it carried a secret or personal data.
+	Redaction *Redaction `json:"redaction,omitempty"`
 }
 
 // History calls fn for every recorded decision of a workflow, oldest first.
@@ -60,6 +63,7 @@ func decodeEntry(rec store.Record) (Entry, error) {
 		Derived    map[string]any    `json:"derived"`
 		Now        string            `json:"now"`
 		Decision   *Decision         `json:"decision"`
+		Redaction  *Redaction        `json:"redaction"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(rec.Payload))
 	dec.UseNumber()
@@ -67,7 +71,7 @@ func decodeEntry(rec store.Record) (Entry, error) {
 		return Entry{}, fmt.Errorf("engine: record %d: %w", rec.Seq, err)
 	}
 	return Entry{Seq: rec.Seq, Time: formatTime(rec.Time), Hash: rec.Hash, Request: raw.Request,
-		Validation: raw.Validation, Derived: raw.Derived, Now: raw.Now, Decision: raw.Decision}, nil
+		Validation: raw.Validation, Derived: raw.Derived, Now: raw.Now, Decision: raw.Decision, Redaction: raw.Redaction}, nil
 }
 
 // Verify walks a workflow's hash chain and reports the first broken record.

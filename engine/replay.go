@@ -63,6 +63,14 @@ type ReplayResult struct {
 	// ValidationChanged says the candidate's contracts judged the request differently
 	// from the recorded validation.
 	ValidationChanged bool `json:"validation_changed,omitempty"`
+	// Skipped says the record was not replayed, and why: "redacted" when the log holds a
+	// redacted copy of the request (it carried a secret or personal data), which no
+	// bundle can decide again. Replayed is then nil, and Identical false.
+	Skipped string `json:"skipped,omitempty"`
+	// Redaction is the record's redaction when Skipped is "redacted".
+	Redaction *Redaction `json:"redaction,omitempty"`
+	// request is the recorded (redacted) request of a skipped record.
+	request map[string]any
 
 	explanation *Explanation // set when the replay explains
 }
@@ -99,6 +107,10 @@ var ErrReplayDiverged = errors.New("engine: replay: rebuilt state differs from t
 // begins with. The other requests of the audit streams are not: the engine blocked them
 // before any policy was asked (undecodable, unknown pack or workflow, another tenant's
 // workflow, a reused request_id), whatever the bundle says.
+//
+// A record whose request the log holds redacted (guardrails.redaction: it carried a
+// secret or personal data) cannot be decided again: fn receives it with Skipped
+// "redacted" and no replayed decision.
 //
 // fn is called from one goroutine at a time. Replay is safe for concurrent use.
 func (e *Engine) Replay(ctx context.Context, candidate *Engine, opts ReplayOptions, fn func(ReplayResult) error) error {
@@ -196,6 +208,11 @@ func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Engine, tenan
 		if recorded.Kind != "start" || recorded.Pack == "" || ent.Request == nil || ent.Request["undecodable"] != nil {
 			return nil
 		}
+		if ent.Redaction != nil {
+			res := skipRedacted(ent, recorded)
+			res.Tenant, res.Workflow, res.Seq, res.Audit = tenant, recorded.WorkflowID, rec.Seq, true
+			return emit(res)
+		}
 		var seed []ValidationError
 		for _, v := range ent.Validation {
 			switch {
@@ -260,6 +277,13 @@ type recordedEntry struct {
 	Derived    map[string]any    `json:"derived"`
 	Now        string            `json:"now"`
 	Decision   json.RawMessage   `json:"decision"`
+	Redaction  *Redaction        `json:"redaction"`
+}
+
+// skipRedacted is the result for a record whose request the log holds redacted: it is
+// reported, never re-decided.
+func skipRedacted(ent recordedEntry, recorded *Decision) ReplayResult {
+	return ReplayResult{Recorded: recorded, Skipped: "redacted", Redaction: ent.Redaction, Changed: []string{}, request: ent.Request}
 }
 
 // replayWorkflow replays one workflow's records in order.
@@ -274,6 +298,11 @@ type replayPlan struct {
 func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replayTarget, plan replayPlan, emit func(ReplayResult) error) error {
 	return e.walkWorkflow(ctx, t, func(v visit) error {
 		if plan.only == 0 && !v.rec.Time.Before(plan.since) || plan.only == v.rec.Seq {
+			if v.ent.Redaction != nil {
+				res := skipRedacted(v.ent, v.recorded)
+				res.Tenant, res.Workflow, res.Seq = t.tenant, t.workflow, v.rec.Seq
+				return emit(res)
+			}
 			res, err := candidate.replayOne(v.ent, v.recorded, v.state, v.now, v.create, plan.explain, plan.timeout)
 			if err != nil {
 				return err

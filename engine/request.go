@@ -36,6 +36,11 @@ type request struct {
 	validation []ValidationError
 	derived    map[string]any
 	now        time.Time
+	// redacted is the copy of value the log records when the decision carries a
+	// redaction code (redaction says so); redactErr is set when no safe copy exists.
+	redacted  map[string]any
+	redaction *Redaction
+	redactErr error
 }
 
 // decodeRequest runs the strict decoder and reads the envelope fields it can trust.

@@ -25,7 +25,7 @@ func (e *Engine) Evaluate(ctx context.Context, body []byte) (*Decision, error) {
 		return nil, err
 	}
 	defer e.release()
-	r := e.decodeRequest(body, e.opts.Clock())
+	r := e.decodeRequest(body, e.now(ctx))
 	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
 		return prior, err // already decided: the recorded decision
 	}
@@ -78,6 +78,9 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error)
 	if r == nil || err != nil {
 		return d, err
 	}
+	if r.redactErr != nil {
+		return nil, r.redactErr
+	}
 	d.Recorded = true
 	if err := failpoint.Eval(ctx, "engine/before-commit"); err != nil {
 		return nil, err
@@ -110,7 +113,7 @@ func (e *Engine) decideForSubmit(ctx context.Context, body []byte) (r *request, 
 		return nil, nil, nil, false, err
 	}
 	defer e.release()
-	r = e.decodeRequest(body, e.opts.Clock())
+	r = e.decodeRequest(body, e.now(ctx))
 	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
 		return nil, prior, nil, false, err
 	}
@@ -148,6 +151,8 @@ type logEntry struct {
 	Derived    map[string]any    `json:"derived"`
 	Now        string            `json:"now"`
 	Decision   *Decision         `json:"decision"`
+	// Redaction is set when Request is a redacted copy (see redact).
+	Redaction *Redaction `json:"redaction,omitempty"`
 }
 
 func (r *request) entry(d *Decision) logEntry {
@@ -159,7 +164,10 @@ func (r *request) entry(d *Decision) logEntry {
 	if v == nil {
 		v = []ValidationError{}
 	}
-	return logEntry{Request: req, Validation: v, Derived: r.derived, Now: formatTime(r.now), Decision: d}
+	if r.redaction != nil {
+		req = r.redacted
+	}
+	return logEntry{Request: req, Validation: v, Derived: r.derived, Now: formatTime(r.now), Decision: d, Redaction: r.redaction}
 }
 
 // record appends the decision to its workflow's log with the new state, head and

@@ -22,14 +22,18 @@ reasons (an allow), it lists the rules that were checked and did not fire; --pas
 lists them for every decision.
 
 A decision of a security audit stream was blocked by the engine before any workflow
-was loaded: its reasons are explained from the rules that carry their codes.
+was loaded: its reasons are explained from the rules that carry their codes. So is a
+decision whose request the log holds redacted (it carried a secret or personal data):
+it cannot be evaluated again; the redacted request recorded is shown, with the codes
+that required the redaction and the SHA-256 of the original.
 
 The bundle of --bundle must be the one the decision was recorded with; "reproduced:
 no" says it is not (or the store was altered: handoffctl verify).
 
 With -o json the output is one object: decision, entrypoint, reasons (each reason with
 rules: code, package, title, description, file, line, inputs: path, value, missing),
-passed (rules) and reproduced.`,
+passed (rules) and reproduced; for a redacted record also redaction (codes, marker,
+kept, replaced, request_digest, body_sha256, stub) and request (the redacted copy).`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		passed := fs.Bool("passed", false, "list the rules that were checked and passed, whatever the outcome")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
@@ -62,9 +66,14 @@ func (c *cli) explained(ex *engine.Explanation, passed bool) error {
 	fmt.Fprintf(w, "request    %s  (%s)  tenant %s  workflow %s\n", orDash(d.RequestID), orDash(d.Kind), orDash(d.TenantID), orDash(d.WorkflowID))
 	fmt.Fprintf(w, "status     %s → %s\n", d.StatusBefore, d.StatusAfter)
 	fmt.Fprintf(w, "policy     %s\n", orDash(ex.Entrypoint))
-	if ex.Reproduced {
+	switch {
+	case ex.Redaction != nil:
+		fmt.Fprintf(w, "redacted   %s: the log holds the request redacted, so it is not evaluated again;\n", strings.Join(ex.Redaction.Codes, ", "))
+		fmt.Fprintf(w, "           the rules below carry the recorded codes. Original %s\n", ex.Redaction.RequestDigest)
+		fmt.Fprintf(w, "recorded   %s\n", ex.Request)
+	case ex.Reproduced:
 		fmt.Fprintln(w, "reproduced yes")
-	} else {
+	default:
 		fmt.Fprintln(w, "reproduced no: this bundle decides the recorded input differently")
 	}
 	for _, r := range ex.Reasons {

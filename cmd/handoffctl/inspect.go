@@ -195,6 +195,13 @@ var logCmd = &command{
 each: sequence number, record time, request kind, actor, outcome, status before and
 after, state version and reason codes. Blocks are recorded too.
 
+A request blocked because it carries a secret, a credential or personal data (a reason
+code of the core table guardrails.redaction: FORBIDDEN_CONTENT, PERSONAL_DATA_EXPOSED,
+CONTEXT_FORBIDDEN) is never recorded whole: the log holds a copy in which every string
+outside the routing and identity fields is "[REDACTED]", with the SHA-256 of the
+original; its line says "(request recorded redacted)" and its JSON Entry carries
+redaction.
+
 With --audit it prints the tenant's security audit stream instead: the requests too
 broken to trust their workflow (undecodable, unknown or foreign workflow). Requests
 whose tenant could not be read are audited under the tenant _unknown.
@@ -262,6 +269,9 @@ func printLog(w io.Writer, entries []engine.Entry, audit bool) {
 			if len(d.Reasons) > 0 {
 				codes = strings.Join(d.Codes(), ",")
 			}
+		}
+		if ent.Redaction != nil {
+			codes += "  (request recorded redacted)"
 		}
 		cells := []string{strconv.FormatUint(ent.Seq, 10), ent.Time, kind, actorID(ent.Request), outcome, status, ver, codes}
 		if audit {

@@ -25,8 +25,10 @@ time, and the workflow state before it, rebuilt by folding the recorded decision
 log order (the state is a pure fold of decisions; the rebuilt state is checked against
 every recorded state_version and the stored snapshot). Starts the policy blocked, kept
 in the tenants' audit streams, are replayed too (shown as TENANT/(audit)); the other
-audit records were blocked by the engine before any policy was asked. Nothing is
-written.
+audit records were blocked by the engine before any policy was asked. A record whose
+request the log holds redacted (it carried a secret or personal data: see 'handoffctl
+help log') cannot be decided again: it is counted and listed as skipped, never as a
+change. Nothing is written.
 
 Each decision that would change is listed with its outcome before and after and the
 reason codes added and removed, grouped by transition. Loosening flips (block → allow
@@ -45,8 +47,9 @@ With -o json the output is one object: bundle_digest, replayed, workflows, chang
 flips, loosened, and transitions (from, to, count, changes: tenant_id, workflow_id,
 seq, audit, decision_id, request_id, kind, outcome_before, outcome_after, reasons_added,
 reasons_removed, status_after_before, status_after_after, fields: the decision's
-fields that differ, validation_changed). The bundle digest every replayed decision
-carries is not a change.`,
+fields that differ, validation_changed), skipped and skipped_records (tenant_id,
+workflow_id, seq, audit, decision_id, request_id, kind, why: "redacted", codes). The
+bundle digest every replayed decision carries is not a change.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		tenant := fs.String("tenant", "", "replay only tenant `T`")
 		workflow := fs.String("workflow", "", "replay only workflow `W`")
@@ -85,10 +88,15 @@ carries is not a change.`,
 			}
 			defer closeEngine(e, &err)
 
-			rep := replayReport{BundleDigest: cand.BundleDigest(), Transitions: []*replayTransition{}}
+			rep := replayReport{BundleDigest: cand.BundleDigest(), Transitions: []*replayTransition{}, SkippedRecords: []replaySkip{}}
 			workflows := map[string]bool{}
 			var changes []replayChange
 			err = e.Replay(ctx, cand, opts, func(r engine.ReplayResult) error {
+				if r.Skipped != "" {
+					rep.Skipped++
+					rep.SkippedRecords = append(rep.SkippedRecords, newReplaySkip(r))
+					return nil
+				}
 				rep.Replayed++
 				if !r.Audit {
 					workflows[r.Tenant+"\x00"+r.Workflow] = true
@@ -160,6 +168,33 @@ type replayReport struct {
 	Flips        int                 `json:"flips"`    // decisions whose outcome changes
 	Loosened     int                 `json:"loosened"` // block → allow flips
 	Transitions  []*replayTransition `json:"transitions"`
+	// Skipped counts the records not replayed: their request is recorded redacted.
+	Skipped        int          `json:"skipped"`
+	SkippedRecords []replaySkip `json:"skipped_records"`
+}
+
+// replaySkip is one record replay could not decide again.
+type replaySkip struct {
+	Tenant     string   `json:"tenant_id"`
+	Workflow   string   `json:"workflow_id"`
+	Seq        uint64   `json:"seq"`
+	Audit      bool     `json:"audit"`
+	DecisionID string   `json:"decision_id"`
+	RequestID  string   `json:"request_id"`
+	Kind       string   `json:"kind"`
+	Why        string   `json:"why"`   // "redacted"
+	Codes      []string `json:"codes"` // the reason codes that required the redaction
+}
+
+func newReplaySkip(r engine.ReplayResult) replaySkip {
+	s := replaySkip{Tenant: r.Tenant, Workflow: r.Workflow, Seq: r.Seq, Audit: r.Audit, Why: r.Skipped, Codes: []string{}}
+	if r.Recorded != nil {
+		s.DecisionID, s.RequestID, s.Kind = r.Recorded.DecisionID, r.Recorded.RequestID, r.Recorded.Kind
+	}
+	if r.Redaction != nil {
+		s.Codes = r.Redaction.Codes
+	}
+	return s
 }
 
 // replayTransition is every change from one outcome to another.
@@ -282,6 +317,16 @@ func (rep *replayReport) group(changes []replayChange) {
 
 func (rep *replayReport) print(c *cli) {
 	fmt.Fprintf(c.stdout, "replayed %d decisions of %d workflows against %s\n", rep.Replayed, rep.Workflows, rep.BundleDigest)
+	if rep.Skipped > 0 {
+		fmt.Fprintf(c.stdout, "skipped %d not replayable: the log holds their request redacted\n", rep.Skipped)
+		for _, sk := range rep.SkippedRecords {
+			where := sk.Workflow
+			if sk.Audit {
+				where = "(audit)"
+			}
+			fmt.Fprintf(c.stdout, "  %s/%s #%d  %s  %s  %s  %s %s\n", sk.Tenant, where, sk.Seq, sk.Kind, sk.RequestID, sk.DecisionID, sk.Why, strings.Join(sk.Codes, ","))
+		}
+	}
 	if rep.Changed == 0 {
 		fmt.Fprintln(c.stdout, "no decision would change")
 		return

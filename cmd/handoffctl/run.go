@@ -82,7 +82,7 @@ func (c *cli) play(ctx context.Context, files []string) error {
 	for i, f := range files {
 		s, err := scenario.Load(f)
 		if err != nil {
-			return withHint(err, "fix the scenario file: its fields are name, description, pack and steps")
+			return withHint(err, "fix the scenario file: its fields are name, description, pack and steps; a step has name, now (optional RFC 3339 time, never earlier than the step before), request and expect")
 		}
 		scenarios[i] = s
 	}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -15,8 +16,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
 )
 
 // Scenario is one scenario file.
@@ -29,9 +32,17 @@ type Scenario struct {
 
 // Step is one request and what its decision must be.
 type Step struct {
-	Name    string          `json:"name"`
+	Name string `json:"name"`
+	// Now, when set, is the time the request is decided at (RFC 3339 with a zone,
+	// 2026-11-02T09:30:00Z): the decision's decided_at and the policies' input.now. A
+	// scenario that sets it sets it on its first step; a step without it is decided at
+	// the time of the step before, and a time never goes back. Without any, steps are
+	// decided at the engine's clock.
+	Now     string          `json:"now,omitempty"`
 	Request json.RawMessage `json:"request"`
 	Expect  Expect          `json:"expect"`
+
+	at time.Time // Now, parsed; zero when the scenario sets no time
 }
 
 // Expect is what a step's decision must be. Outcome and Reasons (the exact set of
@@ -42,6 +53,15 @@ type Expect struct {
 	StatusAfter  string         `json:"status_after,omitempty"`
 	Next         []string       `json:"next,omitempty"`
 	StateVersion *uint64        `json:"state_version,omitempty"`
+	// Redacted, when given, says whether the log holds the request redacted (it carried
+	// a secret or personal data: guardrails.redaction). The engine must be a Recorder.
+	Redacted *bool `json:"redacted,omitempty"`
+}
+
+// Recorder is an Engine whose log a scenario reads to check Expect.Redacted.
+type Recorder interface {
+	History(ctx context.Context, tenant, workflow string, fn func(engine.Entry) error) error
+	Audit(ctx context.Context, tenant string, fn func(engine.Entry) error) error
 }
 
 // Parse reads a scenario file strictly: unknown fields are an error.
@@ -60,8 +80,41 @@ func Parse(data []byte) (*Scenario, error) {
 			return nil, fmt.Errorf("scenario %s: step %d (%s) has no expected outcome", s.Name, i+1, st.Name)
 		}
 	}
+	if err := s.clock(); err != nil {
+		return nil, err
+	}
 	return &s, nil
 }
+
+// clock parses the steps' times: RFC 3339 with a zone, set on the first step when on
+// any, never earlier than the step before; a step without one keeps the time before.
+func (s *Scenario) clock() error {
+	var last time.Time
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		if st.Now == "" {
+			if i > 0 && !last.IsZero() {
+				st.at = last
+			}
+			continue
+		}
+		if i > 0 && last.IsZero() {
+			return fmt.Errorf("scenario %s: step %d (%s) sets now, but step 1 does not: a scenario that sets the time sets it from its first step", s.Name, i+1, st.Name)
+		}
+		t, err := time.Parse(time.RFC3339Nano, st.Now)
+		if err != nil {
+			return fmt.Errorf("scenario %s: step %d (%s): now %q is not an RFC 3339 time with a zone (2026-11-02T09:30:00Z)", s.Name, i+1, st.Name, st.Now)
+		}
+		if t.Before(last) {
+			return fmt.Errorf("scenario %s: step %d (%s): now %s is earlier than the step before (%s): time never goes back", s.Name, i+1, st.Name, st.Now, last.UTC().Format(time.RFC3339Nano))
+		}
+		st.at, last = t, t
+	}
+	return nil
+}
+
+// At is the time the step is decided at, zero when the scenario sets no time.
+func (st Step) At() time.Time { return st.at }
 
 // Load reads a scenario file from disk.
 func Load(file string) (*Scenario, error) {
@@ -119,12 +172,21 @@ func Run(ctx context.Context, eng Engine, s *Scenario, fn func(Result)) error {
 		if err != nil {
 			return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)
 		}
-		d, err := eng.Submit(ctx, body)
+		sctx := ctx
+		if !st.at.IsZero() {
+			sctx = engine.WithTime(ctx, st.at)
+		}
+		d, err := eng.Submit(sctx, body)
 		if err != nil {
 			return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)
 		}
 		p.observe(body, d)
 		res := Result{Step: i + 1, Name: st.Name, Decision: d, Mismatch: mismatch(st.Expect, d)}
+		if st.Expect.Redacted != nil && res.Mismatch == "" {
+			if res.Mismatch, err = redactionMismatch(ctx, eng, *st.Expect.Redacted, d); err != nil {
+				return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)
+			}
+		}
 		if fn != nil {
 			fn(res)
 		}
@@ -254,6 +316,41 @@ func (p *player) placeholder(ctx context.Context, name string) (any, error) {
 		return map[string]any{"id": ref.ID, "type": ref.Type, "version": ref.Version, "hash": ref.Hash}, nil
 	}
 	return nil, fmt.Errorf("unknown placeholder ${%s}", name)
+}
+
+// redactionMismatch finds the decision's record (its workflow's log, else the tenant's
+// audit stream) and says how its redaction differs from what was expected.
+func redactionMismatch(ctx context.Context, eng Engine, want bool, d *engine.Decision) (string, error) {
+	rec, ok := eng.(Recorder)
+	if !ok {
+		return "", fmt.Errorf("expect.redacted needs an engine whose log can be read")
+	}
+	var found *engine.Entry
+	look := func(en engine.Entry) error {
+		if en.Decision != nil && en.Decision.DecisionID == d.DecisionID {
+			found = &en
+		}
+		return nil
+	}
+	if d.WorkflowID != "" {
+		if err := rec.History(ctx, d.TenantID, d.WorkflowID, look); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return "", err
+		}
+	}
+	if found == nil {
+		if err := rec.Audit(ctx, d.TenantID, look); err != nil {
+			return "", err
+		}
+	}
+	switch {
+	case found == nil:
+		return "the decision is not in the log", nil
+	case want && found.Redaction == nil:
+		return "the request is recorded whole, want redacted", nil
+	case !want && found.Redaction != nil:
+		return fmt.Sprintf("the request is recorded redacted (%s), want whole", strings.Join(found.Redaction.Codes, ", ")), nil
+	}
+	return "", nil
 }
 
 // mismatch says how a decision differs from what was expected.

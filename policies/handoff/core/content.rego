@@ -1,22 +1,26 @@
 package handoff.core
 
-# _all_text is every string value and every object key of a valid request, one per
+# _all_text is every string value and every object key of a decoded request, one per
 # line: the text the content checks scan. Walking without paths keeps the common case
 # (nothing found) cheap; paths are built only after a pattern matched somewhere.
+# Forbidden content is looked for in every decoded request, valid or not, routed or not:
+# the engine records every request, and one that carries a secret is recorded redacted
+# (guardrails.redaction) only when a reason says so. Injection is judged on valid
+# requests only.
 _all_text := concat("\n", array.concat(
-	[s | _valid; walk(_request, [_, s]); is_string(s)],
-	[k | _valid; walk(_request, [_, v]); is_object(v); some k, _ in v],
+	[s | _request_object; walk(_request, [_, s]); is_string(s)],
+	[k | _request_object; walk(_request, [_, v]); is_object(v); some k, _ in v],
 ))
 
 # _texts are [walk path, text] for every string value and object key.
 _texts contains [path, s] if {
-	_valid
+	_request_object
 	walk(_request, [path, s])
 	is_string(s)
 }
 
 _texts contains [array.concat(path, [k]), k] if {
-	_valid
+	_request_object
 	walk(_request, [path, v])
 	is_object(v)
 	some k, _ in v
@@ -30,13 +34,14 @@ _injection_patterns := _table("injection", [])
 _forbidden_patterns := _table("forbidden", [])
 
 _injection_hits contains p if {
-	regex.match(_guardrails.injection_any, _all_text)
+	_valid
+	regex.match(_table("injection_any", ""), _all_text)
 	some p in _injection_patterns
 	regex.match(p.regex, _all_text)
 }
 
 _forbidden_hits contains p if {
-	regex.match(_guardrails.forbidden_any, _all_text)
+	regex.match(_table("forbidden_any", ""), _all_text)
 	some p in _forbidden_patterns
 	regex.match(p.regex, _all_text)
 }
@@ -62,8 +67,9 @@ reasons contains r if {
 # title: Forbidden content
 # description: >-
 #   A string (or key) of the request matches one of the core table's forbidden patterns:
-#   secrets, credentials, private keys, tokens, raw log lines or stack traces. The
-#   message names the pattern, never the matched text.
+#   secrets, credentials, private keys, tokens, raw log lines or stack traces. Checked on
+#   every decoded request, valid or not, so that the engine records it redacted
+#   (guardrails.redaction). The message names the pattern, never the matched text.
 # custom:
 #   code: FORBIDDEN_CONTENT
 #   outcome: block

@@ -267,6 +267,35 @@ _timer_proceeds if {
 	_timer_attempts_remain
 }
 
+# _retry_due_ns is when the retry of the timer's task may run: its last FAILURE_RECORD's
+# recorded_at plus its delay_ms, the policy's backoff (at least the provider's
+# retry_after_ms for a rate limit; the engine's jitter only adds to it).
+_retry_due_ns := _ns(v.recorded_at) + (v.content.delay_ms * _ms) if {
+	ns := {x.ref.version | some x in object.get(core.artifact("FAILURE_RECORD"), "versions", {}); x.content.task_id == _timer_task}
+	count(ns) > 0
+	v := core.artifact_version("FAILURE_RECORD", max(ns))
+	is_number(v.content.delay_ms)
+}
+
+# METADATA
+# title: Retry not due
+# description: >-
+#   The scheduler reports the retry of a task due (outcome retry/<task> acknowledged)
+#   before its delay has passed since the failure was recorded: the FAILURE_RECORD's
+#   delay_ms, the exponential backoff that honours the provider's retry_after_ms for a
+#   rate limit (seed phase 9). The workflow stays in RETRY_PENDING; the scheduler
+#   reports again when the retry is due.
+# custom:
+#   code: RETRY_NOT_DUE
+#   outcome: block
+reasons contains r if {
+	_outcome
+	_retry_timer
+	_timer_proceeds
+	_now_ns < _retry_due_ns
+	r := _gate_reason("RETRY_NOT_DUE", sprintf("task %s may be retried %d ms after its failure was recorded; %d ms are left", [_timer_task, _last_failure(_timer_task).delay_ms, (_retry_due_ns - _now_ns) / _ms]), "effect_id", "RETRY_DUE")
+}
+
 _outcome_proposal := {
 	"outcome": "allow",
 	"status_after": "READY",

@@ -28,13 +28,14 @@ _personal_data_hits contains p if {
 #   A string of the request matches one of config.personal_data (e-mail address, phone
 #   number, payment card, bank account). Every request is recorded in the log, so the
 #   host redacts them first: the workflow keeps a pseudonymous customer reference and
-#   the order reference, and the order system keeps the rest. The message names the
-#   pattern and the path, never the data.
+#   the order reference, and the order system keeps the rest. Checked on every decoded
+#   request of the pack, valid or not, so that the engine records it redacted
+#   (guardrails.redaction). The message names the pattern and the path, never the data.
 # custom:
 #   code: PERSONAL_DATA_EXPOSED
 #   outcome: block
 reasons contains r if {
-	_ready
+	is_object(input.request)
 	some pattern in _personal_data_hits
 	some [path, s] in _texts
 	regex.match(pattern.regex, s)

@@ -107,6 +107,30 @@ test_retry_timer_readies_the_task if {
 	task_events(d) == {"T3 ready"}
 }
 
+test_retry_not_due_before_its_delay if {
+	# The failure was recorded at 09:58:00 with a delay of 1000 ms: due at 09:58:01.
+	d := decide_at(outcome("retry/T3", "acknowledged", "retry-scheduler"), st_retry_pending(1, 3), "2026-03-10T09:58:00.999Z")
+	codes(d) == {"RETRY_NOT_DUE"}
+	d.outcome == "block"
+	d.status_after == "RETRY_PENDING"
+}
+
+test_retry_not_due_twin_at_its_delay if {
+	d := decide_at(outcome("retry/T3", "acknowledged", "retry-scheduler"), st_retry_pending(1, 3), "2026-03-10T09:58:01Z")
+	count(d.reasons) == 0
+	d.status_after == "READY"
+}
+
+test_retry_not_due_honours_retry_after if {
+	content := object.union(failure_content("T3", "rate_limit", 1, 3), {"delay_ms": 60000, "retry_after_ms": 60000})
+	st := with_state(
+		state("RETRY_PENDING", object.union(st_t3.artifacts, {"FAILURE_RECORD": one("FAILURE_RECORD", "approved", content)}), object.union(plan_tasks, {"T3": task("failed", "order_research", ["T2"])})),
+		{"counters": {"delegations/T3": 1, "retry/T3": 1}, "effects": {"retry/T3": "pending"}},
+	)
+	codes(decide_at(outcome("retry/T3", "acknowledged", "retry-scheduler"), st, "2026-03-10T09:58:59Z")) == {"RETRY_NOT_DUE"}
+	count(decide_at(outcome("retry/T3", "acknowledged", "retry-scheduler"), st, "2026-03-10T09:59:00Z").reasons) == 0
+}
+
 test_retry_exhausted_at_the_timer if {
 	d := decide(outcome("retry/T3", "acknowledged", "retry-scheduler"), st_retry_pending(3, 3))
 	codes(d) == {"RETRY_EXHAUSTED"}

@@ -2,6 +2,8 @@
 # exported tables.
 package handoff.support_test
 
+import data.handoff.support
+
 test_personal_data_email if {
 	req := json.patch(start, [{"op": "replace", "path": "/brief/message", "value": "Where is ORD-1001? Write to jane.doe@example.com"}])
 	d := decide(req, state("CREATED", {}, {}))
@@ -79,4 +81,19 @@ test_task_graph_is_the_seeds if {
 	every t in config.tasks {
 		t.task_type in contract.agents[t.owner].tasks
 	}
+}
+
+# Personal data is looked for in every decoded request of the pack, valid or not, so
+# that the engine records it redacted (guardrails.redaction).
+test_personal_data_in_an_invalid_request if {
+	req := json.patch(start, [{"op": "replace", "path": "/brief/message", "value": "Write to jane.doe@example.com"}])
+	inp := object.union(input_of(req, state("CREATED", {}, {})), {"validation": {"errors": [{"code": "UNKNOWN_FIELD", "path": "brief.extra", "message": "field not allowed"}]}})
+	d := support.decision with input as inp
+	codes(d) == {"PERSONAL_DATA_EXPOSED", "UNKNOWN_FIELD"}
+}
+
+test_personal_data_in_an_invalid_request_twin if {
+	inp := object.union(input_of(start, state("CREATED", {}, {})), {"validation": {"errors": [{"code": "UNKNOWN_FIELD", "path": "brief.extra", "message": "field not allowed"}]}})
+	d := support.decision with input as inp
+	codes(d) == {"UNKNOWN_FIELD"}
 }
