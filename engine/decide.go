@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"cuelang.org/go/cue"
 	"github.com/google/uuid"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -29,14 +28,12 @@ func (e *Engine) validate(r *request) {
 	if r.value == nil || r.pack == nil {
 		return
 	}
-	e.cueMu.Lock()
-	defer e.cueMu.Unlock()
 	def, ok := r.pack.requests[r.kind]
 	if !ok {
 		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "kind", Message: fmt.Sprintf("unknown request kind %q", r.kind)})
 		return
 	}
-	r.validation = append(r.validation, validateShape(e.contracts.ctx, e.shapeFor("request/"+r.pack.name+"/"+r.kind, def), r.value)...)
+	r.validation = append(r.validation, def.validate(r.value)...)
 	out, ok := r.value["output"].(map[string]any)
 	if !ok {
 		return
@@ -49,7 +46,7 @@ func (e *Engine) validate(r *request) {
 	case !ok:
 		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "output.type", Message: fmt.Sprintf("pack %s has no artifact type %q", r.pack.name, typ)})
 	default:
-		for _, ve := range validateShape(e.contracts.ctx, e.shapeFor("artifact/"+r.pack.name+"/"+typ, art), content) {
+		for _, ve := range art.validate(content) {
 			ve.Path = joinContentPath(ve.Path)
 			r.validation = append(r.validation, ve)
 		}
@@ -146,12 +143,7 @@ func (e *Engine) checkResult(v any) (*Decision, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy result is not JSON: %w", err)
 	}
-	e.cueMu.Lock()
-	if e.checks == nil {
-		e.checks = newResultShapes(e.result, e.contracts.core.LookupPath(cue.ParsePath("#Event")))
-	}
-	errs := e.checks.check(e.contracts.ctx, generic)
-	e.cueMu.Unlock()
+	errs := e.contracts.result.validate(generic)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)
 	}

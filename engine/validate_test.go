@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestValidateAgainstListsEveryErrorWithItsPath(t *testing.T) {
+func TestValidateListsEveryErrorWithItsPath(t *testing.T) {
 	ctx := cuecontext.New()
 	v := ctx.CompileString(`
 #R: {a?: {b!: int}, c!: string, m?: [string]: {x!: int}, l?: [...{y!: string}]}
@@ -22,7 +22,7 @@ func TestValidateAgainstListsEveryErrorWithItsPath(t *testing.T) {
 		"d":     "not an int",
 	}
 	got := map[string]string{}
-	for _, e := range validateAgainst(ctx, def, data) {
+	for _, e := range newValidator(def, &cueChecker{ctx: ctx}).validate(data) {
 		got[e.Path] = e.Code
 	}
 	assert.Equal(t, map[string]string{

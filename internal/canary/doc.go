@@ -8,4 +8,5 @@
 //	canary_tenant     the engine routes a request to a workflow of another tenant
 //	canary_dupkeys    the strict decoder accepts duplicate and case-variant keys
 //	canary_deadline   policy evaluation has no deadline
+//	canary_opendef    contract validation treats closed definitions as open
 package canary
