@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"strings"
 
 	"cuelang.org/go/cue"
+	cueerrors "cuelang.org/go/cue/errors"
 
 	"github.com/handoff-dev/handoff/internal/canary"
 )
@@ -14,7 +16,7 @@ import (
 const maxSchemaDepth = 48
 
 // probeKey is a field name no contract declares: a struct that refuses it is closed.
-const probeKey = "\x00handoff-closedness-probe"
+const probeKey = "zz_handoff_closedness_probe"
 
 // compileSchema compiles a CUE definition into a schema. Whatever it does not recognize
 // becomes a fallback node, checked by CUE when a value reaches it: the compiled form
@@ -37,8 +39,29 @@ func compileValue(v cue.Value, depth int) *schema {
 	if !ok {
 		return fallbackSchema()
 	}
-	if op, alts := v.Eval().Expr(); op == cue.OrOp {
+	// A disjunction: its alternatives as written when they are (references to
+	// definitions keep their closedness), else as evaluated (a struct embedding one).
+	if root, path := v.ReferencePath(); root.Exists() {
+		if op, _ := v.Expr(); op != cue.OrOp {
+			if d := root.LookupPath(path); d.Exists() {
+				if op, alts := d.Expr(); op == cue.OrOp {
+					return compileDisjunction(alts, depth)
+				}
+			}
+		}
+	}
+	if op, alts := v.Expr(); op == cue.OrOp {
 		return compileDisjunction(alts, depth)
+	}
+	if op, alts := v.Eval().Expr(); op == cue.OrOp {
+		// Evaluated alternatives do not tell they are closed; the disjunction does.
+		d := compileDisjunction(alts, depth)
+		if isClosed(v) && !canary.OpenDefinitions {
+			for _, a := range d.anyOf {
+				a.closed = a.closed || a.fields != nil
+			}
+		}
+		return d
 	}
 	switch {
 	case kinds == kStruct:
@@ -64,12 +87,9 @@ func compileValue(v cue.Value, depth int) *schema {
 	return s
 }
 
-// kindsOf maps a CUE kind to JSON kinds; ok is false for kinds JSON has no value of
-// (bytes, functions) and for bottom.
+// kindsOf maps a CUE kind to the JSON kinds it admits (bytes and functions have no JSON
+// value); ok is false when it admits none, as for bottom.
 func kindsOf(k cue.Kind) (jsonKinds, bool) {
-	if k == cue.BottomKind || k&^(cue.NullKind|cue.BoolKind|cue.IntKind|cue.FloatKind|cue.StringKind|cue.ListKind|cue.StructKind|cue.BytesKind) != 0 {
-		return 0, false
-	}
 	var out jsonKinds
 	for _, m := range []struct {
 		c cue.Kind
@@ -121,7 +141,7 @@ func constFields(s *schema) map[string]any {
 func compileStruct(v cue.Value, depth int) *schema {
 	s := newSchema(kStruct)
 	s.fields = map[string]*field{}
-	s.closed = !v.Allows(cue.Str(probeKey)) && !canary.OpenDefinitions
+	s.closed = isClosed(v) && !canary.OpenDefinitions
 	it, err := v.Fields(cue.Optional(true), cue.Patterns(true))
 	if err != nil {
 		return fallbackSchema()
@@ -160,6 +180,21 @@ func compileStruct(v cue.Value, depth int) *schema {
 		}
 	}
 	return s
+}
+
+// isClosed says whether v refuses a field it does not declare. Value.Allows answers
+// yes for a closed definition unified with an open struct ({...} & #A), so the probe
+// field is unified in and CUE's own error is looked for.
+func isClosed(v cue.Value) bool {
+	err := v.Unify(v.Context().CompileString("{" + probeKey + ": _}")).Validate()
+	for _, e := range cueerrors.Errors(err) {
+		p := e.Path()
+		format, args := e.Msg()
+		if len(p) > 0 && p[len(p)-1] == probeKey && strings.Contains(fmt.Sprintf(format, args...), "not allowed") {
+			return true
+		}
+	}
+	return false
 }
 
 // isTop says whether a schema accepts every value.
@@ -252,8 +287,13 @@ func addScalar(s *schema, v cue.Value, depth int) bool {
 			s.consts = append(s.consts, c)
 			return len(s.consts) == 1 // two constants in one conjunction: leave it to CUE
 		}
-		// A basic type (int, string, number, _): its kind is the whole constraint.
-		switch fmt.Sprint(v) {
+		// A basic type (int, string, number, _): its kind is the whole constraint. The
+		// argument is the type without a default (bool for bool | *false).
+		name := fmt.Sprint(v)
+		if len(args) == 1 {
+			name = fmt.Sprint(args[0])
+		}
+		switch name {
 		case "_", "null", "bool", "int", "float", "number", "string":
 			return true
 		}
