@@ -133,19 +133,15 @@ func (e *Engine) policyDecision(ctx context.Context, r *request) (*Decision, str
 	return d, entrypoint
 }
 
-// checkResult checks a policy result against CUE core.#PolicyResult and decodes it.
+// checkResult checks a policy result against CUE core.#PolicyResult and decodes it. The
+// result is checked as OPA returns it (maps, slices, json.Number), before any encoding.
 func (e *Engine) checkResult(v any) (*Decision, error) {
+	if errs := e.contracts.result.validate(v); len(errs) > 0 {
+		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("policy result is not JSON: %w", err)
-	}
-	generic, err := decodeJSON(b)
-	if err != nil {
-		return nil, fmt.Errorf("policy result is not JSON: %w", err)
-	}
-	errs := e.contracts.result.validate(generic)
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)
 	}
 	var d Decision
 	dec := json.NewDecoder(bytes.NewReader(b))

@@ -244,14 +244,14 @@ func TestSchemaFallsBackOnlyWhereItMust(t *testing.T) {
 			got = append(got, name+":"+p)
 		}
 	}
-	collect("#PolicyResult", cc.result.schema)
+	collect("#PolicyResult", cc.result.compiled())
 	for _, pn := range cc.packNames() {
 		p := cc.packs[pn]
 		for k, v := range p.requests {
-			collect(pn+"/request/"+k, v.schema)
+			collect(pn+"/request/"+k, v.compiled())
 		}
 		for k, v := range p.artifacts {
-			collect(pn+"/artifact/"+k, v.schema)
+			collect(pn+"/artifact/"+k, v.compiled())
 		}
 	}
 	sort.Strings(got)

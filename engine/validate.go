@@ -23,26 +23,40 @@ type ValidationError struct {
 
 // validator applies one closed CUE definition: its compiled schema answers, and CUE
 // itself checks the values that reach a part of the definition the schema leaves to it.
-// A validator is safe for concurrent use; only the CUE part takes a lock.
+// The schema is compiled on first use, so that a process deciding one request (the CLI)
+// compiles only the definitions it needs. A validator is safe for concurrent use; only
+// the first use and the CUE part take a lock.
 type validator struct {
 	def    cue.Value
-	schema *schema
 	cue    *cueChecker
+	once   sync.Once
+	schema *schema
 }
 
 func newValidator(def cue.Value, cc *cueChecker) *validator {
-	return &validator{def: def, schema: compileSchema(def), cue: cc}
+	return &validator{def: def, cue: cc}
+}
+
+// compiled returns the schema, compiled on first use.
+func (v *validator) compiled() *schema {
+	v.once.Do(func() {
+		v.cue.mu.Lock()
+		defer v.cue.mu.Unlock()
+		v.schema = compileSchema(v.def)
+	})
+	return v.schema
 }
 
 // validate returns every error of data with its path, sorted by path: every missing and
 // unknown field, and the first failed constraint of each other value.
 func (v *validator) validate(data any) []ValidationError {
+	s := v.compiled()
 	probe := check{}
-	if v.schema.validate(data, "", &probe) && !probe.fallback {
+	if s.validate(data, "", &probe) && !probe.fallback {
 		return nil
 	}
 	c := check{report: true}
-	v.schema.validate(data, "", &c)
+	s.validate(data, "", &c)
 	out := c.out
 	if c.fallback || probe.fallback {
 		out = v.cue.addErrors(v.def, data, out)
