@@ -54,7 +54,7 @@ func compileContracts(fsys fs.FS) (*compiledContracts, error) {
 	}
 	ctx := cuecontext.New()
 	insts := load.Instances(args, &load.Config{FS: fsys, Dir: "/"})
-	cc := &compiledContracts{ctx: ctx, packs: map[string]*packContract{}, checker: &cueChecker{ctx: ctx}}
+	cc := &compiledContracts{ctx: ctx, packs: map[string]*packContract{}, checker: newCUEChecker(ctx)}
 	for i, inst := range insts {
 		if inst.Err != nil {
 			return nil, fmt.Errorf("engine: load contracts %s: %s", args[i], cueErr(inst.Err))

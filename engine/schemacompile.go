@@ -21,8 +21,33 @@ const probeKey = "zz_handoff_closedness_probe"
 // compileSchema compiles a CUE definition into a schema. Whatever it does not recognize
 // becomes a fallback node, checked by CUE when a value reaches it: the compiled form
 // never accepts what CUE refuses because of a construct it did not understand.
-func compileSchema(v cue.Value) *schema {
-	return compileValue(v, 0)
+func compileSchema(v cue.Value, memo map[string]*schema) *schema {
+	c := &compiler{memo: memo}
+	return c.compileValue(v, 0)
+}
+
+// compiler compiles definitions, each named definition once: a reference to one is
+// compiled on first sight and shared after (definitions are closed whatever refers to
+// them, so their schema does not depend on the context).
+type compiler struct {
+	memo map[string]*schema // "import path:definition path" -> schema
+}
+
+// compileValue compiles v, from the memo when v is a reference to a definition.
+func (c *compiler) compileValue(v cue.Value, depth int) *schema {
+	root, path := v.ReferencePath()
+	inst := root.BuildInstance()
+	sels := path.Selectors()
+	if !root.Exists() || inst == nil || len(sels) == 0 || !sels[len(sels)-1].IsDefinition() {
+		return c.compileNew(v, depth)
+	}
+	key := inst.ImportPath + ":" + path.String()
+	if s, ok := c.memo[key]; ok {
+		return s
+	}
+	s := c.compileNew(v, depth)
+	c.memo[key] = s
+	return s
 }
 
 func fallbackSchema() *schema {
@@ -31,7 +56,7 @@ func fallbackSchema() *schema {
 
 func newSchema(k jsonKinds) *schema { return &schema{kinds: k, minRunes: -1, maxRunes: -1} }
 
-func compileValue(v cue.Value, depth int) *schema {
+func (c *compiler) compileNew(v cue.Value, depth int) *schema {
 	if depth > maxSchemaDepth || v.Err() != nil {
 		return fallbackSchema()
 	}
@@ -39,35 +64,34 @@ func compileValue(v cue.Value, depth int) *schema {
 	if !ok {
 		return fallbackSchema()
 	}
-	// A disjunction: its alternatives as written when they are (references to
+	// A disjunction: its alternatives as written, through a reference (references to
 	// definitions keep their closedness), else as evaluated (a struct embedding one).
-	if root, path := v.ReferencePath(); root.Exists() {
-		if op, _ := v.Expr(); op != cue.OrOp {
-			if d := root.LookupPath(path); d.Exists() {
-				if op, alts := d.Expr(); op == cue.OrOp {
-					return compileDisjunction(alts, depth)
+	op, alts := v.Expr()
+	if root, path := v.ReferencePath(); op != cue.OrOp && root.Exists() {
+		if d := root.LookupPath(path); d.Exists() {
+			op, alts = d.Expr()
+		}
+	}
+	if op == cue.OrOp {
+		return c.compileDisjunction(alts, depth)
+	}
+	if kinds == kStruct {
+		if op, alts := v.Eval().Expr(); op == cue.OrOp {
+			// Evaluated alternatives do not tell they are closed; the disjunction does.
+			d := c.compileDisjunction(alts, depth)
+			if isClosed(v) && !canary.OpenDefinitions {
+				for _, a := range d.anyOf {
+					a.closed = a.closed || a.fields != nil
 				}
 			}
+			return d
 		}
-	}
-	if op, alts := v.Expr(); op == cue.OrOp {
-		return compileDisjunction(alts, depth)
-	}
-	if op, alts := v.Eval().Expr(); op == cue.OrOp {
-		// Evaluated alternatives do not tell they are closed; the disjunction does.
-		d := compileDisjunction(alts, depth)
-		if isClosed(v) && !canary.OpenDefinitions {
-			for _, a := range d.anyOf {
-				a.closed = a.closed || a.fields != nil
-			}
-		}
-		return d
 	}
 	switch {
 	case kinds == kStruct:
-		return compileStruct(v, depth)
+		return c.compileStruct(v, depth)
 	case kinds == kList:
-		return compileList(v, depth)
+		return c.compileList(v, depth)
 	case kinds&(kStruct|kList) != 0 && !v.IsConcrete() && kinds != kAny:
 		return fallbackSchema() // a struct or list mixed with scalars, not as a disjunction
 	}
@@ -81,7 +105,7 @@ func compileValue(v cue.Value, depth int) *schema {
 		return s
 	}
 	s := newSchema(kinds)
-	if !addScalar(s, v, depth) {
+	if !c.addScalar(s, v, depth) {
 		return fallbackSchema()
 	}
 	return s
@@ -105,11 +129,11 @@ func kindsOf(k cue.Kind) (jsonKinds, bool) {
 	return out, true
 }
 
-func compileDisjunction(alts []cue.Value, depth int) *schema {
+func (c *compiler) compileDisjunction(alts []cue.Value, depth int) *schema {
 	s := newSchema(0)
 	discriminated := true
 	for _, a := range alts {
-		as := compileValue(a, depth+1)
+		as := c.compileValue(a, depth+1)
 		if as.fallback {
 			return fallbackSchema()
 		}
@@ -138,7 +162,7 @@ func constFields(s *schema) map[string]any {
 	return out
 }
 
-func compileStruct(v cue.Value, depth int) *schema {
+func (c *compiler) compileStruct(v cue.Value, depth int) *schema {
 	s := newSchema(kStruct)
 	s.fields = map[string]*field{}
 	s.closed = isClosed(v) && !canary.OpenDefinitions
@@ -150,11 +174,11 @@ func compileStruct(v cue.Value, depth int) *schema {
 		sel := it.Selector()
 		switch sel.ConstraintType() {
 		case cue.PatternConstraint:
-			key := compileValue(sel.Pattern(), depth+1)
+			key := c.compileValue(sel.Pattern(), depth+1)
 			if key.fallback {
 				return fallbackSchema()
 			}
-			s.patterns = append(s.patterns, pattern{key: key, value: compileValue(it.Value(), depth+1)})
+			s.patterns = append(s.patterns, pattern{key: key, value: c.compileValue(it.Value(), depth+1)})
 			continue
 		case cue.OptionalConstraint:
 		case cue.RequiredConstraint:
@@ -167,7 +191,7 @@ func compileStruct(v cue.Value, depth int) *schema {
 			}
 		}
 		name := sel.Unquoted()
-		s.fields[name] = &field{s: compileValue(it.Value(), depth+1), required: sel.ConstraintType() == cue.RequiredConstraint}
+		s.fields[name] = &field{s: c.compileValue(it.Value(), depth+1), required: sel.ConstraintType() == cue.RequiredConstraint}
 	}
 	for _, name := range s.required {
 		s.fields[name].required = true
@@ -175,7 +199,7 @@ func compileStruct(v cue.Value, depth int) *schema {
 	if !s.closed && len(s.patterns) == 0 && v.LookupPath(cue.MakePath(cue.AnyString)).Exists() {
 		// An open struct with a constraint on every other field ("...T") is beyond the
 		// compiled form unless the constraint is top.
-		if other := compileValue(v.LookupPath(cue.MakePath(cue.AnyString)), depth+1); other.kinds != kAny || !other.isTop() {
+		if other := c.compileValue(v.LookupPath(cue.MakePath(cue.AnyString)), depth+1); other.kinds != kAny || !other.isTop() {
 			return fallbackSchema()
 		}
 	}
@@ -206,7 +230,7 @@ func (s *schema) isTop() bool {
 
 // compileList reads a list's element schemas and its minimum length, the way CUE's
 // JSON Schema generator does: [a, b, ...T] has a length of int & >=2.
-func compileList(v cue.Value, depth int) *schema {
+func (c *compiler) compileList(v cue.Value, depth int) *schema {
 	s := newSchema(kList)
 	s.list = true
 	rest := v.LookupPath(cue.MakePath(cue.AnyIndex))
@@ -237,11 +261,11 @@ func compileList(v cue.Value, depth int) *schema {
 		if !e.Exists() {
 			return fallbackSchema()
 		}
-		s.prefix = append(s.prefix, compileValue(e, depth+1))
+		s.prefix = append(s.prefix, c.compileValue(e, depth+1))
 	}
 	s.minLen = int(n)
 	if rest.Exists() {
-		s.rest = compileValue(rest, depth+1)
+		s.rest = c.compileValue(rest, depth+1)
 	}
 	return s
 }
@@ -249,12 +273,12 @@ func compileList(v cue.Value, depth int) *schema {
 // addScalar adds the constraints of a non-concrete scalar value to s: a conjunction of
 // basic types, bounds, regular expressions and the string length builtins. ok is false
 // on anything else.
-func addScalar(s *schema, v cue.Value, depth int) bool {
+func (c *compiler) addScalar(s *schema, v cue.Value, depth int) bool {
 	if depth > maxSchemaDepth {
 		return false
 	}
 	if root, path := v.ReferencePath(); root.Exists() {
-		return addScalar(s, root.LookupPath(path), depth+1)
+		return c.addScalar(s, root.LookupPath(path), depth+1)
 	}
 	op, args := v.Expr()
 	switch op {
@@ -265,13 +289,13 @@ func addScalar(s *schema, v cue.Value, depth int) bool {
 				return false
 			}
 			s.kinds &= k
-			if !addScalar(s, a, depth+1) {
+			if !c.addScalar(s, a, depth+1) {
 				return false
 			}
 		}
 		return true
 	case cue.OrOp:
-		alt := compileDisjunction(args, depth+1)
+		alt := c.compileDisjunction(args, depth+1)
 		if alt.fallback || len(s.anyOf) > 0 {
 			return false
 		}

@@ -42,7 +42,7 @@ func (v *validator) compiled() *schema {
 	v.once.Do(func() {
 		v.cue.mu.Lock()
 		defer v.cue.mu.Unlock()
-		v.schema = compileSchema(v.def)
+		v.schema = compileSchema(v.def, v.cue.memo)
 	})
 	return v.schema
 }
@@ -65,10 +65,16 @@ func (v *validator) validate(data any) []ValidationError {
 	return out
 }
 
-// cueChecker validates with CUE, serialized: a cue.Context is not safe for concurrent use.
+// cueChecker validates with CUE, serialized: a cue.Context is not safe for concurrent
+// use. It also holds the schemas compiled so far, shared by every validator.
 type cueChecker struct {
-	mu  sync.Mutex
-	ctx *cue.Context
+	mu   sync.Mutex
+	ctx  *cue.Context
+	memo map[string]*schema // guarded by mu
+}
+
+func newCUEChecker(ctx *cue.Context) *cueChecker {
+	return &cueChecker{ctx: ctx, memo: map[string]*schema{}}
 }
 
 // addErrors unifies data with def and adds CUE's errors at paths out does not name yet.

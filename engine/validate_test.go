@@ -22,7 +22,7 @@ func TestValidateListsEveryErrorWithItsPath(t *testing.T) {
 		"d":     "not an int",
 	}
 	got := map[string]string{}
-	for _, e := range newValidator(def, &cueChecker{ctx: ctx}).validate(data) {
+	for _, e := range newValidator(def, newCUEChecker(ctx)).validate(data) {
 		got[e.Path] = e.Code
 	}
 	assert.Equal(t, map[string]string{
