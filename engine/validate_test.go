@@ -1,11 +1,16 @@
 package engine
 
 import (
+	"context"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestValidateListsEveryErrorWithItsPath(t *testing.T) {
@@ -35,4 +40,36 @@ func TestValidateListsEveryErrorWithItsPath(t *testing.T) {
 		"extra":  "UNKNOWN_FIELD",
 		"d":      "SCHEMA_INVALID",
 	}, got)
+}
+
+// TestValidateFromManyGoroutines validates from many goroutines at once, the first use
+// (which compiles the schemas) included: run with -race.
+func TestValidateFromManyGoroutines(t *testing.T) {
+	e, err := Open(context.Background(), Options{InMemory: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close() })
+	bodies := scenarioRequests(t)[:40]
+	var wg sync.WaitGroup
+	got := make([][]string, 8)
+	for g := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, body := range bodies {
+				r := e.decodeRequest(body, time.Now())
+				if r.value == nil {
+					continue
+				}
+				for _, name := range e.contracts.packNames() {
+					r.pack, r.validation = e.contracts.packs[name], nil
+					e.validate(r)
+					got[g] = append(got[g], fmt.Sprint(r.validation))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for g := range got {
+		assert.Equal(t, got[0], got[g], "goroutine %d", g)
+	}
 }
