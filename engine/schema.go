@@ -83,34 +83,19 @@ const (
 	kAny = kNull | kBool | kInt | kFloat | kString | kList | kStruct
 )
 
+// String names the kinds as CUE does: int|float is number.
 func (k jsonKinds) String() string {
 	var names []string
 	for _, n := range []struct {
 		k    jsonKinds
 		name string
-	}{{kNull, "null"}, {kBool, "bool"}, {kInt, "int"}, {kFloat, "float"}, {kString, "string"}, {kList, "list"}, {kStruct, "struct"}} {
-		if k&n.k != 0 {
+	}{{kNull, "null"}, {kBool, "bool"}, {kInt | kFloat, "number"}, {kInt, "int"}, {kFloat, "float"}, {kString, "string"}, {kList, "list"}, {kStruct, "struct"}} {
+		if k&n.k == n.k {
 			names = append(names, n.name)
+			k &^= n.k
 		}
-	}
-	if k&(kInt|kFloat) == kInt|kFloat {
-		names = slicesReplaceNumber(names)
 	}
 	return strings.Join(names, "|")
-}
-
-func slicesReplaceNumber(names []string) []string {
-	out := names[:0:0]
-	for _, n := range names {
-		switch n {
-		case "int":
-			out = append(out, "number")
-		case "float":
-		default:
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // kindOf returns the kind of a decoded JSON value. A number is an int when its literal
