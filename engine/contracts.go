@@ -16,10 +16,10 @@ import (
 // tables, compiled once at Open.
 type packContract struct {
 	name      string
-	requests  map[string]cue.Value // kind -> closed request definition
-	artifacts map[string]cue.Value // artifact type -> closed content definition
-	tables    map[string]any       // the exported pack value, fields filled in
-	config    map[string]any       // the pack's optional config value, exported beside tables
+	requests  map[string]*validator // kind -> closed request definition
+	artifacts map[string]*validator // artifact type -> closed content definition
+	tables    map[string]any        // the exported pack value, fields filled in
+	config    map[string]any        // the pack's optional config value, exported beside tables
 	initial   string
 	terminal  map[string]bool
 	window    int
@@ -30,7 +30,9 @@ type compiledContracts struct {
 	ctx        *cue.Context
 	core       cue.Value // the core package
 	packs      map[string]*packContract
-	guardrails any // the core tables
+	guardrails any        // the core tables
+	result     *validator // core.#PolicyResult
+	checker    *cueChecker
 }
 
 // compileContracts loads the CUE module of a bundle: core and every pack directory.
@@ -52,7 +54,7 @@ func compileContracts(fsys fs.FS) (*compiledContracts, error) {
 	}
 	ctx := cuecontext.New()
 	insts := load.Instances(args, &load.Config{FS: fsys, Dir: "/"})
-	cc := &compiledContracts{ctx: ctx, packs: map[string]*packContract{}}
+	cc := &compiledContracts{ctx: ctx, packs: map[string]*packContract{}, checker: newCUEChecker(ctx)}
 	for i, inst := range insts {
 		if inst.Err != nil {
 			return nil, fmt.Errorf("engine: load contracts %s: %s", args[i], cueErr(inst.Err))
@@ -70,9 +72,14 @@ func compileContracts(fsys fs.FS) (*compiledContracts, error) {
 			if err := g.Decode(&cc.guardrails); err != nil {
 				return nil, fmt.Errorf("engine: core guardrails: %w", err)
 			}
+			result := v.LookupPath(cue.ParsePath("#PolicyResult"))
+			if !result.Exists() {
+				return nil, fmt.Errorf("engine: core contracts have no #PolicyResult")
+			}
+			cc.result = newValidator(result, cc.checker)
 			continue
 		}
-		pc, err := compilePack(v)
+		pc, err := compilePack(v, cc.checker)
 		if err != nil {
 			return nil, fmt.Errorf("engine: pack %s: %w", dirs[i-1], err)
 		}
@@ -84,8 +91,8 @@ func compileContracts(fsys fs.FS) (*compiledContracts, error) {
 	return cc, nil
 }
 
-// compilePack reads one pack instance.
-func compilePack(v cue.Value) (*packContract, error) {
+// compilePack reads one pack instance and compiles its request and content definitions.
+func compilePack(v cue.Value, checker *cueChecker) (*packContract, error) {
 	packRequests := v.LookupPath(cue.ParsePath("#Requests"))
 	p := v.LookupPath(cue.ParsePath("pack"))
 	if !p.Exists() {
@@ -94,7 +101,7 @@ func compilePack(v cue.Value) (*packContract, error) {
 	if err := p.Validate(cue.Concrete(true)); err != nil {
 		return nil, fmt.Errorf("pack tables: %s", cueErr(err))
 	}
-	pc := &packContract{requests: map[string]cue.Value{}, artifacts: map[string]cue.Value{}, terminal: map[string]bool{}}
+	pc := &packContract{requests: map[string]*validator{}, artifacts: map[string]*validator{}, terminal: map[string]bool{}}
 	var tables map[string]any
 	if err := p.Decode(&tables); err != nil {
 		return nil, err
@@ -141,7 +148,7 @@ func compilePack(v cue.Value) (*packContract, error) {
 		return nil, err
 	}
 	for it.Next() {
-		pc.requests[it.Selector().Unquoted()] = it.Value()
+		pc.requests[it.Selector().Unquoted()] = newValidator(it.Value(), checker)
 	}
 	arts := v.LookupPath(cue.ParsePath("#Artifacts"))
 	fields := map[string]any{}
@@ -152,7 +159,7 @@ func compilePack(v cue.Value) (*packContract, error) {
 		}
 		for it.Next() {
 			name := it.Selector().Unquoted()
-			pc.artifacts[name] = it.Value()
+			pc.artifacts[name] = newValidator(it.Value(), checker)
 			fields[name] = artifactFields(it.Value())
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"cuelang.org/go/cue"
 	"github.com/google/uuid"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -30,14 +29,12 @@ func (e *Engine) validate(r *request) {
 	if r.value == nil || r.pack == nil {
 		return
 	}
-	e.cueMu.Lock()
-	defer e.cueMu.Unlock()
 	def, ok := r.pack.requests[r.kind]
 	if !ok {
 		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "kind", Message: fmt.Sprintf("unknown request kind %q", r.kind)})
 		return
 	}
-	r.validation = append(r.validation, validateShape(e.contracts.ctx, e.shapeFor("request/"+r.pack.name+"/"+r.kind, def), r.value)...)
+	r.validation = append(r.validation, def.validate(r.value)...)
 	out, ok := r.value["output"].(map[string]any)
 	if !ok {
 		return
@@ -50,7 +47,7 @@ func (e *Engine) validate(r *request) {
 	case !ok:
 		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "output.type", Message: fmt.Sprintf("pack %s has no artifact type %q", r.pack.name, typ)})
 	default:
-		for _, ve := range validateShape(e.contracts.ctx, e.shapeFor("artifact/"+r.pack.name+"/"+typ, art), content) {
+		for _, ve := range art.validate(content) {
 			ve.Path = joinContentPath(ve.Path)
 			r.validation = append(r.validation, ve)
 		}
@@ -143,24 +140,15 @@ func (e *Engine) policyDecision(ctx context.Context, r *request) (*Decision, str
 	return d, entrypoint
 }
 
-// checkResult checks a policy result against CUE core.#PolicyResult and decodes it.
+// checkResult checks a policy result against CUE core.#PolicyResult and decodes it. The
+// result is checked as OPA returns it (maps, slices, json.Number), before any encoding.
 func (e *Engine) checkResult(v any) (*Decision, error) {
+	if errs := e.contracts.result.validate(v); len(errs) > 0 {
+		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("policy result is not JSON: %w", err)
-	}
-	generic, err := decodeJSON(b)
-	if err != nil {
-		return nil, fmt.Errorf("policy result is not JSON: %w", err)
-	}
-	e.cueMu.Lock()
-	if e.checks == nil {
-		e.checks = newResultShapes(e.result, e.contracts.core.LookupPath(cue.ParsePath("#Event")))
-	}
-	errs := e.checks.check(e.contracts.ctx, generic)
-	e.cueMu.Unlock()
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)
 	}
 	var d Decision
 	dec := json.NewDecoder(bytes.NewReader(b))

@@ -7,10 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sort"
-	"sync"
 	"time"
-
-	"cuelang.org/go/cue"
 
 	"github.com/handoff-dev/handoff/internal/strictjson"
 	"github.com/handoff-dev/handoff/store"
@@ -55,13 +52,8 @@ type Engine struct {
 	log       *store.Log
 	contracts *compiledContracts
 	policies  *compiledPolicies
-	result    cue.Value // core.#PolicyResult
 	digest    string
 	logger    *slog.Logger
-	// cueMu serializes CUE evaluation: a cue.Context is not safe for concurrent use.
-	cueMu  sync.Mutex
-	shapes map[string]*shape // guarded by cueMu
-	checks *resultShapes     // guarded by cueMu
 	// slots bounds the decisions being made at once (decode to decision, not the
 	// recording): the work is CPU-bound, so more in flight than a few per core only
 	// holds more memory.
@@ -126,10 +118,6 @@ func (e *Engine) load(ctx context.Context) error {
 		return fmt.Errorf("engine: bundle digest: %w", err)
 	}
 	e.contracts, e.policies, e.digest = cc, pc, digest
-	e.result = cc.core.LookupPath(cue.ParsePath("#PolicyResult"))
-	if !e.result.Exists() {
-		return fmt.Errorf("engine: core contracts have no #PolicyResult")
-	}
 	return nil
 }
 

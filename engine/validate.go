@@ -3,13 +3,14 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue"
 	cueerrors "cuelang.org/go/cue/errors"
+	cuejson "cuelang.org/go/encoding/json"
 )
 
 // ValidationError is one contract violation found in a request, handed to the policy as
@@ -20,65 +21,107 @@ type ValidationError struct {
 	Message string `json:"message"`
 }
 
-// validateAgainst checks a decoded request value against a closed CUE definition and
-// returns every error with its path. CUE stops at the first kind of error, so missing
-// and unknown fields are listed by walking the definition's fields first.
-func validateAgainst(ctx *cue.Context, def cue.Value, data any) []ValidationError {
-	return validateShape(ctx, newShape(def), data)
+// validator applies one closed CUE definition: its compiled schema answers, and CUE
+// itself checks the values that reach a part of the definition the schema leaves to it.
+// The schema is compiled on first use, so that a process deciding one request (the CLI)
+// compiles only the definitions it needs. A validator is safe for concurrent use; only
+// the first use and the CUE part take a lock.
+type validator struct {
+	def    cue.Value
+	cue    *cueChecker
+	once   sync.Once
+	schema *schema
 }
 
-// validateShape is validateAgainst with the definition's shape kept from earlier calls.
-func validateShape(ctx *cue.Context, s *shape, data any) []ValidationError {
-	def := s.def
-	var out []ValidationError
-	s.walk(data, "", &out)
-	v := ctx.Encode(toCUE(data))
-	if err := v.Err(); err != nil {
-		return append(out, ValidationError{Code: "SCHEMA_INVALID", Message: err.Error()})
+func newValidator(def cue.Value, cc *cueChecker) *validator {
+	return &validator{def: def, cue: cc}
+}
+
+// compiled returns the schema, compiled on first use.
+func (v *validator) compiled() *schema {
+	v.once.Do(func() {
+		v.cue.mu.Lock()
+		defer v.cue.mu.Unlock()
+		v.schema = compileSchema(v.def, v.cue.memo)
+	})
+	return v.schema
+}
+
+// validate returns every error of data with its path, sorted by path: every missing and
+// unknown field, and the first failed constraint of each other value.
+func (v *validator) validate(data any) []ValidationError {
+	s := v.compiled()
+	probe := check{}
+	if s.validate(data, "", &probe) && !probe.fallback {
+		return nil
 	}
-	u := def.Unify(v)
-	if err := u.Validate(cue.Concrete(true)); err != nil {
-		seen := map[string]bool{}
-		for _, e := range out {
-			seen[e.Path] = true
-		}
-		prefix := len(def.Path().Selectors())
-		for _, e := range cueerrors.Errors(err) {
-			segs := e.Path()
-			if len(segs) >= prefix {
-				segs = segs[prefix:]
-			}
-			path := cuePathString(segs)
-			if seen[path] {
-				continue
-			}
-			seen[path] = true
-			format, args := e.Msg()
-			msg := fmt.Sprintf(format, args...)
-			code := "SCHEMA_INVALID"
-			if strings.Contains(msg, "not allowed") {
-				code = "UNKNOWN_FIELD"
-			}
-			out = append(out, ValidationError{Code: code, Path: path, Message: msg})
-		}
+	c := check{report: true}
+	s.validate(data, "", &c)
+	out := c.out
+	if c.fallback || probe.fallback {
+		out = v.cue.addErrors(v.def, data, out)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
-// fieldDef finds the definition of field k of a struct definition: a regular, optional
-// or required field, or a pattern constraint. known is false when the struct is closed
-// and does not allow k.
-func fieldDef(def cue.Value, k string) (child cue.Value, known bool) {
-	for _, sel := range []cue.Selector{cue.Str(k), cue.Str(k).Optional()} {
-		if c := def.LookupPath(cue.MakePath(sel)); c.Exists() {
-			return c, true
+// cueChecker validates with CUE, serialized: a cue.Context is not safe for concurrent
+// use. It also holds the schemas compiled so far, shared by every validator.
+type cueChecker struct {
+	mu   sync.Mutex
+	ctx  *cue.Context
+	memo map[string]*schema // guarded by mu
+}
+
+func newCUEChecker(ctx *cue.Context) *cueChecker {
+	return &cueChecker{ctx: ctx, memo: map[string]*schema{}}
+}
+
+// addErrors unifies data with def and adds CUE's errors at paths out does not name yet.
+// Numbers reach CUE as their JSON literals, so they are compared exactly.
+func (cc *cueChecker) addErrors(def cue.Value, data any, out []ValidationError) []ValidationError {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return append(out, ValidationError{Code: "SCHEMA_INVALID", Message: err.Error()})
+	}
+	expr, err := cuejson.Extract("request", b)
+	if err != nil {
+		return append(out, ValidationError{Code: "SCHEMA_INVALID", Message: err.Error()})
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	v := cc.ctx.BuildExpr(expr)
+	if err := v.Err(); err != nil {
+		return append(out, ValidationError{Code: "SCHEMA_INVALID", Message: err.Error()})
+	}
+	err = def.Unify(v).Validate(cue.Concrete(true))
+	if err == nil {
+		return out
+	}
+	seen := map[string]bool{}
+	for _, e := range out {
+		seen[e.Path] = true
+	}
+	prefix := len(def.Path().Selectors())
+	for _, e := range cueerrors.Errors(err) {
+		segs := e.Path()
+		if len(segs) >= prefix {
+			segs = segs[prefix:]
 		}
+		path := cuePathString(segs)
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
+		format, args := e.Msg()
+		msg := fmt.Sprintf(format, args...)
+		code := "SCHEMA_INVALID"
+		if strings.Contains(msg, "not allowed") {
+			code = "UNKNOWN_FIELD"
+		}
+		out = append(out, ValidationError{Code: code, Path: path, Message: msg})
 	}
-	if !def.Allows(cue.Str(k)) {
-		return cue.Value{}, false
-	}
-	return def.LookupPath(cue.MakePath(cue.AnyString)), true
+	return out
 }
 
 // joinPath appends a field name to a request path (a.b, a["we ird"]).
@@ -119,35 +162,4 @@ func cuePathString(segs []string) string {
 		path = joinPath(path, strings.Trim(s, `"`))
 	}
 	return path
-}
-
-// toCUE converts decoded JSON numbers to Go numbers CUE encodes exactly.
-func toCUE(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = toCUE(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = toCUE(e)
-		}
-		return l
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		if b, ok := new(big.Int).SetString(string(x), 10); ok {
-			return b
-		}
-		if f, err := x.Float64(); err == nil {
-			return f
-		}
-		return string(x)
-	default:
-		return v
-	}
 }

@@ -1,14 +1,19 @@
 package engine
 
 import (
+	"context"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-func TestValidateAgainstListsEveryErrorWithItsPath(t *testing.T) {
+func TestValidateListsEveryErrorWithItsPath(t *testing.T) {
 	ctx := cuecontext.New()
 	v := ctx.CompileString(`
 #R: {a?: {b!: int}, c!: string, m?: [string]: {x!: int}, l?: [...{y!: string}]}
@@ -22,7 +27,7 @@ func TestValidateAgainstListsEveryErrorWithItsPath(t *testing.T) {
 		"d":     "not an int",
 	}
 	got := map[string]string{}
-	for _, e := range validateAgainst(ctx, def, data) {
+	for _, e := range newValidator(def, newCUEChecker(ctx)).validate(data) {
 		got[e.Path] = e.Code
 	}
 	assert.Equal(t, map[string]string{
@@ -35,4 +40,36 @@ func TestValidateAgainstListsEveryErrorWithItsPath(t *testing.T) {
 		"extra":  "UNKNOWN_FIELD",
 		"d":      "SCHEMA_INVALID",
 	}, got)
+}
+
+// TestValidateFromManyGoroutines validates from many goroutines at once, the first use
+// (which compiles the schemas) included: run with -race.
+func TestValidateFromManyGoroutines(t *testing.T) {
+	e, err := Open(context.Background(), Options{InMemory: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = e.Close() })
+	bodies := scenarioRequests(t)[:40]
+	var wg sync.WaitGroup
+	got := make([][]string, 8)
+	for g := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, body := range bodies {
+				r := e.decodeRequest(body, time.Now())
+				if r.value == nil {
+					continue
+				}
+				for _, name := range e.contracts.packNames() {
+					r.pack, r.validation = e.contracts.packs[name], nil
+					e.validate(r)
+					got[g] = append(got[g], fmt.Sprint(r.validation))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for g := range got {
+		assert.Equal(t, got[0], got[g], "goroutine %d", g)
+	}
 }

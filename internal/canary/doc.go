@@ -10,4 +10,5 @@
 //	canary_deadline   policy evaluation has no deadline
 //	canary_ackcommit  the store answers an append once queued, before its commit
 //	canary_idemscan   the idempotency lookup scans a key prefix instead of reading one key
+//	canary_opendef    contract validation treats closed definitions as open
 package canary

@@ -281,7 +281,7 @@ for i, (field, val) in enumerate([("confidence_score", 1.5), ("confidence_score"
                                   ("confidence_score", "0.9"), ("confidence_score", 1e308), ("confidence_score", -1e308)]):
     b = COPY(); b["request_id"] += f"-num{i}"; b[field] = val
     add("numbers", f"confidence-{i}", f"{field} = {val!r}", "SCHEMA_INVALID", b)
-for i, raw in enumerate(["1e400", "-1e400", "123456789012345678901234567890"]):
+for i, raw in enumerate(["1e400", "-1e400", "123456789012345678901234567890", "1.00000000000000000001"]):
     b = COPY(); b["request_id"] += f"-numraw{i}"
     s = json.dumps(b).replace('"confidence_score": 0.85', f'"confidence_score": {raw}')
     add("numbers", f"confidence-raw-{i}", f"confidence_score written as {raw}", "INVALID_ENCODING" if "e400" in raw else "SCHEMA_INVALID", s, target="acme/wf-prod", raw=True)
