@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/handoff-dev/handoff/store"
 )
@@ -56,7 +58,9 @@ type BundleInfo struct {
 // had no workflow state it could trust). Fields a pack lists in its table
 // sensitive_fields (request paths such as output.content.research_log) are removed from
 // the request and, for output content, from the artifact versions in the state and the
-// events of the result, and listed in Erased.
+// events of the result; every string so removed is also removed wherever else it appears
+// in the state and the result (the next step's context, for one). All are listed in
+// Erased. A segment name[*] of a field stands for every element of the list name.
 func (e *Engine) DecisionLog(ctx context.Context, opts DecisionLogOptions, fn func(DecisionLogEvent) error) error {
 	tenants := []string{opts.Tenant}
 	if opts.Tenant == "" {
@@ -167,14 +171,23 @@ func (e *Engine) logEvent(rec store.Record, ent recordedEntry, state *State, str
 }
 
 // mask removes the pack's sensitive fields from the input and result and returns the
-// JSON pointers removed, sorted.
+// JSON pointers removed, sorted. A field is removed where the request holds it and, for
+// output content, from the artifact versions in the state and the events of the result.
+// A policy may also pass a sensitive value on, in the context of the next step or in
+// some other part of the result or state: every string removed (of 4 characters or more)
+// is therefore removed wherever else it appears in the state and the result.
 func (e *Engine) mask(pack string, input map[string]any, result any) []string {
 	var erased []string
+	values := map[string]bool{}
+	erase := func(v any, path []string, at []string) {
+		for _, hit := range eraseAt(v, path, at) {
+			erased = append(erased, pointer(hit.at))
+			collectStrings(hit.value, values)
+		}
+	}
 	for _, f := range e.sensitiveFields(pack) {
 		path := strings.Split(f, ".")
-		if eraseAt(input["request"], path) {
-			erased = append(erased, pointer(append([]string{"input", "request"}, path...)))
-		}
+		erase(input["request"], path, []string{"input", "request"})
 		rest, ok := strings.CutPrefix(f, "output.content.")
 		if !ok {
 			continue
@@ -187,9 +200,7 @@ func (e *Engine) mask(pack string, input map[string]any, result any) []string {
 				versions, _ := arts[typ].(map[string]any)["versions"].(map[string]any)
 				for _, n := range sortedMapKeys(versions) {
 					v, _ := versions[n].(map[string]any)
-					if eraseAt(v["content"], sub) {
-						erased = append(erased, pointer(append([]string{"input", "state", "artifacts", typ, "versions", n, "content"}, sub...)))
-					}
+					erase(v["content"], sub, []string{"input", "state", "artifacts", typ, "versions", n, "content"})
 				}
 			}
 		}
@@ -197,15 +208,105 @@ func (e *Engine) mask(pack string, input map[string]any, result any) []string {
 		if res, ok := result.(map[string]any); ok {
 			events, _ := res["events"].([]any)
 			for i, ev := range events {
-				m, _ := ev.(map[string]any)
-				if m != nil && eraseAt(m["content"], sub) {
-					erased = append(erased, pointer(append([]string{"result", "events", strconv.Itoa(i), "content"}, sub...)))
+				if m, ok := ev.(map[string]any); ok {
+					erase(m["content"], sub, []string{"result", "events", strconv.Itoa(i), "content"})
 				}
 			}
 		}
 	}
+	for s := range values {
+		if utf8.RuneCountInString(s) < minMaskedValue {
+			delete(values, s)
+		}
+	}
+	if len(values) > 0 {
+		erased = append(erased, eraseValues(input["state"], values, []string{"input", "state"})...)
+		erased = append(erased, eraseValues(result, values, []string{"result"})...)
+	}
 	sort.Strings(erased)
 	return erased
+}
+
+// minMaskedValue is the length from which a sensitive string is removed wherever it
+// appears: shorter ones ("en", "ok") would take unrelated values with them.
+const minMaskedValue = 4
+
+// erasure is one value removed and where it was.
+type erasure struct {
+	at    []string
+	value any
+}
+
+// eraseAt deletes the values at path under v and returns them. A segment name[*] stands
+// for every element of the list name (output.content.items[*].note).
+func eraseAt(v any, path []string, at []string) []erasure {
+	m, ok := v.(map[string]any)
+	if !ok || len(path) == 0 {
+		return nil
+	}
+	name, each := strings.CutSuffix(path[0], "[*]")
+	child, found := m[name]
+	if !found {
+		return nil
+	}
+	at = append(slices.Clip(at), name)
+	if len(path) == 1 { // name[*] last: the whole list goes
+		delete(m, name)
+		return []erasure{{at: at, value: child}}
+	}
+	if !each {
+		return eraseAt(child, path[1:], at)
+	}
+	list, _ := child.([]any)
+	var out []erasure
+	for i, el := range list {
+		out = append(out, eraseAt(el, path[1:], append(slices.Clip(at), strconv.Itoa(i)))...)
+	}
+	return out
+}
+
+// collectStrings adds every string under v to set.
+func collectStrings(v any, set map[string]bool) {
+	switch v := v.(type) {
+	case string:
+		set[v] = true
+	case map[string]any:
+		for _, x := range v {
+			collectStrings(x, set)
+		}
+	case []any:
+		for _, x := range v {
+			collectStrings(x, set)
+		}
+	}
+}
+
+// eraseValues deletes, under v, every object member whose value is one of the strings and
+// returns where they were. A list element is replaced by null rather than removed, so
+// that the positions of the others hold.
+func eraseValues(v any, values map[string]bool, at []string) []string {
+	var out []string
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range sortedMapKeys(v) {
+			if s, ok := v[k].(string); ok && values[s] {
+				delete(v, k)
+				out = append(out, pointer(append(slices.Clip(at), k)))
+				continue
+			}
+			out = append(out, eraseValues(v[k], values, append(slices.Clip(at), k))...)
+		}
+	case []any:
+		for i, x := range v {
+			if s, ok := x.(string); ok && values[s] {
+				v[i] = nil
+				out = append(out, pointer(append(slices.Clip(at), strconv.Itoa(i))))
+				continue
+			}
+			out = append(out, eraseValues(x, values, append(slices.Clip(at), strconv.Itoa(i)))...)
+		}
+	}
+	return out
 }
 
 // sensitiveFields reads a pack's sensitive_fields table. A decision of no known pack (a
@@ -230,22 +331,6 @@ func (e *Engine) sensitiveFields(pack string) []string {
 		}
 	}
 	return out
-}
-
-// eraseAt deletes the value at path under v (objects only) and says whether it was there.
-func eraseAt(v any, path []string) bool {
-	m, ok := v.(map[string]any)
-	if !ok || len(path) == 0 {
-		return false
-	}
-	if len(path) == 1 {
-		if _, ok := m[path[0]]; !ok {
-			return false
-		}
-		delete(m, path[0])
-		return true
-	}
-	return eraseAt(m[path[0]], path[1:])
 }
 
 // pointer writes an RFC 6901 JSON pointer.
