@@ -86,9 +86,9 @@ func chainOf(t testing.TB, eng *engine.Engine, tenant, workflow string) []*engin
 
 // TestSameVersionRace: of 64 requests submitted together at the same expected version,
 // exactly one commits and the other 63 are blocked with STALE_STATE_VERSION, round after
-// round. HANDOFF_RACE_ROUNDS sets the number of rounds (CI: 25 under -race).
+// round. HANDOFF_RACE_ROUNDS sets the number of rounds (CI: 500 under -race).
 func TestSameVersionRace(t *testing.T) {
-	rounds := size(t, "HANDOFF_RACE_ROUNDS", 25, 3)
+	rounds := size(t, "HANDOFF_RACE_ROUNDS", 500, 3)
 	const writers = 64
 	eng, _ := openDisk(t)
 	ctx := context.Background()
