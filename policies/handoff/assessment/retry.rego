@@ -18,13 +18,8 @@ _failure if {
 # _retry_classes are the failure classes each retry type may be reported with: transient
 # tool failures are timeouts, rate limits or lost workers; the other types are outputs
 # that could not be used (invalid_output).
-_retry_classes := {
-	"schema": {"invalid_output"},
-	"missing_context": {"invalid_output"},
-	"conflict_clarification": {"invalid_output"},
-	"injection_restricted": {"invalid_output"},
-	"tool_transient": {"timeout", "rate_limit", "worker_lost"},
-}
+# The table is config.retry_classes in contracts/assessment/config.cue.
+_retry_classes := {t: {c | some c in classes} | some t, classes in object.get(_config, "retry_classes", {})}
 
 _retryable_class if object.get(_contract, ["limits", "retry", object.get(_request, "class", ""), "retryable"], false) == true
 
