@@ -184,7 +184,7 @@ _contract := c if {
 # _config is the pack's own tables (data.handoff.assessment.config, exported from the CUE
 # value config in contracts/assessment/config.cue): the pipeline and its approval gates,
 # the trust hierarchy, required inputs, the consistency rules' lists and the retry
-# types' failure classes. Missing, every request is blocked (CONTRACT_MISSING).
+# tables. Missing, every request is blocked (CONTRACT_MISSING).
 _config := c if {
 	c := data.handoff.assessment.config
 	is_object(c)
@@ -199,6 +199,7 @@ _required_config := {
 	"conclusions": "object",
 	"required_inputs": "object",
 	"retry_classes": "object",
+	"restricted_retry_context": "array",
 }
 
 # METADATA
@@ -207,8 +208,7 @@ _required_config := {
 #   The assessment configuration (data.handoff.assessment.config, exported from the CUE
 #   value config) lacks a table the policy reads: the pipeline, the approval gates, the
 #   trust hierarchy, the required inputs, the consistency rules' lists or the retry
-#   types' failure classes. No table is optional: every request is blocked until it is
-#   there.
+#   tables. No table is optional: every request is blocked until it is there.
 # custom:
 #   code: CONTRACT_MISSING
 #   outcome: block

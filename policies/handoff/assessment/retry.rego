@@ -146,7 +146,9 @@ _retry_given := r if {
 	is_object(r)
 }
 
-_restricted_keys := {"artifacts", "workflow_state", "approval_status", "retry"}
+# _restricted_keys are the only context keys a restricted retry may carry
+# (config.restricted_retry_context in contracts/assessment/config.cue).
+_restricted_keys := {k | some k in object.get(_config, "restricted_retry_context", [])}
 
 _retry_problems contains "carries no retry (count, type, reason)" if {
 	_handoff_type == "retry"
