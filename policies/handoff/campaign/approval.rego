@@ -104,11 +104,9 @@ reasons contains r if {
 	r := _gate_reason("APPROVAL_INCOMPLETE", msg, "artifacts", "CTRL-5", "block")
 }
 
-_revisable := {
-	"STRATEGY_APPROVAL": {"RESEARCH_BRIEF", "STRATEGY_BRIEF"},
-	"HUMAN_APPROVAL": {"RESEARCH_BRIEF", "STRATEGY_BRIEF", "COPY_PACKAGE", "VISUAL_PACKAGE"},
-	"ESCALATED": {"RESEARCH_BRIEF", "STRATEGY_BRIEF", "COPY_PACKAGE", "VISUAL_PACKAGE"},
-}
+# _revisable are the artifact types a person may return in each status (config.revisable
+# in contracts/campaign/config.cue).
+_revisable := {s: {t | some t in types} | some s, types in object.get(_config, "revisable", {})}
 
 _invalid_targets contains "a revision request names no artifact type to revise (revise is empty)" if {
 	count(_revise_types) == 0

@@ -166,6 +166,7 @@ _required_config := {
 	"review_scope": "object",
 	"cycle_counter": "object",
 	"approval_stages": "object",
+	"revisable": "object",
 	"fixed": "object",
 	"coverage": "object",
 	"strategy_summary_fields": "array",

@@ -165,6 +165,8 @@ _required_config := {
 	"judgement_gates": "object",
 	"item_artifacts": "object",
 	"item_of_gate": "object",
+	"work_contexts": "object",
+	"revisable": "object",
 }
 
 # METADATA
