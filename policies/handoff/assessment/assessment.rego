@@ -12,7 +12,8 @@
 # The decision is core.decide(reasons, proposal): core's reasons (loop limits regraded to
 # an escalation when they are the only obstacle), the pack's reasons and the security
 # audit reason, applied to the pack's proposal for the unblocked path. The pack's tables
-# are data.handoff.assessment.contract, exported from contracts/assessment.
+# are data.handoff.assessment.contract and data.handoff.assessment.config, exported from
+# contracts/assessment.
 package handoff.assessment
 
 import data.handoff.core

@@ -6,8 +6,8 @@
 # the pack's own reasons (each rule below with its code in METADATA), applied to the
 # pack's proposal for the unblocked path. The proposal says where the workflow goes
 # (status_after), who acts next with which context package, what to revise and which
-# events to record. The pack's tables are data.handoff.campaign.contract, exported from
-# contracts/campaign.
+# events to record. The pack's tables are data.handoff.campaign.contract and
+# data.handoff.campaign.config, exported from contracts/campaign.
 package handoff.campaign
 
 import data.handoff.core
