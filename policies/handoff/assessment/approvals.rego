@@ -17,7 +17,8 @@ _decision_kind := object.get(_request, "decision", "")
 
 _approval_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
 
-_gate_type := {"SOA_APPROVAL": "STATEMENT_OF_APPLICABILITY", "FINDINGS_APPROVAL": "GAP_ANALYSIS", "REPORT_APPROVAL": "ASSESSMENT_REPORT"}
+# _gate_type is the artifact type a person approves at each gate.
+_gate_type := {name: g.artifact | some name, g in _approval_gates}
 
 # _awaiting is the version a person decides on: the gate's artifact, or the version
 # waiting at the validation step.

@@ -12,7 +12,8 @@
 # The decision is core.decide(reasons, proposal): core's reasons (loop limits regraded to
 # an escalation when they are the only obstacle), the pack's reasons and the security
 # audit reason, applied to the pack's proposal for the unblocked path. The pack's tables
-# are data.handoff.assessment.contract, exported from contracts/assessment.
+# are data.handoff.assessment.contract and data.handoff.assessment.config, exported from
+# contracts/assessment.
 package handoff.assessment
 
 import data.handoff.core
@@ -181,6 +182,44 @@ _contract := c if {
 	is_object(c)
 } else := {}
 
+# _config is the pack's own tables (data.handoff.assessment.config, exported from the CUE
+# value config in contracts/assessment/config.cue): the pipeline and its approval gates,
+# the trust hierarchy, required inputs, the consistency rules' lists and the retry
+# tables. Missing, every request is blocked (CONTRACT_MISSING).
+_config := c if {
+	c := data.handoff.assessment.config
+	is_object(c)
+} else := {}
+
+# _required_config are the configuration tables the policy reads, with their JSON type.
+_required_config := {
+	"pipeline": "array",
+	"approval_gates": "object",
+	"trust": "object",
+	"normative": "object",
+	"conclusions": "object",
+	"required_inputs": "object",
+	"retry_classes": "object",
+	"restricted_retry_context": "array",
+}
+
+# METADATA
+# title: Assessment configuration missing
+# description: >-
+#   The assessment configuration (data.handoff.assessment.config, exported from the CUE
+#   value config) lacks a table the policy reads: the pipeline, the approval gates, the
+#   trust hierarchy, the required inputs, the consistency rules' lists or the retry
+#   tables. No table is optional: every request is blocked until it is there.
+# custom:
+#   code: CONTRACT_MISSING
+#   outcome: block
+reasons contains r if {
+	_valid
+	some name, want in _required_config
+	type_name(object.get(_config, name, null)) != want
+	r := _reason("CONTRACT_MISSING", sprintf("the assessment configuration has no %s %s", [want, name]), "", "block")
+}
+
 _agents := a if {
 	a := _contract.agents
 	is_object(a)
@@ -221,13 +260,17 @@ _hands_to(agent) := {t | some t in _agents[agent].hands_to}
 _requires_approval(type) if object.get(_contract, ["artifacts", type, "requires_approval"], true) != false
 
 # _pipeline is the pipeline's agent statuses in order (contracts/assessment/workflow.cue).
-_pipeline := ["KNOWLEDGE", "CONTROLS", "MAPPING", "SOA", "EVIDENCE", "GAPS", "MATURITY", "POAM_PLANNING", "REPORTING"]
+# The table is config.pipeline in contracts/assessment/config.cue.
+_pipeline := object.get(_config, "pipeline", [])
 
-# _gate_of maps a step whose output requires approval to its approval gate, and
-# _after_gate the gate to the status an approval opens.
-_gate_of := {"SOA": "SOA_APPROVAL", "GAPS": "FINDINGS_APPROVAL", "REPORTING": "REPORT_APPROVAL"}
+# _approval_gates are the approval gates (config.approval_gates in
+# contracts/assessment/config.cue): _gate_of maps a step whose output requires approval
+# to its approval gate, and _after_gate the gate to the status an approval opens.
+_approval_gates := object.get(_config, "approval_gates", {})
 
-_after_gate := {"SOA_APPROVAL": "EVIDENCE", "FINDINGS_APPROVAL": "MATURITY", "REPORT_APPROVAL": "COMPLETED"}
+_gate_of := {g.step: name | some name, g in _approval_gates}
+
+_after_gate := {name: g.after | some name, g in _approval_gates}
 
 _gates := {g | some g in _gate_of}
 

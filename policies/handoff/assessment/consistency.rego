@@ -14,7 +14,8 @@ _sources_of(item) := [s | some s in object.get(item, "sources", []); is_object(s
 _kinds(item) := {s.kind | some s in _sources_of(item)}
 
 # _trust ranks the source kinds of the trust hierarchy, most trusted highest.
-_trust := {"scf_data": 5, "approved_artifact": 4, "draft_artifact": 3, "kb_evidence_candidate": 2, "agent_output": 1}
+# The table is config.trust in contracts/assessment/config.cue.
+_trust := object.get(_config, "trust", {})
 
 _items(field) := [x | some x in object.get(_content, field, []); is_object(x)]
 
@@ -24,7 +25,8 @@ _content_path(rest) := sprintf("output.content.%s", [rest])
 
 # _normative are the output lists that state what SCF requires or maps: control
 # requirements and framework mappings.
-_normative := {"CONTROL_ANALYSIS": "controls", "FRAMEWORK_MAPPING": "mappings"}
+# The table is config.normative in contracts/assessment/config.cue.
+_normative := object.get(_config, "normative", {})
 
 # METADATA
 # title: KB used as normative
@@ -129,12 +131,8 @@ reasons contains r if {
 }
 
 # _conclusions are the lists of findings, scores, POA&M items and report conclusions.
-_conclusions := {
-	"GAP_ANALYSIS": ["findings"],
-	"MATURITY_ASSESSMENT": ["scores"],
-	"POAM": ["items"],
-	"ASSESSMENT_REPORT": ["findings", "conclusions"],
-}
+# The table is config.conclusions in contracts/assessment/config.cue.
+_conclusions := object.get(_config, "conclusions", {})
 
 # METADATA
 # title: Conclusion resting on an evidence candidate

@@ -294,17 +294,8 @@ reasons contains r if {
 # --- inputs and versions -----------------------------------------------------------------
 
 # _required_inputs are the artifact types each output is made from.
-_required_inputs := {
-	"KNOWLEDGE_PACKAGE": ["ASSESSMENT_SCOPE"],
-	"CONTROL_ANALYSIS": ["KNOWLEDGE_PACKAGE"],
-	"FRAMEWORK_MAPPING": ["CONTROL_ANALYSIS"],
-	"STATEMENT_OF_APPLICABILITY": ["CONTROL_ANALYSIS", "FRAMEWORK_MAPPING"],
-	"EVIDENCE_ASSESSMENT": ["KNOWLEDGE_PACKAGE", "STATEMENT_OF_APPLICABILITY"],
-	"GAP_ANALYSIS": ["STATEMENT_OF_APPLICABILITY", "EVIDENCE_ASSESSMENT"],
-	"MATURITY_ASSESSMENT": ["GAP_ANALYSIS", "EVIDENCE_ASSESSMENT"],
-	"POAM": ["GAP_ANALYSIS", "MATURITY_ASSESSMENT"],
-	"ASSESSMENT_REPORT": ["GAP_ANALYSIS", "MATURITY_ASSESSMENT", "POAM"],
-}
+# The table is config.required_inputs in contracts/assessment/config.cue.
+_required_inputs := object.get(_config, "required_inputs", {})
 
 # METADATA
 # title: Required input missing

@@ -18,13 +18,8 @@ _failure if {
 # _retry_classes are the failure classes each retry type may be reported with: transient
 # tool failures are timeouts, rate limits or lost workers; the other types are outputs
 # that could not be used (invalid_output).
-_retry_classes := {
-	"schema": {"invalid_output"},
-	"missing_context": {"invalid_output"},
-	"conflict_clarification": {"invalid_output"},
-	"injection_restricted": {"invalid_output"},
-	"tool_transient": {"timeout", "rate_limit", "worker_lost"},
-}
+# The table is config.retry_classes in contracts/assessment/config.cue.
+_retry_classes := {t: {c | some c in classes} | some t, classes in object.get(_config, "retry_classes", {})}
 
 _retryable_class if object.get(_contract, ["limits", "retry", object.get(_request, "class", ""), "retryable"], false) == true
 
@@ -151,7 +146,9 @@ _retry_given := r if {
 	is_object(r)
 }
 
-_restricted_keys := {"artifacts", "workflow_state", "approval_status", "retry"}
+# _restricted_keys are the only context keys a restricted retry may carry
+# (config.restricted_retry_context in contracts/assessment/config.cue).
+_restricted_keys := {k | some k in object.get(_config, "restricted_retry_context", [])}
 
 _retry_problems contains "carries no retry (count, type, reason)" if {
 	_handoff_type == "retry"

@@ -16,7 +16,8 @@ _approval_types := {r.type | some r in _approval_refs}
 _revise_types := {t | some t in object.get(_request, "revise", [])}
 
 # _final_types are what the final approval names: final copy, visual prompts, QA result.
-_final_types := ["COPY_PACKAGE", "VISUAL_PACKAGE", "QA_REPORT"]
+# The table is config.final_types in contracts/campaign/config.cue.
+_final_types := object.get(_config, "final_types", [])
 
 # _research_decision holds for a person's decision on the research brief at an escalation.
 _research_decision if {
@@ -26,11 +27,9 @@ _research_decision if {
 
 # --- checks --------------------------------------------------------------------------
 
-_stages_for := {
-	"STRATEGY_APPROVAL": {"STRATEGY_APPROVAL"},
-	"HUMAN_APPROVAL": {"HUMAN_APPROVAL"},
-	"ESCALATED": {"ESCALATED", "HUMAN_APPROVAL"},
-}
+# _stages_for are the stages an approval may name in each status (config.approval_stages
+# in contracts/campaign/config.cue).
+_stages_for := {s: {t | some t in stages} | some s, stages in object.get(_config, "approval_stages", {})}
 
 # METADATA
 # title: Approval of another stage
@@ -105,11 +104,9 @@ reasons contains r if {
 	r := _gate_reason("APPROVAL_INCOMPLETE", msg, "artifacts", "CTRL-5", "block")
 }
 
-_revisable := {
-	"STRATEGY_APPROVAL": {"RESEARCH_BRIEF", "STRATEGY_BRIEF"},
-	"HUMAN_APPROVAL": {"RESEARCH_BRIEF", "STRATEGY_BRIEF", "COPY_PACKAGE", "VISUAL_PACKAGE"},
-	"ESCALATED": {"RESEARCH_BRIEF", "STRATEGY_BRIEF", "COPY_PACKAGE", "VISUAL_PACKAGE"},
-}
+# _revisable are the artifact types a person may return in each status (config.revisable
+# in contracts/campaign/config.cue).
+_revisable := {s: {t | some t in types} | some s, types in object.get(_config, "revisable", {})}
 
 _invalid_targets contains "a revision request names no artifact type to revise (revise is empty)" if {
 	count(_revise_types) == 0

@@ -6,8 +6,8 @@
 # the pack's own reasons (each rule below with its code in METADATA), applied to the
 # pack's proposal for the unblocked path. The proposal says where the workflow goes
 # (status_after), who acts next with which context package, what to revise and which
-# events to record. The pack's tables are data.handoff.campaign.contract, exported from
-# contracts/campaign.
+# events to record. The pack's tables are data.handoff.campaign.contract and
+# data.handoff.campaign.config, exported from contracts/campaign.
 package handoff.campaign
 
 import data.handoff.core
@@ -148,6 +148,51 @@ _contract := c if {
 	is_object(c)
 } else := {}
 
+# _config is the pack's own tables (data.handoff.campaign.config, exported from the CUE
+# value config in contracts/campaign/config.cue): artifact groups, required inputs,
+# review scopes, the fields deliverables restate from the strategy and the research
+# brief's sections. Missing, every request is blocked (CONTRACT_MISSING).
+_config := c if {
+	c := data.handoff.campaign.config
+	is_object(c)
+} else := {}
+
+# _required_config are the configuration tables the policy reads, with their JSON type.
+_required_config := {
+	"deliverable_types": "array",
+	"upstream_types": "array",
+	"final_types": "array",
+	"required_inputs": "object",
+	"review_scope": "object",
+	"cycle_counter": "object",
+	"approval_stages": "object",
+	"revisable": "object",
+	"fixed": "object",
+	"coverage": "object",
+	"strategy_summary_fields": "array",
+	"research_required_lists": "array",
+	"research_declared_lists": "array",
+	"research_evidence_sections": "array",
+}
+
+# METADATA
+# title: Campaign configuration missing
+# description: >-
+#   The campaign configuration (data.handoff.campaign.config, exported from the CUE
+#   value config) lacks a table the policy reads: the artifact groups, required inputs,
+#   review scopes, approval stages, the fields deliverables restate from the strategy or
+#   the research brief's sections. No table is optional: every request is blocked until
+#   it is there.
+# custom:
+#   code: CONTRACT_MISSING
+#   outcome: block
+reasons contains r if {
+	_valid
+	some name, want in _required_config
+	type_name(object.get(_config, name, null)) != want
+	r := _reason("CONTRACT_MISSING", sprintf("the campaign configuration has no %s %s", [want, name]), "", "block")
+}
+
 _actors_of(status) := a if {
 	a := _contract.workflow.actors[status]
 	is_array(a)
@@ -183,9 +228,11 @@ _cycles_spent(_) if not _max_cycles
 
 # --- artifacts in the state ----------------------------------------------------------
 
-_deliverable_types := {"COPY_PACKAGE", "VISUAL_PACKAGE"}
+# The table is config.deliverable_types in contracts/campaign/config.cue.
+_deliverable_types := {t | some t in object.get(_config, "deliverable_types", [])}
 
-_upstream_types := {"RESEARCH_BRIEF", "STRATEGY_BRIEF"}
+# The table is config.upstream_types in contracts/campaign/config.cue.
+_upstream_types := {t | some t in object.get(_config, "upstream_types", [])}
 
 _approved_statuses := {"approved", "final"}
 

@@ -184,7 +184,8 @@ _approval_package(agent) := core.context_package(sprintf("campaign_approver>%s",
 	"comment": object.get(_request, "comment", ""),
 })
 
-_strategy_summary_fields := ["campaign_objective", "target_audience", "core_proposition", "offer", "messaging_hierarchy", "cta", "restrictions"]
+# The table is config.strategy_summary_fields in contracts/campaign/config.cue.
+_strategy_summary_fields := object.get(_config, "strategy_summary_fields", [])
 
 # _approval_summary is what the person approving the final package receives (seed
 # "Human Approval"): strategy summary, final copy, visual prompts, QA result and

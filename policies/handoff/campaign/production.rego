@@ -83,18 +83,8 @@ else := "none"
 
 # _fixed are the fields a deliverable restates from the approved strategy, unchanged:
 # [deliverable field, strategy path].
-_fixed := {
-	"COPY_PACKAGE": [
-		["target_audience", ["target_audience"]],
-		["offer", ["offer"]],
-		["campaign_promise", ["core_proposition"]],
-	],
-	"VISUAL_PACKAGE": [
-		["target_audience", ["target_audience"]],
-		["core_proposition", ["core_proposition"]],
-		["product", ["product", "name"]],
-	],
-}
+# The table is config.fixed in contracts/campaign/config.cue.
+_fixed := {t: [[f.field, f.strategy_path] | some f in fs] | some t, fs in object.get(_config, "fixed", {})}
 
 # METADATA
 # title: Deliverable deviates from the approved strategy
@@ -142,10 +132,8 @@ _short(s) := sprintf("%s...", [substring(s, 0, 77)]) if count(s) > 80
 else := s
 
 # _coverage are [deliverable list, key, strategy list, gate] per deliverable type.
-_coverage := {
-	"COPY_PACKAGE": ["deliverables", "channel", "copy", "required_deliverables"],
-	"VISUAL_PACKAGE": ["prompts", "format", "visual", "required_format"],
-}
+# The table is config.coverage in contracts/campaign/config.cue.
+_coverage := {t: [c.list, c.key, c.strategy_list, c.gate] | some t, c in object.get(_config, "coverage", {})}
 
 _covered(list, key, want) if {
 	some item in object.get(_content, list, [])

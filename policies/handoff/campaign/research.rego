@@ -52,9 +52,11 @@ _hg2 contains r if {
 	r := _gate_reason("SOURCE_GROUNDING_FAILURE", sprintf("RESEARCH_BRIEF v%d: major claim %q has no evidence among its source_references (cites %v); the handoff to Strategy is blocked and Strategy must not compensate by inventing facts", [_brief_n, object.get(c, "id", i), object.get(c, "sources", [])]), _brief_path(sprintf("claims[%d]", [i])), "HG-2", "revise")
 }
 
-_required_lists := ["target_audience_evidence", "competitor_observations", "market_findings", "source_references"]
+# The table is config.research_required_lists in contracts/campaign/config.cue.
+_required_lists := object.get(_config, "research_required_lists", [])
 
-_declared_lists := ["known_unknowns", "unsupported_assumptions"]
+# The table is config.research_declared_lists in contracts/campaign/config.cue.
+_declared_lists := object.get(_config, "research_declared_lists", [])
 
 _incomplete contains r if {
 	_validation
@@ -82,7 +84,8 @@ _no_contradictions contains r if {
 	r := _gate_reason("CONTRADICTIONS_MISSING", sprintf("RESEARCH_BRIEF v%d does not state the contradictory evidence it found (send [] to declare none)", [_brief_n]), _brief_path("contradictions"), "contradictions_identified", "revise")
 }
 
-_evidence_sections := ["target_audience_evidence", "competitor_observations", "market_findings"]
+# The table is config.research_evidence_sections in contracts/campaign/config.cue.
+_evidence_sections := object.get(_config, "research_evidence_sections", [])
 
 # A minor claim or a finding without evidence is an unverified assumption presented as
 # fact: it belongs in unsupported_assumptions, labeled.

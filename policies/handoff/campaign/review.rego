@@ -9,11 +9,9 @@ _review if {
 	_status in {"RESEARCH_VALIDATION", "QA"}
 }
 
-# _review_scope is the artifact types a review in each status judges.
-_review_scope := {
-	"RESEARCH_VALIDATION": {"RESEARCH_BRIEF"},
-	"QA": {"COPY_PACKAGE", "VISUAL_PACKAGE"},
-}
+# _review_scope is the artifact types a review in each status judges (config.review_scope
+# in contracts/campaign/config.cue).
+_review_scope := {s: {t | some t in types} | some s, types in object.get(_config, "review_scope", {})}
 
 # METADATA
 # title: Review scope invalid
@@ -123,4 +121,5 @@ reasons contains r if {
 	r := _gate_reason("REVIEW_CYCLES_EXHAUSTED", sprintf("%d of %v revision cycles used (%s); escalating to a person instead of a third loop (repeated defects: %v)", [_counter(counter), object.get(_contract, ["limits", "max_review_cycles"], 0), counter, sort(_repeated)]), "defects", "CTRL-3", "await_human")
 }
 
-_cycle_counter := {"RESEARCH_VALIDATION": "research_cycles", "QA": "qa_cycles"}
+# The table is config.cycle_counter in contracts/campaign/config.cue.
+_cycle_counter := object.get(_config, "cycle_counter", {})

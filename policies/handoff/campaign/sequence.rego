@@ -44,7 +44,8 @@ _expected if {
 
 _expected if _kind == "cancel"
 
-_approval_statuses := {"STRATEGY_APPROVAL", "HUMAN_APPROVAL", "ESCALATED"}
+# _approval_statuses are the statuses a person decides in: the keys of _stages_for.
+_approval_statuses := {s | some s, _ in _stages_for}
 
 # _sequence_explained holds when a more specific rule says why the request does not fit
 # the current status (it then stands alone instead of OUT_OF_SEQUENCE).

@@ -76,11 +76,9 @@ reasons contains r if {
 	r := _gate_reason("ARTIFACT_IMMUTABLE", sprintf("attempt to change the approved strategy: STRATEGY_BRIEF v%v is approved and the workflow is in %s, not on a revision path", [_approved_n("STRATEGY_BRIEF"), _status]), "output", "CTRL-2", "block")
 }
 
-# _required_inputs are the input artifact types each output needs.
-_required_inputs := {
-	"STRATEGY_BRIEF": {"RESEARCH_BRIEF"},
-	"CLIENT_PACKAGE": {"COPY_PACKAGE", "VISUAL_PACKAGE", "APPROVAL_RECORD"},
-}
+# _required_inputs are the input artifact types each output needs (config.required_inputs
+# in contracts/campaign/config.cue).
+_required_inputs := {t: {i | some i in inputs} | some t, inputs in object.get(_config, "required_inputs", {})}
 
 # METADATA
 # title: Required input missing

@@ -401,7 +401,9 @@ reasons contains r if {
 
 _open_effects := sort([id | some id, status in _state.effects; status in {"pending", "unknown"}])
 
-_cancellable := {"CREATED", "PLANNED", "READY", "RUNNING"}
+# _cancellable are the statuses a cancel request may end the workflow from
+# (config.cancellable in contracts/support/config.cue).
+_cancellable := {s | some s in object.get(_config, "cancellable", [])}
 
 _cancel_problems contains msg if {
 	not _status in _cancellable

@@ -320,6 +320,7 @@ _required_config := {
 	"personal_data": "array",
 	"untrusted_fields": "object",
 	"stop_exits": "object",
+	"cancellable": "array",
 }
 
 # METADATA

@@ -19,10 +19,8 @@ _deciding if {
 }
 
 # _revisable are the artifact types a person may return in each status.
-_revisable := {
-	"AWAITING_CLIENT": {"A1", "SKILL_ROUTING", "A2", "A3", "A4", "A5", "A6", "PROMPT", "EDIT_PLAN", "CLIENT_CONFIRMATION"},
-	"ESCALATED": {"REQUIREMENTS", "A1", "SKILL_ROUTING", "A2", "A3", "A4", "A5", "A6", "PROMPT", "EDIT_PLAN", "CLIENT_CONFIRMATION"},
-}
+# The table is config.revisable in contracts/video/config.cue.
+_revisable := {s: {t | some t in types} | some s, types in object.get(_config, "revisable", {})}
 
 # METADATA
 # title: Approval of another stage

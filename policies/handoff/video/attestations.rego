@@ -8,11 +8,8 @@ package handoff.video
 
 # _judgement_gates are the seed's judgement gates by artifact type, with the checklist
 # item each belongs to.
-_judgement_gates := {
-	"A1": {"creative_brief_clear": "cd-sw.creative_brief_clear"},
-	"A6": {"humanize_dialogue_passed": "sw-dir.humanize_dialogue_invoked"},
-	"PROMPT": {"platform_language_correct": "vfx-ed.platform_format_correct"},
-}
+# The table is config.judgement_gates in contracts/video/config.cue.
+_judgement_gates := object.get(_config, "judgement_gates", {})
 
 # _handoff_attestations are the attestations of the current handoff.
 _handoff_attestations := [a | some a in object.get(_request, "attestations", []); is_object(a)] if _kind == "handoff"

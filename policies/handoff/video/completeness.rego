@@ -7,27 +7,18 @@ package handoff.video
 
 # _completeness_gate names, per artifact type, the gate or checklist item a missing
 # field fails.
-_completeness_gate := {
-	"REQUIREMENTS": "requirements_complete",
-	"A1": "required_fields_complete",
-	"SKILL_ROUTING": "skill_routing_complete",
-	"A2": "sw-dir.a2_complete",
-	"A3": "sw-dir.a3_complete",
-	"A6": "sw-dir.a6_draft_complete",
-	"A4": "dir-vfx.a4_complete",
-	"A5": "dir-vfx.a5_complete",
-	"PROMPT": "vfx-ed.prompts_generated",
-	"EDIT_PLAN": "edit_plan_complete",
-	"CLIENT_CONFIRMATION": "confirmation_complete",
-}
+# The table is config.completeness_gate in contracts/video/config.cue.
+_completeness_gate := object.get(_config, "completeness_gate", {})
 
 # _may_be_blank are the fields the seed marks optional (可选, 如有): blank is allowed
 # (negative prompts have their own checklist item).
-_may_be_blank := {"dialogue", "parenthetical", "negative_prompt"}
+# The table is config.may_be_blank in contracts/video/config.cue.
+_may_be_blank := {f | some f in object.get(_config, "may_be_blank", [])}
 
 # _may_be_empty are the lists whose empty value is a declaration: no constraints, a
 # scene without characters, a scene without dialogue, no client feedback.
-_may_be_empty := {"constraints", "characters_present", "dialogue", "client_feedback"}
+# The table is config.may_be_empty in contracts/video/config.cue.
+_may_be_empty := {f | some f in object.get(_config, "may_be_empty", [])}
 
 _missing_value(value, key) if {
 	is_string(value)

@@ -115,44 +115,19 @@ _versions := [_latest_ref(t) | some s in _stage_order; some t in _stages[s].type
 
 # _work_contexts is what the agent acting in a status receives: the artifacts it checks
 # or works from.
-_work_contexts(status) := {"creative-director": _keyed({"REQUIREMENTS": _pkg("client-intake", "creative-director", "REQUIREMENTS")})} if {
-	status == "CREATIVE_DIRECTION"
-} else := {"screenwriter": _keyed({
-	"A1": _pkg("creative-director", "screenwriter", "A1"),
-	"SKILL_ROUTING": _pkg("creative-director", "screenwriter", "SKILL_ROUTING"),
-})} if {
-	status in {"BRIEF_INTAKE", "SCRIPTWRITING"}
-} else := {"director": _keyed({
-	"A1": _pkg("creative-director", "director", "A1"),
-	"A2": _pkg("screenwriter", "director", "A2"),
-	"A3": _pkg("screenwriter", "director", "A3"),
-	"A6": _pkg("screenwriter", "director", "A6"),
-})} if {
-	status in {"SCRIPT_INTAKE", "STORYBOARDING"}
-} else := {"vfx-supervisor": _keyed({
-	"A4": _pkg("director", "vfx-supervisor", "A4"),
-	"A5": _pkg("director", "vfx-supervisor", "A5"),
-	"SKILL_ROUTING": _pkg("creative-director", "vfx-supervisor", "SKILL_ROUTING"),
-})} if {
-	status in {"STORYBOARD_INTAKE", "PROMPTING"}
-} else := {"editor": _keyed({
-	"PROMPT": _pkg("vfx-supervisor", "editor", "PROMPT"),
-	"A5": _pkg("director", "editor", "A5"),
-})} if {
-	status in {"PROMPT_INTAKE", "EDITING"}
-} else := {"internal-review-lead": object.union(
-	_keyed({"EDIT_PLAN": _pkg("editor", "internal-review-lead", "EDIT_PLAN")}),
-	{"may_know": {"versions": _versions}},
-)} if {
-	status == "INTERNAL_REVIEW"
-} else := {"client-review-lead": object.union(
-	_keyed({"REVIEW_OPINION": _pkg("internal-review-lead", "client-review-lead", "REVIEW_OPINION")}),
-	{"may_know": {"versions": _versions}},
-)} if {
-	status == "CLIENT_REVIEW"
-} else := {"client": _keyed({"CLIENT_CONFIRMATION": _pkg("client-review-lead", "client", "CLIENT_CONFIRMATION")})} if {
-	status == "AWAITING_CLIENT"
+# The table is config.work_contexts in contracts/video/config.cue.
+_work_contexts(status) := {w.agent: _work_context(w)} if {
+	w := object.get(_config, ["work_contexts", status], null)
+	is_object(w)
 } else := {}
+
+# _work_context is one agent's context: a package per artifact it receives, keyed by
+# type, and the chain's current versions where the table says so.
+_work_context(w) := object.union(_keyed(_work_parts(w)), {"may_know": {"versions": _versions}}) if {
+	w.versions == true
+} else := _keyed(_work_parts(w))
+
+_work_parts(w) := {p.type: _pkg(p.from, w.agent, p.type) | some p in w.packages}
 
 # _failed_context is what a producer (or the production lead) learns of a return that
 # no record keeps: the returned versions and every failed item.

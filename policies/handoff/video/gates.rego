@@ -24,11 +24,8 @@ _in_scope(type) if type in _scope
 
 # --- A1 ------------------------------------------------------------------------------
 
-_audience_placeholders := {
-	"tbd", "todo", "n/a", "na", "none", "unknown", "everyone", "anyone", "all", "general",
-	"general public", "mass market", "-", "?", "待定", "未定", "暂无", "无", "不限", "所有人",
-	"大众", "全部", "全民", "所有用户",
-}
+# _audience_placeholders is config.audience_placeholders in contracts/video/config.cue.
+_audience_placeholders := {p | some p in object.get(_config, "audience_placeholders", [])}
 
 _gate_failures contains f if {
 	_in_scope("A1")
@@ -42,7 +39,8 @@ _audience_defined(ta) if {
 	not lower(trim_space(ta)) in _audience_placeholders
 }
 
-_reference_placeholders := {"无", "略", "暂无", "待定", "待补充", "见附件", "同上", "tbd", "todo", "n/a", "na", "none", "-", "?", "..."}
+# _reference_placeholders is config.reference_placeholders in contracts/video/config.cue.
+_reference_placeholders := {p | some p in object.get(_config, "reference_placeholders", [])}
 
 _gate_failures contains f if {
 	_in_scope("A1")
@@ -69,10 +67,8 @@ _substantive(r) if {
 
 # _checklist_skills are the skills a handoff checklist requires, by artifact: the skill
 # routing must route them and the producer must attest running them.
-_checklist_skills := {
-	"A6": {"skill": "humanize-dialogue", "agent": "screenwriter", "item": "sw-dir.humanize_dialogue_invoked"},
-	"PROMPT": {"skill": "prompt-schema", "agent": "vfx-supervisor", "item": "vfx-ed.prompt_schema_passed"},
-}
+# The table is config.checklist_skills in contracts/video/config.cue.
+_checklist_skills := object.get(_config, "checklist_skills", {})
 
 _gate_failures contains f if {
 	_in_scope("SKILL_ROUTING")

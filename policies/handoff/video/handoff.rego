@@ -59,18 +59,8 @@ _handoff_returned := {f.artifact | some f in _work_failures}
 # --- inputs ------------------------------------------------------------------------------
 
 # _required_inputs are the artifact types each output is made from.
-_required_inputs := {
-	"A1": ["REQUIREMENTS"],
-	"SKILL_ROUTING": ["A1"],
-	"A2": ["A1", "SKILL_ROUTING"],
-	"A3": ["A1", "A2"],
-	"A6": ["A1", "A2", "A3"],
-	"A4": ["A1", "A6"],
-	"A5": ["A1", "A4", "A6"],
-	"PROMPT": ["A4", "A5", "SKILL_ROUTING"],
-	"EDIT_PLAN": ["A5", "PROMPT"],
-	"CLIENT_CONFIRMATION": ["REVIEW_OPINION", "EDIT_PLAN"],
-}
+# The table is config.required_inputs in contracts/video/config.cue.
+_required_inputs := object.get(_config, "required_inputs", {})
 
 # _return_record is the record that returned a type's latest version: the check of its
 # edge or the internal review opinion (which list it under returned), or the client

@@ -47,42 +47,12 @@ _verdict := object.get(_request, "verdict", "")
 # --- scope -------------------------------------------------------------------------------
 
 # _item_artifacts are the artifacts each checklist item judges.
-_item_artifacts := {
-	"cd-sw.a1_fields_complete": {"A1"},
-	"cd-sw.creative_brief_clear": {"A1"},
-	"cd-sw.target_audience_defined": {"A1"},
-	"cd-sw.references_substantive": {"A1"},
-	"sw-dir.a2_complete": {"A2"},
-	"sw-dir.a3_complete": {"A3"},
-	"sw-dir.a6_draft_complete": {"A6"},
-	"sw-dir.humanize_dialogue_invoked": {"A6"},
-	"dir-vfx.a4_complete": {"A4"},
-	"dir-vfx.a5_complete": {"A5"},
-	"dir-vfx.emotion_curve_mapped": {"A4", "A5"},
-	"dir-vfx.quality_gates_passed": {"A4", "A5"},
-	"vfx-ed.prompts_generated": {"PROMPT"},
-	"vfx-ed.prompt_schema_passed": {"PROMPT"},
-	"vfx-ed.platform_format_correct": {"PROMPT"},
-	"vfx-ed.negative_prompts_set": {"PROMPT"},
-}
+# The table is config.item_artifacts in contracts/video/config.cue.
+_item_artifacts := {i: {t | some t in types} | some i, types in object.get(_config, "item_artifacts", {})}
 
 # _item_of_gate maps an artifact's quality gate to the checklist item it is part of.
-_item_of_gate := {
-	"required_fields_complete": "cd-sw.a1_fields_complete",
-	"creative_brief_clear": "cd-sw.creative_brief_clear",
-	"target_audience_defined": "cd-sw.target_audience_defined",
-	"all_characters_have_visual_notes": "sw-dir.a2_complete",
-	"emotional_arc_defined": "sw-dir.a3_complete",
-	"key_moments_listed": "sw-dir.a3_complete",
-	"scene_headings_correct": "sw-dir.a6_draft_complete",
-	"humanize_dialogue_passed": "sw-dir.humanize_dialogue_invoked",
-	"all_scenes_have_duration": "dir-vfx.quality_gates_passed",
-	"rhythm_annotated": "dir-vfx.quality_gates_passed",
-	"timestamps_correct": "dir-vfx.quality_gates_passed",
-	"camera_instructions_complete": "dir-vfx.quality_gates_passed",
-	"timestamps_match_A5": "vfx-ed.prompts_generated",
-	"platform_language_correct": "vfx-ed.platform_format_correct",
-}
+# The table is config.item_of_gate in contracts/video/config.cue.
+_item_of_gate := object.get(_config, "item_of_gate", {})
 
 _record_type := _stages[_check_of[_status]].record if _check_status
 

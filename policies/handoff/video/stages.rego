@@ -6,39 +6,12 @@ import data.handoff.core
 # hands over, the receiving agent and, for the four edges with a seed checklist, the
 # check status in which the receiving agent checks them and the record type its check is
 # kept in. after is the status the workflow moves to once the edge is done.
-_stages := {
-	"INTAKE": {
-		"producer": "client-intake", "types": ["REQUIREMENTS"], "consumer": "creative-director",
-		"after": "CREATIVE_DIRECTION",
-	},
-	"CREATIVE_DIRECTION": {
-		"producer": "creative-director", "types": ["A1", "SKILL_ROUTING"], "consumer": "screenwriter",
-		"check": "BRIEF_INTAKE", "record": "BRIEF_CHECK", "after": "SCRIPTWRITING",
-	},
-	"SCRIPTWRITING": {
-		"producer": "screenwriter", "types": ["A2", "A3", "A6"], "consumer": "director",
-		"check": "SCRIPT_INTAKE", "record": "SCRIPT_CHECK", "after": "STORYBOARDING",
-	},
-	"STORYBOARDING": {
-		"producer": "director", "types": ["A4", "A5"], "consumer": "vfx-supervisor",
-		"check": "STORYBOARD_INTAKE", "record": "STORYBOARD_CHECK", "after": "PROMPTING",
-	},
-	"PROMPTING": {
-		"producer": "vfx-supervisor", "types": ["PROMPT"], "consumer": "editor",
-		"check": "PROMPT_INTAKE", "record": "PROMPT_CHECK", "after": "EDITING",
-	},
-	"EDITING": {
-		"producer": "editor", "types": ["EDIT_PLAN"], "consumer": "internal-review-lead",
-		"after": "INTERNAL_REVIEW",
-	},
-	"CLIENT_REVIEW": {
-		"producer": "client-review-lead", "types": ["CLIENT_CONFIRMATION"], "consumer": "client",
-		"after": "AWAITING_CLIENT",
-	},
-}
+# The table is config.stages in contracts/video/config.cue.
+_stages := object.get(_config, "stages", {})
 
 # _stage_order runs from the most upstream producer to the last.
-_stage_order := ["INTAKE", "CREATIVE_DIRECTION", "SCRIPTWRITING", "STORYBOARDING", "PROMPTING", "EDITING", "CLIENT_REVIEW"]
+# The table is config.stage_order in contracts/video/config.cue.
+_stage_order := object.get(_config, "stage_order", [])
 
 # _type_stage is the production status of each artifact type's producer.
 _type_stage[t] := stage if {
@@ -56,7 +29,8 @@ _check_status if _check_of[_status]
 
 # _record_types are the artifacts the policy records from a check or a person's
 # decision, and the client confirmation: a returned producer names one as input.
-_record_types := {"BRIEF_CHECK", "SCRIPT_CHECK", "STORYBOARD_CHECK", "PROMPT_CHECK", "REVIEW_OPINION", "CLIENT_CONFIRMATION"}
+# The table is config.record_types in contracts/video/config.cue.
+_record_types := {t | some t in object.get(_config, "record_types", [])}
 
 # _upstream_status is the production status of the most upstream type of a set.
 _upstream_status(types) := _stage_order[min({i |

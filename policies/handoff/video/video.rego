@@ -8,8 +8,8 @@
 # machine-decidable quality gates of the delivered artifact; at every check status the
 # receiving agent's review adds the judgement gates (attestations) and its defects; an
 # incomplete artifact or a failed gate returns the work to its producer with every
-# missing field and failed item listed. The pack's tables are data.handoff.video.contract,
-# exported from contracts/video.
+# missing field and failed item listed. The pack's tables are data.handoff.video.contract
+# and data.handoff.video.config, exported from contracts/video.
 package handoff.video
 
 import data.handoff.core
@@ -140,6 +140,51 @@ _contract := c if {
 	c := data.handoff.video.contract
 	is_object(c)
 } else := {}
+
+# _config is the pack's own tables (data.handoff.video.config, exported from the CUE
+# value config in contracts/video/config.cue): the chain of edges, the checklists, the
+# completeness rules and the gates' placeholders. Missing, every request is blocked
+# (CONTRACT_MISSING).
+_config := c if {
+	c := data.handoff.video.config
+	is_object(c)
+} else := {}
+
+# _required_config are the configuration tables the policy reads, with their JSON type.
+_required_config := {
+	"stages": "object",
+	"stage_order": "array",
+	"record_types": "array",
+	"required_inputs": "object",
+	"completeness_gate": "object",
+	"may_be_blank": "array",
+	"may_be_empty": "array",
+	"audience_placeholders": "array",
+	"reference_placeholders": "array",
+	"checklist_skills": "object",
+	"judgement_gates": "object",
+	"item_artifacts": "object",
+	"item_of_gate": "object",
+	"work_contexts": "object",
+	"revisable": "object",
+}
+
+# METADATA
+# title: Video configuration missing
+# description: >-
+#   The video configuration (data.handoff.video.config, exported from the CUE value
+#   config) lacks a table the policy reads: the chain of edges, the checklists, the
+#   completeness rules or the gates' placeholders. No table is optional: every request
+#   is blocked until it is there.
+# custom:
+#   code: CONTRACT_MISSING
+#   outcome: block
+reasons contains r if {
+	_valid
+	some name, want in _required_config
+	type_name(object.get(_config, name, null)) != want
+	r := _reason("CONTRACT_MISSING", sprintf("the video configuration has no %s %s", [want, name]), "", "block")
+}
 
 _actors_of(status) := a if {
 	a := _contract.workflow.actors[status]

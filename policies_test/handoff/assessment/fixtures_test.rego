@@ -1175,3 +1175,11 @@ record_content(d, type) := c if {
 }
 
 contract := data.handoff.assessment.contract
+
+# config is the pack's own tables, exported from contracts/assessment/config.cue.
+config := data.handoff.assessment.config
+
+# decide_without_config evaluates the decision with one configuration table removed.
+decide_without_config(request, st, name) := d if {
+	d := assessment.decision with input as input_of(request, st) with data.handoff.assessment.config as json.remove(config, [name])
+}

@@ -316,3 +316,11 @@ campaign_contract := data.handoff.campaign.contract
 decide_with(request, st, contract) := d if {
 	d := campaign.decision with input as input_of(request, st) with data.handoff.campaign.contract as contract
 }
+
+# config is the pack's own tables, exported from contracts/campaign/config.cue.
+config := data.handoff.campaign.config
+
+# decide_without_config evaluates the decision with one configuration table removed.
+decide_without_config(request, st, name) := d if {
+	d := campaign.decision with input as input_of(request, st) with data.handoff.campaign.config as json.remove(config, [name])
+}

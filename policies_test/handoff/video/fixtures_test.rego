@@ -364,3 +364,11 @@ counter_events(d) := {sprintf("%s %v", [e.name, object.get(e, "delta", object.ge
 open_defects(d) := {e.defect.id | some e in d.events; e.type == "defect"; e.status == "open"}
 
 video_contract := data.handoff.video.contract
+
+# config is the pack's own tables, exported from contracts/video/config.cue.
+config := data.handoff.video.config
+
+# decide_without_config evaluates the decision with one configuration table removed.
+decide_without_config(request, st, name) := d if {
+	d := video.decision with input as input_of(request, st) with data.handoff.video.config as json.remove(config, [name])
+}
