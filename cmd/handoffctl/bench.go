@@ -117,10 +117,10 @@ type benchTemplate struct {
 // benchWorkflow is one copy of a template in the load.
 type benchWorkflow struct {
 	tpl     *benchTemplate
-	n       int // copy number
-	steps   int // how many of the template's steps it plays
-	first   int // the first measured step
-	ids     *strings.Replacer
+	n       int               // copy number
+	steps   int               // how many of the template's steps it plays
+	first   int               // the first measured step
+	ids     *strings.Replacer // built when the copy is first rendered, dropped when it ends
 	player  *scenario.Player
 	stopped bool // a step could not be rendered: the rest is not played
 	// The first step when a preload played it: observed again on the measured engine.
@@ -135,6 +135,9 @@ func (w *benchWorkflow) reset(e scenario.Engine) {
 
 // body renders step j: the copy's ids, placeholders replaced from its own state.
 func (w *benchWorkflow) body(ctx context.Context, j int) ([]byte, error) {
+	if w.ids == nil {
+		w.ids = suffixIDs(w.tpl.ids, fmt.Sprintf("-b%d", w.n))
+	}
 	return w.player.Render(ctx, json.RawMessage(w.ids.Replace(string(w.tpl.requests[j]))))
 }
 
@@ -276,7 +279,7 @@ func benchLoad(tpls []*benchTemplate, o benchOptions) []*benchWorkflow {
 			steps = min(steps, o.decisions-total)
 		}
 		total += steps
-		wfs = append(wfs, &benchWorkflow{tpl: t, n: i, steps: steps, ids: suffixIDs(t.ids, fmt.Sprintf("-b%d", i))})
+		wfs = append(wfs, &benchWorkflow{tpl: t, n: i, steps: steps})
 	}
 	return wfs
 }
@@ -621,6 +624,9 @@ func (c *cli) benchSubmit(ctx context.Context, b engine.Bundle, opts engine.Opti
 			m.record(time.Since(t), d != nil && d.Outcome == w.tpl.outcomes[j], err)
 			w.observe(body, d)
 		}
+		// A strings.Replacer over a scenario's ids weighs tens of kilobytes: kept for
+		// every copy of a large load it, not the engine, would be the run's memory.
+		w.ids = nil
 	})
 	m.pause()
 	if err := ctx.Err(); err != nil {
