@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -102,10 +100,8 @@ func (e *Engine) DecisionLog(ctx context.Context, opts DecisionLogOptions, fn fu
 			if rec.Time.Before(opts.Since) {
 				return nil
 			}
-			var ent recordedEntry
-			dec := json.NewDecoder(bytes.NewReader(rec.Payload))
-			dec.UseNumber()
-			if err := dec.Decode(&ent); err != nil {
+			ent, err := decodeRecordedEntry(rec.Payload)
+			if err != nil {
 				return fmt.Errorf("engine: audit record %d of tenant %s: %w", rec.Seq, t, err)
 			}
 			ev, err := e.logEvent(rec, ent, nil, "audit")

@@ -195,10 +195,8 @@ func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Engine, tenan
 		if rec.Time.Before(plan.since) {
 			return nil
 		}
-		var ent recordedEntry
-		dec := json.NewDecoder(bytes.NewReader(rec.Payload))
-		dec.UseNumber()
-		if err := dec.Decode(&ent); err != nil {
+		ent, err := decodeRecordedEntry(rec.Payload)
+		if err != nil {
 			return fmt.Errorf("engine: replay: audit record %d of tenant %s: %w", rec.Seq, tenant, err)
 		}
 		recorded, err := decodeDecision(ent.Decision)
@@ -280,6 +278,15 @@ type recordedEntry struct {
 	Redaction  *Redaction        `json:"redaction"`
 }
 
+// decodeRecordedEntry reads a log record's payload, numbers kept exact.
+func decodeRecordedEntry(payload []byte) (recordedEntry, error) {
+	var ent recordedEntry
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	err := dec.Decode(&ent)
+	return ent, err
+}
+
 // skipRedacted is the result for a record whose request the log holds redacted: it is
 // reported, never re-decided.
 func skipRedacted(ent recordedEntry, recorded *Decision) ReplayResult {
@@ -338,10 +345,8 @@ func (e *Engine) walkWorkflow(ctx context.Context, t replayTarget, fn func(visit
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var ent recordedEntry
-		dec := json.NewDecoder(bytes.NewReader(rec.Payload))
-		dec.UseNumber()
-		if err := dec.Decode(&ent); err != nil {
+		ent, err := decodeRecordedEntry(rec.Payload)
+		if err != nil {
 			return fmt.Errorf("engine: replay: tenant %s workflow %s record %d: %w", t.tenant, t.workflow, rec.Seq, err)
 		}
 		recorded, err := decodeDecision(ent.Decision)
