@@ -30,7 +30,7 @@ func (e *Engine) PolicyInput(ctx context.Context, body []byte) (PolicyInput, err
 		return PolicyInput{}, err
 	}
 	e.validate(r)
-	r.derive()
+	r.derive(e.contracts.scanner)
 	entrypoint := coreEntrypoint
 	if r.pack != nil {
 		entrypoint = packEntrypoint(r.pack.name)

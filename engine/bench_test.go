@@ -18,7 +18,7 @@ import (
 
 // benchRequest opens the shipped packs in memory, submits every request of the golden
 // archive but the last, and returns the engine and the last request.
-func benchRequest(b *testing.B) (*Engine, []byte) {
+func benchRequest(b testing.TB) (*Engine, []byte) {
 	b.Helper()
 	ar, err := txtar.ParseFile("testdata/golden/campaign-research-handoff.txtar")
 	require.NoError(b, err)
@@ -46,7 +46,7 @@ func routed(b *testing.B, e *Engine, body []byte) *request {
 	require.NoError(b, e.route(context.Background(), r))
 	require.NotNil(b, r.pack)
 	require.NotNil(b, r.state)
-	r.derive()
+	r.derive(e.contracts.scanner)
 	return r
 }
 

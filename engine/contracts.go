@@ -30,7 +30,8 @@ type compiledContracts struct {
 	ctx        *cue.Context
 	core       cue.Value // the core package
 	packs      map[string]*packContract
-	guardrails any        // the core tables
+	guardrails any // the core tables
+	scanner    *textScanner
 	result     *validator // core.#PolicyResult
 	checker    *cueChecker
 }
@@ -71,6 +72,9 @@ func compileContracts(fsys fs.FS) (*compiledContracts, error) {
 			}
 			if err := g.Decode(&cc.guardrails); err != nil {
 				return nil, fmt.Errorf("engine: core guardrails: %w", err)
+			}
+			if cc.scanner, err = newTextScanner(cc.guardrails); err != nil {
+				return nil, err
 			}
 			result := v.LookupPath(cue.ParsePath("#PolicyResult"))
 			if !result.Exists() {

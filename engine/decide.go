@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/google/uuid"
@@ -183,7 +182,7 @@ func (e *Engine) failClosed(code, msg string) *Decision {
 // decision and, when it changes the workflow, the new state.
 func (e *Engine) decide(ctx context.Context, r *request) (*Decision, *State) {
 	e.validate(r)
-	r.derive()
+	r.derive(e.contracts.scanner)
 	d, entrypoint := e.policyDecision(ctx, r)
 	d.Policy = PolicyRef{BundleDigest: e.digest, Entrypoint: entrypoint}
 	d.RequestID, d.TenantID, d.WorkflowID, d.TraceID, d.Kind = r.requestID, r.tenant, r.workflow, r.trace, r.kind
@@ -203,9 +202,6 @@ func (e *Engine) decide(ctx context.Context, r *request) (*Decision, *State) {
 	if err != nil {
 		*d = *e.rebase(d, e.failClosed(codePolicyError, "the policy's decision breaks an engine invariant: "+err.Error()))
 		return d, nil
-	}
-	if d.Retry != nil {
-		d.Retry.DelayMS += jitter(d.Retry.DelayMS)
 	}
 	return d, e.redact(r, d, next)
 }
@@ -261,14 +257,6 @@ func (e *Engine) enforce(r *request, d *Decision) (*State, error) {
 	next.StateVersion++
 	d.StateVersion = next.StateVersion
 	return next, nil
-}
-
-// jitter adds up to 10% to a retry delay so that retries of many tasks spread out.
-func jitter(ms int64) int64 {
-	if ms <= 0 {
-		return 0
-	}
-	return rand.Int64N(ms/10 + 1)
 }
 
 func formatTime(t time.Time) string {

@@ -36,8 +36,8 @@ type NextContext struct {
 	MayKnow  map[string]any `json:"may_know"`
 }
 
-// RetryPlan is the retry answer. DelayMS is the delay the engine chose: the policy's
-// backoff plus jitter.
+// RetryPlan is the retry answer. DelayMS is the policy's delay: its backoff plus the
+// request's jitter (core.retry_decision), the same number the pack records and checks.
 type RetryPlan struct {
 	Attempt     int    `json:"attempt"`
 	MaxAttempts int    `json:"max_attempts"`

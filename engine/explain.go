@@ -94,7 +94,7 @@ func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation
 		return nil, err
 	}
 	e.validate(r)
-	r.derive()
+	r.derive(e.contracts.scanner)
 	d, ex := e.traced(ctx, r, replayTimeout(e, 0))
 	if prior != nil {
 		ex.Reproduced = sameOutcome(prior, d)
@@ -103,9 +103,6 @@ func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation
 		ex.Reproduced = true
 		if id, err := uuid.NewV7(); err == nil {
 			d.DecisionID = id.String()
-		}
-		if d.Retry != nil {
-			d.Retry.DelayMS += jitter(d.Retry.DelayMS)
 		}
 	}
 	ex.Decision = d

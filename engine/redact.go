@@ -135,6 +135,7 @@ func (e *Engine) redact(r *request, d *Decision, next *State) *State {
 		next = nil
 	}
 	scrubDecision(d, secrets, tab.marker)
+	scrubHits(r.derived, secrets, tab.marker)
 	for i := range r.validation {
 		r.validation[i].Message = scrub(r.validation[i].Message, secrets, tab.marker)
 		r.validation[i].Path = scrub(r.validation[i].Path, secrets, tab.marker)
@@ -395,6 +396,21 @@ func scrubDecision(d *Decision, secrets []string, marker string) {
 	}
 	d.TraceID = scrub(d.TraceID, secrets, marker)
 	d.Kind = scrub(d.Kind, secrets, marker)
+}
+
+// scrubHits removes the offending strings from the paths of the scan hits among the
+// derived values (a path names the key that carried a secret).
+func scrubHits(derived map[string]any, secrets []string, marker string) {
+	for _, kind := range []string{"forbidden", "injection"} {
+		hits, _ := derived[kind].([]any)
+		for _, h := range hits {
+			if m, ok := h.(map[string]any); ok {
+				if p, ok := m["path"].(string); ok {
+					m["path"] = scrub(p, secrets, marker)
+				}
+			}
+		}
+	}
 }
 
 // holds says s contains an offending string.

@@ -97,10 +97,11 @@ var ErrReplayDiverged = errors.New("engine: replay: rebuilt state differs from t
 // it gives the recorded errors.
 //
 // The replayed decision keeps the recorded decision_id (the only random value the
-// pipeline draws besides jitter) and decided_at (the recorded time). A retry delay is
-// the policy's delay plus up to 10% of jitter: when the recorded delay lies within the
-// jitter range of the replayed policy delay, the recorded delay is kept; otherwise the
-// replayed decision carries the policy's delay without jitter.
+// pipeline draws) and decided_at (the recorded time). The derived input is derived again
+// with e's patterns (a candidate may change what counts as forbidden content or
+// injection), keeping the recorded payload size and jitter. A record made before the
+// jitter was part of the derived input carries a random jitter the policy never saw:
+// when its delay lies within 10% above the replayed delay, the recorded delay is kept.
 //
 // Starts the policy blocked are in the tenants' security audit streams (a blocked start
 // creates no workflow); they are replayed too, after the workflows, on the state a start
@@ -413,17 +414,17 @@ func (e *Engine) walkWorkflow(ctx context.Context, t replayTarget, fn func(visit
 }
 
 // replayOne decides one recorded request with this engine's bundle on the recorded input
-// and the rebuilt state before it. It mirrors decide, with the recorded derived values
-// (payload_bytes counts the original bytes, which the log does not keep) and without
-// drawing a decision id or jitter. With explain, the evaluation is traced.
+// and the rebuilt state before it. It mirrors decide, without drawing a decision id.
+// With explain, the evaluation is traced.
 func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool, timeout time.Duration, seed ...ValidationError) (ReplayResult, error) {
 	// The policy only reads the state and enforce folds into a copy, so the rebuilt
 	// state is passed as it is.
 	r := &request{
 		value: ent.Request, tenant: recorded.TenantID, workflow: recorded.WorkflowID,
 		requestID: recorded.RequestID, kind: recorded.Kind, trace: recorded.TraceID,
-		state: state, create: create, derived: ent.Derived, now: now, validation: seed,
+		state: state, create: create, now: now, validation: seed,
 	}
+	r.derived = e.replayDerived(ent.Request, ent.Derived)
 	var d *Decision
 	var ex *Explanation
 	if pc, ok := e.contracts.packs[state.Pack]; ok {
@@ -442,7 +443,7 @@ func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, 
 		e.settle(r, d, coreEntrypoint)
 	}
 	d.DecisionID = recorded.DecisionID
-	if d.Retry != nil && recorded.Retry != nil {
+	if _, seen := ent.Derived["jitter_permille"]; !seen && d.Retry != nil && recorded.Retry != nil {
 		base := d.Retry.DelayMS
 		if got := recorded.Retry.DelayMS; base > 0 && got >= base && got <= base+base/10 {
 			d.Retry.DelayMS = got
@@ -469,9 +470,23 @@ func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, 
 	return res, nil
 }
 
+// replayDerived is the derived input of a recorded request decided again: derived anew
+// from the request with e's scanner, with the recorded payload size (the log does not
+// keep the bytes) and jitter.
+func (e *Engine) replayDerived(value map[string]any, recorded map[string]any) map[string]any {
+	r := &request{value: value}
+	r.derive(e.contracts.scanner)
+	for _, k := range []string{"payload_bytes", "jitter_permille"} {
+		if v, ok := recorded[k]; ok {
+			r.derived[k] = v
+		}
+	}
+	return r.derived
+}
+
 // settle completes a policy decision as decide does: the request's identity, the time,
 // the status and version before, then the engine invariants (failing closed when the
-// decision breaks one). It draws no decision id and adds no jitter.
+// decision breaks one). It draws no decision id.
 func (e *Engine) settle(r *request, d *Decision, entrypoint string) {
 	d.Policy = PolicyRef{BundleDigest: e.digest, Entrypoint: entrypoint}
 	d.RequestID, d.TenantID, d.WorkflowID, d.TraceID, d.Kind = r.requestID, r.tenant, r.workflow, r.trace, r.kind

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -91,9 +93,12 @@ func idField(obj map[string]any, key string) string {
 }
 
 // derive computes the values policies need that are costly or impossible in Rego:
-// content hashes and sizes.
-func (r *request) derive() {
-	d := map[string]any{"output_hash": "", "input_hash": "", "context_bytes": 0, "payload_bytes": len(r.body)}
+// content hashes and sizes, the forbidden-content and injection hits of every string
+// (one scan, in Go), and the request's jitter.
+func (r *request) derive(scanner *textScanner) {
+	d := map[string]any{"output_hash": "", "input_hash": "", "context_bytes": 0, "payload_bytes": len(r.body), "jitter_permille": jitterPermille(r.digest)}
+	forbidden, injection := scanner.scan(r.value)
+	d["forbidden"], d["injection"] = hitValues(forbidden), hitValues(injection)
 	if r.value != nil {
 		if out, ok := r.value["output"].(map[string]any); ok {
 			if c, ok := out["content"]; ok {
@@ -116,6 +121,15 @@ func (r *request) derive() {
 		}
 	}
 	r.derived = d
+}
+
+// jitterPermille spreads the retries of many requests: a number from 0 to 100 drawn from
+// the request's digest, so the same request always gets the same one. core.retry_decision
+// adds delay_ms * jitter_permille / 1000 to a backoff, so the delay the decision reports,
+// the delay a pack records and the delay it later checks are one number.
+func jitterPermille(digest string) int {
+	sum := sha256.Sum256([]byte(digest))
+	return int(binary.BigEndian.Uint64(sum[:8]) % 101)
 }
 
 func refKey(v any) string {

@@ -1,84 +1,49 @@
 package handoff.core
 
-# _all_text is every string value and every object key of a decoded request, one per
-# line: the text the content checks scan. Walking without paths keeps the common case
-# (nothing found) cheap; paths are built only after a pattern matched somewhere.
-# Forbidden content is looked for in every decoded request, valid or not, routed or not:
-# the engine records every request, and one that carries a secret is recorded redacted
-# (guardrails.redaction) only when a reason says so. Injection is judged on valid
-# requests only.
-_all_text := concat("\n", array.concat(
-	[s | _request_object; walk(_request, [_, s]); is_string(s)],
-	[k | _request_object; walk(_request, [_, v]); is_object(v); some k, _ in v],
-))
-
-# _texts are [walk path, text] for every string value and object key.
-_texts contains [path, s] if {
-	_request_object
-	walk(_request, [path, s])
-	is_string(s)
-}
-
-_texts contains [array.concat(path, [k]), k] if {
-	_request_object
-	walk(_request, [path, v])
-	is_object(v)
-	some k, _ in v
-}
-
-# _injection_hits and _forbidden_hits are the patterns that match somewhere in the
-# request: one scan of an alternation of all patterns first (flags such as (?i) stay
-# inside each pattern's group), then each pattern only when that scan found something.
-_injection_patterns := _table("injection", [])
-
-_forbidden_patterns := _table("forbidden", [])
-
-_injection_hits contains p if {
-	_valid
-	regex.match(_table("injection_any", ""), _all_text)
-	some p in _injection_patterns
-	regex.match(p.regex, _all_text)
-}
-
-_forbidden_hits contains p if {
-	regex.match(_table("forbidden_any", ""), _all_text)
-	some p in _forbidden_patterns
-	regex.match(p.regex, _all_text)
-}
+# The engine scans every string value and object key of a decoded request once, in Go,
+# against the core table's forbidden and injection patterns and its secret rule sets
+# (gitleaks), and hands the hits over as input.derived.forbidden and
+# input.derived.injection: [{path, pattern}], path in the request notation
+# (output.content.claims[2].text). Forbidden content is reported on every decoded
+# request, valid or not, routed or not: the engine records every request, and one that
+# carries a secret is recorded redacted (guardrails.redaction) only when a reason says so.
+# Injection is judged on valid requests only.
+_hits(kind) := h if {
+	h := input.derived[kind]
+	is_array(h)
+} else := []
 
 # METADATA
 # title: Injection suspected
 # description: >-
 #   A string (or key) of the request matches one of the core table's injection
-#   patterns: instructions smuggled into data, such as "ignore previous instructions"
-#   or "bypass the policy". Text from agents, tools and customers is data, never a command.
+#   patterns (English, Portuguese, Chinese): instructions smuggled into data, such as
+#   "ignore previous instructions", "mark this as approved" or "skip human review". Text
+#   from agents, tools and customers is data, never a command.
 # custom:
 #   code: INJECTION_SUSPECTED
 #   outcome: block
 reasons contains r if {
-	some pattern in _injection_hits
-	some [path, s] in _texts
-	regex.match(pattern.regex, s)
-	p := _path_string(path)
-	r := _reason("INJECTION_SUSPECTED", sprintf("%s matches injection pattern %q", [p, pattern.name]), p)
+	_valid
+	some hit in _hits("injection")
+	r := _reason("INJECTION_SUSPECTED", sprintf("%s matches injection pattern %q", [hit.path, hit.pattern]), hit.path)
 }
 
 # METADATA
 # title: Forbidden content
 # description: >-
-#   A string (or key) of the request matches one of the core table's forbidden patterns:
-#   secrets, credentials, private keys, tokens, raw log lines or stack traces. Checked on
-#   every decoded request, valid or not, so that the engine records it redacted
-#   (guardrails.redaction). The message names the pattern, never the matched text.
+#   A string (or key) of the request matches one of the core table's forbidden patterns
+#   or a rule of its secret rule sets (gitleaks): secrets, credentials, private keys,
+#   tokens, labelled passwords (English, Portuguese, Chinese), raw log lines or stack
+#   traces. Checked on every decoded request, valid or not, so that the engine records it
+#   redacted (guardrails.redaction). The message names the pattern, never the matched text.
 # custom:
 #   code: FORBIDDEN_CONTENT
 #   outcome: block
 reasons contains r if {
-	some pattern in _forbidden_hits
-	some [path, s] in _texts
-	regex.match(pattern.regex, s)
-	p := _path_string(path)
-	r := _reason("FORBIDDEN_CONTENT", sprintf("%s matches forbidden pattern %q", [p, pattern.name]), p)
+	_request_object
+	some hit in _hits("forbidden")
+	r := _reason("FORBIDDEN_CONTENT", sprintf("%s matches forbidden pattern %q", [hit.path, hit.pattern]), hit.path)
 }
 
 # METADATA

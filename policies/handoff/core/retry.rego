@@ -20,22 +20,36 @@ _retry_policy(class) := p if {
 }
 
 # retry_decision is the retry object for the given try of a failure class:
-# {attempt, max_attempts, delay_ms}, where delay_ms is
+# {attempt, max_attempts, delay_ms}, where delay_ms is the backoff
 # min(max_delay_ms, base_delay_ms * multiplier^(attempt-1)), rounded up, and at least
-# retry_after_ms when the class honours retry_after. The engine adds jitter on top.
+# retry_after_ms when the class honours retry_after, plus the request's jitter: up to 10%
+# more, input.derived.jitter_permille (0 to 100, drawn by the engine from the request's
+# digest) thousandths of it, rounded down. The delay the decision reports is the delay a
+# pack records and later checks (RETRY_NOT_DUE): the host is told the one number.
 # attempt counts every try, the first included, so the first retry is attempt 2.
 # Undefined when the pack has no retry policy for the class.
 retry_decision(class, attempt, retry_after_ms) := {
 	"attempt": attempt,
 	"max_attempts": object.get(p, "max_attempts", 1),
-	"delay_ms": ceil(max([backoff, _honoured(p, retry_after_ms)])),
+	"delay_ms": delay + floor((delay * _jitter_permille) / 1000),
 } if {
 	p := _retry_policy(class)
 	backoff := min([
 		object.get(p, "max_delay_ms", 0),
 		object.get(p, "base_delay_ms", 0) * _pow(object.get(p, "multiplier", 2), attempt - 1),
 	])
+	delay := ceil(max([backoff, _honoured(p, retry_after_ms)]))
 }
+
+# _jitter_permille is input.derived.jitter_permille when it is a whole number from 0 to
+# 100, else 0.
+_jitter_permille := j if {
+	j := input.derived.jitter_permille
+	is_number(j)
+	j >= 0
+	j <= 100
+	j == floor(j)
+} else := 0
 
 # _pow is base^n for whole n >= 0; n is capped at 100 (far past any delay cap).
 _pow(base, n) := product([base | numbers.range(1, min([n, 100]))[_]]) if n >= 1

@@ -1,0 +1,372 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"golang.org/x/text/cases"
+)
+
+// textScanner finds forbidden content (secrets, credentials, raw logs) and injection in
+// every string and object key of a request, once, in Go. The patterns come from the core
+// table guardrails (forbidden, injection, secret_rulesets); the hits reach the policy as
+// input.derived.forbidden and input.derived.injection, and Rego decides from them. It is
+// safe for concurrent use.
+type textScanner struct {
+	forbidden []scanPattern
+	injection []scanPattern
+	gitleaks  *detect.Detector // nil unless secret_rulesets names gitleaks
+}
+
+// scanPattern is one compiled #Pattern.
+type scanPattern struct {
+	name       string
+	re         *regexp.Regexp
+	keywords   []string
+	minEntropy float64
+	// class is set when the regex is one character class: a rune test is much cheaper
+	// than the regexp machine.
+	class func(rune) bool
+}
+
+// TextHit is one pattern that matched one string of a request: the string's path in the
+// policies' notation (output.content.claims[2].text; a key's path ends with the key) and
+// the pattern's name (a gitleaks rule is "gitleaks:<rule id>").
+type TextHit struct {
+	Path    string `json:"path"`
+	Pattern string `json:"pattern"`
+}
+
+// guardrailPatterns is the part of the core table the scanner reads.
+type guardrailPatterns struct {
+	Injection      []patternSpec `json:"injection"`
+	Forbidden      []patternSpec `json:"forbidden"`
+	SecretRulesets []struct {
+		Name    string   `json:"name"`
+		Exclude []string `json:"exclude"`
+	} `json:"secret_rulesets"`
+}
+
+type patternSpec struct {
+	Name       string   `json:"name"`
+	Regex      string   `json:"regex"`
+	Keywords   []string `json:"keywords"`
+	MinEntropy float64  `json:"min_entropy"`
+}
+
+// newTextScanner compiles the core table's patterns. A pattern that does not compile, or
+// an unknown rule set, fails the load: a scanner that silently dropped a pattern would
+// let its content through.
+func newTextScanner(guardrails any) (*textScanner, error) {
+	b, err := json.Marshal(guardrails)
+	if err != nil {
+		return nil, err
+	}
+	var g guardrailPatterns
+	if err := json.Unmarshal(b, &g); err != nil {
+		return nil, fmt.Errorf("engine: core guardrails: %w", err)
+	}
+	s := &textScanner{}
+	if s.forbidden, err = compilePatterns("forbidden", g.Forbidden); err != nil {
+		return nil, err
+	}
+	if s.injection, err = compilePatterns("injection", g.Injection); err != nil {
+		return nil, err
+	}
+	for _, rs := range g.SecretRulesets {
+		switch rs.Name {
+		case "gitleaks":
+			if s.gitleaks, err = gitleaksDetector(rs.Exclude); err != nil {
+				return nil, fmt.Errorf("engine: secret rule set gitleaks: %w", err)
+			}
+		default:
+			return nil, fmt.Errorf("engine: core guardrails: unknown secret rule set %q", rs.Name)
+		}
+	}
+	return s, nil
+}
+
+func compilePatterns(list string, specs []patternSpec) ([]scanPattern, error) {
+	out := make([]scanPattern, 0, len(specs))
+	for _, p := range specs {
+		re, err := regexp.Compile(p.Regex)
+		if err != nil {
+			return nil, fmt.Errorf("engine: core guardrails: %s pattern %s: %w", list, p.Name, err)
+		}
+		sp := scanPattern{name: p.Name, re: re, keywords: p.Keywords, minEntropy: p.MinEntropy}
+		if p.MinEntropy == 0 {
+			sp.class = charClass(p.Regex)
+		}
+		out = append(out, sp)
+	}
+	return out, nil
+}
+
+// charClass returns a rune test when regex is a single character class (or one rune),
+// else nil.
+func charClass(regex string) func(rune) bool {
+	re, err := syntax.Parse(regex, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	re = re.Simplify()
+	switch {
+	case re.Op == syntax.OpCharClass:
+		ranges := slices.Clone(re.Rune)
+		return func(r rune) bool {
+			for i := 0; i+1 < len(ranges); i += 2 {
+				if r >= ranges[i] && r <= ranges[i+1] {
+					return true
+				}
+			}
+			return false
+		}
+	case re.Op == syntax.OpLiteral && len(re.Rune) == 1 && re.Flags&syntax.FoldCase == 0:
+		want := re.Rune[0]
+		return func(r rune) bool { return r == want }
+	}
+	return nil
+}
+
+// gitleaks' default configuration is read through a process-wide viper instance: read it
+// once. A Detector's DetectString keeps no state between calls.
+var gitleaksDefault = sync.OnceValues(func() (config.Config, error) {
+	d, err := detect.NewDetectorDefaultConfig()
+	if err != nil {
+		return config.Config{}, err
+	}
+	return d.Config, nil
+})
+
+// gitleaksDetector is a detector of gitleaks' default rules but the excluded ones. An
+// exclusion that names no rule is an error: it would hide a typo that keeps a rule on.
+func gitleaksDetector(exclude []string) (*detect.Detector, error) {
+	cfg, err := gitleaksDefault()
+	if err != nil {
+		return nil, err
+	}
+	rules := maps.Clone(cfg.Rules)
+	for _, id := range exclude {
+		if _, ok := rules[id]; !ok {
+			return nil, fmt.Errorf("no rule %q to exclude", id)
+		}
+		delete(rules, id)
+	}
+	cfg.Rules = rules
+	cfg.Keywords = map[string]struct{}{}
+	for _, r := range rules {
+		for _, k := range r.Keywords {
+			cfg.Keywords[strings.ToLower(k)] = struct{}{}
+		}
+	}
+	return detect.NewDetector(cfg), nil
+}
+
+// scanText is one string of a request with its path.
+type scanText struct {
+	path string
+	text string
+}
+
+// scan returns the forbidden and injection hits of a decoded request, each sorted by path
+// then pattern, never nil.
+func (s *textScanner) scan(v map[string]any) (forbidden, injection []TextHit) {
+	forbidden, injection = []TextHit{}, []TextHit{}
+	if s == nil || v == nil {
+		return forbidden, injection
+	}
+	var texts []scanText
+	collectTexts(v, "", &texts)
+	if len(texts) == 0 {
+		return forbidden, injection
+	}
+	joined := joinTexts(texts)
+	lower := keywordText(joined)
+	forbidden = match(s.forbidden, texts, lower)
+	injection = match(s.injection, texts, lower)
+	if s.gitleaks != nil {
+		forbidden = append(forbidden, s.leaks(texts, joined)...)
+	}
+	sortHits(forbidden)
+	sortHits(injection)
+	return dedupHits(forbidden), dedupHits(injection)
+}
+
+// match tries each pattern on each string, skipping a pattern none of whose keywords the
+// lower-cased text of the whole request contains.
+func match(patterns []scanPattern, texts []scanText, lower string) []TextHit {
+	hits := []TextHit{}
+	for _, p := range patterns {
+		if !p.mayMatch(lower) {
+			continue
+		}
+		for _, t := range texts {
+			if p.matches(t.text) {
+				hits = append(hits, TextHit{Path: t.path, Pattern: p.name})
+			}
+		}
+	}
+	return hits
+}
+
+// keywordText is text as keywords are compared with: case-folded (so that (?i) letters
+// such as the long s or the Kelvin sign meet their keyword), each run of white space one
+// space.
+func keywordText(text string) string {
+	return strings.Join(strings.Fields(cases.Fold().String(text)), " ")
+}
+
+// mayMatch reports whether lower holds one of the pattern's keywords (or it has none).
+func (p scanPattern) mayMatch(lower string) bool {
+	if len(p.keywords) == 0 {
+		return true
+	}
+	for _, k := range p.keywords {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches reports whether the pattern finds its content in text, with enough entropy
+// when the pattern asks for it.
+func (p scanPattern) matches(text string) bool {
+	if p.class != nil {
+		return strings.ContainsFunc(text, p.class)
+	}
+	if p.minEntropy == 0 {
+		return p.re.MatchString(text)
+	}
+	for _, m := range p.re.FindAllStringSubmatch(text, -1) {
+		secret := m[0]
+		if len(m) > 1 && m[1] != "" {
+			secret = m[1]
+		}
+		if shannonEntropy(secret) >= p.minEntropy {
+			return true
+		}
+	}
+	return false
+}
+
+// leaks runs gitleaks once over all strings, one per line run, and maps each finding back
+// to the string its line belongs to.
+func (s *textScanner) leaks(texts []scanText, joined string) []TextHit {
+	hits := []TextHit{}
+	findings := s.gitleaks.DetectString(joined)
+	if len(findings) == 0 {
+		return hits
+	}
+	// starts[i] is the first line (0-based, as gitleaks counts) of texts[i].
+	starts := make([]int, len(texts))
+	line := 0
+	for i, t := range texts {
+		starts[i] = line
+		line += strings.Count(t.text, "\n") + 1
+	}
+	for _, f := range findings {
+		i := sort.Search(len(starts), func(i int) bool { return starts[i] > f.StartLine }) - 1
+		if i < 0 {
+			i = 0
+		}
+		hits = append(hits, TextHit{Path: texts[i].path, Pattern: "gitleaks:" + f.RuleID})
+	}
+	return hits
+}
+
+// collectTexts appends every string value and object key under v, keys in sorted order.
+func collectTexts(v any, path string, out *[]scanText) {
+	switch x := v.(type) {
+	case string:
+		*out = append(*out, scanText{path: path, text: x})
+	case map[string]any:
+		for _, k := range sortedMapKeys(x) {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			*out = append(*out, scanText{path: p, text: k})
+			collectTexts(x[k], p, out)
+		}
+	case []any:
+		for i, e := range x {
+			collectTexts(e, path+"["+strconv.Itoa(i)+"]", out)
+		}
+	}
+}
+
+func joinTexts(texts []scanText) string {
+	n := 0
+	for _, t := range texts {
+		n += len(t.text) + 1
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, t := range texts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(t.text)
+	}
+	return b.String()
+}
+
+func sortHits(h []TextHit) {
+	sort.Slice(h, func(i, j int) bool {
+		if h[i].Path != h[j].Path {
+			return h[i].Path < h[j].Path
+		}
+		return h[i].Pattern < h[j].Pattern
+	})
+}
+
+func dedupHits(h []TextHit) []TextHit {
+	out := h[:0]
+	for i, x := range h {
+		if i > 0 && x == h[i-1] {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// shannonEntropy is the entropy of s in bits per character.
+func shannonEntropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	counts := map[rune]int{}
+	n := 0
+	for _, r := range s {
+		counts[r]++
+		n++
+	}
+	h := 0.0
+	for _, c := range counts {
+		p := float64(c) / float64(n)
+		h -= p * math.Log2(p)
+	}
+	return h
+}
+
+// hitValues turns hits into the plain values policies read.
+func hitValues(h []TextHit) []any {
+	out := make([]any, len(h))
+	for i, x := range h {
+		out[i] = map[string]any{"path": x.Path, "pattern": x.Pattern}
+	}
+	return out
+}
