@@ -213,12 +213,14 @@ func (e *Engine) rebase(d, fc *Decision) *Decision {
 	return fc
 }
 
-// enforce holds the engine invariants whatever the policy said, and folds the events
-// into a copy of the state. It returns the new state, or nil when nothing changes.
+// enforce holds the engine invariants whatever the policy said (context packages reach
+// the next agent wrapped as untrusted data), and folds the events into a copy of the
+// state. It returns the new state, or nil when nothing changes.
 func (e *Engine) enforce(r *request, d *Decision) (*State, error) {
 	if d.StatusAfter == "" {
 		d.StatusAfter = d.StatusBefore
 	}
+	wrapUntrusted(d.Next)
 	if r.audit || r.pack == nil || r.state == nil {
 		if d.Outcome != Block {
 			return nil, fmt.Errorf("a request that cannot be routed must be blocked, policy said %s", d.Outcome)

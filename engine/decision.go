@@ -30,7 +30,9 @@ type Next struct {
 }
 
 // NextContext is the context package of one routing answer: must-know fields only, plus
-// what the agent may know. Fields the contract marks as not needed never appear.
+// what the agent may know. Fields the contract marks as not needed never appear. Every
+// value is wrapped as {"untrusted_data": value}: it was written by an agent, a tool or a
+// person, and reaches the next agent as data, never as its instructions.
 type NextContext struct {
 	MustKnow map[string]any `json:"must_know"`
 	MayKnow  map[string]any `json:"may_know"`

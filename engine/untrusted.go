@@ -1,0 +1,39 @@
+package engine
+
+// untrustedKey wraps a value of a context package: what agents, tools and customers wrote
+// reaches the next agent as data, inside a delimiter the host cannot mistake for its own
+// instructions.
+const untrustedKey = "untrusted_data"
+
+// wrapUntrusted wraps every value of every context package of the decision as
+// {"untrusted_data": value}, leaving values a policy already wrapped as they are. Every
+// value of a package comes from a request or an artifact some agent, tool or person wrote:
+// whatever a policy passes on, and whatever pattern it did not recognise as an
+// instruction, reaches the next agent marked as data.
+func wrapUntrusted(next []Next) {
+	for i := range next {
+		next[i].Context.MustKnow = wrapValues(next[i].Context.MustKnow)
+		next[i].Context.MayKnow = wrapValues(next[i].Context.MayKnow)
+	}
+}
+
+func wrapValues(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	for k, v := range m {
+		if !isWrapped(v) {
+			m[k] = map[string]any{untrustedKey: v}
+		}
+	}
+	return m
+}
+
+func isWrapped(v any) bool {
+	w, ok := v.(map[string]any)
+	if !ok || len(w) != 1 {
+		return false
+	}
+	_, ok = w[untrustedKey]
+	return ok
+}
