@@ -74,52 +74,6 @@ func decodeEntry(rec store.Record) (Entry, error) {
 		Validation: raw.Validation, Derived: raw.Derived, Now: raw.Now, Decision: raw.Decision, Redaction: raw.Redaction}, nil
 }
 
-// Verify walks a workflow's hash chain and reports the first broken record.
-func (e *Engine) Verify(ctx context.Context, tenant, workflow string) (store.VerifyReport, error) {
-	return e.log.Verify(ctx, tenant, workflow)
-}
-
-// VerifyAll verifies every workflow chain and every audit chain of every tenant.
-func (e *Engine) VerifyAll(ctx context.Context) ([]store.VerifyReport, error) {
-	tenants, err := e.log.Tenants(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []store.VerifyReport
-	for _, t := range tenants {
-		reps, err := e.VerifyTenant(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, reps...)
-	}
-	return out, nil
-}
-
-// VerifyTenant verifies every workflow chain of one tenant and its audit chain.
-func (e *Engine) VerifyTenant(ctx context.Context, tenant string) ([]store.VerifyReport, error) {
-	var wfs []string
-	if err := e.log.Workflows(ctx, tenant, func(w string, _ store.Head) error {
-		wfs = append(wfs, w)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	var out []store.VerifyReport
-	for _, w := range wfs {
-		rep, err := e.log.Verify(ctx, tenant, w)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rep)
-	}
-	rep, err := e.log.VerifyAudit(ctx, tenant)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, rep), nil
-}
-
 // Workflows lists a tenant's workflows with their heads.
 func (e *Engine) Workflows(ctx context.Context, tenant string, fn func(workflow string, head store.Head) error) error {
 	return e.log.Workflows(ctx, tenant, fn)

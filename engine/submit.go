@@ -43,12 +43,12 @@ func (e *Engine) idempotency(ctx context.Context, r *request) (*Decision, error)
 	if r.value == nil || r.requestID == "" {
 		return nil, nil
 	}
-	digest, resp, found, err := e.log.Idempotent(ctx, r.tenant, r.requestID)
+	digest, answer, found, err := e.log.Idempotent(ctx, r.tenant, r.requestID)
 	if err != nil || !found {
 		return nil, err
 	}
 	if digest == r.digest {
-		return decodeDecision(resp)
+		return answerOf(answer, r.requestID, digest)
 	}
 	r.validation = append(r.validation, ValidationError{Code: "IDEMPOTENCY_KEY_REUSED", Path: "request_id",
 		Message: fmt.Sprintf("request_id %s was already used for another request", r.requestID)})
@@ -177,15 +177,11 @@ func (e *Engine) record(ctx context.Context, r *request, d *Decision, next *Stat
 	if err != nil {
 		return fmt.Errorf("engine: encode log record: %w", err)
 	}
-	resp, err := json.Marshal(d)
-	if err != nil {
-		return fmt.Errorf("engine: encode decision: %w", err)
-	}
 	a := store.Append{
 		Tenant: r.tenant, Workflow: r.workflow, Create: r.create,
 		ExpectedVersion: r.state.StateVersion, BumpVersion: next != nil,
 		Records:        []store.NewRecord{{Type: "decision", Payload: payload}},
-		IdempotencyKey: r.requestID, RequestDigest: r.digest, Response: resp, Time: r.now,
+		IdempotencyKey: r.requestID, RequestDigest: r.digest, Time: r.now,
 	}
 	if next != nil {
 		if a.State, err = json.Marshal(next); err != nil {
@@ -195,7 +191,7 @@ func (e *Engine) record(ctx context.Context, r *request, d *Decision, next *Stat
 	_, err = e.log.Append(ctx, a)
 	var dup *store.DuplicateError
 	if errors.As(err, &dup) {
-		orig, derr := decodeDecision(dup.Response)
+		orig, derr := answerOf(dup.Record, r.requestID, r.digest)
 		if derr != nil {
 			return derr
 		}

@@ -49,13 +49,13 @@ type Append struct {
 	State []byte
 
 	// IdempotencyKey, when set, is recorded for the tenant with
-	// RequestDigest and Response in the same transaction. A later Append
-	// with the same key appends nothing: it fails with a *DuplicateError
-	// holding Response if the digest is the same, and with
-	// ErrIdempotencyKeyReused if it differs. Keys are kept forever.
+	// RequestDigest in the same transaction, bound to the last record of
+	// this append (its seq and hash): that record is the answer. A later
+	// Append with the same key appends nothing: it fails with a
+	// *DuplicateError holding that record if the digest is the same, and
+	// with ErrIdempotencyKeyReused if it differs. Keys are kept forever.
 	IdempotencyKey string
 	RequestDigest  string
-	Response       []byte
 
 	// Time is stored in every record (the caller's clock), in UTC.
 	Time time.Time
@@ -177,12 +177,16 @@ func prepare(ctx context.Context, txn *badger.Txn, a *Append) (Head, []kv, error
 		if found {
 			e, err := decodeIdem(v)
 			if err != nil {
-				return Head{}, nil, fmt.Errorf("idempotency key: %w", err)
+				return Head{}, nil, fmt.Errorf("%w: idempotency key %q is undecodable", ErrTampered, a.IdempotencyKey)
 			}
 			if e.Digest != a.RequestDigest {
 				return Head{}, nil, ErrIdempotencyKeyReused
 			}
-			return Head{}, nil, &DuplicateError{Response: e.Response}
+			rec, err := boundRecord(txn, a.Tenant, a.IdempotencyKey, e)
+			if err != nil {
+				return Head{}, nil, err
+			}
+			return Head{}, nil, &DuplicateError{Record: rec}
 		}
 	}
 
@@ -237,7 +241,7 @@ func prepare(ctx context.Context, txn *badger.Txn, a *Append) (Head, []kv, error
 		writes = append(writes, kv{snapshotKey(a.Tenant, a.Workflow), a.State})
 	}
 	if ik != nil {
-		e := idemEntry{Digest: a.RequestDigest, Response: a.Response, Workflow: a.Workflow}
+		e := idemEntry{Digest: a.RequestDigest, Workflow: a.Workflow, Seq: next.Seq, Hash: next.Hash}
 		writes = append(writes, kv{ik, e.encode()})
 	}
 	if ok != nil {

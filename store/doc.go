@@ -30,7 +30,7 @@ seqs as 8 bytes big-endian:
 	t/ T w/ W e/ <seq>   workflow record
 	t/ T w/ W h          workflow head: last seq, state version, last hash
 	t/ T w/ W s          workflow state snapshot (opaque to the store)
-	t/ T i/ K            idempotency key: request digest, response, workflow
+	t/ T i/ K            idempotency key: request digest, workflow, seq, hash
 	t/ T a/ <seq>        audit record
 	t/ T ah              audit head
 	o/ W                 owner index: the tenant that created W
@@ -66,15 +66,20 @@ transaction (Badger detects conflicts on point keys only, not on ranges):
 the head for the expected version, the owner index for workflow ids, the
 idempotency key for request ids.
 
-The idempotency key is checked first. A key already recorded with the same
-request digest makes the Append fail with a *DuplicateError holding the
-original response; with another digest it fails with
+The idempotency key is checked first. A key is bound to the record that
+answers it: the last record of the append that recorded it, named by
+workflow, seq and hash. A key already recorded with the same request digest
+makes the Append fail with a *DuplicateError holding that record, read and
+checked against the bound hash; with another digest it fails with
 ErrIdempotencyKeyReused. In both cases nothing is appended. Idempotent
-looks a key up without writing. Keys are kept forever.
+looks a key up, and reads its record, without writing; IdempotencyKeys
+lists a tenant's keys. A key whose record is missing, or whose record does
+not hash to the bound hash, is never answered: the read fails with
+ErrTampered. Keys are kept forever.
 
 A failed Append writes nothing. Errors that are answers about the data
 (*StaleError, *DuplicateError, ErrNotFound, ErrExists,
-ErrIdempotencyKeyReused, ErrInvalid, ErrTooLarge) are distinct from storage
+ErrIdempotencyKeyReused, ErrInvalid, ErrTooLarge, ErrTampered) are distinct from storage
 failures, which are reported as *Error. To the engine any error means no
 decision was recorded.
 

@@ -47,6 +47,12 @@ var (
 	// ErrTooLarge is returned by Append when one append does not fit in a
 	// single transaction.
 	ErrTooLarge = errors.New("store: append too large")
+
+	// ErrTampered is returned when a read finds a value that disagrees with
+	// the hash chain: an idempotency key bound to a record that is not there,
+	// or whose hash differs. The store was altered outside this package;
+	// Verify tells where.
+	ErrTampered = errors.New("store: the log was altered")
 )
 
 // StaleError reports an optimistic concurrency failure: the caller expected
@@ -65,11 +71,11 @@ func (e *StaleError) Error() string {
 func (e *StaleError) Is(target error) bool { return target == ErrStale }
 
 // DuplicateError reports that the idempotency key of an Append was already
-// recorded for the same request digest. Response holds the bytes recorded
-// with the original request; nothing was appended. It matches ErrDuplicate
-// with errors.Is.
+// recorded for the same request digest. Record is the record the key is
+// bound to, the answer to the original request, read and checked against
+// its hash; nothing was appended. It matches ErrDuplicate with errors.Is.
 type DuplicateError struct {
-	Response []byte // the original Append's Response
+	Record Record // the last record of the original Append
 }
 
 func (e *DuplicateError) Error() string { return ErrDuplicate.Error() }
@@ -123,7 +129,7 @@ func wrap(op string, err error) error {
 		return err
 	case errors.Is(err, ErrLocked), errors.Is(err, ErrNotFound), errors.Is(err, ErrExists),
 		errors.Is(err, ErrIdempotencyKeyReused), errors.Is(err, ErrClosed),
-		errors.Is(err, ErrInvalid), errors.Is(err, ErrTooLarge):
+		errors.Is(err, ErrInvalid), errors.Is(err, ErrTooLarge), errors.Is(err, ErrTampered):
 		return err
 	case errors.Is(err, badger.ErrDBClosed), errors.Is(err, badger.ErrBlockedWrites):
 		return &Error{Op: op, Err: ErrClosed}

@@ -26,7 +26,7 @@ func Example() {
 			{Type: "decision", Payload: []byte(`{"outcome":"allow"}`)},
 		},
 		State:          []byte(`{"status":"RESEARCH"}`),
-		IdempotencyKey: "req-1", RequestDigest: "sha256:1111", Response: []byte(`{"outcome":"allow"}`),
+		IdempotencyKey: "req-1", RequestDigest: "sha256:1111",
 		Time: now,
 	}
 	head, err := l.Append(ctx, start)
@@ -35,11 +35,11 @@ func Example() {
 	}
 	fmt.Println("seq", head.Seq, "version", head.StateVersion)
 
-	// The same request again appends nothing and returns the first answer.
+	// The same request again appends nothing and returns the record that answered it.
 	_, err = l.Append(ctx, start)
 	var dup *store.DuplicateError
 	if errors.As(err, &dup) {
-		fmt.Println("duplicate:", string(dup.Response))
+		fmt.Println("duplicate:", dup.Record.Seq, string(dup.Record.Payload))
 	}
 
 	// A writer that computed its decision from an old version is stale.
@@ -60,7 +60,7 @@ func Example() {
 	fmt.Println("verified", rep.Records, "records, ok:", rep.OK)
 	// Output:
 	// seq 2 version 1
-	// duplicate: {"outcome":"allow"}
+	// duplicate: 2 {"outcome":"allow"}
 	// store: stale state version: expected 0, actual 1
 	// true
 	// verified 2 records, ok: true

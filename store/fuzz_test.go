@@ -15,7 +15,7 @@ import (
 func FuzzDecodeValues(f *testing.F) {
 	r := storedRecord{Seq: 3, Time: formatTime(t0), Type: "decision", Payload: []byte(`{"a":1}`), PrevHash: "sha256:00", Hash: "sha256:11"}
 	h := Head{Seq: 3, StateVersion: 2, Hash: "sha256:11"}
-	e := idemEntry{Digest: "sha256:22", Response: []byte(`{"outcome":"allow"}`), Workflow: "wf-1"}
+	e := idemEntry{Digest: "sha256:22", Workflow: "wf-1", Seq: 3, Hash: "sha256:11"}
 	for _, seed := range [][]byte{r.encode(), encodeHead(h), e.encode(), {}, {0x01}, {0x02}, append(r.encode(), 0)} {
 		f.Add(seed)
 	}

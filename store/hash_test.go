@@ -73,7 +73,7 @@ func TestValueCodecs(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Equal(t, h, gotH)
 
-	e := idemEntry{Digest: "d", Response: []byte("r"), Workflow: "w"}
+	e := idemEntry{Digest: "d", Workflow: "w", Seq: 7, Hash: "sha256:x"}
 	gotE, err := decodeIdem(e.encode())
 	assert.NoError(t, err)
 	assert.Equal(t, e, gotE)

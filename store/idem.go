@@ -1,6 +1,9 @@
 package store
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/handoff-dev/handoff/internal/canary"
@@ -28,4 +31,80 @@ func scanIdem(txn *badger.Txn, tenant, key string) ([]byte, bool, error) {
 	}
 	v, err := it.Item().ValueCopy(nil)
 	return v, err == nil, err
+}
+
+// Idempotency is an idempotency key of a tenant as recorded: the digest of the request
+// it was recorded for and the record that answers it (the last record of the append
+// that recorded the key), named by workflow, seq and hash.
+type Idempotency struct {
+	Key      string
+	Digest   string
+	Workflow string
+	Seq      uint64
+	Hash     string
+}
+
+// boundRecord reads the record an idempotency entry names and checks that it is the
+// record the entry was written with, unaltered: ErrTampered otherwise.
+func boundRecord(txn *badger.Txn, tenant, key string, e idemEntry) (Record, error) {
+	v, found, err := getValue(txn, recordKey(tenant, e.Workflow, e.Seq))
+	if err != nil {
+		return Record{}, err
+	}
+	if !found {
+		return Record{}, fmt.Errorf("%w: idempotency key %q names record %d of workflow %q, which is not there", ErrTampered, key, e.Seq, e.Workflow)
+	}
+	sr, err := decodeRecord(v)
+	if err != nil || sr.Seq != e.Seq {
+		return Record{}, fmt.Errorf("%w: idempotency key %q names record %d of workflow %q, which is undecodable", ErrTampered, key, e.Seq, e.Workflow)
+	}
+	if !canary.TrustIdempotencyEntry && (sr.Hash != e.Hash || recordHash(domainRecord, sr.Seq, sr.Time, sr.Type, sr.Payload, sr.PrevHash, tenant, e.Workflow) != sr.Hash) {
+		return Record{}, fmt.Errorf("%w: idempotency key %q names record %d of workflow %q, whose hash differs", ErrTampered, key, e.Seq, e.Workflow)
+	}
+	rec, err := sr.record()
+	if err != nil {
+		return Record{}, fmt.Errorf("%w: idempotency key %q names record %d of workflow %q, which is undecodable", ErrTampered, key, e.Seq, e.Workflow)
+	}
+	return rec, nil
+}
+
+// IdempotencyKeys calls fn with every idempotency key of tenant, in key order, from one
+// consistent view. An entry that cannot be decoded is passed with only its Key set. An
+// error from fn stops the walk and is returned as is. It is safe for concurrent use.
+func (l *Log) IdempotencyKeys(ctx context.Context, tenant string, fn func(Idempotency) error) error {
+	if err := l.begin(ctx); err != nil {
+		return err
+	}
+	defer l.end()
+	err := l.db.View(func(txn *badger.Txn) error {
+		prefix := append(tenantPrefix(tenant), tagIdem...)
+		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+		defer it.Close()
+		n := 0
+		for it.Seek(prefix); it.Valid(); it.Next() {
+			if n%ctxCheckEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			n++
+			key, rest, ok := readComponent(it.Item().Key()[len(prefix):])
+			if !ok || len(rest) != 0 {
+				return fmt.Errorf("idempotency key: %w", errCorrupt)
+			}
+			v, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			idem := Idempotency{Key: key}
+			if e, err := decodeIdem(v); err == nil {
+				idem = Idempotency{Key: key, Digest: e.Digest, Workflow: e.Workflow, Seq: e.Seq, Hash: e.Hash}
+			}
+			if err := fn(idem); err != nil {
+				return callbackError{err}
+			}
+		}
+		return nil
+	})
+	return unwrapCallback("idempotency keys", err)
 }

@@ -12,31 +12,34 @@ import (
 // context.
 const ctxCheckEvery = 256
 
-// Idempotent looks up an idempotency key of tenant without writing
-// anything: the digest and response recorded with it, and whether it was
-// found. It is safe for concurrent use.
-func (l *Log) Idempotent(ctx context.Context, tenant, key string) (digest string, response []byte, found bool, err error) {
+// Idempotent looks up an idempotency key of tenant without writing anything: the
+// digest recorded with it, the record that answers it, and whether it was found. The
+// record is read in the same view and checked against the hash the key was bound to;
+// when it is not that record, unaltered, Idempotent fails with ErrTampered. It is safe
+// for concurrent use.
+func (l *Log) Idempotent(ctx context.Context, tenant, key string) (digest string, answer Record, found bool, err error) {
 	if err := l.begin(ctx); err != nil {
-		return "", nil, false, err
+		return "", Record{}, false, err
 	}
 	defer l.end()
-	var e idemEntry
 	err = l.db.View(func(txn *badger.Txn) error {
 		v, ok, err := getIdem(txn, tenant, key)
 		if err != nil || !ok {
 			return err
 		}
 		found = true
-		e, err = decodeIdem(v)
+		e, err := decodeIdem(v)
 		if err != nil {
-			return fmt.Errorf("idempotency key: %w", err)
+			return fmt.Errorf("%w: idempotency key %q is undecodable", ErrTampered, key)
 		}
-		return nil
+		digest = e.Digest
+		answer, err = boundRecord(txn, tenant, key, e)
+		return err
 	})
 	if err != nil {
-		return "", nil, false, wrap("idempotent", err)
+		return "", Record{}, false, wrap("idempotent", err)
 	}
-	return e.Digest, e.Response, found, nil
+	return digest, answer, found, nil
 }
 
 // State returns the snapshot and head of a workflow of tenant, read

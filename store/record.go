@@ -36,7 +36,7 @@ type NewRecord struct {
 //
 //	record:      0x01, seq uint64, time, type, payload, prev_hash, hash (all length-prefixed)
 //	head:        0x01, seq uint64, state_version uint64, hash (length-prefixed)
-//	idempotency: 0x01, digest, response, workflow (all length-prefixed)
+//	idempotency: 0x01, digest, workflow (length-prefixed), seq uint64, hash (length-prefixed)
 const valueFormat byte = 0x01
 
 var errCorrupt = errors.New("undecodable value")
@@ -163,24 +163,28 @@ func decodeHead(b []byte) (Head, error) {
 	return h, d.done()
 }
 
-// idemEntry is what an idempotency key records.
+// idemEntry is what an idempotency key records: the request's digest and the record
+// that answers it, bound by its hash. The answer is read from that record, so an entry
+// can never hold an answer the hash chain does not.
 type idemEntry struct {
 	Digest   string
-	Response []byte
 	Workflow string
+	Seq      uint64
+	Hash     string
 }
 
 func (e *idemEntry) encode() []byte {
-	b := make([]byte, 0, 1+3*8+len(e.Digest)+len(e.Response)+len(e.Workflow))
+	b := make([]byte, 0, 1+4*8+len(e.Digest)+len(e.Workflow)+len(e.Hash))
 	b = append(b, valueFormat)
 	b = appendField(b, []byte(e.Digest))
-	b = appendField(b, e.Response)
-	return appendField(b, []byte(e.Workflow))
+	b = appendField(b, []byte(e.Workflow))
+	b = binary.BigEndian.AppendUint64(b, e.Seq)
+	return appendField(b, []byte(e.Hash))
 }
 
 func decodeIdem(b []byte) (idemEntry, error) {
 	d := newDecoder(b)
-	e := idemEntry{Digest: string(d.field()), Response: d.field(), Workflow: string(d.field())}
+	e := idemEntry{Digest: string(d.field()), Workflow: string(d.field()), Seq: d.uint64(), Hash: string(d.field())}
 	return e, d.done()
 }
 

@@ -13,7 +13,7 @@ func TestTenantIsolation(t *testing.T) {
 		ctx := context.Background()
 		_, err := l.Append(ctx, Append{Tenant: "tenant-a", Workflow: "wf-1", Create: true, BumpVersion: true,
 			Records: []NewRecord{rec("start", 1)}, State: []byte(`{"secret":true}`),
-			IdempotencyKey: "req-1", RequestDigest: "d", Response: []byte("r"), Time: t0})
+			IdempotencyKey: "req-1", RequestDigest: "d", Time: t0})
 		require.NoError(t, err)
 		_, err = l.Audit(ctx, "tenant-a", rec("broken", 1), t0)
 		require.NoError(t, err)

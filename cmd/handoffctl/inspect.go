@@ -301,11 +301,18 @@ func actorID(req json.RawMessage) string {
 var verifyCmd = &command{
 	name:  "verify",
 	args:  "[--tenant T] [WORKFLOW] | --checkpoint FILE [--pub FILE]",
-	short: "verify the hash chains of the log",
-	long: `Verify walks hash chains of the store of --db: every record's hash is recomputed,
-every prev_hash must name the record before, sequence numbers must run without a gap
-and the head must name the last record. It prints one line per chain, OK or BROKEN at
-the first bad record, and exits 3 when any chain is broken.
+	short: "verify the log and everything decisions are made from",
+	long: `Verify checks the store of --db. For each workflow: its hash chain (every record's
+hash is recomputed, every prev_hash must name the record before, sequence numbers must
+run without a gap and the head must name the last record); its state snapshot and the
+head's state version, which must equal the fold of its recorded decisions (a rewritten
+snapshot would make the next decision on facts nobody recorded); and its idempotency
+records, each bound to the record of its request with that request's digest (a
+rewritten one would answer a resent request with a decision nobody made), with every
+recorded request holding one. For each tenant, the audit chain, and any idempotency
+record naming a workflow the tenant does not have. It prints one line per chain, OK or
+BROKEN at the first problem, and exits 3 when any is broken. The fold uses the bundle
+of --bundle: verify a log with the bundle it was recorded with.
 
 With --tenant T and WORKFLOW it verifies that workflow; with --tenant T alone, every
 workflow and the audit stream of T; with neither, every chain of every tenant.

@@ -36,10 +36,12 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"tamper":  cmdTamper,
-			"cptree":  cmdCptree,
-			"replace": cmdReplace,
-			"grab":    cmdGrab,
+			"tamper":          cmdTamper,
+			"tamper-snapshot": cmdTamperSnapshot,
+			"tamper-idem":     cmdTamperIdem,
+			"cptree":          cmdCptree,
+			"replace":         cmdReplace,
+			"grab":            cmdGrab,
 		},
 	})
 }
@@ -161,6 +163,51 @@ func cmdTamper(ts *testscript.TestScript, neg bool, args []string) {
 	if !done {
 		ts.Fatalf("nothing tampered")
 	}
+}
+
+// cmdTamperSnapshot rewrites the state snapshot of a workflow behind the engine's back:
+// tamper-snapshot DBDIR TENANT WORKFLOW OLD NEW replaces the bytes OLD with NEW in it. A
+// snapshot key is t/ TENANT w/ WORKFLOW s (store/keys.go).
+func cmdTamperSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 5 {
+		ts.Fatalf("usage: tamper-snapshot DBDIR TENANT WORKFLOW OLD NEW")
+	}
+	rawRewrite(ts, args[0], []byte("t/"+args[1]+"\x00\x01w/"+args[2]+"\x00\x01s"), func(v []byte) []byte {
+		if !bytes.Contains(v, []byte(args[3])) {
+			ts.Fatalf("the snapshot holds no %q", args[3])
+		}
+		return bytes.Replace(v, []byte(args[3]), []byte(args[4]), 1)
+	})
+}
+
+// cmdTamperIdem flips the last byte of the idempotency record of a request:
+// tamper-idem DBDIR TENANT REQUEST_ID. The key is t/ TENANT i/ REQUEST_ID.
+func cmdTamperIdem(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: tamper-idem DBDIR TENANT REQUEST_ID")
+	}
+	rawRewrite(ts, args[0], []byte("t/"+args[1]+"\x00\x01i/"+args[2]+"\x00\x01"), func(v []byte) []byte {
+		v[len(v)-1] ^= 0x01
+		return v
+	})
+}
+
+// rawRewrite replaces the value of one key of the Badger store in dir.
+func rawRewrite(ts *testscript.TestScript, dir string, key []byte, change func([]byte) []byte) {
+	db, err := badger.Open(badger.DefaultOptions(ts.MkAbs(dir)).WithLogger(nil))
+	ts.Check(err)
+	defer db.Close()
+	ts.Check(db.Update(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if err != nil {
+			return fmt.Errorf("key %q: %w", key, err)
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		return txn.Set(key, change(v))
+	}))
 }
 
 func beUint64(b []byte) uint64 {

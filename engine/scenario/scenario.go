@@ -153,6 +153,7 @@ func Files(fsys fs.FS) ([]string, error) {
 type Result struct {
 	Step     int
 	Name     string
+	Request  json.RawMessage // the request as submitted, its placeholders replaced
 	Decision *engine.Decision
 	Mismatch string // empty when the decision is as expected
 }
@@ -181,7 +182,7 @@ func Run(ctx context.Context, eng Engine, s *Scenario, fn func(Result)) error {
 			return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)
 		}
 		p.observe(body, d)
-		res := Result{Step: i + 1, Name: st.Name, Decision: d, Mismatch: mismatch(st.Expect, d)}
+		res := Result{Step: i + 1, Name: st.Name, Request: body, Decision: d, Mismatch: mismatch(st.Expect, d)}
 		if st.Expect.Redacted != nil && res.Mismatch == "" {
 			if res.Mismatch, err = redactionMismatch(ctx, eng, *st.Expect.Redacted, d); err != nil {
 				return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)

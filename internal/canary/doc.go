@@ -11,4 +11,6 @@
 //	canary_ackcommit  the store answers an append once queued, before its commit
 //	canary_idemscan   the idempotency lookup scans a key prefix instead of reading one key
 //	canary_opendef    contract validation treats closed definitions as open
+//	canary_snapshot   verify and replay take the stored state snapshot for the fold of the chain
+//	canary_idembind   an idempotency key's answer is taken from the record it names unchecked
 package canary

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/handoff-dev/handoff/internal/canary"
+	"github.com/handoff-dev/handoff/internal/canonjson"
+	"github.com/handoff-dev/handoff/store"
+)
+
+// visit is one record of a workflow with the state before it. The state is the walk's
+// own: a visitor reads it and must not keep or change it.
+type visit struct {
+	rec      store.Record
+	ent      recordedEntry
+	recorded *Decision
+	state    *State
+	now      time.Time
+	create   bool
+}
+
+// chainFold rebuilds a workflow's state by folding its recorded decisions in log order
+// from the state its start created, as the engine did when it recorded them.
+type chainFold struct {
+	e     *Engine
+	t     replayTarget
+	state *State // nil before the first record
+	last  uint64 // seq of the last record folded
+}
+
+func (f *chainFold) diverged(seq uint64, format string, args ...any) error {
+	return fmt.Errorf("%w: tenant %s workflow %s record %d: %s", ErrReplayDiverged, f.t.tenant, f.t.workflow, seq, fmt.Sprintf(format, args...))
+}
+
+// step calls fn (when not nil) with one record and the state before it, then folds the
+// record's decision and checks the recorded state_version against the fold.
+func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
+	t := f.t
+	ent, err := decodeRecordedEntry(rec.Payload)
+	if err != nil {
+		return fmt.Errorf("engine: tenant %s workflow %s record %d: %w", t.tenant, t.workflow, rec.Seq, err)
+	}
+	recorded, err := decodeDecision(ent.Decision)
+	if err != nil {
+		return err
+	}
+	now, err := time.Parse("2006-01-02T15:04:05.000Z", ent.Now)
+	if err != nil {
+		return fmt.Errorf("engine: record %d: time %q: %w", rec.Seq, ent.Now, err)
+	}
+	create := f.state == nil
+	if create {
+		if recorded.Kind != "start" {
+			return f.diverged(rec.Seq, "the first record is a %s, not a start", recorded.Kind)
+		}
+		org, _ := ent.Request["organization_id"].(string)
+		subject, _ := ent.Request["subject_id"].(string)
+		f.state = newState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
+	}
+	state := f.state
+	f.last = rec.Seq
+	if fn != nil {
+		if err := fn(visit{rec: rec, ent: ent, recorded: recorded, state: state, now: now, create: create}); err != nil {
+			return err
+		}
+	}
+	if recorded.Outcome == Block || (!create && len(recorded.Events) == 0 && recorded.StatusAfter == recorded.StatusBefore) {
+		if recorded.StateVersion != state.StateVersion {
+			return f.diverged(rec.Seq, "state_version %d recorded, %d rebuilt", recorded.StateVersion, state.StateVersion)
+		}
+		return nil
+	}
+	pc, ok := f.e.contracts.packs[state.Pack]
+	if !ok {
+		return f.diverged(rec.Seq, "pack %s is not in the bundle the store was opened with", state.Pack)
+	}
+	// The state is folded in place: visitors never keep or change it.
+	if err := state.fold(recorded, pc, ent.Now); err != nil {
+		return f.diverged(rec.Seq, "%v", err)
+	}
+	state.StateVersion++
+	if recorded.StateVersion != state.StateVersion {
+		return f.diverged(rec.Seq, "state_version %d recorded, %d rebuilt", recorded.StateVersion, state.StateVersion)
+	}
+	return nil
+}
+
+// walkWorkflow calls fn for every record of a workflow in order, with the state before
+// it rebuilt by folding the recorded decisions, and checks the fold against every
+// recorded state_version and, at the end, against the stored snapshot and the head's
+// state version (ErrReplayDiverged). Records appended while it walks are walked too: the
+// snapshot and head are read together, and the walk goes on until the head is the last
+// record folded.
+func (e *Engine) walkWorkflow(ctx context.Context, t replayTarget, fn func(visit) error) error {
+	f := &chainFold{e: e, t: t}
+	for {
+		err := e.log.Records(ctx, t.tenant, t.workflow, f.last+1, func(rec store.Record) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return f.step(rec, fn)
+		})
+		if err != nil {
+			return err
+		}
+		snap, head, err := e.log.State(ctx, t.tenant, t.workflow)
+		if err != nil {
+			return err
+		}
+		switch {
+		case head.Seq > f.last:
+			continue
+		case head.Seq < f.last:
+			return fmt.Errorf("%w: tenant %s workflow %s: the head is at record %d, the log goes on to %d", ErrReplayDiverged, t.tenant, t.workflow, head.Seq, f.last)
+		case f.state == nil:
+			return nil
+		}
+		return f.compare(snap, head)
+	}
+}
+
+// compare checks the stored snapshot and head against the fold.
+func (f *chainFold) compare(snap []byte, head store.Head) error {
+	if canary.SkipSnapshotFold {
+		return nil
+	}
+	t := f.t
+	stored, err := decodeState(snap)
+	if err != nil {
+		return fmt.Errorf("%w: tenant %s workflow %s: the stored state snapshot is undecodable", ErrReplayDiverged, t.tenant, t.workflow)
+	}
+	a, err1 := canonjson.Marshal(stored)
+	b, err2 := canonjson.Marshal(f.state)
+	if err := errors.Join(err1, err2); err != nil {
+		return err
+	}
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("%w: tenant %s workflow %s: the stored state snapshot differs from the fold of its decisions", ErrReplayDiverged, t.tenant, t.workflow)
+	}
+	if head.StateVersion != f.state.StateVersion {
+		return fmt.Errorf("%w: tenant %s workflow %s: the head holds state version %d, the fold of its decisions %d", ErrReplayDiverged, t.tenant, t.workflow, head.StateVersion, f.state.StateVersion)
+	}
+	return nil
+}

@@ -1,0 +1,6 @@
+//go:build canary_idembind
+
+package canary
+
+// TrustIdempotencyEntry is on in the canary_idembind build.
+const TrustIdempotencyEntry = true
