@@ -9,7 +9,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/handoff-dev/handoff/internal/strictjson"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -24,8 +23,8 @@ type Options struct {
 	Bundle *Bundle
 	// EvalTimeout is the deadline of one policy evaluation. Default 2s.
 	EvalTimeout time.Duration
-	// Limits bound the request bytes the decoder accepts. Default strictjson.DefaultLimits.
-	Limits *strictjson.Limits
+	// Limits bound the requests the decoder accepts; a zero field takes its default.
+	Limits Limits
 	// Clock tells the time given to policies as input.now. Default time.Now. A context
 	// from WithTime overrides it for one call.
 	Clock func() time.Time
@@ -73,10 +72,6 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	if opts.EvalTimeout <= 0 {
 		opts.EvalTimeout = 2 * time.Second
-	}
-	if opts.Limits == nil {
-		l := strictjson.DefaultLimits
-		opts.Limits = &l
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now

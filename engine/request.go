@@ -48,7 +48,7 @@ type request struct {
 // decodeRequest runs the strict decoder and reads the envelope fields it can trust.
 func (e *Engine) decodeRequest(body []byte, now time.Time) *request {
 	r := &request{body: body, now: now, tenant: unknownTenant}
-	v, err := strictjson.Decode(body, *e.opts.Limits)
+	v, err := strictjson.Decode(body, e.opts.Limits.decoder())
 	if err != nil {
 		r.digest = canonjson.HashBytes(body)
 		var se *strictjson.Error
