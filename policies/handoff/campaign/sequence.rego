@@ -36,7 +36,7 @@ _expected if {
 	_routed(_request.agent, _request.task)
 }
 
-# An outcome of a delivery; an unknown effect is core's DELIVERY_UNRECONCILED.
+# An outcome of a delivery; an unknown effect is core's EFFECT_NOT_FOUND.
 _expected if {
 	_kind == "outcome"
 	_status == "DELIVERY"

@@ -25,8 +25,26 @@ else := []
 
 _collect(reasons_in, proposal) := {r | some r in reasons_in} | {r | some r in _proposed_reasons(proposal)}
 
-# _sorted orders reasons by code, then path, then message.
-_sorted(rs) := [x[3] | some x in sort([[object.get(r, "code", ""), object.get(r, "path", ""), object.get(r, "message", ""), r] | some r in rs])]
+# _root_causes are the codes that name why a request is refused, in precedence order:
+# the core's, then the pack's.
+_root_causes := array.concat(_table("root_causes", []), _root_causes_of_pack)
+
+_root_causes_of_pack := l if {
+	l := _pack.root_causes
+	is_array(l)
+} else := []
+
+# _rank is a code's place among the root causes; every other code comes after them.
+_rank(code) := min({i | some i, c in _root_causes; c == code}) if {
+	code in _root_causes
+} else := count(_root_causes)
+
+# _sorted orders reasons root cause first (by _rank), then by code, path and message, so
+# that the first reason is the one to fix first.
+_sorted(rs) := [x[4] | some x in sort([[_rank(code), code, object.get(r, "path", ""), object.get(r, "message", ""), r] |
+	some r in rs
+	code := object.get(r, "code", "")
+])]
 
 _block_result(rs) := {
 	"outcome": "block",
@@ -44,7 +62,8 @@ _block_result(rs) := {
 # does a proposal that is malformed, contradicts a retry reason, or changes status by
 # a transition workflow.transitions does not list (INVALID_TRANSITION). Otherwise the
 # result is the proposal with defaults filled and every reason attached. Reasons are
-# sorted by code, then path, then message.
+# sorted root cause first (guardrails.root_causes, then the pack's root_causes), then by
+# code, path and message.
 decide(reasons_in, proposal) := _block_result(rs) if {
 	rs := _collect(reasons_in, proposal)
 	some r in rs

@@ -2,16 +2,19 @@ package handoff.core
 
 # METADATA
 # title: Outcome for an unknown effect
-# description: An outcome reports the result of a side effect the workflow never recorded.
+# description: >-
+#   An outcome reports the result of a side effect the workflow never recorded: there is
+#   nothing to reconcile, and nothing is believed about an effect the engine did not see
+#   begin.
 # custom:
-#   code: DELIVERY_UNRECONCILED
+#   code: EFFECT_NOT_FOUND
 #   outcome: block
 reasons contains r if {
 	_valid
 	_kind == "outcome"
 	id := _request.effect_id
 	not _state.effects[id]
-	r := _reason("DELIVERY_UNRECONCILED", sprintf("workflow %q has no side effect %q to report on", [_workflow_id, id]), "effect_id")
+	r := _reason("EFFECT_NOT_FOUND", sprintf("workflow %q has no side effect %q to report on", [_workflow_id, id]), "effect_id")
 }
 
 # METADATA

@@ -135,7 +135,7 @@ test_unknown_outcome_twin_acknowledged if {
 
 test_outcome_of_an_unknown_effect if {
 	d := decide(outcome("client-package@v9", "acknowledged"), st_delivering("pending"))
-	codes(d) == {"DELIVERY_UNRECONCILED"}
+	codes(d) == {"EFFECT_NOT_FOUND"}
 	d.outcome == "block"
 }
 

@@ -38,10 +38,10 @@ test_conflict_found_twin if {
 	clean(with_request(resolution_input, {"conflict_id": "c-1"}))
 }
 
-test_delivery_unknown_effect if {
+test_outcome_for_an_effect_never_recorded if {
 	inp := with_request(outcome_input, {"effect_id": "delivery-9"})
-	codes_for(inp) == {"DELIVERY_UNRECONCILED"}
-	has_reason(inp, "DELIVERY_UNRECONCILED", "effect_id")
+	codes_for(inp) == {"EFFECT_NOT_FOUND"}
+	has_reason(inp, "EFFECT_NOT_FOUND", "effect_id")
 }
 
 test_delivery_known_effect_twin if {

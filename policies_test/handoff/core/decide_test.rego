@@ -165,3 +165,36 @@ test_artifact_event if {
 	e.limitations == ["Only EU market data"]
 	e.content == handoff_request.output.content
 }
+
+# Reasons come root cause first: the codes of guardrails.root_causes in their order, then
+# the pack's root_causes, then every other code alphabetically.
+test_root_cause_first if {
+	rs := [
+		{"code": "APPROVAL_REQUIRED", "message": "m", "outcome": "block"},
+		{"code": "OUT_OF_SEQUENCE", "message": "m", "outcome": "block"},
+		{"code": "ARTIFACT_NOT_APPROVED", "message": "m", "outcome": "block"},
+		{"code": "SOURCE_NOT_AUTHORIZED", "message": "m", "outcome": "block"},
+	]
+	d := core.decide(rs, {}) with input as handoff_input
+	[r.code | some r in d.reasons] == ["SOURCE_NOT_AUTHORIZED", "OUT_OF_SEQUENCE", "APPROVAL_REQUIRED", "ARTIFACT_NOT_APPROVED"]
+}
+
+test_root_cause_of_the_pack if {
+	rs := [
+		{"code": "APPROVAL_REQUIRED", "message": "m", "outcome": "block"},
+		{"code": "WRONG_STAGE", "message": "m", "outcome": "block"},
+	]
+	inp := handoff_input
+	d := core.decide(rs, {}) with input as inp with data.handoff.testpack.contract.root_causes as ["WRONG_STAGE"]
+	[r.code | some r in d.reasons] == ["WRONG_STAGE", "APPROVAL_REQUIRED"]
+}
+
+# The twin: without root causes, reasons are sorted by code.
+test_root_cause_twin if {
+	rs := [
+		{"code": "WRONG_STAGE", "message": "m", "outcome": "block"},
+		{"code": "APPROVAL_REQUIRED", "message": "m", "outcome": "block"},
+	]
+	d := core.decide(rs, {}) with input as handoff_input
+	[r.code | some r in d.reasons] == ["APPROVAL_REQUIRED", "WRONG_STAGE"]
+}

@@ -35,7 +35,10 @@ test_out_of_sequence_approval if {
 test_out_of_sequence_outcome if {
 	req := object.union(envelope("outcome", system), {"effect_id": "e-1", "result": "acknowledged"})
 	d := decide(req, st_editing)
-	codes(d) == {"DELIVERY_UNRECONCILED", "OUT_OF_SEQUENCE"}
+	codes(d) == {"EFFECT_NOT_FOUND", "OUT_OF_SEQUENCE"}
+
+	# The root cause comes first: the workflow is not at a step that takes outcomes.
+	d.reasons[0].code == "OUT_OF_SEQUENCE"
 }
 
 test_start_by_agent if {
