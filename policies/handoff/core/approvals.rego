@@ -194,14 +194,18 @@ reasons contains r if {
 
 # METADATA
 # title: Self approval
-# description: The approver produced one of the versions being approved.
+# description: >-
+#   The approver produced one of the versions being approved. A version's producer is
+#   the agent that handed it off, so the approver is that agent (type agent, same id):
+#   an identity is compared by type and id, never by id alone.
 # custom:
 #   code: SELF_APPROVAL
 #   outcome: block
 reasons contains r if {
 	_approval
+	_actor_type == "agent"
 	some i, ref in _approval_refs
 	v := ref_version(ref)
 	v.producer == _actor_id
-	r := _reason("SELF_APPROVAL", sprintf("%q produced %s and may not approve it", [_actor_id, _ref_name(ref)]), sprintf("artifacts[%d]", [i]))
+	r := _reason("SELF_APPROVAL", sprintf("agent %q produced %s and may not approve it", [_actor_id, _ref_name(ref)]), sprintf("artifacts[%d]", [i]))
 }

@@ -69,6 +69,24 @@ reasons contains r if {
 }
 
 # METADATA
+# title: Person or host with an agent's id
+# description: >-
+#   Agents, people and the host are separate namespaces: an identity is its type and its
+#   id. A person or a system actor whose id is the id of an agent of the pack's registry
+#   is refused, so that no rule, log reader or person can take one for the other (a
+#   person named "reviewer" is not the Reviewer agent, and never acts with its
+#   permissions or in its place).
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_valid
+	_actor_type in {"human", "system"}
+	_agent(_actor_id)
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q carries the id of agent %q of pack %q: an identity is its type and its id, and an agent's id names the agent alone", [_actor_type, _actor_id, _actor_id, _pack_name]), "actor.id")
+}
+
+# METADATA
 # title: Task not permitted
 # description: The handoff's task_type is not among the source agent's tasks.
 # custom:

@@ -45,9 +45,17 @@ test_final_approval_stage_twin if {
 }
 
 test_self_approval if {
+	req := object.union(approval("APPROVE", final_refs, []), {"actor": {"type": "agent", "id": "copywriter"}})
+	d := decide(req, st_human)
+	codes(d) == {"SELF_APPROVAL", "UNAUTHORIZED_SUBJECT"}
+}
+
+# A person carrying the copywriter's id is not the copywriter, and is refused for the
+# confusion: identities are typed.
+test_person_with_the_producers_id if {
 	req := object.union(approval("APPROVE", final_refs, []), {"actor": {"type": "human", "id": "copywriter", "roles": ["campaign_approver"]}})
 	d := decide(req, st_human)
-	codes(d) == {"SELF_APPROVAL"}
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
 }
 
 test_revision_requested_visual_only if {

@@ -97,11 +97,30 @@ test_approval_latest_twin if {
 }
 
 test_self_approval if {
-	inp := with_request(approval_input, {"actor": {"id": "strategist"}})
-	codes_for(inp) == {"SELF_APPROVAL"}
-	contains(message_of(inp, "SELF_APPROVAL", "artifacts[0]"), "\"strategist\" produced PLAN v1")
+	# The agent that produced the plan approves it (and, an agent, may not approve at all).
+	inp := with_request(approval_input, {"actor": {"type": "agent", "id": "strategist", "roles": []}})
+	codes_for(inp) == {"SELF_APPROVAL", "UNAUTHORIZED_SUBJECT"}
+	contains(message_of(inp, "SELF_APPROVAL", "artifacts[0]"), "agent \"strategist\" produced PLAN v1")
 }
 
 test_self_approval_twin if {
 	clean(with_request(approval_input, {"actor": {"id": "dana"}}))
+	not "SELF_APPROVAL" in codes_for(with_request(approval_input, {"actor": {"type": "agent", "id": "qa", "roles": []}}))
+}
+
+# A person is not an agent because they share an id: identities are typed.
+test_person_with_an_agents_id if {
+	inp := with_request(approval_input, {"actor": {"id": "strategist"}})
+	codes_for(inp) == {"UNAUTHORIZED_SUBJECT"}
+	contains(message_of(inp, "UNAUTHORIZED_SUBJECT", "actor.id"), "human \"strategist\" carries the id of agent \"strategist\"")
+}
+
+test_host_with_an_agents_id if {
+	inp := with_request(handoff_input, {"actor": {"type": "system", "id": "strategist"}})
+	codes_for(inp) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_person_with_an_agents_id_twin if {
+	clean(with_request(approval_input, {"actor": {"type": "human", "id": "dana", "roles": ["approver"]}}))
+	clean(with_request(handoff_input, {"actor": {"type": "system", "id": "orchestrator"}}))
 }
