@@ -289,3 +289,23 @@ _gate_reason(code, message, path, gate, outcome) := object.union(_reason(code, m
 _norm(s) := lower(trim_space(s)) if is_string(s)
 
 else := ""
+
+# _canon is text compared ignoring case, runs of blanks and a final full stop.
+_canon(s) := trim_right(regex.replace(lower(trim_space(s)), `\s+`, " "), ".") if is_string(s)
+
+else := ""
+
+# _words is text reduced to its words (letters and digits, lower case) with one space on
+# each side, so that containment of _words is containment of whole words.
+_words(s) := sprintf(" %s ", [trim_space(regex.replace(lower(s), `[^\p{L}\p{N}]+`, " "))]) if is_string(s)
+
+else := "  "
+
+# _contains_words holds when text contains part as whole words, ignoring case, spacing
+# and punctuation ("Customers prefer eco-packaging!" contains "customers prefer eco
+# packaging"). A part without any word is contained in nothing.
+_contains_words(text, part) if {
+	w := _words(part)
+	w != "  "
+	contains(_words(text), w)
+}

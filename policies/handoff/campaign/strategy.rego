@@ -21,36 +21,167 @@ _strategy_handoff_proposal := {
 	"requires_human_review": true,
 }
 
-# _strategy_research is the research the strategy says it was made from: the version its
-# RESEARCH_BRIEF input names, else the approved one.
-_strategy_research := c if {
-	some r in _inputs_of("RESEARCH_BRIEF")
-	c := _version("RESEARCH_BRIEF", r.version).content
-	is_object(c)
-} else := _approved_content("RESEARCH_BRIEF")
+# _research_refs are the RESEARCH_BRIEF versions the strategy names as its inputs.
+_research_refs := _inputs_of("RESEARCH_BRIEF")
 
-# _evidence_claims are the ids of the research claims backed by a defined source.
-_evidence_claims := {c.id |
-	ids := _source_ids(_strategy_research)
-	some c in object.get(_strategy_research, "claims", [])
-	_grounded(c, ids)
+# _strategy_research is the content of the one RESEARCH_BRIEF version the strategy names
+# as its input, {} when that version is not recorded. Nothing else stands in for it: the
+# approved claims are checked against exactly the research the strategy says it was made
+# from. Core refuses a named version that is not approved (ARTIFACT_NOT_APPROVED) or older
+# than the approved one (VERSION_MISMATCH); INPUT_MISSING and UNVERSIONED_DEPENDENCY refuse
+# a strategy that names none or several.
+_strategy_research := c if {
+	count(_research_refs) == 1
+	c := _version("RESEARCH_BRIEF", _research_refs[0].version).content
+	is_object(c)
+} else := {}
+
+_research_label := sprintf("RESEARCH_BRIEF v%v", [_research_refs[0].version]) if count(_research_refs) == 1
+
+else := "the approved RESEARCH_BRIEF"
+
+_approved_claims := [c | some c in object.get(_content, "approved_claims", []); is_object(c)]
+
+# _cited are the research claims an approved claim cites by id (more than one only when the
+# brief repeats an id: each of them must then hold up).
+_cited(c) := [rc |
+	some rc in object.get(_strategy_research, "claims", [])
+	is_object(rc)
+	rc.id == object.get(c, "research_claim", "")
+]
+
+# _weakness says why a cited research claim is not evidence an approved claim may rest on:
+# it cites no source, cites a source the brief's source_references do not define, or is a
+# minor claim (approved claims are the facts copy states to customers: they rest only on
+# the major claims HG-2 validated).
+_weakness(rc) := ({"it cites no source" |
+	count(object.get(rc, "sources", [])) == 0
+} | {sprintf("its source %q is not among the brief's source_references", [s]) |
+	some s in object.get(rc, "sources", [])
+	not s in _source_ids(_strategy_research)
+}) | {"it is a minor claim (major: false); an approved claim rests only on a major claim validated by HG-2" |
+	object.get(rc, "major", false) != true
+}
+
+# _research_assumptions are the statements the research labeled as unverified.
+_research_assumptions := {a.statement |
+	some a in object.get(_strategy_research, "unsupported_assumptions", [])
+	is_string(a.statement)
+}
+
+# _own_assumptions are the strategy's own labeled assumptions.
+_own_assumptions := {a.statement |
+	some a in object.get(_content, "assumptions", [])
+	is_string(a.statement)
+}
+
+_claim_problems contains [i, "UNGROUNDED_CLAIM", msg] if {
+	some i, c in _approved_claims
+	count(_cited(c)) == 0
+	msg := sprintf("approved claim %q rests on research claim %q, which %s does not have", [object.get(c, "id", i), object.get(c, "research_claim", ""), _research_label])
+}
+
+_claim_problems contains [i, "UNGROUNDED_CLAIM", msg] if {
+	some i, c in _approved_claims
+	some rc in _cited(c)
+	some why in _weakness(rc)
+	msg := sprintf("approved claim %q rests on research claim %q of %s, which is not evidence: %s", [object.get(c, "id", i), rc.id, _research_label, why])
+}
+
+_claim_problems contains [i, "ASSUMPTION_AS_FACT", msg] if {
+	some i, c in _approved_claims
+	some a in _research_assumptions
+	_contains_words(object.get(c, "statement", ""), a)
+	msg := sprintf("approved claim %q states %q, which %s lists as an unverified assumption (%q)", [object.get(c, "id", i), _short(object.get(c, "statement", "")), _research_label, _short(a)])
+}
+
+_claim_problems contains [i, "ASSUMPTION_AS_FACT", msg] if {
+	some i, c in _approved_claims
+	some a in _own_assumptions
+	_contains_words(object.get(c, "statement", ""), a)
+	msg := sprintf("approved claim %q states %q, which the strategy itself lists as an assumption (%q)", [object.get(c, "id", i), _short(object.get(c, "statement", "")), _short(a)])
+}
+
+_claim_problems contains [i, "ASSUMPTION_AS_FACT", msg] if {
+	some i, c in _approved_claims
+	some rc in _cited(c)
+	some a in _research_assumptions
+	_contains_words(object.get(rc, "statement", ""), a)
+	msg := sprintf("approved claim %q rests on research claim %q, whose statement %s itself lists as an unverified assumption (%q)", [object.get(c, "id", i), rc.id, _research_label, _short(a)])
+}
+
+_claim_problems contains [i, "CLAIM_NOT_SUPPORTED", msg] if {
+	some i, c in _approved_claims
+	some rc in _cited(c)
+	_canon(object.get(c, "statement", "")) != _canon(object.get(rc, "statement", ""))
+	msg := sprintf("approved claim %q states %q, but research claim %q of %s states %q: an approved claim restates the evidence it cites", [object.get(c, "id", i), _short(object.get(c, "statement", "")), rc.id, _research_label, _short(object.get(rc, "statement", ""))])
 }
 
 # METADATA
 # title: Strategy claim without research evidence
 # description: >-
-#   An approved claim of the STRATEGY_BRIEF does not rest on a sourced claim of the
-#   approved RESEARCH_BRIEF it was made from: the Strategy Agent may not replace missing
-#   research with assumptions presented as facts (HG-2). Assumptions go, labeled, under
-#   assumptions.
+#   An approved claim of the STRATEGY_BRIEF does not rest on evidence of the RESEARCH_BRIEF
+#   version the strategy names as its input: the research claim it cites is not there, cites
+#   no source, cites a source the brief's source_references do not define, or is a minor
+#   claim. The Strategy Agent may not replace missing research with assumptions presented
+#   as facts (HG-2). Assumptions go, labeled, under assumptions.
 # custom:
 #   code: UNGROUNDED_CLAIM
 #   outcome: block
 reasons contains r if {
 	_strategy_handoff
-	some i, c in object.get(_content, "approved_claims", [])
-	not object.get(c, "research_claim", "") in _evidence_claims
-	r := _gate_reason("UNGROUNDED_CLAIM", sprintf("approved claim %q rests on research claim %q, which is not a sourced claim of the approved RESEARCH_BRIEF", [object.get(c, "id", i), object.get(c, "research_claim", "")]), sprintf("output.content.approved_claims[%d]", [i]), "HG-2", "block")
+	count(_research_refs) == 1
+	some [i, "UNGROUNDED_CLAIM", msg] in _claim_problems
+	r := _gate_reason("UNGROUNDED_CLAIM", msg, sprintf("output.content.approved_claims[%d]", [i]), "HG-2", "block")
+}
+
+# METADATA
+# title: Unverified assumption presented as fact
+# description: >-
+#   An approved claim equals or contains (ignoring case, spacing and punctuation) a
+#   statement the research labeled as an unverified assumption or the strategy lists among
+#   its own assumptions, or the research claim it cites does. The Strategy Agent may not
+#   replace missing research with assumptions presented as facts (HG-2).
+# custom:
+#   code: ASSUMPTION_AS_FACT
+#   outcome: block
+reasons contains r if {
+	_strategy_handoff
+	count(_research_refs) == 1
+	some [i, "ASSUMPTION_AS_FACT", msg] in _claim_problems
+	r := _gate_reason("ASSUMPTION_AS_FACT", msg, sprintf("output.content.approved_claims[%d].statement", [i]), "HG-2", "block")
+}
+
+# METADATA
+# title: Approved claim departs from its evidence
+# description: >-
+#   An approved claim's statement is not the statement of the research claim it cites
+#   (compared ignoring case, spacing and a final full stop): citing a sourced claim does
+#   not support a different statement. Copy uses approved claims verbatim, so an approved
+#   claim restates its evidence exactly.
+# custom:
+#   code: CLAIM_NOT_SUPPORTED
+#   outcome: block
+reasons contains r if {
+	_strategy_handoff
+	count(_research_refs) == 1
+	some [i, "CLAIM_NOT_SUPPORTED", msg] in _claim_problems
+	r := _gate_reason("CLAIM_NOT_SUPPORTED", msg, sprintf("output.content.approved_claims[%d].statement", [i]), "HG-2", "block")
+}
+
+# METADATA
+# title: Strategy names several research versions
+# description: >-
+#   A STRATEGY_BRIEF names exactly one RESEARCH_BRIEF version in its input_artifacts: the
+#   approved one its claims rest on (CTRL-6). Several versions leave open which research
+#   the strategy was made from.
+# custom:
+#   code: UNVERSIONED_DEPENDENCY
+#   outcome: block
+reasons contains r if {
+	_strategy_handoff
+	count(_research_refs) > 1
+	r := _gate_reason("UNVERSIONED_DEPENDENCY", sprintf("STRATEGY_BRIEF v%v names %d RESEARCH_BRIEF versions in input_artifacts; it must name exactly the approved one it was made from", [_output.version, count(_research_refs)]), "input_artifacts", "CTRL-6", "block")
 }
 
 # _strategy_change_attempt holds when a new STRATEGY_BRIEF version arrives while an
