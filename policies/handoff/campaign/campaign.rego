@@ -161,6 +161,7 @@ _config := c if {
 _required_config := {
 	"deliverable_types": "array",
 	"upstream_types": "array",
+	"upstream_of": "object",
 	"final_types": "array",
 	"required_inputs": "object",
 	"review_scope": "object",

@@ -65,6 +65,44 @@ reasons contains r if {
 	r := _gate_reason("SUBJECTIVE_DEFECT", msg, path, "CTRL-4", "block")
 }
 
+# _upstream_of are the types upstream of each artifact type (config.upstream_of in
+# contracts/campaign/config.cue).
+_upstream_of := object.get(_config, "upstream_of", {})
+
+_origin_problems contains [i, msg] if {
+	some i, d in _defects
+	o := d.origin
+	o != d.artifact
+	not o in object.get(_upstream_of, d.artifact, [])
+	msg := sprintf("defect %q of %s names origin %s, which is not upstream of %s (upstream: %v)", [d.id, d.artifact, o, d.artifact, object.get(_upstream_of, d.artifact, [])])
+}
+
+_origin_problems contains [i, msg] if {
+	some i, d in _defects
+	o := d.origin
+	o != d.artifact
+	o in object.get(_upstream_of, d.artifact, [])
+	not _approved_n(o)
+	msg := sprintf("defect %q of %s names origin %s, but workflow %q has no approved %s for it to originate in", [d.id, d.artifact, o, object.get(_state, "workflow_id", ""), o])
+}
+
+# METADATA
+# title: Defect origin invalid
+# description: >-
+#   A defect's origin names the artifact it comes from when that is upstream of the
+#   affected artifact (config.upstream_of: the research for the strategy; the strategy
+#   or the research for copy and visual) and is an approved artifact of the workflow. An
+#   origin downstream or beside the artifact (copy for a visual defect), of a type
+#   outside the chain, or with no approved version is refused instead of being ignored.
+# custom:
+#   code: DEFECT_ORIGIN_INVALID
+#   outcome: block
+reasons contains r if {
+	_review
+	some [i, msg] in _origin_problems
+	r := _gate_reason("DEFECT_ORIGIN_INVALID", msg, sprintf("defects[%d].origin", [i]), "CTRL-4", "block")
+}
+
 # METADATA
 # title: Verdict not supported
 # description: >-
@@ -88,6 +126,10 @@ _defect_outcome(d) := "fail" if d.severity == "S3"
 
 else := "revise"
 
+# _invalid_defects are the indices of the defects a rule above refuses: they decide
+# nothing, so they are not reported as failed checks either.
+_invalid_defects := {i | some [i, _] in _origin_problems}
+
 # METADATA
 # title: QA defect
 # description: >-
@@ -102,6 +144,7 @@ reasons contains r if {
 	_branch in {"revise", "upstream", "fail", "exhausted"}
 	some i, d in _defects
 	object.get(d, "check", "") in _checks(d.artifact)
+	not i in _invalid_defects
 	r := _gate_reason("QUALITY_GATE_FAILED", sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, _short(d.description)]), sprintf("defects[%d]", [i]), d.check, _defect_outcome(d))
 }
 

@@ -208,3 +208,49 @@ test_report_records_what_qa_sent if {
 	e.content.notes == ["checked"]
 	e.ref.hash == sprintf("sha256:%s", [crypto.sha256(json.marshal(e.content))])
 }
+
+# --- a defect's origin is upstream of its artifact and an approved artifact of the workflow
+
+with_origin(d, o) := object.union(d, {"origin": o})
+
+test_defect_origin_beside_the_artifact if {
+	d := decide(qa(1, "REVISE", [with_origin(d1, "VISUAL_PACKAGE")]), st_qa)
+	codes(d) == {"DEFECT_ORIGIN_INVALID"}
+	d.outcome == "block"
+	d.reasons[0].path == "defects[0].origin"
+	count(d.events) == 0
+}
+
+test_defect_origin_downstream if {
+	d := decide(qa(1, "REVISE", [with_origin(d1, "CLIENT_PACKAGE")]), st_qa)
+	codes(d) == {"DEFECT_ORIGIN_INVALID"}
+}
+
+test_defect_origin_outside_the_chain if {
+	d := decide(qa(1, "REVISE", [with_origin(d1, "MEDIA_PLAN")]), st_qa)
+	codes(d) == {"DEFECT_ORIGIN_INVALID"}
+}
+
+test_defect_origin_not_in_the_workflow if {
+	st := state("QA", object.remove(st_qa.artifacts, ["RESEARCH_BRIEF"]))
+	d := decide(qa(1, "REVISE", [with_origin(d1, "RESEARCH_BRIEF")]), st)
+	codes(d) == {"DEFECT_ORIGIN_INVALID"}
+	contains(d.reasons[0].message, "no approved RESEARCH_BRIEF")
+}
+
+test_defect_origin_of_research_at_validation if {
+	d := decide(validation("REVISE", [with_origin(defect("R-1", "S2", "RESEARCH_BRIEF", "HG-2"), "STRATEGY_BRIEF")]), st_validation)
+	codes(d) == {"DEFECT_ORIGIN_INVALID"}
+}
+
+test_defect_origin_twin_upstream_strategy if {
+	d := decide(qa(1, "REVISE", [with_origin(d1, "STRATEGY_BRIEF")]), st_qa)
+	not "DEFECT_ORIGIN_INVALID" in codes(d)
+	d.status_after == "STRATEGY"
+}
+
+test_defect_origin_twin_the_artifact_itself if {
+	d := decide(qa(1, "REVISE", [with_origin(d1, "COPY_PACKAGE")]), st_qa)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	d.status_after == "TARGETED_REVISION"
+}
