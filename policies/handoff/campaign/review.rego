@@ -126,6 +126,79 @@ _defect_outcome(d) := "fail" if d.severity == "S3"
 
 else := "revise"
 
+_gate_results := [g | some g in object.get(_request, "gates", []); is_object(g)]
+
+_failed_gates := {g.id | some g in _gate_results; g.passed == false}
+
+_passed_gates := {g.id | some g in _gate_results; g.passed == true}
+
+_defect_checks := {object.get(d, "check", "") | some d in _defects}
+
+# _inconsistent are the ways a review contradicts itself: its verdict, its gate results
+# and its defects must say the same thing.
+_inconsistent contains [sprintf("defects[%d]", [i]), msg] if {
+	_request.verdict == "ACCEPT"
+	some i, d in _defects
+	msg := sprintf("verdict ACCEPT lists %s defect %q of %s: an accepted review has no defect (an S1 defect is a targeted repair: REVISE)", [d.severity, d.id, d.artifact])
+}
+
+_inconsistent contains [sprintf("gates[%d]", [i]), msg] if {
+	_request.verdict == "ACCEPT"
+	some i, g in _gate_results
+	g.passed == false
+	msg := sprintf("verdict ACCEPT reports gate %s as failed: a review does not pass what it fails", [g.id])
+}
+
+_inconsistent contains [sprintf("gates[%d]", [i]), msg] if {
+	_request.verdict in {"REVISE", "REJECT"}
+	some i, g in _gate_results
+	g.passed == false
+	not g.id in _defect_checks
+	msg := sprintf("gate %s is reported failed but no defect names check %s: a failure is returned as a defect of the affected artifact, with its severity", [g.id, g.id])
+}
+
+_inconsistent contains [sprintf("defects[%d].check", [i]), msg] if {
+	some i, d in _defects
+	object.get(d, "check", "") in _passed_gates
+	msg := sprintf("defect %q fails check %s, which the same review reports as passed", [d.id, d.check])
+}
+
+_inconsistent contains ["gates", msg] if {
+	some id in (_failed_gates & _passed_gates)
+	msg := sprintf("gate %s is reported both passed and failed", [id])
+}
+
+_inconsistent contains ["verdict", msg] if {
+	_request.verdict == "REJECT"
+	count(_defects) > 0
+	not _has_severity("S3")
+	msg := "verdict REJECT lists no critical (S3) defect: S1 and S2 defects return the affected artifact (REVISE)"
+}
+
+_inconsistent contains [sprintf("defects[%d].severity", [i]), msg] if {
+	_request.verdict == "REVISE"
+	some i, d in _defects
+	d.severity == "S3"
+	msg := sprintf("verdict REVISE lists critical (S3) defect %q, which blocks the workflow (REJECT) or goes to a person (ESCALATE)", [d.id])
+}
+
+# METADATA
+# title: Review contradicts itself
+# description: >-
+#   A review's verdict agrees with its own gate results and defects: an ACCEPT has no
+#   defect (not even S1: S1 is a targeted repair) and no failed gate; every failed gate is
+#   returned as a defect naming that check, and no defect fails a check the review reports
+#   as passed; REJECT is for a critical (S3) defect and an S3 defect is not a REVISE. A
+#   review that contradicts itself is refused, never read one way or the other.
+# custom:
+#   code: VERDICT_INCONSISTENT
+#   outcome: block
+reasons contains r if {
+	_review
+	some [path, msg] in _inconsistent
+	r := _gate_reason("VERDICT_INCONSISTENT", msg, path, "CTRL-4", "block")
+}
+
 # _invalid_defects are the indices of the defects a rule above refuses: they decide
 # nothing, so they are not reported as failed checks either.
 _invalid_defects := {i | some [i, _] in _origin_problems}
@@ -145,6 +218,7 @@ reasons contains r if {
 	some i, d in _defects
 	object.get(d, "check", "") in _checks(d.artifact)
 	not i in _invalid_defects
+	count(_inconsistent) == 0
 	r := _gate_reason("QUALITY_GATE_FAILED", sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, _short(d.description)]), sprintf("defects[%d]", [i]), d.check, _defect_outcome(d))
 }
 

@@ -33,19 +33,81 @@ test_s1_with_revise_is_targeted_repair if {
 	d.revise == [{"artifact": "VISUAL_PACKAGE", "producer": "visual_prompt_agent", "defects": ["D-3"]}]
 }
 
-test_s1_with_accept_goes_to_the_person if {
-	s1 := defect("D-3", "S1", "COPY_PACKAGE", "cta_compliance")
+# A review's verdict agrees with its own gates and defects.
+test_accept_with_s1_defect_is_inconsistent if {
+	s1 := defect("D-3", "S1", "COPY_PACKAGE", "unsupported_claims")
 	d := decide(qa(1, "ACCEPT", [s1]), st_qa)
-	d.outcome == "await_human"
-	d.status_after == "HUMAN_APPROVAL"
-	count(d.reasons) == 0
-	{"type": "defect", "defect": s1, "status": "open"} in d.events
-	d.next[0].context.must_know.qa_result.defects == [s1]
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.outcome == "block"
+	d.reasons[0].path == "defects[0]"
+	count(d.events) == 0
 }
 
-test_s2_overrides_accept if {
+test_accept_with_s2_defect_is_inconsistent if {
 	d := decide(qa(1, "ACCEPT", [d1]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.status_after == "QA"
+}
+
+with_gates(req, gates) := object.union(req, {"gates": gates})
+
+test_accept_with_failed_gate_is_inconsistent if {
+	d := decide(with_gates(qa(1, "ACCEPT", []), [{"id": "cta_compliance", "passed": true}, {"id": "unsupported_claims", "passed": false, "reason": "unsupported statistic"}]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.reasons[0].path == "gates[1]"
+	count(d.events) == 0
+}
+
+test_accept_twin_every_gate_passed if {
+	d := decide(with_gates(qa(1, "ACCEPT", []), [{"id": "cta_compliance", "passed": true}, {"id": "unsupported_claims", "passed": true}]), st_qa)
+	count(d.reasons) == 0
+	d.status_after == "HUMAN_APPROVAL"
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.content.result == "pass"
+}
+
+test_failed_gate_without_defect_is_inconsistent if {
+	d := decide(with_gates(qa(1, "REVISE", [d1]), [{"id": "unsupported_claims", "passed": false}, {"id": "brand_restrictions", "passed": false}]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	contains(d.reasons[0].message, "brand_restrictions")
+}
+
+test_defect_on_passed_gate_is_inconsistent if {
+	d := decide(with_gates(qa(1, "REVISE", [d1]), [{"id": "unsupported_claims", "passed": true}]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.reasons[0].path == "defects[0].check"
+}
+
+test_gate_passed_and_failed_is_inconsistent if {
+	d := decide(with_gates(qa(1, "REVISE", [d1]), [{"id": "unsupported_claims", "passed": false}, {"id": "unsupported_claims", "passed": true}]), st_qa)
+	"VERDICT_INCONSISTENT" in codes(d)
+}
+
+test_revise_twin_failed_gate_with_its_defect if {
+	d := decide(with_gates(qa(1, "REVISE", [d1]), [{"id": "unsupported_claims", "passed": false}, {"id": "brand_restrictions", "passed": true}]), st_qa)
+	codes(d) == {"QUALITY_GATE_FAILED"}
 	d.status_after == "TARGETED_REVISION"
+}
+
+test_reject_without_s3_is_inconsistent if {
+	d := decide(qa(1, "REJECT", [d1]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+}
+
+test_revise_with_s3_is_inconsistent if {
+	d := decide(qa(1, "REVISE", [defect("D-9", "S3", "VISUAL_PACKAGE", "brand_restrictions")]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+}
+
+test_research_accept_with_defect_is_inconsistent if {
+	d := decide(validation("ACCEPT", [defect("R-1", "S1", "RESEARCH_BRIEF", "required_sections")]), st_validation)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+}
+
+test_research_accept_twin_without_defect if {
+	d := decide(validation("ACCEPT", []), st_validation)
+	not "VERDICT_INCONSISTENT" in codes(d)
 }
 
 test_s3_fails_safe if {
