@@ -99,6 +99,23 @@ reasons contains r if {
 }
 
 # METADATA
+# title: Delivery adds content
+# description: >-
+#   The Client Delivery Agent packages approved artifacts and may not add content. Free
+#   text in a CLIENT_PACKAGE (delivery_notes) would reach the client unapproved, and no
+#   rule can tell a packaging note from new customer-facing copy; the package is recorded
+#   and delivered as sent, so the note cannot be stripped either. delivery_notes must be
+#   absent or blank: what a package holds is its structured, approved content.
+# custom:
+#   code: CONTENT_MODIFIED
+#   outcome: block
+reasons contains r if {
+	_delivery
+	_non_blank(object.get(_content, "delivery_notes", ""))
+	r := _gate_reason("CONTENT_MODIFIED", sprintf("CLIENT_PACKAGE delivery_notes carries free text (%q) that no person approved; the Client Delivery Agent adds no content to the package", [_short(_content.delivery_notes)]), "output.content.delivery_notes", "CTRL-5", "block")
+}
+
+# METADATA
 # title: Delivery still in flight
 # description: >-
 #   A delivery is pending (its outcome not reported yet): a second CLIENT_PACKAGE would

@@ -58,8 +58,28 @@ test_content_modified_visual if {
 	codes(d) == {"CONTENT_MODIFIED"}
 }
 
-test_content_modified_twin_packaging_notes_may_change if {
+# Delivery adds no content: free-text notes are refused, whatever they say.
+test_content_modified_new_copy_in_delivery_notes if {
+	notes := "P.S. Flash sale: Brightbrew cures your Monday blues, 50% off today only!"
+	d := decide(delivery_handoff(delivery_inputs, object.union(client_package, {"delivery_notes": notes})), st_delivery)
+	codes(d) == {"CONTENT_MODIFIED"}
+	d.reasons[0].path == "output.content.delivery_notes"
+	d.outcome == "block"
+}
+
+test_content_modified_packaging_note_is_free_text_too if {
 	d := decide(delivery_handoff(delivery_inputs, object.union(client_package, {"delivery_notes": "Zip with two folders"})), st_delivery)
+	codes(d) == {"CONTENT_MODIFIED"}
+}
+
+test_content_modified_twin_blank_notes if {
+	d := decide(delivery_handoff(delivery_inputs, object.union(client_package, {"delivery_notes": "  "})), st_delivery)
+	count(d.reasons) == 0
+	d.outcome == "allow"
+}
+
+test_content_modified_twin_no_notes if {
+	d := decide(delivery_handoff(delivery_inputs, client_package), st_delivery)
 	not "CONTENT_MODIFIED" in codes(d)
 }
 
