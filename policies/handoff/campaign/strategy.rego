@@ -184,6 +184,87 @@ reasons contains r if {
 	r := _gate_reason("UNVERSIONED_DEPENDENCY", sprintf("STRATEGY_BRIEF v%v names %d RESEARCH_BRIEF versions in input_artifacts; it must name exactly the approved one it was made from", [_output.version, count(_research_refs)]), "input_artifacts", "CTRL-6", "block")
 }
 
+# --- context pollution ---------------------------------------------------------------
+
+# _passed_on_fields are the strategy fields Copy and Visual receive (must_know and
+# may_know of their edges, never a do_not_need field).
+_passed_on_fields := {f |
+	some edge in ["strategy_agent>copywriter", "strategy_agent>visual_prompt_agent"]
+	p := object.get(_contract, ["context", edge], {})
+	some part in ["must_know", "may_know"]
+	some f in object.get(p, part, [])
+	not f in object.get(p, "do_not_need", [])
+}
+
+# _passed_on_strings are [request path, text] for every string of those fields.
+_passed_on_strings contains [path, s] if {
+	some f in _passed_on_fields
+	v := _content[f]
+	walk(v, [p, s])
+	is_string(s)
+	path := concat("", array.concat([sprintf("output.content.%s", [f])], [_path_segment(x) | some x in p]))
+}
+
+_path_segment(x) := sprintf("[%d]", [x]) if is_number(x)
+
+else := sprintf(".%v", [x])
+
+# _research_log_lines are the lines of every recorded research brief's raw research
+# conversation (research_log): the seed's DO NOT NEED "full raw research conversation".
+_research_log_lines := {l |
+	some v in object.get(core.artifact("RESEARCH_BRIEF"), "versions", {})
+	some l in object.get(object.get(v, "content", {}), "research_log", [])
+	_non_blank(l)
+}
+
+# _rejected_alternatives are the strategic alternatives this strategy rejected: DO NOT
+# NEED for Copy and Visual.
+_rejected_alternatives := {a | some a in object.get(_content, "rejected_alternatives", []); _non_blank(a)}
+
+# The table is config.verbatim_min_words in contracts/campaign/config.cue.
+_verbatim_min_words := n if {
+	n := _config.verbatim_min_words
+	is_number(n)
+} else := 1
+
+# _reproduces holds when text equals source (ignoring case, spacing and a final full stop)
+# or contains it as whole words and source has at least verbatim_min_words words.
+_reproduces(text, source) if _canon(text) == _canon(source)
+
+_reproduces(text, source) if {
+	count(split(trim_space(_words(source)), " ")) >= _verbatim_min_words
+	_contains_words(text, source)
+}
+
+_pollution contains [path, sprintf("%s reproduces a line of the raw research conversation (research_log: %q)", [path, _short(line)])] if {
+	some [path, s] in _passed_on_strings
+	some line in _research_log_lines
+	_reproduces(s, line)
+}
+
+_pollution contains [path, sprintf("%s reproduces the rejected strategic alternative %q", [path, _short(alt)])] if {
+	some [path, s] in _passed_on_strings
+	some alt in _rejected_alternatives
+	_reproduces(s, alt)
+}
+
+# METADATA
+# title: Do-not-need content passed on
+# description: >-
+#   A string of the strategy that Copy or Visual receive (must know or may know, such as
+#   selected_supporting_research or messaging_hierarchy) reproduces a line of a research
+#   brief's raw research conversation (research_log) or one of the strategy's rejected
+#   alternatives: the seed's DO NOT NEED list holds for copies of that text, not only for
+#   the field names (context pollution).
+# custom:
+#   code: CONTEXT_POLLUTION
+#   outcome: block
+reasons contains r if {
+	_strategy_handoff
+	some [path, msg] in _pollution
+	r := _reason("CONTEXT_POLLUTION", msg, path, "block")
+}
+
 # _strategy_change_attempt holds when a new STRATEGY_BRIEF version arrives while an
 # approved one exists and the workflow is not on a revision path back to STRATEGY.
 _strategy_change_attempt if {

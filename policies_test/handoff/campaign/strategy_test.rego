@@ -271,3 +271,55 @@ test_strategy_names_several_research_versions_twin if {
 	d := decide(strategy_handoff(1, [ref("RESEARCH_BRIEF", 1)]), st_strategy)
 	not "UNVERSIONED_DEPENDENCY" in codes(d)
 }
+
+# --- DO NOT NEED holds for copies: no raw research conversation, no rejected alternative --
+
+strategy_patched(patch) := strategy_handoff_with(1, [ref("RESEARCH_BRIEF", 1)], json.patch(strategy, patch))
+
+test_context_pollution_research_log_line_in_selected_research if {
+	d := decide(strategy_patched([{"op": "add", "path": "/selected_supporting_research/-", "value": "Reviewed 14 sources; 3 retained"}]), st_strategy)
+	codes(d) == {"CONTEXT_POLLUTION"}
+	d.outcome == "block"
+	d.reasons[0].path == "output.content.selected_supporting_research[1]"
+}
+
+test_context_pollution_log_line_inside_a_must_know_field if {
+	d := decide(strategy_patched([{"op": "add", "path": "/messaging_hierarchy/-", "value": "Note to copy: REVIEWED 14 sources, 3 retained!"}]), st_strategy)
+	codes(d) == {"CONTEXT_POLLUTION"}
+	d.reasons[0].path == "output.content.messaging_hierarchy[3]"
+}
+
+test_context_pollution_log_line_of_an_earlier_research_version if {
+	v1 := version("RESEARCH_BRIEF", 1, "superseded", "research_agent", object.union(research, {"research_log": ["Interviewed the founder: margins are thin this year"]}), [])
+	v2 := version("RESEARCH_BRIEF", 2, "approved", "research_agent", research, [])
+	st := state("STRATEGY", object.union(st_strategy.artifacts, {"RESEARCH_BRIEF": history("RESEARCH_BRIEF", [v1, v2])}))
+	req := strategy_handoff_with(1, [ref("RESEARCH_BRIEF", 2)], json.patch(strategy, [{"op": "add", "path": "/restrictions/-", "value": "Interviewed the founder: margins are thin this year"}]))
+	d := decide(req, st)
+	codes(d) == {"CONTEXT_POLLUTION"}
+}
+
+test_context_pollution_rejected_alternative if {
+	d := decide(strategy_patched([{"op": "add", "path": "/selected_supporting_research/-", "value": "Office delivery partnership"}]), st_strategy)
+	codes(d) == {"CONTEXT_POLLUTION"}
+	contains(d.reasons[0].message, "rejected strategic alternative")
+}
+
+test_context_pollution_twin_approver_sees_alternatives if {
+	d := decide(strategy_handoff(1, [ref("RESEARCH_BRIEF", 1)]), st_strategy)
+	not "CONTEXT_POLLUTION" in codes(d)
+	d.next[0].context.may_know.rejected_alternatives == ["Office delivery partnership"]
+}
+
+test_context_pollution_twin_short_log_line_inside_text if {
+	st := state("STRATEGY", object.union(st_strategy.artifacts, {"RESEARCH_BRIEF": brief_v1_with(object.union(research, {"research_log": ["Trial box"]}))}))
+	d := decide(strategy_handoff(1, [ref("RESEARCH_BRIEF", 1)]), st)
+	not "CONTEXT_POLLUTION" in codes(d)
+}
+
+test_context_pollution_short_log_line_equal if {
+	st := state("STRATEGY", object.union(st_strategy.artifacts, {"RESEARCH_BRIEF": brief_v1_with(object.union(research, {"research_log": ["Trial box"]}))}))
+	d := decide(strategy_patched([{"op": "add", "path": "/messaging_hierarchy/-", "value": "trial box."}]), st)
+	codes(d) == {"CONTEXT_POLLUTION"}
+}
+
+brief_v1_with(content) := history("RESEARCH_BRIEF", [version("RESEARCH_BRIEF", 1, "approved", "research_agent", content, [])])
