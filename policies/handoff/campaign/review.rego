@@ -225,9 +225,10 @@ reasons contains r if {
 # METADATA
 # title: Review cycles exhausted
 # description: >-
-#   The workflow already used limits.max_review_cycles (2) revision cycles: an S2/S3
-#   defect that remains (or any return) after cycle 2 escalates to a person. No third
-#   automatic loop (CTRL-3). Research revisions have the same bound.
+#   The workflow already used limits.max_review_cycles (2) revision cycles: any return
+#   after cycle 2 (a repeated S2/S3 defect, a new S2, an S1 alone) escalates to a person,
+#   and the QA_REPORT records the result escalate. No third automatic loop (CTRL-3).
+#   Research revisions have the same bound.
 # custom:
 #   code: REVIEW_CYCLES_EXHAUSTED
 #   outcome: await_human

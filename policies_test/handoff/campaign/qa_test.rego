@@ -171,10 +171,42 @@ test_new_s3_after_two_cycles_fails_safe if {
 	d.status_after == "FAILED_SAFE"
 }
 
-test_only_s1_after_two_cycles_goes_to_the_person if {
-	d := decide(qa(3, "REVISE", [defect("D-3", "S1", "COPY_PACKAGE", "cta_compliance")]), st_qa_cycle(2))
+# No third automatic loop: an S1-only return after two cycles escalates too, with its
+# reason, and the report records escalate, never pass.
+test_only_s1_after_two_cycles_escalates if {
+	d := decide(qa(3, "REVISE", [defect("D-3", "S1", "COPY_PACKAGE", "unsupported_claims")]), st_qa_cycle(2))
 	d.outcome == "await_human"
+	d.status_after == "ESCALATED"
+	codes(d) == {"QUALITY_GATE_FAILED", "REVIEW_CYCLES_EXHAUSTED"}
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.content.verdict == "REVISE"
+	e.content.result == "escalate"
+}
+
+test_upstream_return_after_two_cycles_escalates if {
+	up := object.union(defect("D-5", "S1", "COPY_PACKAGE", "strategy_alignment"), {"origin": "STRATEGY_BRIEF"})
+	d := decide(qa(3, "REVISE", [up]), st_qa_cycle(2))
+	d.status_after == "ESCALATED"
+	"REVIEW_CYCLES_EXHAUSTED" in codes(d)
+}
+
+test_only_s1_twin_second_cycle_is_a_targeted_repair if {
+	d := decide(qa(2, "REVISE", [defect("D-3", "S1", "COPY_PACKAGE", "unsupported_claims")]), st_qa_cycle(1))
+	d.status_after == "TARGETED_REVISION"
+	not "REVIEW_CYCLES_EXHAUSTED" in codes(d)
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.content.result == "revise"
+}
+
+test_accept_after_two_cycles_goes_to_the_person if {
+	d := decide(qa(3, "ACCEPT", []), st_qa_cycle(2))
 	d.status_after == "HUMAN_APPROVAL"
+	count(d.reasons) == 0
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.content.result == "pass"
 }
 
 test_fixed_defect_is_closed if {
