@@ -171,6 +171,7 @@ _required_config := {
 	"fixed": "object",
 	"coverage": "object",
 	"strategy_summary_fields": "array",
+	"proven_checks": "object",
 	"verbatim_min_words": "number",
 	"research_required_lists": "array",
 	"research_declared_lists": "array",

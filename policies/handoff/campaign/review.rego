@@ -199,9 +199,63 @@ reasons contains r if {
 	r := _gate_reason("VERDICT_INCONSISTENT", msg, path, "CTRL-4", "block")
 }
 
-# _invalid_defects are the indices of the defects a rule above refuses: they decide
-# nothing, so they are not reported as failed checks either.
-_invalid_defects := {i | some [i, _] in _origin_problems}
+# _proven_checks are the QA checks the policy decides itself on each deliverable type
+# (config.proven_checks in contracts/campaign/config.cue).
+_proven_checks := object.get(_config, "proven_checks", {})
+
+# _reviewed_content is the content of the reviewed version of a type.
+_reviewed_content(type) := c if {
+	some ref in _reviewed
+	ref.type == type
+	c := _version(type, ref.version).content
+	is_object(c)
+}
+
+# _contradicted are the defects (index, message) that fail a check the policy proved on
+# the very version reviewed: it decided the check at the handoff, and deciding it again
+# now against the approved strategy still finds nothing. An ESCALATE is not refused: the
+# person it goes to weighs the defect against the policy's finding.
+_contradicted contains [i, msg] if {
+	_request.verdict != "ESCALATE"
+	some i, d in _defects
+	check := object.get(d, "check", "")
+	check in object.get(_proven_checks, d.artifact, [])
+	content := _reviewed_content(d.artifact)
+	count([f | some f in _engine_findings(d.artifact, content); f[0] == check]) == 0
+	msg := sprintf("defect %q says %s v%v fails %s, but the policy verified %s on that version against the approved strategy v%v and finds it met: a defect contradicts no fact the policy has proven (escalate to a person instead)", [d.id, d.artifact, _reviewed_version(d.artifact), check, check, _approved_or_zero("STRATEGY_BRIEF")])
+}
+
+_reviewed_version(type) := ref.version if {
+	some ref in _reviewed
+	ref.type == type
+}
+
+# METADATA
+# title: Defect contradicts what the policy proved
+# description: >-
+#   A QA defect cites a check the policy decides itself on that artifact
+#   (config.proven_checks: CTA compliance and required deliverables of the copy) and the
+#   policy, checking the reviewed version against the approved strategy again, finds the
+#   check met: the defect contradicts a proven fact. Acting on it would rework valid work,
+#   so the review is refused; QA may still ESCALATE it to a person.
+# custom:
+#   code: DEFECT_CONTRADICTS_ENGINE
+#   outcome: block
+reasons contains r if {
+	_review
+	some [i, msg] in _contradicted
+	r := _gate_reason("DEFECT_CONTRADICTS_ENGINE", msg, sprintf("defects[%d]", [i]), "CTRL-4", "block")
+}
+
+# _review_refused holds when a rule above refuses the review: its defects then decide
+# nothing and are not reported as failed checks either.
+_review_refused if count(_subjective) > 0
+
+_review_refused if count(_origin_problems) > 0
+
+_review_refused if count(_contradicted) > 0
+
+_review_refused if count(_inconsistent) > 0
 
 # METADATA
 # title: QA defect
@@ -217,8 +271,7 @@ reasons contains r if {
 	_branch in {"revise", "upstream", "fail", "exhausted"}
 	some i, d in _defects
 	object.get(d, "check", "") in _checks(d.artifact)
-	not i in _invalid_defects
-	count(_inconsistent) == 0
+	not _review_refused
 	r := _gate_reason("QUALITY_GATE_FAILED", sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, _short(d.description)]), sprintf("defects[%d]", [i]), d.check, _defect_outcome(d))
 }
 

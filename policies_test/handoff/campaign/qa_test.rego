@@ -348,3 +348,41 @@ test_defect_origin_twin_the_artifact_itself if {
 	codes(d) == {"QUALITY_GATE_FAILED"}
 	d.status_after == "TARGETED_REVISION"
 }
+
+# --- a defect may not contradict what the policy proved --------------------------------------
+
+test_defect_contradicts_verified_cta if {
+	d := decide(qa(1, "REVISE", [defect("D-6", "S2", "COPY_PACKAGE", "cta_compliance")]), st_qa)
+	codes(d) == {"DEFECT_CONTRADICTS_ENGINE"}
+	d.outcome == "block"
+	d.reasons[0].path == "defects[0]"
+	count(d.events) == 0
+}
+
+test_defect_contradicts_verified_channels if {
+	d := decide(qa(1, "REVISE", [d1, defect("D-6", "S1", "COPY_PACKAGE", "required_deliverables")]), st_qa)
+	codes(d) == {"DEFECT_CONTRADICTS_ENGINE"}
+	d.reasons[0].path == "defects[1]"
+}
+
+test_defect_contradicts_twin_escalated_to_a_person if {
+	d := decide(qa(1, "ESCALATE", [defect("D-6", "S2", "COPY_PACKAGE", "cta_compliance")]), st_qa)
+	not "DEFECT_CONTRADICTS_ENGINE" in codes(d)
+	d.status_after == "ESCALATED"
+}
+
+# The recorded version really misses the CTA (recorded before the piece check existed):
+# the defect stands.
+test_defect_contradicts_twin_version_not_compliant if {
+	off := json.patch(copy, [{"op": "replace", "path": "/deliverables/1/cta", "value": "Buy now"}])
+	st := state("QA", object.union(st_qa.artifacts, {"COPY_PACKAGE": history("COPY_PACKAGE", [version("COPY_PACKAGE", 1, "under_review", "copywriter", off, [ref("STRATEGY_BRIEF", 1)])])}))
+	d := decide(qa(1, "REVISE", [defect("D-6", "S2", "COPY_PACKAGE", "cta_compliance")]), st)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	d.status_after == "TARGETED_REVISION"
+}
+
+# required_format is more than the coverage the policy checks: not refused.
+test_defect_contradicts_twin_visual_format if {
+	d := decide(qa(1, "REVISE", [defect("D-2", "S1", "VISUAL_PACKAGE", "required_format")]), st_qa)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+}
