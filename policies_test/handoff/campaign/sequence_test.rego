@@ -147,3 +147,19 @@ test_missing_strategy_blocks_production if {
 	d.outcome == "block"
 	"VERSION_MISMATCH" in codes(d)
 }
+
+test_messages_use_the_right_article if {
+	campaign._with_article("approval") == "an approval"
+	campaign._with_article("outcome") == "an outcome"
+	campaign._with_article("handoff") == "a handoff"
+}
+
+# An outcome for a delivery already acknowledged while the workflow still shows DELIVERY:
+# no campaign rule decides it, and the message reads "an outcome request".
+test_no_rule_message_article if {
+	d := decide(outcome("client-package@v1", "acknowledged"), st_delivering("acknowledged"))
+	d.outcome == "block"
+	some r in d.reasons
+	r.code == "OUT_OF_SEQUENCE"
+	contains(r.message, "decides an outcome request in status DELIVERY")
+}
