@@ -16,9 +16,11 @@ _expected if {
 	_routed(_request.source_agent, _request.task_type)
 }
 
-# A review in a review status, by the agent that status routes.
+# A review in a review status, by the agent that status routes: an agent, not a person or
+# a system that carries the agent's id.
 _expected if {
 	_kind == "review"
+	_actor_type == "agent"
 	_status in {"RESEARCH_VALIDATION", "QA"}
 	some a in _actors_of(_status)
 	a.agent == _actor_id
@@ -54,6 +56,8 @@ _sequence_explained if _strategy_change_attempt
 _sequence_explained if _delivery_without_approval
 
 _sequence_explained if _output_missing
+
+_sequence_explained if count(_subject_problems) > 0
 
 # _terminal holds once the workflow reached a terminal status: it accepts nothing more
 # (core's WORKFLOW_TERMINAL), so no campaign rule judges the request.
@@ -133,8 +137,65 @@ reasons contains r if {
 	_ready
 	_kind == "cancel"
 	_actor_type == "human"
-	count({role | some role in _actor_roles; count(object.get(_contract, ["roles", role, "approves"], [])) > 0}) == 0
+	count(_approving_roles) == 0
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no approving role of the campaign pack and may not cancel", [_actor_id]), "actor.roles", "block")
+}
+
+# _held_roles are the actor's roles the pack's roles table defines; _approving_roles are
+# those that approve something. A person is judged by these, never by the roles claimed.
+_held_roles := {role | some role in _actor_roles; is_object(object.get(_contract, ["roles", role], null))}
+
+_approving_roles := {role | some role in _held_roles; count(object.get(_contract, ["roles", role, "approves"], [])) > 0}
+
+_subject_problems contains ["actor.type", msg] if {
+	_kind == "review"
+	_actor_type != "agent"
+	msg := sprintf("%s %q may not send a review: the QA agent the status routes does, as an agent", [_actor_type, _actor_id])
+}
+
+_subject_problems contains ["actor.type", msg] if {
+	_kind == "outcome"
+	_actor_type == "agent"
+	msg := sprintf("agent %q may not report the outcome of a delivery: the host that made it (system) or a person with a role of the pack does", [_actor_id])
+}
+
+_subject_problems contains ["actor.roles", msg] if {
+	_kind in {"outcome", "start"}
+	_actor_type == "human"
+	count(_held_roles) == 0
+	msg := sprintf("person %q holds no role of the campaign pack (roles given: %v) and may not send %s request", [_actor_id, object.get(_actor, "roles", []), _with_article(_kind)])
+}
+
+_subject_problems contains ["agent", msg] if {
+	_kind == "failure"
+	_actor_type == "agent"
+	_actor_id != object.get(_request, "agent", "")
+	msg := sprintf("agent %q may not report a failure of agent %q: an agent reports only its own failures; the host reports the others", [_actor_id, object.get(_request, "agent", "")])
+}
+
+_subject_problems contains ["actor.roles", msg] if {
+	_kind == "failure"
+	_actor_type == "human"
+	count(_approving_roles) == 0
+	msg := sprintf("person %q holds no approving role of the campaign pack and may not report a task failure", [_actor_id])
+}
+
+# METADATA
+# title: Sender may not send this request
+# description: >-
+#   Identity is (type, id), and a person's roles are those of the pack's roles table: a
+#   review comes from the routed QA agent as an agent (a person or system carrying the
+#   id qa_agent is not it); an outcome of a delivery comes from the host or a person with
+#   a role of the pack, never from an agent; an agent reports only its own task failures
+#   and a person reports one only with an approving role; a person starts a campaign
+#   only with a role of the pack.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	some [path, msg] in _subject_problems
+	r := _reason("UNAUTHORIZED_SUBJECT", msg, path, "block")
 }
 
 # --- start, cancel, failure -------------------------------------------------------

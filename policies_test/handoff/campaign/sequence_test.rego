@@ -163,3 +163,71 @@ test_no_rule_message_article if {
 	r.code == "OUT_OF_SEQUENCE"
 	contains(r.message, "decides an outcome request in status DELIVERY")
 }
+
+# --- identity is (type, id); a person's roles come from the pack's roles table -----------
+
+test_review_by_person_carrying_the_qa_agent_id if {
+	req := object.union(qa(1, "ACCEPT", []), {"actor": {"type": "human", "id": "qa_agent", "roles": ["campaign_approver"]}})
+	d := decide(req, st_qa)
+	"UNAUTHORIZED_SUBJECT" in codes(d)
+	not "OUT_OF_SEQUENCE" in codes(d)
+	d.outcome == "block"
+	count(d.events) == 0
+}
+
+test_review_by_system_carrying_the_qa_agent_id if {
+	req := object.union(qa(1, "ACCEPT", []), {"actor": {"type": "system", "id": "qa_agent"}})
+	d := decide(req, st_qa)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_review_twin_by_the_agent if {
+	d := decide(qa(1, "ACCEPT", []), st_qa)
+	not "UNAUTHORIZED_SUBJECT" in codes(d)
+	d.status_after == "HUMAN_APPROVAL"
+}
+
+test_outcome_by_an_agent if {
+	req := object.union(outcome("client-package@v1", "acknowledged"), {"actor": agent("delivery_agent")})
+	d := decide(req, st_delivering("pending"))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+	d.status_after == "DELIVERY"
+}
+
+test_outcome_by_a_person_without_a_pack_role if {
+	req := object.union(outcome("client-package@v1", "acknowledged"), {"actor": {"type": "human", "id": "someone", "roles": ["marketing_lead"]}})
+	d := decide(req, st_delivering("pending"))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_outcome_twin_by_the_client if {
+	req := object.union(outcome("client-package@v1", "acknowledged"), {"actor": {"type": "human", "id": "client.contact", "roles": ["client"]}})
+	d := decide(req, st_delivering("pending"))
+	count(d.reasons) == 0
+	d.status_after == "COMPLETED"
+}
+
+test_failure_reported_for_another_agent if {
+	req := object.union(failure("visual_prompts", "visual_prompt_agent", "authorization"), {"actor": agent("copywriter")})
+	d := decide(req, st_production)
+	"UNAUTHORIZED_SUBJECT" in codes(d)
+	d.outcome == "block"
+}
+
+test_failure_twin_own_failure if {
+	req := object.union(failure("visual_prompts", "visual_prompt_agent", "timeout"), {"actor": agent("visual_prompt_agent")})
+	d := decide(req, st_production)
+	count(d.reasons) == 0
+	d.outcome == "retry"
+}
+
+test_failure_reported_by_a_person_without_approving_role if {
+	req := object.union(failure("copy", "copywriter", "timeout"), {"actor": {"type": "human", "id": "client.contact", "roles": ["client"]}})
+	d := decide(req, st_production)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_start_by_person_without_a_pack_role if {
+	d := decide(object.union(start, {"actor": {"type": "human", "id": "someone", "roles": ["admin"]}}), state("INTAKE", {}))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
