@@ -3,12 +3,14 @@ package handoff.campaign
 # QA over the current COPY_PACKAGE and VISUAL_PACKAGE (seed "QA Gate", "Defect Rules",
 # "QA Loop Control").
 
-# _repeated are the S2/S3 defects of this review that were already open: the same defect
-# remains after a repair.
+# _repeated are the S2/S3 defects of this review that were already open for the same
+# artifact: the same defect remains after a repair.
 _repeated := {d.id |
 	some d in _defects
 	_severe(d)
-	_state.defects[d.id].status == "open"
+	rec := _state.defects[d.id]
+	rec.status == "open"
+	rec.defect.artifact == d.artifact
 }
 
 # _is_upstream holds for a defect originating in an earlier artifact than the one it

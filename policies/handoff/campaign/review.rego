@@ -247,6 +247,34 @@ reasons contains r if {
 	r := _gate_reason("DEFECT_CONTRADICTS_ENGINE", msg, sprintf("defects[%d]", [i]), "CTRL-4", "block")
 }
 
+_id_problems contains [i, msg] if {
+	some i, d in _defects
+	count([x | some x in _defects; x.id == d.id]) > 1
+	msg := sprintf("defect id %q is used by more than one defect of this review", [d.id])
+}
+
+_id_problems contains [i, msg] if {
+	some i, d in _defects
+	rec := _state.defects[d.id]
+	rec.defect.artifact != d.artifact
+	msg := sprintf("defect id %q is recorded for %s (%s); a defect of %s takes an id of its own", [d.id, rec.defect.artifact, object.get(rec.defect, "check", "no check"), d.artifact])
+}
+
+# METADATA
+# title: Defect id names another defect
+# description: >-
+#   A defect id names one defect of the workflow: two defects of one review share an id,
+#   or a defect reuses the id recorded for a defect of another artifact. A defect that
+#   remains after a repair keeps its id; a different one takes a new id.
+# custom:
+#   code: ID_NOT_UNIQUE
+#   outcome: block
+reasons contains r if {
+	_review
+	some [i, msg] in _id_problems
+	r := _gate_reason("ID_NOT_UNIQUE", msg, sprintf("defects[%d].id", [i]), "CTRL-4", "block")
+}
+
 # _review_refused holds when a rule above refuses the review: its defects then decide
 # nothing and are not reported as failed checks either.
 _review_refused if count(_subjective) > 0
@@ -256,6 +284,8 @@ _review_refused if count(_origin_problems) > 0
 _review_refused if count(_contradicted) > 0
 
 _review_refused if count(_inconsistent) > 0
+
+_review_refused if count(_id_problems) > 0
 
 # METADATA
 # title: QA defect

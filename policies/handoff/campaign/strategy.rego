@@ -170,6 +170,22 @@ reasons contains r if {
 }
 
 # METADATA
+# title: Approved claim id used twice
+# description: >-
+#   Two approved claims of the STRATEGY_BRIEF share an id: copy cites approved claims by
+#   id, so an id names exactly one claim.
+# custom:
+#   code: ID_NOT_UNIQUE
+#   outcome: block
+reasons contains r if {
+	_strategy_handoff
+	ids := [object.get(c, "id", "") | some c in _approved_claims]
+	some id in {x | some x in ids}
+	count([x | some x in ids; x == id]) > 1
+	r := _gate_reason("ID_NOT_UNIQUE", sprintf("approved_claims use id %q more than once; copy cites an approved claim by its id", [id]), "output.content.approved_claims", "HG-2", "block")
+}
+
+# METADATA
 # title: Strategy names several research versions
 # description: >-
 #   A STRATEGY_BRIEF names exactly one RESEARCH_BRIEF version in its input_artifacts: the

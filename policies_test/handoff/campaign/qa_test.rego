@@ -386,3 +386,25 @@ test_defect_contradicts_twin_visual_format if {
 	d := decide(qa(1, "REVISE", [defect("D-2", "S1", "VISUAL_PACKAGE", "required_format")]), st_qa)
 	codes(d) == {"QUALITY_GATE_FAILED"}
 }
+
+# --- a defect id names one defect ---------------------------------------------------------
+
+test_defect_id_twice_in_one_review if {
+	d := decide(qa(1, "REVISE", [d1, defect("D-1", "S2", "VISUAL_PACKAGE", "product_consistency")]), st_qa)
+	codes(d) == {"ID_NOT_UNIQUE"}
+	d.outcome == "block"
+}
+
+# D-1 is recorded for the copy: a visual defect may not take its id (it would count as the
+# copy defect remaining after two cycles).
+test_defect_id_of_another_artifact if {
+	d := decide(qa(2, "REVISE", [defect("D-1", "S2", "VISUAL_PACKAGE", "product_consistency")]), st_qa_cycle(1))
+	codes(d) == {"ID_NOT_UNIQUE"}
+	d.reasons[0].path == "defects[0].id"
+}
+
+test_defect_id_twin_same_defect_remains if {
+	d := decide(qa(2, "REVISE", [d1]), st_qa_cycle(1))
+	not "ID_NOT_UNIQUE" in codes(d)
+	d.status_after == "TARGETED_REVISION"
+}

@@ -323,3 +323,15 @@ test_context_pollution_short_log_line_equal if {
 }
 
 brief_v1_with(content) := history("RESEARCH_BRIEF", [version("RESEARCH_BRIEF", 1, "approved", "research_agent", content, [])])
+
+test_approved_claim_id_used_twice if {
+	claims := [strategy.approved_claims[0], object.union(strategy.approved_claims[1], {"id": "AC-1"})]
+	d := decide(strategy_handoff_with(1, [ref("RESEARCH_BRIEF", 1)], strategy_with_claims(claims)), st_strategy)
+	codes(d) == {"ID_NOT_UNIQUE"}
+	d.outcome == "block"
+}
+
+test_approved_claim_ids_twin_unique if {
+	d := decide(strategy_handoff(1, [ref("RESEARCH_BRIEF", 1)]), st_strategy)
+	not "ID_NOT_UNIQUE" in codes(d)
+}
