@@ -28,6 +28,31 @@ reasons contains r if {
 	r := _reason("REVIEW_SCOPE_INVALID", sprintf("a review in %s judges %v, this one names %v", [_status, sort(_review_scope[_status]), sort(_reviewed_types)]), "artifacts", "block")
 }
 
+_gate_of_reviewed(id) if {
+	some t in _reviewed_types
+	id in _checks(t)
+}
+
+_unknown_gates contains [i, g.id] if {
+	some i, g in object.get(_request, "gates", [])
+	not _gate_of_reviewed(object.get(g, "id", ""))
+}
+
+# METADATA
+# title: Gate result of no reviewed artifact
+# description: >-
+#   A review reports a gate result for something that is no contract check of the
+#   artifacts it judges (artifacts[type].gates): a result for an unknown gate passes or
+#   fails nothing, and is refused rather than recorded.
+# custom:
+#   code: REVIEW_SCOPE_INVALID
+#   outcome: block
+reasons contains r if {
+	_review
+	some [i, id] in _unknown_gates
+	r := _reason("REVIEW_SCOPE_INVALID", sprintf("gate result %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("gates[%d].id", [i]), "block")
+}
+
 _subjective contains [sprintf("defects[%d]", [i]), msg] if {
 	some i, d in _defects
 	not d.artifact in _reviewed_types
@@ -286,6 +311,8 @@ _review_refused if count(_contradicted) > 0
 _review_refused if count(_inconsistent) > 0
 
 _review_refused if count(_id_problems) > 0
+
+_review_refused if count(_unknown_gates) > 0
 
 # METADATA
 # title: QA defect

@@ -169,6 +169,38 @@ reasons contains r if {
 	r := _gate_reason("CLAIM_NOT_SUPPORTED", msg, sprintf("output.content.approved_claims[%d].statement", [i]), "HG-2", "block")
 }
 
+# _research_statements are the findings and claims of the research the strategy names:
+# what "selected supporting research" may be selected from.
+_research_statements := {x |
+	some f in _evidence_sections
+	some item in object.get(_strategy_research, f, [])
+	x := _canon(object.get(item, "finding", ""))
+} | {x |
+	some c in object.get(_strategy_research, "claims", [])
+	x := _canon(object.get(c, "statement", ""))
+}
+
+# METADATA
+# title: Supporting research not in the research
+# description: >-
+#   selected_supporting_research reaches Copy and Visual as research: each item is a
+#   finding or a claim of the RESEARCH_BRIEF version the strategy names, restated
+#   (ignoring case, spacing and a final full stop). Anything else, such as an unverified
+#   assumption, would reach them presented as evidence. (A copy of the raw research
+#   conversation or of a rejected alternative is CONTEXT_POLLUTION instead.)
+# custom:
+#   code: UNGROUNDED_CLAIM
+#   outcome: block
+reasons contains r if {
+	_strategy_handoff
+	count(_research_refs) == 1
+	some i, item in object.get(_content, "selected_supporting_research", [])
+	not _canon(item) in _research_statements
+	path := sprintf("output.content.selected_supporting_research[%d]", [i])
+	count({p | some [p, _] in _pollution; p == path}) == 0
+	r := _gate_reason("UNGROUNDED_CLAIM", sprintf("selected_supporting_research[%d] %q is no finding or claim of %s", [i, _short(item), _research_label]), path, "HG-2", "block")
+}
+
 # METADATA
 # title: Approved claim id used twice
 # description: >-

@@ -408,3 +408,20 @@ test_defect_id_twin_same_defect_remains if {
 	not "ID_NOT_UNIQUE" in codes(d)
 	d.status_after == "TARGETED_REVISION"
 }
+
+test_gate_result_of_no_reviewed_artifact if {
+	d := decide(with_gates(qa(1, "ACCEPT", []), [{"id": "HG-2", "passed": true}]), st_qa)
+	codes(d) == {"REVIEW_SCOPE_INVALID"}
+	d.reasons[0].path == "gates[0].id"
+}
+
+test_gate_result_of_an_unknown_gate if {
+	d := decide(with_gates(qa(1, "REVISE", [d1]), [{"id": "unsupported_claims", "passed": false}, {"id": "tone", "passed": false}]), st_qa)
+	"REVIEW_SCOPE_INVALID" in codes(d)
+	not "QUALITY_GATE_FAILED" in codes(d)
+}
+
+test_gate_result_twin_research_gate_at_validation if {
+	d := decide(with_gates(validation("ACCEPT", []), [{"id": "HG-2", "passed": true}]), st_validation)
+	not "REVIEW_SCOPE_INVALID" in codes(d)
+}

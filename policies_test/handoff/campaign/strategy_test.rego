@@ -335,3 +335,21 @@ test_approved_claim_ids_twin_unique if {
 	d := decide(strategy_handoff(1, [ref("RESEARCH_BRIEF", 1)]), st_strategy)
 	not "ID_NOT_UNIQUE" in codes(d)
 }
+
+# --- selected supporting research is selected from the research --------------------------
+
+test_supporting_research_is_an_assumption if {
+	d := decide(strategy_patched([{"op": "add", "path": "/selected_supporting_research/-", "value": "Remote workers prefer home delivery"}]), st_strategy)
+	codes(d) == {"UNGROUNDED_CLAIM"}
+	d.reasons[0].path == "output.content.selected_supporting_research[1]"
+}
+
+test_supporting_research_invented if {
+	d := decide(strategy_patched([{"op": "replace", "path": "/selected_supporting_research/0", "value": "81% of remote workers buy cold brew weekly"}]), st_strategy)
+	codes(d) == {"UNGROUNDED_CLAIM"}
+}
+
+test_supporting_research_twin_claim_restated if {
+	d := decide(strategy_patched([{"op": "add", "path": "/selected_supporting_research/-", "value": "cold brew is the fastest-growing coffee format."}]), st_strategy)
+	count(d.reasons) == 0
+}
