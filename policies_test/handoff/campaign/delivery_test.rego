@@ -96,8 +96,7 @@ test_delivery_while_pending if {
 }
 
 test_delivery_while_pending_twin_after_failure if {
-	req := object.union(delivery_handoff(delivery_inputs, client_package), {"output": output("CLIENT_PACKAGE", 2, client_package)})
-	d := decide(req, st_delivering("failed"))
+	d := decide(redelivery(redelivery_inputs), st_delivering("failed"))
 	not "DELIVERY_UNRECONCILED" in codes(d)
 	status_events(d) == {"CLIENT_PACKAGE v1 superseded"}
 }
@@ -115,7 +114,7 @@ test_failed_delivery_is_retried if {
 }
 
 test_retry_exhausted if {
-	st := with_state(st_delivering("failed"), {"counters": {"retry/delivery": 2}})
+	st := with_state(st_delivering("pending"), {"counters": {"retry/delivery": 2}})
 	d := decide(outcome("client-package@v1", "failed"), st)
 	d.outcome == "await_human"
 	d.status_after == "ESCALATED"
@@ -124,7 +123,7 @@ test_retry_exhausted if {
 }
 
 test_retry_exhausted_twin_last_retry if {
-	st := with_state(st_delivering("failed"), {"counters": {"retry/delivery": 1}})
+	st := with_state(st_delivering("pending"), {"counters": {"retry/delivery": 1}})
 	d := decide(outcome("client-package@v1", "failed"), st)
 	not "RETRY_EXHAUSTED" in codes(d)
 	d.retry.attempt == 3
@@ -163,4 +162,64 @@ test_outcome_outside_delivery if {
 	d := decide(outcome("client-package@v1", "acknowledged"), state("HUMAN_APPROVAL", st_delivering("pending").artifacts))
 	"OUT_OF_SEQUENCE" in codes(d)
 	d.outcome == "block"
+}
+
+# --- a delivery event is counted once; a retry is a redelivery, when it is due -------------
+
+now_ms := time.parse_rfc3339_ns(now) / 1000000
+
+redelivery_inputs := array.concat(delivery_inputs, [ref("CLIENT_PACKAGE", 1)])
+
+redelivery(inputs) := object.union(delivery_handoff(inputs, client_package), {"output": output("CLIENT_PACKAGE", 2, client_package)})
+
+test_failed_delivery_records_when_its_retry_is_due if {
+	d := decide(outcome("client-package@v1", "failed"), st_delivering("pending"))
+	{"type": "counter", "name": "retry_due_ms/delivery", "value": now_ms + 4000} in d.events
+}
+
+test_outcome_duplicate_failed_again if {
+	st := with_state(st_delivering("failed"), {"counters": {"retry/delivery": 1}})
+	d := decide(outcome("client-package@v1", "failed"), st)
+	codes(d) == {"OUTCOME_DUPLICATE"}
+	d.outcome == "block"
+	d.status_after == "DELIVERY"
+	count(d.events) == 0
+}
+
+test_outcome_duplicate_acknowledged_after_failed if {
+	d := decide(outcome("client-package@v1", "acknowledged"), st_delivering("failed"))
+	codes(d) == {"OUTCOME_DUPLICATE"}
+}
+
+test_outcome_duplicate_twin_first_report if {
+	d := decide(outcome("client-package@v1", "failed"), st_delivering("pending"))
+	not "OUTCOME_DUPLICATE" in codes(d)
+	d.outcome == "retry"
+}
+
+test_outcome_duplicate_twin_after_unknown if {
+	d := decide(outcome("client-package@v1", "acknowledged"), st_delivering("unknown"))
+	count(d.reasons) == 0
+	d.status_after == "COMPLETED"
+}
+
+test_redelivery_names_the_failed_package if {
+	d := decide(redelivery(delivery_inputs), st_delivering("failed"))
+	codes(d) == {"INPUT_MISSING"}
+}
+
+test_redelivery_before_it_is_due if {
+	st := with_state(st_delivering("failed"), {"counters": {"retry/delivery": 1, "retry_due_ms/delivery": now_ms + 4000}})
+	d := decide(redelivery(redelivery_inputs), st)
+	codes(d) == {"RETRY_NOT_DUE"}
+	d.outcome == "block"
+	contains(d.reasons[0].message, "4000 ms are left")
+}
+
+test_redelivery_twin_when_due if {
+	st := with_state(st_delivering("failed"), {"counters": {"retry/delivery": 1, "retry_due_ms/delivery": now_ms}})
+	d := decide(redelivery(redelivery_inputs), st)
+	count(d.reasons) == 0
+	d.outcome == "allow"
+	{"type": "effect", "id": "client-package@v2", "status": "pending"} in d.events
 }

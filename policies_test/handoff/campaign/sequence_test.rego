@@ -154,14 +154,15 @@ test_messages_use_the_right_article if {
 	campaign._with_article("handoff") == "a handoff"
 }
 
-# An outcome for a delivery already acknowledged while the workflow still shows DELIVERY:
-# no campaign rule decides it, and the message reads "an outcome request".
+# A handoff the status routes (qa_agent/qa_review in QA) but no campaign rule decides: the
+# message reads "a handoff request".
 test_no_rule_message_article if {
-	d := decide(outcome("client-package@v1", "acknowledged"), st_delivering("acknowledged"))
+	req := handoff("qa_agent", "copywriter", "qa_review", [], output("QA_REPORT", 2, production_report))
+	d := decide(req, st_qa)
 	d.outcome == "block"
 	some r in d.reasons
 	r.code == "OUT_OF_SEQUENCE"
-	contains(r.message, "decides an outcome request in status DELIVERY")
+	contains(r.message, "decides a handoff request in status QA")
 }
 
 # --- identity is (type, id); a person's roles come from the pack's roles table -----------
