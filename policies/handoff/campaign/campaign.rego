@@ -173,6 +173,7 @@ _required_config := {
 	"strategy_summary_fields": "array",
 	"proven_checks": "object",
 	"verbatim_min_words": "number",
+	"clock_skew_ms": "number",
 	"research_required_lists": "array",
 	"research_declared_lists": "array",
 	"research_evidence_sections": "array",

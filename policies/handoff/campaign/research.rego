@@ -163,6 +163,24 @@ _unresolved contains r if {
 	r := _reason("UNRESOLVED_REFERENCE", sprintf("RESEARCH_BRIEF v%d: contradictions[%d] concerns claim %q, which the brief does not have", [_brief_n, i, id]), _brief_path(sprintf("contradictions[%d].claims[%d]", [i, j])), "revise")
 }
 
+# The table is config.clock_skew_ms in contracts/campaign/config.cue; missing, no skew.
+_clock_skew_ns := n * 1000000 if {
+	n := _config.clock_skew_ms
+	is_number(n)
+} else := 0
+
+# _future_sources are the sources the brief says it read after the engine recorded it
+# (the version's recorded_at, the engine's clock, plus the configured clock skew).
+_future_sources contains r if {
+	_validation
+	recorded := time.parse_rfc3339_ns(_latest("RESEARCH_BRIEF").recorded_at)
+	some i, src in object.get(_brief, "source_references", [])
+	at := object.get(src, "accessed_at", "")
+	at != ""
+	time.parse_rfc3339_ns(at) > recorded + _clock_skew_ns
+	r := _reason("TIME_IN_FUTURE", sprintf("RESEARCH_BRIEF v%d: source %q was accessed at %s, after the brief was recorded (%s): a source read later is no evidence of this brief", [_brief_n, object.get(src, "id", i), at, _latest("RESEARCH_BRIEF").recorded_at]), _brief_path(sprintf("source_references[%d].accessed_at", [i])), "revise")
+}
+
 # _repeated_ids are [list, id] for every id a list of the brief uses more than once.
 _repeated_ids contains [list, id] if {
 	some list in ["claims", "source_references"]
@@ -188,7 +206,7 @@ _non_empty_list(l) if {
 }
 
 # _findings are every failure the policy finds in the brief, whatever QA says.
-_findings := ((((_hg2 | _incomplete) | _no_contradictions) | _unlabeled) | _unresolved) | _not_unique
+_findings := (((((_hg2 | _incomplete) | _no_contradictions) | _unlabeled) | _unresolved) | _not_unique) | _future_sources
 
 # METADATA
 # title: HG-2 source grounding failure
@@ -256,6 +274,18 @@ reasons contains r if some r in _unresolved
 #   code: ID_NOT_UNIQUE
 #   outcome: revise
 reasons contains r if some r in _not_unique
+
+# METADATA
+# title: Source read after the brief was recorded
+# description: >-
+#   A source of the RESEARCH_BRIEF under validation states an accessed_at later than the
+#   time the engine recorded the brief (its recorded_at, plus config.clock_skew_ms): the
+#   brief cannot rest on a reading that had not happened. Times a request states are
+#   checked against the engine's clock. The brief returns to research.
+# custom:
+#   code: TIME_IN_FUTURE
+#   outcome: revise
+reasons contains r if some r in _future_sources
 
 # --- validation: the decision --------------------------------------------------------
 

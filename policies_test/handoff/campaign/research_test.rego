@@ -220,3 +220,25 @@ test_source_id_used_twice if {
 	d := decide(validation("ACCEPT", []), st_validation_with(content))
 	codes(d) == {"ID_NOT_UNIQUE"}
 }
+
+# --- a time the brief states is checked against the engine's clock ------------------------
+
+with_accessed_at(t) := json.patch(research, [{"op": "add", "path": "/source_references/1/accessed_at", "value": t}])
+
+test_source_accessed_after_the_brief_was_recorded if {
+	d := decide(validation("ACCEPT", []), st_validation_with(with_accessed_at("2026-04-01T12:00:00Z")))
+	codes(d) == {"TIME_IN_FUTURE"}
+	d.outcome == "revise"
+	d.reasons[0].path == "artifacts.RESEARCH_BRIEF.v1.content.source_references[1].accessed_at"
+}
+
+test_source_accessed_twin_within_clock_skew if {
+	d := decide(validation("ACCEPT", []), st_validation_with(with_accessed_at("2026-04-01T10:00:30Z")))
+	count(d.reasons) == 0
+	d.status_after == "STRATEGY"
+}
+
+test_source_accessed_twin_before if {
+	d := decide(validation("ACCEPT", []), st_validation_with(with_accessed_at("2026-03-02T09:00:00+01:00")))
+	count(d.reasons) == 0
+}
