@@ -235,14 +235,18 @@ reasons contains r if {
 # --- context pollution ---------------------------------------------------------------
 
 # _passed_on_fields are the strategy fields Copy and Visual receive (must_know and
-# may_know of their edges, never a do_not_need field).
-_passed_on_fields := {f |
-	some edge in ["strategy_agent>copywriter", "strategy_agent>visual_prompt_agent"]
-	p := object.get(_contract, ["context", edge], {})
-	some part in ["must_know", "may_know"]
-	some f in object.get(p, part, [])
-	not f in object.get(p, "do_not_need", [])
-}
+# may_know of their edges, never a do_not_need field). Without those context packages,
+# every field but the rejected alternatives themselves is checked (fail closed).
+_passed_on_fields := fields if {
+	fields := {f |
+		some edge in ["strategy_agent>copywriter", "strategy_agent>visual_prompt_agent"]
+		p := object.get(_contract, ["context", edge], {})
+		some part in ["must_know", "may_know"]
+		some f in object.get(p, part, [])
+		not f in object.get(p, "do_not_need", [])
+	}
+	count(fields) > 0
+} else := {f | some f, _ in _content} - {"rejected_alternatives"}
 
 # _passed_on_strings are [request path, text] for every string of those fields.
 _passed_on_strings contains [path, s] if {

@@ -353,3 +353,17 @@ test_supporting_research_twin_claim_restated if {
 	d := decide(strategy_patched([{"op": "add", "path": "/selected_supporting_research/-", "value": "cold brew is the fastest-growing coffee format."}]), st_strategy)
 	count(d.reasons) == 0
 }
+
+# Without the context packages of the Copy and Visual edges, every field is checked: the
+# strategy's own assumptions (not passed to Copy and Visual otherwise) among them.
+alternative_as_assumption := strategy_patched([{"op": "add", "path": "/rejected_alternatives/-", "value": "A 30% discount triggers a first order"}])
+
+test_context_pollution_without_context_table if {
+	d := decide_with(alternative_as_assumption, st_strategy, json.remove(campaign_contract, ["context/strategy_agent>copywriter", "context/strategy_agent>visual_prompt_agent"]))
+	"CONTEXT_POLLUTION" in codes(d)
+}
+
+test_context_pollution_twin_field_not_passed_on if {
+	d := decide(alternative_as_assumption, st_strategy)
+	not "CONTEXT_POLLUTION" in codes(d)
+}
