@@ -293,9 +293,7 @@ _outcome_proposal := {
 # _retry_due_counter holds the time (Unix milliseconds, the engine's clock) from which the
 # delivery may be tried again: the failure's decision time plus the retry delay the
 # decision announced before the engine's jitter (which only lengthens it).
-_retry_due_counter := "retry_due_ms/delivery"
-
-_now_ms := floor(time.parse_rfc3339_ns(input.now) / 1000000)
+_retry_due_counter := _retry_due_counter_of("delivery")
 
 _outcome_proposal := {
 	"outcome": "await_human",
@@ -311,7 +309,7 @@ _outcome_proposal := {
 # An outcome of an effect the workflow never recorded: core blocks it.
 _outcome_proposal := {"outcome": "block", "status_after": _status} if not _effect_status
 
-# An outcome of a settled effect: OUTCOME_DUPLICATE blocks it.
+# An outcome of a settled effect: DUPLICATE_EVENT blocks it.
 _outcome_proposal := {"outcome": "block", "status_after": _status} if _effect_settled
 
 _effect_settled if {
@@ -327,11 +325,11 @@ _effect_settled if {
 #   refused and counts nothing: a failed delivery is tried again only by a new
 #   CLIENT_PACKAGE version, whose effect gets its own outcome.
 # custom:
-#   code: OUTCOME_DUPLICATE
+#   code: DUPLICATE_EVENT
 #   outcome: block
 reasons contains r if {
 	_ready
 	_kind == "outcome"
 	_effect_settled
-	r := _reason("OUTCOME_DUPLICATE", sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [_request.effect_id, _effect_status, _request.result]), "effect_id", "block")
+	r := _reason("DUPLICATE_EVENT", sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [_request.effect_id, _effect_status, _request.result]), "effect_id", "block")
 }

@@ -239,5 +239,33 @@ _failure_proposal := {
 	"status_after": _status,
 	"retry": core.failure_retry,
 	"next": [{"agent": _request.agent, "task": _request.task, "context": {"must_know": {}, "may_know": {}}}],
-	"events": [_failure_counter],
+	"events": [
+		_failure_counter,
+		{"type": "counter", "name": _retry_due_counter_of(_request.task), "value": _now_ms + core.failure_retry.delay_ms},
+	],
+}
+
+# _retry_due_counter_of names the counter holding the time (Unix milliseconds, the
+# engine's clock) from which a retried task may run again: the retry decision's time plus
+# the delay it announced, before the engine's jitter.
+_retry_due_counter_of(task) := sprintf("retry_due_ms/%s", [task])
+
+_now_ms := floor(time.parse_rfc3339_ns(input.now) / 1000000)
+
+# METADATA
+# title: Failure reported before its retry could run
+# description: >-
+#   A failure of a task arrives before the retry the last failure of that task announced
+#   was due: the retry cannot have run and failed yet, so the report repeats the failure
+#   already counted (under a new request_id). It is refused and counts nothing.
+# custom:
+#   code: DUPLICATE_EVENT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "failure"
+	due := _state.counters[_retry_due_counter_of(_request.task)]
+	is_number(due)
+	_now_ms < due
+	r := _reason("DUPLICATE_EVENT", sprintf("task %q was retried to run from %s; a failure reported %d ms before that repeats the failure already counted", [_request.task, time.format(due * 1000000), due - _now_ms]), "task", "block")
 }

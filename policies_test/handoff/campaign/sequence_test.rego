@@ -66,7 +66,10 @@ test_failure_retried_with_backoff if {
 	d.outcome == "retry"
 	d.status_after == "PRODUCTION"
 	d.retry == {"attempt": 2, "max_attempts": 3, "delay_ms": 4000, "task": "copy"}
-	d.events == [{"type": "counter", "name": "retry/copy", "delta": 1}]
+	d.events == [
+		{"type": "counter", "name": "retry/copy", "delta": 1},
+		{"type": "counter", "name": "retry_due_ms/copy", "value": now_ms + 4000},
+	]
 	next_agents(d) == {"copywriter"}
 }
 
@@ -231,4 +234,20 @@ test_failure_reported_by_a_person_without_approving_role if {
 test_start_by_person_without_a_pack_role if {
 	d := decide(object.union(start, {"actor": {"type": "human", "id": "someone", "roles": ["admin"]}}), state("INTAKE", {}))
 	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+# The same failure posted again before its retry could run repeats the one counted.
+test_failure_before_its_retry_was_due if {
+	st := with_state(st_production, {"counters": {"retry/copy": 1, "retry_due_ms/copy": now_ms + 4000}})
+	d := decide(failure("copy", "copywriter", "timeout"), st)
+	codes(d) == {"DUPLICATE_EVENT"}
+	d.outcome == "block"
+	count(d.events) == 0
+}
+
+test_failure_twin_after_its_retry_was_due if {
+	st := with_state(st_production, {"counters": {"retry/copy": 1, "retry_due_ms/copy": now_ms}})
+	d := decide(failure("copy", "copywriter", "timeout"), st)
+	count(d.reasons) == 0
+	d.retry.attempt == 3
 }
