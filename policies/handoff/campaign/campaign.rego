@@ -66,7 +66,7 @@ _review_proposal := _qa_proposal if _status == "QA"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the campaign pack decides a %s request in status %s", [_kind, _status]), "", "block")
+_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the campaign pack decides %s request in status %s", [_with_article(_kind), _status]), "", "block")
 
 # --- input ---------------------------------------------------------------------
 
@@ -161,6 +161,7 @@ _config := c if {
 _required_config := {
 	"deliverable_types": "array",
 	"upstream_types": "array",
+	"upstream_of": "object",
 	"final_types": "array",
 	"required_inputs": "object",
 	"review_scope": "object",
@@ -170,6 +171,9 @@ _required_config := {
 	"fixed": "object",
 	"coverage": "object",
 	"strategy_summary_fields": "array",
+	"proven_checks": "object",
+	"verbatim_min_words": "number",
+	"clock_skew_ms": "number",
 	"research_required_lists": "array",
 	"research_declared_lists": "array",
 	"research_evidence_sections": "array",
@@ -289,3 +293,28 @@ _gate_reason(code, message, path, gate, outcome) := object.union(_reason(code, m
 _norm(s) := lower(trim_space(s)) if is_string(s)
 
 else := ""
+
+# _canon is text compared ignoring case, runs of blanks and a final full stop.
+_canon(s) := trim_right(regex.replace(lower(trim_space(s)), `\s+`, " "), ".") if is_string(s)
+
+else := ""
+
+# _words is text reduced to its words (letters and digits, lower case) with one space on
+# each side, so that containment of _words is containment of whole words.
+_words(s) := sprintf(" %s ", [trim_space(regex.replace(lower(s), `[^\p{L}\p{N}]+`, " "))]) if is_string(s)
+
+else := "  "
+
+# _contains_words holds when text contains part as whole words, ignoring case, spacing
+# and punctuation ("Customers prefer eco-packaging!" contains "customers prefer eco
+# packaging"). A part without any word is contained in nothing.
+_contains_words(text, part) if {
+	w := _words(part)
+	w != "  "
+	contains(_words(text), w)
+}
+
+# _with_article puts "a" or "an" before a word: "an approval", "a handoff".
+_with_article(word) := sprintf("an %s", [word]) if {
+	regex.match(`^[aeiouAEIOU]`, word)
+} else := sprintf("a %s", [word])

@@ -99,6 +99,23 @@ reasons contains r if {
 }
 
 # METADATA
+# title: Delivery adds content
+# description: >-
+#   The Client Delivery Agent packages approved artifacts and may not add content. Free
+#   text in a CLIENT_PACKAGE (delivery_notes) would reach the client unapproved, and no
+#   rule can tell a packaging note from new customer-facing copy; the package is recorded
+#   and delivered as sent, so the note cannot be stripped either. delivery_notes must be
+#   absent or blank: what a package holds is its structured, approved content.
+# custom:
+#   code: CONTENT_MODIFIED
+#   outcome: block
+reasons contains r if {
+	_delivery
+	_non_blank(object.get(_content, "delivery_notes", ""))
+	r := _gate_reason("CONTENT_MODIFIED", sprintf("CLIENT_PACKAGE delivery_notes carries free text (%q) that no person approved; the Client Delivery Agent adds no content to the package", [_short(_content.delivery_notes)]), "output.content.delivery_notes", "CTRL-5", "block")
+}
+
+# METADATA
 # title: Delivery still in flight
 # description: >-
 #   A delivery is pending (its outcome not reported yet): a second CLIENT_PACKAGE would
@@ -111,6 +128,47 @@ reasons contains r if {
 	some id, status in _state.effects
 	status == "pending"
 	r := _reason("DELIVERY_UNRECONCILED", sprintf("delivery %q is still pending; report its outcome first", [id]), "", "block")
+}
+
+# _failed_delivery is the latest CLIENT_PACKAGE version when its delivery failed: a new
+# CLIENT_PACKAGE is then its redelivery.
+_failed_delivery := v if {
+	v := _latest("CLIENT_PACKAGE")
+	_state.effects[sprintf("%s@v%v", [v.ref.id, v.ref.version])] == "failed"
+}
+
+# METADATA
+# title: Redelivery does not name the failed delivery
+# description: >-
+#   A CLIENT_PACKAGE sent after a delivery failed is its redelivery: it names the failed
+#   CLIENT_PACKAGE version in input_artifacts, so that every try is traceable to the
+#   failure it answers.
+# custom:
+#   code: INPUT_MISSING
+#   outcome: block
+reasons contains r if {
+	_delivery
+	v := _failed_delivery
+	count([ref | some ref in _inputs; ref.type == "CLIENT_PACKAGE"; ref.version == v.ref.version]) == 0
+	r := _reason("INPUT_MISSING", sprintf("the delivery of CLIENT_PACKAGE v%v failed; its redelivery names that version in input_artifacts", [v.ref.version]), "input_artifacts", "block")
+}
+
+# METADATA
+# title: Redelivery before its retry is due
+# description: >-
+#   A CLIENT_PACKAGE redelivery arrives before the retry delay the failure's decision
+#   announced has passed since that decision (the engine's clock, the delay before
+#   jitter): the host retries when told to, not at once.
+# custom:
+#   code: RETRY_NOT_DUE
+#   outcome: block
+reasons contains r if {
+	_delivery
+	_failed_delivery
+	due := _state.counters[_retry_due_counter]
+	is_number(due)
+	_now_ms < due
+	r := _reason("RETRY_NOT_DUE", sprintf("the failed delivery may be tried again from %s; %d ms are left", [time.format(due * 1000000), due - _now_ms]), "output", "block")
 }
 
 _effect_id := sprintf("%s@v%v", [_output.id, _output.version])
@@ -144,12 +202,17 @@ _delivery_retry_spent if _delivery_retry.attempt > _delivery_retry.max_attempts
 
 _delivery_retry_spent if _contract.limits.retry[_delivery_class].retryable != true
 
+# _effect_open holds while the outcome of the reported delivery is still to be settled:
+# pending, or unknown. A failed delivery is settled: its retry is a new CLIENT_PACKAGE
+# version with an effect of its own.
+_effect_open if _effect_status in {"pending", "unknown"}
+
 _delivery_failed if {
 	_ready
 	_kind == "outcome"
 	_status == "DELIVERY"
 	_request.result == "failed"
-	_effect_status in {"pending", "failed", "unknown"}
+	_effect_open
 }
 
 # METADATA
@@ -180,7 +243,7 @@ reasons contains r if {
 	_kind == "outcome"
 	_status == "DELIVERY"
 	_request.result == "unknown"
-	_effect_status in {"pending", "failed", "unknown"}
+	_effect_open
 	r := _reason("DELIVERY_UNRECONCILED", sprintf("the outcome of delivery %q is unknown; reconcile before anything is delivered again", [_request.effect_id]), "result", "await_human")
 }
 
@@ -197,7 +260,7 @@ _outcome_proposal := {
 		v.status == "approved"
 	]),
 } if {
-	_effect_status in {"pending", "failed", "unknown"}
+	_effect_open
 	_request.result == "acknowledged"
 }
 
@@ -217,11 +280,20 @@ _outcome_proposal := {
 	"status_after": "DELIVERY",
 	"retry": _delivery_retry,
 	"next": _next_with("DELIVERY", {"delivery_agent": _empty_context}),
-	"events": [_effect_event("failed"), {"type": "counter", "name": core.retry_counter("delivery"), "delta": 1}],
+	"events": [
+		_effect_event("failed"),
+		{"type": "counter", "name": core.retry_counter("delivery"), "delta": 1},
+		{"type": "counter", "name": _retry_due_counter, "value": _now_ms + _delivery_retry.delay_ms},
+	],
 } if {
 	_delivery_failed
 	not _delivery_retry_spent
 }
+
+# _retry_due_counter holds the time (Unix milliseconds, the engine's clock) from which the
+# delivery may be tried again: the failure's decision time plus the retry delay the
+# decision announced before the engine's jitter (which only lengthens it).
+_retry_due_counter := _retry_due_counter_of("delivery")
 
 _outcome_proposal := {
 	"outcome": "await_human",
@@ -230,9 +302,34 @@ _outcome_proposal := {
 	"events": [_effect_event("unknown")],
 	"requires_human_review": true,
 } if {
-	_effect_status in {"pending", "failed", "unknown"}
+	_effect_open
 	_request.result == "unknown"
 }
 
 # An outcome of an effect the workflow never recorded: core blocks it.
 _outcome_proposal := {"outcome": "block", "status_after": _status} if not _effect_status
+
+# An outcome of a settled effect: DUPLICATE_EVENT blocks it.
+_outcome_proposal := {"outcome": "block", "status_after": _status} if _effect_settled
+
+_effect_settled if {
+	_effect_status
+	not _effect_open
+}
+
+# METADATA
+# title: Outcome of a settled delivery
+# description: >-
+#   An outcome reports on a delivery that is already settled (reported failed, or
+#   acknowledged): a duplicate of an event already counted, whatever its request_id. It is
+#   refused and counts nothing: a failed delivery is tried again only by a new
+#   CLIENT_PACKAGE version, whose effect gets its own outcome.
+# custom:
+#   code: DUPLICATE_EVENT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "outcome"
+	_effect_settled
+	r := _reason("DUPLICATE_EVENT", sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [_request.effect_id, _effect_status, _request.result]), "effect_id", "block")
+}

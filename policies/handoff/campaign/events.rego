@@ -102,6 +102,8 @@ _defect_events := array.concat(
 )
 
 # --- APPROVAL_RECORD: recorded from every decision of a person -------------------------
+# The record keeps the roles the pack's roles table defines among those the person
+# claimed: a role no table grants is not recorded as authority.
 
 _approval_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
 
@@ -110,7 +112,7 @@ _approval_record_content(stage) := object.union(
 		"stage": stage,
 		"decision": _request.decision,
 		"approver": _actor_id,
-		"roles": [r | some r in object.get(_actor, "roles", [])],
+		"roles": sort(_held_roles),
 		"artifacts": _approval_refs,
 		"revise": object.get(_request, "revise", []),
 		"decided_at": input.now,

@@ -135,40 +135,65 @@ else := s
 # The table is config.coverage in contracts/campaign/config.cue.
 _coverage := {t: [c.list, c.key, c.strategy_list, c.gate] | some t, c in object.get(_config, "coverage", {})}
 
-_covered(list, key, want) if {
-	some item in object.get(_content, list, [])
+_covered(content, list, key, want) if {
+	some item in object.get(content, list, [])
 	item[key] == want
 }
 
+# _engine_findings are [gate, path, message] for each QA check the policy decides itself
+# on a deliverable's content against the approved strategy: the required channels or
+# formats are covered (coverage) and the copy uses the approved CTA, as its cta and as
+# the cta of every piece. At a handoff they refuse the deliverable; at QA they are the
+# facts a defect may not contradict (DEFECT_CONTRADICTS_ENGINE).
+_engine_findings(type, content) := _coverage_findings(type, content) | _cta_findings(type, content)
+
+_coverage_findings(type, content) := {[gate, sprintf("output.content.%s", [list]), msg] |
+	[list, key, kind, gate] := _coverage[type]
+	some want in object.get(_strategy, ["required_deliverables", kind], [])
+	not _covered(content, list, key, want)
+	msg := sprintf("%s has no %s with %s %q required by the approved strategy", [type, list, key, want])
+}
+
+_cta_findings(type, content) := {["cta_compliance", "output.content.cta", msg] |
+	type == "COPY_PACKAGE"
+	count(_strategy) > 0
+	_norm(object.get(content, "cta", "")) != _norm(object.get(_strategy, "cta", ""))
+	msg := sprintf("copy CTA %q is not the approved CTA %q", [object.get(content, "cta", ""), object.get(_strategy, "cta", "")])
+} | {["cta_compliance", sprintf("output.content.deliverables[%d].cta", [i]), msg] |
+	type == "COPY_PACKAGE"
+	count(_strategy) > 0
+	some i, item in object.get(content, "deliverables", [])
+	_norm(object.get(item, "cta", "")) != _norm(object.get(_strategy, "cta", ""))
+	msg := sprintf("copy piece %q uses the CTA %q, not the approved CTA %q", [object.get(item, "id", i), object.get(item, "cta", ""), object.get(_strategy, "cta", "")])
+}
+
 # METADATA
-# title: Required deliverable or CTA missing
+# title: Required deliverable missing
 # description: >-
-#   The QA checks the policy can decide itself, at handoff: the copy covers every
-#   required copy channel and uses the approved CTA; the visual prompts cover every
-#   required format of the approved strategy.
+#   A QA check the policy decides itself, at handoff: the copy covers every required
+#   copy channel and the visual prompts cover every required format of the approved
+#   strategy.
 # custom:
 #   code: QUALITY_GATE_FAILED
 #   outcome: block
 reasons contains r if {
 	_production
-	[list, key, kind, gate] := _coverage[_output.type]
-	some want in object.get(_strategy, ["required_deliverables", kind], [])
-	not _covered(list, key, want)
-	r := _gate_reason("QUALITY_GATE_FAILED", sprintf("%s has no %s with %s %q required by the approved strategy", [_output.type, list, key, want]), sprintf("output.content.%s", [list]), gate, "block")
+	some [gate, path, msg] in _coverage_findings(_output.type, _content)
+	r := _gate_reason("QUALITY_GATE_FAILED", msg, path, gate, "block")
 }
 
 # METADATA
 # title: CTA not the approved one
-# description: The copy's call to action is the approved strategy's CTA (QA check cta_compliance).
+# description: >-
+#   The copy's call to action, and the call to action of every piece of copy, is the
+#   approved strategy's CTA (QA check cta_compliance, decided by the policy at handoff).
 # custom:
 #   code: QUALITY_GATE_FAILED
 #   outcome: block
 reasons contains r if {
 	_production
-	_output.type == "COPY_PACKAGE"
-	count(_strategy) > 0
-	_norm(object.get(_content, "cta", "")) != _norm(object.get(_strategy, "cta", ""))
-	r := _gate_reason("QUALITY_GATE_FAILED", sprintf("copy CTA %q is not the approved CTA %q", [object.get(_content, "cta", ""), object.get(_strategy, "cta", "")]), "output.content.cta", "cta_compliance", "block")
+	some [gate, path, msg] in _cta_findings(_output.type, _content)
+	r := _gate_reason("QUALITY_GATE_FAILED", msg, path, gate, "block")
 }
 
 _already_delivered if {

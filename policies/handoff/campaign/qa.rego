@@ -3,12 +3,14 @@ package handoff.campaign
 # QA over the current COPY_PACKAGE and VISUAL_PACKAGE (seed "QA Gate", "Defect Rules",
 # "QA Loop Control").
 
-# _repeated are the S2/S3 defects of this review that were already open: the same defect
-# remains after a repair.
+# _repeated are the S2/S3 defects of this review that were already open for the same
+# artifact: the same defect remains after a repair.
 _repeated := {d.id |
 	some d in _defects
 	_severe(d)
-	_state.defects[d.id].status == "open"
+	rec := _state.defects[d.id]
+	rec.status == "open"
+	rec.defect.artifact == d.artifact
 }
 
 # _is_upstream holds for a defect originating in an earlier artifact than the one it
@@ -24,11 +26,10 @@ _needs_return if _request.verdict in {"REVISE", "REJECT"}
 
 # _qa_branch decides the review:
 #   escalate   QA escalates to a person;
-#   exhausted  two QA cycles used and an S2/S3 defect remains (or a new S2): a person
-#              decides, never a third automatic loop;
+#   exhausted  two QA cycles used and the review returns work again (a repeated S2/S3
+#              defect, a new S1 or S2): a person decides, never a third automatic loop;
 #   fail       an S3 defect: the workflow fails safe;
-#   accept     no return needed (ACCEPT with at most S1 notes), or only S1 defects left
-#              after the last cycle: the person approving sees them;
+#   accept     an ACCEPT (which lists no defect and no failed gate);
 #   upstream   a defect originates in the strategy or the research: its producer repairs;
 #   revise     S1/S2 defects: only the affected artifacts return to their producers.
 _qa_branch := "escalate" if {
@@ -36,16 +37,13 @@ _qa_branch := "escalate" if {
 } else := "exhausted" if {
 	_cycles_spent("qa_cycles")
 	count(_repeated) > 0
-} else := "exhausted" if {
-	_cycles_spent("qa_cycles")
-	not _has_severity("S3")
-	_has_severity("S2")
 } else := "fail" if {
 	_has_severity("S3")
+} else := "exhausted" if {
+	_cycles_spent("qa_cycles")
+	_needs_return
 } else := "accept" if {
 	not _needs_return
-} else := "accept" if {
-	_cycles_spent("qa_cycles")
 } else := "upstream" if {
 	some d in _defects
 	_is_upstream(d)

@@ -114,6 +114,87 @@ _unlabeled contains r if {
 	r := _gate_reason("ASSUMPTION_UNLABELED", sprintf("RESEARCH_BRIEF v%d: unsupported_assumptions[%d] is not labeled UNVERIFIED", [_brief_n, i]), _brief_path(sprintf("unsupported_assumptions[%d]", [i])), "assumptions_labeled", "revise")
 }
 
+# _citing are [path, item] for every part of the brief that cites sources by id: claims,
+# findings of the evidence sections and contradictions.
+_citing contains [sprintf("claims[%d]", [i]), c] if {
+	some i, c in object.get(_brief, "claims", [])
+	is_object(c)
+}
+
+_citing contains [sprintf("%s[%d]", [f, i]), item] if {
+	some f in _evidence_sections
+	some i, item in object.get(_brief, f, [])
+	is_object(item)
+}
+
+_citing contains [sprintf("contradictions[%d]", [i]), c] if {
+	some i, c in object.get(_brief, "contradictions", [])
+	is_object(c)
+}
+
+# _cites_evidence_or_contradiction holds for a contradiction, and for a claim or finding
+# that has evidence (an item citing no defined source at all is already an HG-2 failure
+# or an unlabeled assumption): its other, dangling citations are reported here.
+_cites_evidence_or_contradiction(path, _, _) if startswith(path, "contradictions[")
+
+_cites_evidence_or_contradiction(path, item, ids) if {
+	not startswith(path, "contradictions[")
+	_grounded(item, ids)
+}
+
+_claim_ids(content) := {c.id | some c in object.get(content, "claims", []); is_object(c)}
+
+_unresolved contains r if {
+	_validation
+	ids := _source_ids(_brief)
+	some [path, item] in _citing
+	_cites_evidence_or_contradiction(path, item, ids)
+	some j, s in object.get(item, "sources", [])
+	not s in ids
+	r := _reason("UNRESOLVED_REFERENCE", sprintf("RESEARCH_BRIEF v%d: %s cites source %q, which source_references does not define", [_brief_n, path, s]), _brief_path(sprintf("%s.sources[%d]", [path, j])), "revise")
+}
+
+_unresolved contains r if {
+	_validation
+	ids := _claim_ids(_brief)
+	some i, c in object.get(_brief, "contradictions", [])
+	some j, id in object.get(c, "claims", [])
+	not id in ids
+	r := _reason("UNRESOLVED_REFERENCE", sprintf("RESEARCH_BRIEF v%d: contradictions[%d] concerns claim %q, which the brief does not have", [_brief_n, i, id]), _brief_path(sprintf("contradictions[%d].claims[%d]", [i, j])), "revise")
+}
+
+# The table is config.clock_skew_ms in contracts/campaign/config.cue; missing, no skew.
+_clock_skew_ns := n * 1000000 if {
+	n := _config.clock_skew_ms
+	is_number(n)
+} else := 0
+
+# _future_sources are the sources the brief says it read after the engine recorded it
+# (the version's recorded_at, the engine's clock, plus the configured clock skew).
+_future_sources contains r if {
+	_validation
+	recorded := time.parse_rfc3339_ns(_latest("RESEARCH_BRIEF").recorded_at)
+	some i, src in object.get(_brief, "source_references", [])
+	at := object.get(src, "accessed_at", "")
+	at != ""
+	time.parse_rfc3339_ns(at) > recorded + _clock_skew_ns
+	r := _reason("TIME_IN_FUTURE", sprintf("RESEARCH_BRIEF v%d: source %q was accessed at %s, after the brief was recorded (%s): a source read later is no evidence of this brief", [_brief_n, object.get(src, "id", i), at, _latest("RESEARCH_BRIEF").recorded_at]), _brief_path(sprintf("source_references[%d].accessed_at", [i])), "revise")
+}
+
+# _repeated_ids are [list, id] for every id a list of the brief uses more than once.
+_repeated_ids contains [list, id] if {
+	some list in ["claims", "source_references"]
+	items := [x.id | some x in object.get(_brief, list, []); is_object(x)]
+	some id in {x | some x in items}
+	count([x | some x in items; x == id]) > 1
+}
+
+_not_unique contains r if {
+	_validation
+	some [list, id] in _repeated_ids
+	r := _reason("ID_NOT_UNIQUE", sprintf("RESEARCH_BRIEF v%d: %s uses id %q more than once; what cites it could mean either", [_brief_n, list, id]), _brief_path(list), "revise")
+}
+
 _non_blank(s) if {
 	is_string(s)
 	trim_space(s) != ""
@@ -125,7 +206,7 @@ _non_empty_list(l) if {
 }
 
 # _findings are every failure the policy finds in the brief, whatever QA says.
-_findings := ((_hg2 | _incomplete) | _no_contradictions) | _unlabeled
+_findings := (((((_hg2 | _incomplete) | _no_contradictions) | _unlabeled) | _unresolved) | _not_unique) | _future_sources
 
 # METADATA
 # title: HG-2 source grounding failure
@@ -171,6 +252,40 @@ reasons contains r if some r in _no_contradictions
 #   code: ASSUMPTION_UNLABELED
 #   outcome: revise
 reasons contains r if some r in _unlabeled
+
+# METADATA
+# title: Reference the brief does not define
+# description: >-
+#   A claim, a finding or a contradiction of the RESEARCH_BRIEF under validation cites a
+#   source id its source_references do not define, or a contradiction names a claim id the
+#   brief does not have: every citation resolves inside the brief. The brief returns to
+#   research.
+# custom:
+#   code: UNRESOLVED_REFERENCE
+#   outcome: revise
+reasons contains r if some r in _unresolved
+
+# METADATA
+# title: Id used twice
+# description: >-
+#   The RESEARCH_BRIEF under validation uses one id for two claims or two
+#   source_references: a citation of it could mean either. The brief returns to research.
+# custom:
+#   code: ID_NOT_UNIQUE
+#   outcome: revise
+reasons contains r if some r in _not_unique
+
+# METADATA
+# title: Source read after the brief was recorded
+# description: >-
+#   A source of the RESEARCH_BRIEF under validation states an accessed_at later than the
+#   time the engine recorded the brief (its recorded_at, plus config.clock_skew_ms): the
+#   brief cannot rest on a reading that had not happened. Times a request states are
+#   checked against the engine's clock. The brief returns to research.
+# custom:
+#   code: TIME_IN_FUTURE
+#   outcome: revise
+reasons contains r if some r in _future_sources
 
 # --- validation: the decision --------------------------------------------------------
 

@@ -28,6 +28,31 @@ reasons contains r if {
 	r := _reason("REVIEW_SCOPE_INVALID", sprintf("a review in %s judges %v, this one names %v", [_status, sort(_review_scope[_status]), sort(_reviewed_types)]), "artifacts", "block")
 }
 
+_gate_of_reviewed(id) if {
+	some t in _reviewed_types
+	id in _checks(t)
+}
+
+_unknown_gates contains [i, g.id] if {
+	some i, g in object.get(_request, "gates", [])
+	not _gate_of_reviewed(object.get(g, "id", ""))
+}
+
+# METADATA
+# title: Gate result of no reviewed artifact
+# description: >-
+#   A review reports a gate result for something that is no contract check of the
+#   artifacts it judges (artifacts[type].gates): a result for an unknown gate passes or
+#   fails nothing, and is refused rather than recorded.
+# custom:
+#   code: REVIEW_SCOPE_INVALID
+#   outcome: block
+reasons contains r if {
+	_review
+	some [i, id] in _unknown_gates
+	r := _reason("REVIEW_SCOPE_INVALID", sprintf("gate result %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("gates[%d].id", [i]), "block")
+}
+
 _subjective contains [sprintf("defects[%d]", [i]), msg] if {
 	some i, d in _defects
 	not d.artifact in _reviewed_types
@@ -65,6 +90,44 @@ reasons contains r if {
 	r := _gate_reason("SUBJECTIVE_DEFECT", msg, path, "CTRL-4", "block")
 }
 
+# _upstream_of are the types upstream of each artifact type (config.upstream_of in
+# contracts/campaign/config.cue).
+_upstream_of := object.get(_config, "upstream_of", {})
+
+_origin_problems contains [i, msg] if {
+	some i, d in _defects
+	o := d.origin
+	o != d.artifact
+	not o in object.get(_upstream_of, d.artifact, [])
+	msg := sprintf("defect %q of %s names origin %s, which is not upstream of %s (upstream: %v)", [d.id, d.artifact, o, d.artifact, object.get(_upstream_of, d.artifact, [])])
+}
+
+_origin_problems contains [i, msg] if {
+	some i, d in _defects
+	o := d.origin
+	o != d.artifact
+	o in object.get(_upstream_of, d.artifact, [])
+	not _approved_n(o)
+	msg := sprintf("defect %q of %s names origin %s, but workflow %q has no approved %s for it to originate in", [d.id, d.artifact, o, object.get(_state, "workflow_id", ""), o])
+}
+
+# METADATA
+# title: Defect origin invalid
+# description: >-
+#   A defect's origin names the artifact it comes from when that is upstream of the
+#   affected artifact (config.upstream_of: the research for the strategy; the strategy
+#   or the research for copy and visual) and is an approved artifact of the workflow. An
+#   origin downstream or beside the artifact (copy for a visual defect), of a type
+#   outside the chain, or with no approved version is refused instead of being ignored.
+# custom:
+#   code: DEFECT_ORIGIN_INVALID
+#   outcome: block
+reasons contains r if {
+	_review
+	some [i, msg] in _origin_problems
+	r := _gate_reason("DEFECT_ORIGIN_INVALID", msg, sprintf("defects[%d].origin", [i]), "CTRL-4", "block")
+}
+
 # METADATA
 # title: Verdict not supported
 # description: >-
@@ -88,6 +151,169 @@ _defect_outcome(d) := "fail" if d.severity == "S3"
 
 else := "revise"
 
+_gate_results := [g | some g in object.get(_request, "gates", []); is_object(g)]
+
+_failed_gates := {g.id | some g in _gate_results; g.passed == false}
+
+_passed_gates := {g.id | some g in _gate_results; g.passed == true}
+
+_defect_checks := {object.get(d, "check", "") | some d in _defects}
+
+# _inconsistent are the ways a review contradicts itself: its verdict, its gate results
+# and its defects must say the same thing.
+_inconsistent contains [sprintf("defects[%d]", [i]), msg] if {
+	_request.verdict == "ACCEPT"
+	some i, d in _defects
+	msg := sprintf("verdict ACCEPT lists %s defect %q of %s: an accepted review has no defect (an S1 defect is a targeted repair: REVISE)", [d.severity, d.id, d.artifact])
+}
+
+_inconsistent contains [sprintf("gates[%d]", [i]), msg] if {
+	_request.verdict == "ACCEPT"
+	some i, g in _gate_results
+	g.passed == false
+	msg := sprintf("verdict ACCEPT reports gate %s as failed: a review does not pass what it fails", [g.id])
+}
+
+_inconsistent contains [sprintf("gates[%d]", [i]), msg] if {
+	_request.verdict in {"REVISE", "REJECT"}
+	some i, g in _gate_results
+	g.passed == false
+	not g.id in _defect_checks
+	msg := sprintf("gate %s is reported failed but no defect names check %s: a failure is returned as a defect of the affected artifact, with its severity", [g.id, g.id])
+}
+
+_inconsistent contains [sprintf("defects[%d].check", [i]), msg] if {
+	some i, d in _defects
+	object.get(d, "check", "") in _passed_gates
+	msg := sprintf("defect %q fails check %s, which the same review reports as passed", [d.id, d.check])
+}
+
+_inconsistent contains ["gates", msg] if {
+	some id in (_failed_gates & _passed_gates)
+	msg := sprintf("gate %s is reported both passed and failed", [id])
+}
+
+_inconsistent contains ["verdict", msg] if {
+	_request.verdict == "REJECT"
+	count(_defects) > 0
+	not _has_severity("S3")
+	msg := "verdict REJECT lists no critical (S3) defect: S1 and S2 defects return the affected artifact (REVISE)"
+}
+
+_inconsistent contains [sprintf("defects[%d].severity", [i]), msg] if {
+	_request.verdict == "REVISE"
+	some i, d in _defects
+	d.severity == "S3"
+	msg := sprintf("verdict REVISE lists critical (S3) defect %q, which blocks the workflow (REJECT) or goes to a person (ESCALATE)", [d.id])
+}
+
+# METADATA
+# title: Review contradicts itself
+# description: >-
+#   A review's verdict agrees with its own gate results and defects: an ACCEPT has no
+#   defect (not even S1: S1 is a targeted repair) and no failed gate; every failed gate is
+#   returned as a defect naming that check, and no defect fails a check the review reports
+#   as passed; REJECT is for a critical (S3) defect and an S3 defect is not a REVISE. A
+#   review that contradicts itself is refused, never read one way or the other.
+# custom:
+#   code: VERDICT_INCONSISTENT
+#   outcome: block
+reasons contains r if {
+	_review
+	some [path, msg] in _inconsistent
+	r := _gate_reason("VERDICT_INCONSISTENT", msg, path, "CTRL-4", "block")
+}
+
+# _proven_checks are the QA checks the policy decides itself on each deliverable type
+# (config.proven_checks in contracts/campaign/config.cue).
+_proven_checks := object.get(_config, "proven_checks", {})
+
+# _reviewed_content is the content of the reviewed version of a type.
+_reviewed_content(type) := c if {
+	some ref in _reviewed
+	ref.type == type
+	c := _version(type, ref.version).content
+	is_object(c)
+}
+
+# _contradicted are the defects (index, message) that fail a check the policy proved on
+# the very version reviewed: it decided the check at the handoff, and deciding it again
+# now against the approved strategy still finds nothing. An ESCALATE is not refused: the
+# person it goes to weighs the defect against the policy's finding.
+_contradicted contains [i, msg] if {
+	_request.verdict != "ESCALATE"
+	some i, d in _defects
+	check := object.get(d, "check", "")
+	check in object.get(_proven_checks, d.artifact, [])
+	content := _reviewed_content(d.artifact)
+	count([f | some f in _engine_findings(d.artifact, content); f[0] == check]) == 0
+	msg := sprintf("defect %q says %s v%v fails %s, but the policy verified %s on that version against the approved strategy v%v and finds it met: a defect contradicts no fact the policy has proven (escalate to a person instead)", [d.id, d.artifact, _reviewed_version(d.artifact), check, check, _approved_or_zero("STRATEGY_BRIEF")])
+}
+
+_reviewed_version(type) := ref.version if {
+	some ref in _reviewed
+	ref.type == type
+}
+
+# METADATA
+# title: Defect contradicts what the policy proved
+# description: >-
+#   A QA defect cites a check the policy decides itself on that artifact
+#   (config.proven_checks: CTA compliance and required deliverables of the copy) and the
+#   policy, checking the reviewed version against the approved strategy again, finds the
+#   check met: the defect contradicts a proven fact. Acting on it would rework valid work,
+#   so the review is refused; QA may still ESCALATE it to a person.
+# custom:
+#   code: DEFECT_CONTRADICTS_ENGINE
+#   outcome: block
+reasons contains r if {
+	_review
+	some [i, msg] in _contradicted
+	r := _gate_reason("DEFECT_CONTRADICTS_ENGINE", msg, sprintf("defects[%d]", [i]), "CTRL-4", "block")
+}
+
+_id_problems contains [i, msg] if {
+	some i, d in _defects
+	count([x | some x in _defects; x.id == d.id]) > 1
+	msg := sprintf("defect id %q is used by more than one defect of this review", [d.id])
+}
+
+_id_problems contains [i, msg] if {
+	some i, d in _defects
+	rec := _state.defects[d.id]
+	rec.defect.artifact != d.artifact
+	msg := sprintf("defect id %q is recorded for %s (%s); a defect of %s takes an id of its own", [d.id, rec.defect.artifact, object.get(rec.defect, "check", "no check"), d.artifact])
+}
+
+# METADATA
+# title: Defect id names another defect
+# description: >-
+#   A defect id names one defect of the workflow: two defects of one review share an id,
+#   or a defect reuses the id recorded for a defect of another artifact. A defect that
+#   remains after a repair keeps its id; a different one takes a new id.
+# custom:
+#   code: ID_NOT_UNIQUE
+#   outcome: block
+reasons contains r if {
+	_review
+	some [i, msg] in _id_problems
+	r := _gate_reason("ID_NOT_UNIQUE", msg, sprintf("defects[%d].id", [i]), "CTRL-4", "block")
+}
+
+# _review_refused holds when a rule above refuses the review: its defects then decide
+# nothing and are not reported as failed checks either.
+_review_refused if count(_subjective) > 0
+
+_review_refused if count(_origin_problems) > 0
+
+_review_refused if count(_contradicted) > 0
+
+_review_refused if count(_inconsistent) > 0
+
+_review_refused if count(_id_problems) > 0
+
+_review_refused if count(_unknown_gates) > 0
+
 # METADATA
 # title: QA defect
 # description: >-
@@ -102,15 +328,17 @@ reasons contains r if {
 	_branch in {"revise", "upstream", "fail", "exhausted"}
 	some i, d in _defects
 	object.get(d, "check", "") in _checks(d.artifact)
+	not _review_refused
 	r := _gate_reason("QUALITY_GATE_FAILED", sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, _short(d.description)]), sprintf("defects[%d]", [i]), d.check, _defect_outcome(d))
 }
 
 # METADATA
 # title: Review cycles exhausted
 # description: >-
-#   The workflow already used limits.max_review_cycles (2) revision cycles: an S2/S3
-#   defect that remains (or any return) after cycle 2 escalates to a person. No third
-#   automatic loop (CTRL-3). Research revisions have the same bound.
+#   The workflow already used limits.max_review_cycles (2) revision cycles: any return
+#   after cycle 2 (a repeated S2/S3 defect, a new S2, an S1 alone) escalates to a person,
+#   and the QA_REPORT records the result escalate. No third automatic loop (CTRL-3).
+#   Research revisions have the same bound.
 # custom:
 #   code: REVIEW_CYCLES_EXHAUSTED
 #   outcome: await_human

@@ -16,9 +16,11 @@ _expected if {
 	_routed(_request.source_agent, _request.task_type)
 }
 
-# A review in a review status, by the agent that status routes.
+# A review in a review status, by the agent that status routes: an agent, not a person or
+# a system that carries the agent's id.
 _expected if {
 	_kind == "review"
+	_actor_type == "agent"
 	_status in {"RESEARCH_VALIDATION", "QA"}
 	some a in _actors_of(_status)
 	a.agent == _actor_id
@@ -54,6 +56,8 @@ _sequence_explained if _strategy_change_attempt
 _sequence_explained if _delivery_without_approval
 
 _sequence_explained if _output_missing
+
+_sequence_explained if count(_subject_problems) > 0
 
 # _terminal holds once the workflow reached a terminal status: it accepts nothing more
 # (core's WORKFLOW_TERMINAL), so no campaign rule judges the request.
@@ -133,8 +137,65 @@ reasons contains r if {
 	_ready
 	_kind == "cancel"
 	_actor_type == "human"
-	count({role | some role in _actor_roles; count(object.get(_contract, ["roles", role, "approves"], [])) > 0}) == 0
+	count(_approving_roles) == 0
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no approving role of the campaign pack and may not cancel", [_actor_id]), "actor.roles", "block")
+}
+
+# _held_roles are the actor's roles the pack's roles table defines; _approving_roles are
+# those that approve something. A person is judged by these, never by the roles claimed.
+_held_roles := {role | some role in _actor_roles; is_object(object.get(_contract, ["roles", role], null))}
+
+_approving_roles := {role | some role in _held_roles; count(object.get(_contract, ["roles", role, "approves"], [])) > 0}
+
+_subject_problems contains ["actor.type", msg] if {
+	_kind == "review"
+	_actor_type != "agent"
+	msg := sprintf("%s %q may not send a review: the QA agent the status routes does, as an agent", [_actor_type, _actor_id])
+}
+
+_subject_problems contains ["actor.type", msg] if {
+	_kind == "outcome"
+	_actor_type == "agent"
+	msg := sprintf("agent %q may not report the outcome of a delivery: the host that made it (system) or a person with a role of the pack does", [_actor_id])
+}
+
+_subject_problems contains ["actor.roles", msg] if {
+	_kind in {"outcome", "start"}
+	_actor_type == "human"
+	count(_held_roles) == 0
+	msg := sprintf("person %q holds no role of the campaign pack (roles given: %v) and may not send %s request", [_actor_id, object.get(_actor, "roles", []), _with_article(_kind)])
+}
+
+_subject_problems contains ["agent", msg] if {
+	_kind == "failure"
+	_actor_type == "agent"
+	_actor_id != object.get(_request, "agent", "")
+	msg := sprintf("agent %q may not report a failure of agent %q: an agent reports only its own failures; the host reports the others", [_actor_id, object.get(_request, "agent", "")])
+}
+
+_subject_problems contains ["actor.roles", msg] if {
+	_kind == "failure"
+	_actor_type == "human"
+	count(_approving_roles) == 0
+	msg := sprintf("person %q holds no approving role of the campaign pack and may not report a task failure", [_actor_id])
+}
+
+# METADATA
+# title: Sender may not send this request
+# description: >-
+#   Identity is (type, id), and a person's roles are those of the pack's roles table: a
+#   review comes from the routed QA agent as an agent (a person or system carrying the
+#   id qa_agent is not it); an outcome of a delivery comes from the host or a person with
+#   a role of the pack, never from an agent; an agent reports only its own task failures
+#   and a person reports one only with an approving role; a person starts a campaign
+#   only with a role of the pack.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	some [path, msg] in _subject_problems
+	r := _reason("UNAUTHORIZED_SUBJECT", msg, path, "block")
 }
 
 # --- start, cancel, failure -------------------------------------------------------
@@ -178,5 +239,33 @@ _failure_proposal := {
 	"status_after": _status,
 	"retry": core.failure_retry,
 	"next": [{"agent": _request.agent, "task": _request.task, "context": {"must_know": {}, "may_know": {}}}],
-	"events": [_failure_counter],
+	"events": [
+		_failure_counter,
+		{"type": "counter", "name": _retry_due_counter_of(_request.task), "value": _now_ms + core.failure_retry.delay_ms},
+	],
+}
+
+# _retry_due_counter_of names the counter holding the time (Unix milliseconds, the
+# engine's clock) from which a retried task may run again: the retry decision's time plus
+# the delay it announced, before the engine's jitter.
+_retry_due_counter_of(task) := sprintf("retry_due_ms/%s", [task])
+
+_now_ms := floor(time.parse_rfc3339_ns(input.now) / 1000000)
+
+# METADATA
+# title: Failure reported before its retry could run
+# description: >-
+#   A failure of a task arrives before the retry the last failure of that task announced
+#   was due: the retry cannot have run and failed yet, so the report repeats the failure
+#   already counted (under a new request_id). It is refused and counts nothing.
+# custom:
+#   code: DUPLICATE_EVENT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "failure"
+	due := _state.counters[_retry_due_counter_of(_request.task)]
+	is_number(due)
+	_now_ms < due
+	r := _reason("DUPLICATE_EVENT", sprintf("task %q was retried to run from %s; a failure reported %d ms before that repeats the failure already counted", [_request.task, time.format(due * 1000000), due - _now_ms]), "task", "block")
 }

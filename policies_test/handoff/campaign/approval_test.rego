@@ -180,3 +180,14 @@ test_escalation_reject if {
 	d := decide(object.union(approval("REJECT", [], []), {"stage": "ESCALATED"}), st_escalated_qa)
 	d.status_after == "FAILED_SAFE"
 }
+
+# The approval record keeps the roles the pack grants, not every role claimed.
+test_approval_record_keeps_granted_roles_only if {
+	req := object.union(approval("APPROVE", [ref("STRATEGY_BRIEF", 1)], []), {"actor": {"type": "human", "id": "maria.lopez", "roles": ["ceo", "campaign_approver"]}})
+	d := decide(req, st_strategy_approval)
+	d.outcome == "allow"
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.ref.type == "APPROVAL_RECORD"
+	e.content.roles == ["campaign_approver"]
+}

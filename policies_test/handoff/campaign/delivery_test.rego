@@ -58,8 +58,28 @@ test_content_modified_visual if {
 	codes(d) == {"CONTENT_MODIFIED"}
 }
 
-test_content_modified_twin_packaging_notes_may_change if {
+# Delivery adds no content: free-text notes are refused, whatever they say.
+test_content_modified_new_copy_in_delivery_notes if {
+	notes := "P.S. Flash sale: Brightbrew cures your Monday blues, 50% off today only!"
+	d := decide(delivery_handoff(delivery_inputs, object.union(client_package, {"delivery_notes": notes})), st_delivery)
+	codes(d) == {"CONTENT_MODIFIED"}
+	d.reasons[0].path == "output.content.delivery_notes"
+	d.outcome == "block"
+}
+
+test_content_modified_packaging_note_is_free_text_too if {
 	d := decide(delivery_handoff(delivery_inputs, object.union(client_package, {"delivery_notes": "Zip with two folders"})), st_delivery)
+	codes(d) == {"CONTENT_MODIFIED"}
+}
+
+test_content_modified_twin_blank_notes if {
+	d := decide(delivery_handoff(delivery_inputs, object.union(client_package, {"delivery_notes": "  "})), st_delivery)
+	count(d.reasons) == 0
+	d.outcome == "allow"
+}
+
+test_content_modified_twin_no_notes if {
+	d := decide(delivery_handoff(delivery_inputs, client_package), st_delivery)
 	not "CONTENT_MODIFIED" in codes(d)
 }
 
@@ -76,8 +96,7 @@ test_delivery_while_pending if {
 }
 
 test_delivery_while_pending_twin_after_failure if {
-	req := object.union(delivery_handoff(delivery_inputs, client_package), {"output": output("CLIENT_PACKAGE", 2, client_package)})
-	d := decide(req, st_delivering("failed"))
+	d := decide(redelivery(redelivery_inputs), st_delivering("failed"))
 	not "DELIVERY_UNRECONCILED" in codes(d)
 	status_events(d) == {"CLIENT_PACKAGE v1 superseded"}
 }
@@ -95,7 +114,7 @@ test_failed_delivery_is_retried if {
 }
 
 test_retry_exhausted if {
-	st := with_state(st_delivering("failed"), {"counters": {"retry/delivery": 2}})
+	st := with_state(st_delivering("pending"), {"counters": {"retry/delivery": 2}})
 	d := decide(outcome("client-package@v1", "failed"), st)
 	d.outcome == "await_human"
 	d.status_after == "ESCALATED"
@@ -104,7 +123,7 @@ test_retry_exhausted if {
 }
 
 test_retry_exhausted_twin_last_retry if {
-	st := with_state(st_delivering("failed"), {"counters": {"retry/delivery": 1}})
+	st := with_state(st_delivering("pending"), {"counters": {"retry/delivery": 1}})
 	d := decide(outcome("client-package@v1", "failed"), st)
 	not "RETRY_EXHAUSTED" in codes(d)
 	d.retry.attempt == 3
@@ -143,4 +162,64 @@ test_outcome_outside_delivery if {
 	d := decide(outcome("client-package@v1", "acknowledged"), state("HUMAN_APPROVAL", st_delivering("pending").artifacts))
 	"OUT_OF_SEQUENCE" in codes(d)
 	d.outcome == "block"
+}
+
+# --- a delivery event is counted once; a retry is a redelivery, when it is due -------------
+
+now_ms := time.parse_rfc3339_ns(now) / 1000000
+
+redelivery_inputs := array.concat(delivery_inputs, [ref("CLIENT_PACKAGE", 1)])
+
+redelivery(inputs) := object.union(delivery_handoff(inputs, client_package), {"output": output("CLIENT_PACKAGE", 2, client_package)})
+
+test_failed_delivery_records_when_its_retry_is_due if {
+	d := decide(outcome("client-package@v1", "failed"), st_delivering("pending"))
+	{"type": "counter", "name": "retry_due_ms/delivery", "value": now_ms + 4000} in d.events
+}
+
+test_outcome_duplicate_failed_again if {
+	st := with_state(st_delivering("failed"), {"counters": {"retry/delivery": 1}})
+	d := decide(outcome("client-package@v1", "failed"), st)
+	codes(d) == {"DUPLICATE_EVENT"}
+	d.outcome == "block"
+	d.status_after == "DELIVERY"
+	count(d.events) == 0
+}
+
+test_outcome_duplicate_acknowledged_after_failed if {
+	d := decide(outcome("client-package@v1", "acknowledged"), st_delivering("failed"))
+	codes(d) == {"DUPLICATE_EVENT"}
+}
+
+test_outcome_duplicate_twin_first_report if {
+	d := decide(outcome("client-package@v1", "failed"), st_delivering("pending"))
+	not "DUPLICATE_EVENT" in codes(d)
+	d.outcome == "retry"
+}
+
+test_outcome_duplicate_twin_after_unknown if {
+	d := decide(outcome("client-package@v1", "acknowledged"), st_delivering("unknown"))
+	count(d.reasons) == 0
+	d.status_after == "COMPLETED"
+}
+
+test_redelivery_names_the_failed_package if {
+	d := decide(redelivery(delivery_inputs), st_delivering("failed"))
+	codes(d) == {"INPUT_MISSING"}
+}
+
+test_redelivery_before_it_is_due if {
+	st := with_state(st_delivering("failed"), {"counters": {"retry/delivery": 1, "retry_due_ms/delivery": now_ms + 4000}})
+	d := decide(redelivery(redelivery_inputs), st)
+	codes(d) == {"RETRY_NOT_DUE"}
+	d.outcome == "block"
+	contains(d.reasons[0].message, "4000 ms are left")
+}
+
+test_redelivery_twin_when_due if {
+	st := with_state(st_delivering("failed"), {"counters": {"retry/delivery": 1, "retry_due_ms/delivery": now_ms}})
+	d := decide(redelivery(redelivery_inputs), st)
+	count(d.reasons) == 0
+	d.outcome == "allow"
+	{"type": "effect", "id": "client-package@v2", "status": "pending"} in d.events
 }

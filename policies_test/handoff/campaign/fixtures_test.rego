@@ -106,7 +106,6 @@ client_package := {
 	"recipient": "Brightbrew marketing team",
 	"copy": copy.deliverables,
 	"visual_prompts": visual.prompts,
-	"delivery_notes": "Email and social copy with two image prompts",
 }
 
 approval_content(stage, decision, refs) := {

@@ -168,3 +168,15 @@ test_input_not_permitted_without_registry if {
 	d := decide_with(visual_handoff(1, [ref("STRATEGY_BRIEF", 1)], visual), st_copy_in, json.remove(campaign_contract, ["agents/visual_prompt_agent/consumes"]))
 	"INPUT_NOT_PERMITTED" in codes(d)
 }
+
+test_quality_gate_cta_of_a_piece if {
+	d := decide(copy_handoff(1, strategy_ref, json.patch(copy, [{"op": "replace", "path": "/deliverables/1/cta", "value": "Buy now"}])), st_production)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	d.reasons[0].gate == "cta_compliance"
+	d.reasons[0].path == "output.content.deliverables[1].cta"
+}
+
+test_quality_gate_cta_of_a_piece_twin_case_and_spacing if {
+	d := decide(copy_handoff(1, strategy_ref, json.patch(copy, [{"op": "replace", "path": "/deliverables/1/cta", "value": " start your TRIAL box "}])), st_production)
+	not "QUALITY_GATE_FAILED" in codes(d)
+}

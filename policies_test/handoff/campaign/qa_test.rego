@@ -33,19 +33,81 @@ test_s1_with_revise_is_targeted_repair if {
 	d.revise == [{"artifact": "VISUAL_PACKAGE", "producer": "visual_prompt_agent", "defects": ["D-3"]}]
 }
 
-test_s1_with_accept_goes_to_the_person if {
-	s1 := defect("D-3", "S1", "COPY_PACKAGE", "cta_compliance")
+# A review's verdict agrees with its own gates and defects.
+test_accept_with_s1_defect_is_inconsistent if {
+	s1 := defect("D-3", "S1", "COPY_PACKAGE", "unsupported_claims")
 	d := decide(qa(1, "ACCEPT", [s1]), st_qa)
-	d.outcome == "await_human"
-	d.status_after == "HUMAN_APPROVAL"
-	count(d.reasons) == 0
-	{"type": "defect", "defect": s1, "status": "open"} in d.events
-	d.next[0].context.must_know.qa_result.defects == [s1]
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.outcome == "block"
+	d.reasons[0].path == "defects[0]"
+	count(d.events) == 0
 }
 
-test_s2_overrides_accept if {
+test_accept_with_s2_defect_is_inconsistent if {
 	d := decide(qa(1, "ACCEPT", [d1]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.status_after == "QA"
+}
+
+with_gates(req, gates) := object.union(req, {"gates": gates})
+
+test_accept_with_failed_gate_is_inconsistent if {
+	d := decide(with_gates(qa(1, "ACCEPT", []), [{"id": "cta_compliance", "passed": true}, {"id": "unsupported_claims", "passed": false, "reason": "unsupported statistic"}]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.reasons[0].path == "gates[1]"
+	count(d.events) == 0
+}
+
+test_accept_twin_every_gate_passed if {
+	d := decide(with_gates(qa(1, "ACCEPT", []), [{"id": "cta_compliance", "passed": true}, {"id": "unsupported_claims", "passed": true}]), st_qa)
+	count(d.reasons) == 0
+	d.status_after == "HUMAN_APPROVAL"
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.content.result == "pass"
+}
+
+test_failed_gate_without_defect_is_inconsistent if {
+	d := decide(with_gates(qa(1, "REVISE", [d1]), [{"id": "unsupported_claims", "passed": false}, {"id": "brand_restrictions", "passed": false}]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	contains(d.reasons[0].message, "brand_restrictions")
+}
+
+test_defect_on_passed_gate_is_inconsistent if {
+	d := decide(with_gates(qa(1, "REVISE", [d1]), [{"id": "unsupported_claims", "passed": true}]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.reasons[0].path == "defects[0].check"
+}
+
+test_gate_passed_and_failed_is_inconsistent if {
+	d := decide(with_gates(qa(1, "REVISE", [d1]), [{"id": "unsupported_claims", "passed": false}, {"id": "unsupported_claims", "passed": true}]), st_qa)
+	"VERDICT_INCONSISTENT" in codes(d)
+}
+
+test_revise_twin_failed_gate_with_its_defect if {
+	d := decide(with_gates(qa(1, "REVISE", [d1]), [{"id": "unsupported_claims", "passed": false}, {"id": "brand_restrictions", "passed": true}]), st_qa)
+	codes(d) == {"QUALITY_GATE_FAILED"}
 	d.status_after == "TARGETED_REVISION"
+}
+
+test_reject_without_s3_is_inconsistent if {
+	d := decide(qa(1, "REJECT", [d1]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+}
+
+test_revise_with_s3_is_inconsistent if {
+	d := decide(qa(1, "REVISE", [defect("D-9", "S3", "VISUAL_PACKAGE", "brand_restrictions")]), st_qa)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+}
+
+test_research_accept_with_defect_is_inconsistent if {
+	d := decide(validation("ACCEPT", [defect("R-1", "S1", "RESEARCH_BRIEF", "required_sections")]), st_validation)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+}
+
+test_research_accept_twin_without_defect if {
+	d := decide(validation("ACCEPT", []), st_validation)
+	not "VERDICT_INCONSISTENT" in codes(d)
 }
 
 test_s3_fails_safe if {
@@ -109,10 +171,42 @@ test_new_s3_after_two_cycles_fails_safe if {
 	d.status_after == "FAILED_SAFE"
 }
 
-test_only_s1_after_two_cycles_goes_to_the_person if {
-	d := decide(qa(3, "REVISE", [defect("D-3", "S1", "COPY_PACKAGE", "cta_compliance")]), st_qa_cycle(2))
+# No third automatic loop: an S1-only return after two cycles escalates too, with its
+# reason, and the report records escalate, never pass.
+test_only_s1_after_two_cycles_escalates if {
+	d := decide(qa(3, "REVISE", [defect("D-3", "S1", "COPY_PACKAGE", "unsupported_claims")]), st_qa_cycle(2))
 	d.outcome == "await_human"
+	d.status_after == "ESCALATED"
+	codes(d) == {"QUALITY_GATE_FAILED", "REVIEW_CYCLES_EXHAUSTED"}
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.content.verdict == "REVISE"
+	e.content.result == "escalate"
+}
+
+test_upstream_return_after_two_cycles_escalates if {
+	up := object.union(defect("D-5", "S1", "COPY_PACKAGE", "strategy_alignment"), {"origin": "STRATEGY_BRIEF"})
+	d := decide(qa(3, "REVISE", [up]), st_qa_cycle(2))
+	d.status_after == "ESCALATED"
+	"REVIEW_CYCLES_EXHAUSTED" in codes(d)
+}
+
+test_only_s1_twin_second_cycle_is_a_targeted_repair if {
+	d := decide(qa(2, "REVISE", [defect("D-3", "S1", "COPY_PACKAGE", "unsupported_claims")]), st_qa_cycle(1))
+	d.status_after == "TARGETED_REVISION"
+	not "REVIEW_CYCLES_EXHAUSTED" in codes(d)
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.content.result == "revise"
+}
+
+test_accept_after_two_cycles_goes_to_the_person if {
+	d := decide(qa(3, "ACCEPT", []), st_qa_cycle(2))
 	d.status_after == "HUMAN_APPROVAL"
+	count(d.reasons) == 0
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.content.result == "pass"
 }
 
 test_fixed_defect_is_closed if {
@@ -207,4 +301,127 @@ test_report_records_what_qa_sent if {
 	e.content.scope == "production"
 	e.content.notes == ["checked"]
 	e.ref.hash == sprintf("sha256:%s", [crypto.sha256(json.marshal(e.content))])
+}
+
+# --- a defect's origin is upstream of its artifact and an approved artifact of the workflow
+
+with_origin(d, o) := object.union(d, {"origin": o})
+
+test_defect_origin_beside_the_artifact if {
+	d := decide(qa(1, "REVISE", [with_origin(d1, "VISUAL_PACKAGE")]), st_qa)
+	codes(d) == {"DEFECT_ORIGIN_INVALID"}
+	d.outcome == "block"
+	d.reasons[0].path == "defects[0].origin"
+	count(d.events) == 0
+}
+
+test_defect_origin_downstream if {
+	d := decide(qa(1, "REVISE", [with_origin(d1, "CLIENT_PACKAGE")]), st_qa)
+	codes(d) == {"DEFECT_ORIGIN_INVALID"}
+}
+
+test_defect_origin_outside_the_chain if {
+	d := decide(qa(1, "REVISE", [with_origin(d1, "MEDIA_PLAN")]), st_qa)
+	codes(d) == {"DEFECT_ORIGIN_INVALID"}
+}
+
+test_defect_origin_not_in_the_workflow if {
+	st := state("QA", object.remove(st_qa.artifacts, ["RESEARCH_BRIEF"]))
+	d := decide(qa(1, "REVISE", [with_origin(d1, "RESEARCH_BRIEF")]), st)
+	codes(d) == {"DEFECT_ORIGIN_INVALID"}
+	contains(d.reasons[0].message, "no approved RESEARCH_BRIEF")
+}
+
+test_defect_origin_of_research_at_validation if {
+	d := decide(validation("REVISE", [with_origin(defect("R-1", "S2", "RESEARCH_BRIEF", "HG-2"), "STRATEGY_BRIEF")]), st_validation)
+	codes(d) == {"DEFECT_ORIGIN_INVALID"}
+}
+
+test_defect_origin_twin_upstream_strategy if {
+	d := decide(qa(1, "REVISE", [with_origin(d1, "STRATEGY_BRIEF")]), st_qa)
+	not "DEFECT_ORIGIN_INVALID" in codes(d)
+	d.status_after == "STRATEGY"
+}
+
+test_defect_origin_twin_the_artifact_itself if {
+	d := decide(qa(1, "REVISE", [with_origin(d1, "COPY_PACKAGE")]), st_qa)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	d.status_after == "TARGETED_REVISION"
+}
+
+# --- a defect may not contradict what the policy proved --------------------------------------
+
+test_defect_contradicts_verified_cta if {
+	d := decide(qa(1, "REVISE", [defect("D-6", "S2", "COPY_PACKAGE", "cta_compliance")]), st_qa)
+	codes(d) == {"DEFECT_CONTRADICTS_ENGINE"}
+	d.outcome == "block"
+	d.reasons[0].path == "defects[0]"
+	count(d.events) == 0
+}
+
+test_defect_contradicts_verified_channels if {
+	d := decide(qa(1, "REVISE", [d1, defect("D-6", "S1", "COPY_PACKAGE", "required_deliverables")]), st_qa)
+	codes(d) == {"DEFECT_CONTRADICTS_ENGINE"}
+	d.reasons[0].path == "defects[1]"
+}
+
+test_defect_contradicts_twin_escalated_to_a_person if {
+	d := decide(qa(1, "ESCALATE", [defect("D-6", "S2", "COPY_PACKAGE", "cta_compliance")]), st_qa)
+	not "DEFECT_CONTRADICTS_ENGINE" in codes(d)
+	d.status_after == "ESCALATED"
+}
+
+# The recorded version really misses the CTA (recorded before the piece check existed):
+# the defect stands.
+test_defect_contradicts_twin_version_not_compliant if {
+	off := json.patch(copy, [{"op": "replace", "path": "/deliverables/1/cta", "value": "Buy now"}])
+	st := state("QA", object.union(st_qa.artifacts, {"COPY_PACKAGE": history("COPY_PACKAGE", [version("COPY_PACKAGE", 1, "under_review", "copywriter", off, [ref("STRATEGY_BRIEF", 1)])])}))
+	d := decide(qa(1, "REVISE", [defect("D-6", "S2", "COPY_PACKAGE", "cta_compliance")]), st)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	d.status_after == "TARGETED_REVISION"
+}
+
+# required_format is more than the coverage the policy checks: not refused.
+test_defect_contradicts_twin_visual_format if {
+	d := decide(qa(1, "REVISE", [defect("D-2", "S1", "VISUAL_PACKAGE", "required_format")]), st_qa)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+}
+
+# --- a defect id names one defect ---------------------------------------------------------
+
+test_defect_id_twice_in_one_review if {
+	d := decide(qa(1, "REVISE", [d1, defect("D-1", "S2", "VISUAL_PACKAGE", "product_consistency")]), st_qa)
+	codes(d) == {"ID_NOT_UNIQUE"}
+	d.outcome == "block"
+}
+
+# D-1 is recorded for the copy: a visual defect may not take its id (it would count as the
+# copy defect remaining after two cycles).
+test_defect_id_of_another_artifact if {
+	d := decide(qa(2, "REVISE", [defect("D-1", "S2", "VISUAL_PACKAGE", "product_consistency")]), st_qa_cycle(1))
+	codes(d) == {"ID_NOT_UNIQUE"}
+	d.reasons[0].path == "defects[0].id"
+}
+
+test_defect_id_twin_same_defect_remains if {
+	d := decide(qa(2, "REVISE", [d1]), st_qa_cycle(1))
+	not "ID_NOT_UNIQUE" in codes(d)
+	d.status_after == "TARGETED_REVISION"
+}
+
+test_gate_result_of_no_reviewed_artifact if {
+	d := decide(with_gates(qa(1, "ACCEPT", []), [{"id": "HG-2", "passed": true}]), st_qa)
+	codes(d) == {"REVIEW_SCOPE_INVALID"}
+	d.reasons[0].path == "gates[0].id"
+}
+
+test_gate_result_of_an_unknown_gate if {
+	d := decide(with_gates(qa(1, "REVISE", [d1]), [{"id": "unsupported_claims", "passed": false}, {"id": "tone", "passed": false}]), st_qa)
+	"REVIEW_SCOPE_INVALID" in codes(d)
+	not "QUALITY_GATE_FAILED" in codes(d)
+}
+
+test_gate_result_twin_research_gate_at_validation if {
+	d := decide(with_gates(validation("ACCEPT", []), [{"id": "HG-2", "passed": true}]), st_validation)
+	not "REVIEW_SCOPE_INVALID" in codes(d)
 }

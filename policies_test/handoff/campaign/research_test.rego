@@ -171,3 +171,74 @@ test_output_missing_twin if {
 	d := decide(research_handoff(1, research), st_research)
 	not "OUTPUT_MISSING" in codes(d)
 }
+
+# --- every citation resolves inside the brief; ids are unique -------------------------------
+
+test_unresolved_source_beside_a_good_one if {
+	d := decide(validation("ACCEPT", []), st_validation_with(with_claim(0, object.union(research.claims[0], {"sources": ["src-survey", "src-ghost"]}))))
+	codes(d) == {"UNRESOLVED_REFERENCE"}
+	d.outcome == "revise"
+	d.status_after == "RESEARCH_REVISION"
+	d.reasons[0].path == "artifacts.RESEARCH_BRIEF.v1.content.claims[0].sources[1]"
+}
+
+test_unresolved_source_of_a_finding if {
+	content := json.patch(research, [{"op": "add", "path": "/market_findings/0/sources/-", "value": "src-blog"}])
+	d := decide(validation("ACCEPT", []), st_validation_with(content))
+	codes(d) == {"UNRESOLVED_REFERENCE"}
+}
+
+test_unresolved_claim_of_a_contradiction if {
+	content := json.patch(research, [{"op": "replace", "path": "/contradictions/0/claims", "value": ["C-1", "C-9"]}])
+	d := decide(validation("ACCEPT", []), st_validation_with(content))
+	codes(d) == {"UNRESOLVED_REFERENCE"}
+	d.reasons[0].path == "artifacts.RESEARCH_BRIEF.v1.content.contradictions[0].claims[1]"
+}
+
+test_unresolved_source_of_a_contradiction if {
+	content := json.patch(research, [{"op": "add", "path": "/contradictions/0/sources", "value": ["src-summer-panel"]}])
+	d := decide(validation("ACCEPT", []), st_validation_with(content))
+	codes(d) == {"UNRESOLVED_REFERENCE"}
+}
+
+test_unresolved_twin_every_citation_resolves if {
+	content := json.patch(research, [{"op": "add", "path": "/contradictions/0/sources", "value": ["src-market"]}])
+	d := decide(validation("ACCEPT", []), st_validation_with(content))
+	count(d.reasons) == 0
+	d.status_after == "STRATEGY"
+}
+
+test_claim_id_used_twice if {
+	content := json.patch(research, [{"op": "add", "path": "/claims/-", "value": {"id": "C-1", "statement": "Remote workers skip breakfast", "major": false, "sources": ["src-survey"]}}])
+	d := decide(validation("ACCEPT", []), st_validation_with(content))
+	codes(d) == {"ID_NOT_UNIQUE"}
+	d.outcome == "revise"
+}
+
+test_source_id_used_twice if {
+	content := json.patch(research, [{"op": "add", "path": "/source_references/-", "value": {"id": "src-market", "title": "Another report"}}])
+	d := decide(validation("ACCEPT", []), st_validation_with(content))
+	codes(d) == {"ID_NOT_UNIQUE"}
+}
+
+# --- a time the brief states is checked against the engine's clock ------------------------
+
+with_accessed_at(t) := json.patch(research, [{"op": "add", "path": "/source_references/1/accessed_at", "value": t}])
+
+test_source_accessed_after_the_brief_was_recorded if {
+	d := decide(validation("ACCEPT", []), st_validation_with(with_accessed_at("2026-04-01T12:00:00Z")))
+	codes(d) == {"TIME_IN_FUTURE"}
+	d.outcome == "revise"
+	d.reasons[0].path == "artifacts.RESEARCH_BRIEF.v1.content.source_references[1].accessed_at"
+}
+
+test_source_accessed_twin_within_clock_skew if {
+	d := decide(validation("ACCEPT", []), st_validation_with(with_accessed_at("2026-04-01T10:00:30Z")))
+	count(d.reasons) == 0
+	d.status_after == "STRATEGY"
+}
+
+test_source_accessed_twin_before if {
+	d := decide(validation("ACCEPT", []), st_validation_with(with_accessed_at("2026-03-02T09:00:00+01:00")))
+	count(d.reasons) == 0
+}

@@ -66,7 +66,10 @@ test_failure_retried_with_backoff if {
 	d.outcome == "retry"
 	d.status_after == "PRODUCTION"
 	d.retry == {"attempt": 2, "max_attempts": 3, "delay_ms": 4000, "task": "copy"}
-	d.events == [{"type": "counter", "name": "retry/copy", "delta": 1}]
+	d.events == [
+		{"type": "counter", "name": "retry/copy", "delta": 1},
+		{"type": "counter", "name": "retry_due_ms/copy", "value": now_ms + 4000},
+	]
 	next_agents(d) == {"copywriter"}
 }
 
@@ -146,4 +149,105 @@ test_missing_strategy_blocks_production if {
 	d := decide(copy_handoff(1, [ref("STRATEGY_BRIEF", 1)], copy), st)
 	d.outcome == "block"
 	"VERSION_MISMATCH" in codes(d)
+}
+
+test_messages_use_the_right_article if {
+	campaign._with_article("approval") == "an approval"
+	campaign._with_article("outcome") == "an outcome"
+	campaign._with_article("handoff") == "a handoff"
+}
+
+# A handoff the status routes (qa_agent/qa_review in QA) but no campaign rule decides: the
+# message reads "a handoff request".
+test_no_rule_message_article if {
+	req := handoff("qa_agent", "copywriter", "qa_review", [], output("QA_REPORT", 2, production_report))
+	d := decide(req, st_qa)
+	d.outcome == "block"
+	some r in d.reasons
+	r.code == "OUT_OF_SEQUENCE"
+	contains(r.message, "decides a handoff request in status QA")
+}
+
+# --- identity is (type, id); a person's roles come from the pack's roles table -----------
+
+test_review_by_person_carrying_the_qa_agent_id if {
+	req := object.union(qa(1, "ACCEPT", []), {"actor": {"type": "human", "id": "qa_agent", "roles": ["campaign_approver"]}})
+	d := decide(req, st_qa)
+	"UNAUTHORIZED_SUBJECT" in codes(d)
+	not "OUT_OF_SEQUENCE" in codes(d)
+	d.outcome == "block"
+	count(d.events) == 0
+}
+
+test_review_by_system_carrying_the_qa_agent_id if {
+	req := object.union(qa(1, "ACCEPT", []), {"actor": {"type": "system", "id": "qa_agent"}})
+	d := decide(req, st_qa)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_review_twin_by_the_agent if {
+	d := decide(qa(1, "ACCEPT", []), st_qa)
+	not "UNAUTHORIZED_SUBJECT" in codes(d)
+	d.status_after == "HUMAN_APPROVAL"
+}
+
+test_outcome_by_an_agent if {
+	req := object.union(outcome("client-package@v1", "acknowledged"), {"actor": agent("delivery_agent")})
+	d := decide(req, st_delivering("pending"))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+	d.status_after == "DELIVERY"
+}
+
+test_outcome_by_a_person_without_a_pack_role if {
+	req := object.union(outcome("client-package@v1", "acknowledged"), {"actor": {"type": "human", "id": "someone", "roles": ["marketing_lead"]}})
+	d := decide(req, st_delivering("pending"))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_outcome_twin_by_the_client if {
+	req := object.union(outcome("client-package@v1", "acknowledged"), {"actor": {"type": "human", "id": "client.contact", "roles": ["client"]}})
+	d := decide(req, st_delivering("pending"))
+	count(d.reasons) == 0
+	d.status_after == "COMPLETED"
+}
+
+test_failure_reported_for_another_agent if {
+	req := object.union(failure("visual_prompts", "visual_prompt_agent", "authorization"), {"actor": agent("copywriter")})
+	d := decide(req, st_production)
+	"UNAUTHORIZED_SUBJECT" in codes(d)
+	d.outcome == "block"
+}
+
+test_failure_twin_own_failure if {
+	req := object.union(failure("visual_prompts", "visual_prompt_agent", "timeout"), {"actor": agent("visual_prompt_agent")})
+	d := decide(req, st_production)
+	count(d.reasons) == 0
+	d.outcome == "retry"
+}
+
+test_failure_reported_by_a_person_without_approving_role if {
+	req := object.union(failure("copy", "copywriter", "timeout"), {"actor": {"type": "human", "id": "client.contact", "roles": ["client"]}})
+	d := decide(req, st_production)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_start_by_person_without_a_pack_role if {
+	d := decide(object.union(start, {"actor": {"type": "human", "id": "someone", "roles": ["admin"]}}), state("INTAKE", {}))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+# The same failure posted again before its retry could run repeats the one counted.
+test_failure_before_its_retry_was_due if {
+	st := with_state(st_production, {"counters": {"retry/copy": 1, "retry_due_ms/copy": now_ms + 4000}})
+	d := decide(failure("copy", "copywriter", "timeout"), st)
+	codes(d) == {"DUPLICATE_EVENT"}
+	d.outcome == "block"
+	count(d.events) == 0
+}
+
+test_failure_twin_after_its_retry_was_due if {
+	st := with_state(st_production, {"counters": {"retry/copy": 1, "retry_due_ms/copy": now_ms}})
+	d := decide(failure("copy", "copywriter", "timeout"), st)
+	count(d.reasons) == 0
+	d.retry.attempt == 3
 }
