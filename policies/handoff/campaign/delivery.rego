@@ -157,8 +157,8 @@ reasons contains r if {
 # title: Redelivery before its retry is due
 # description: >-
 #   A CLIENT_PACKAGE redelivery arrives before the retry delay the failure's decision
-#   announced has passed since that decision (the engine's clock, the delay before
-#   jitter): the host retries when told to, not at once.
+#   announced has passed since that decision (the engine's clock, the delay the decision
+#   reported, its jitter included): the host retries when told to, not at once.
 # custom:
 #   code: RETRY_NOT_DUE
 #   outcome: block
@@ -292,7 +292,7 @@ _outcome_proposal := {
 
 # _retry_due_counter holds the time (Unix milliseconds, the engine's clock) from which the
 # delivery may be tried again: the failure's decision time plus the retry delay the
-# decision announced before the engine's jitter (which only lengthens it).
+# decision announced (core.retry_decision's, its jitter included).
 _retry_due_counter := _retry_due_counter_of("delivery")
 
 _outcome_proposal := {

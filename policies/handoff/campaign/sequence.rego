@@ -247,7 +247,7 @@ _failure_proposal := {
 
 # _retry_due_counter_of names the counter holding the time (Unix milliseconds, the
 # engine's clock) from which a retried task may run again: the retry decision's time plus
-# the delay it announced, before the engine's jitter.
+# the delay it announced (its jitter included).
 _retry_due_counter_of(task) := sprintf("retry_due_ms/%s", [task])
 
 _now_ms := floor(time.parse_rfc3339_ns(input.now) / 1000000)
