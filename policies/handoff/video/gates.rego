@@ -24,8 +24,9 @@ _in_scope(type) if type in _scope
 
 # --- A1 ------------------------------------------------------------------------------
 
-# _audience_placeholders is config.audience_placeholders in contracts/video/config.cue.
-_audience_placeholders := {p | some p in object.get(_config, "audience_placeholders", [])}
+# _audience_placeholders is config.audience_placeholders in contracts/video/config.cue,
+# normalised.
+_audience_placeholders := _placeholder_set("audience_placeholders")
 
 _gate_failures contains f if {
 	_in_scope("A1")
@@ -36,11 +37,25 @@ _gate_failures contains f if {
 
 _audience_defined(ta) if {
 	_non_blank(ta)
-	not lower(trim_space(ta)) in _audience_placeholders
+	_normalized(ta) != ""
+	not _normalized(ta) in _audience_placeholders
 }
 
-# _reference_placeholders is config.reference_placeholders in contracts/video/config.cue.
-_reference_placeholders := {p | some p in object.get(_config, "reference_placeholders", [])}
+# references 有实质内容: every reference is a link to a real page or a case described in
+# words. The placeholders, labels and reserved hosts are config.reference_placeholders,
+# config.reference_labels and config.reference_placeholder_hosts in
+# contracts/video/config.cue; every comparison is on normalised text (_normalized).
+_reference_placeholders := _placeholder_set("reference_placeholders")
+
+_reference_labels := _placeholder_set("reference_labels")
+
+_placeholder_hosts := {lower(trim_space(h)) | some h in object.get(_config, "reference_placeholder_hosts", []); is_string(h)}
+
+# _reference_min_chars fails closed: without the table no description is long enough.
+_reference_min_chars := n if {
+	n := _config.reference_min_chars
+	is_number(n)
+} else := 1000000
 
 _gate_failures contains f if {
 	_in_scope("A1")
@@ -51,16 +66,84 @@ _gate_failures contains f if {
 _gate_failures contains f if {
 	_in_scope("A1")
 	some i, r in object.get(_doc("A1"), "references", [])
-	not _substantive(r)
-	f := _failure("A1", "QUALITY_GATE_FAILED", "cd-sw.references_substantive", sprintf("%s: reference %q has no substance: give a link or describe the case", [_label("A1"), r]), _at("A1", sprintf("references[%d]", [i])))
+	problem := _reference_problem(r)
+	f := _failure("A1", "QUALITY_GATE_FAILED", "cd-sw.references_substantive", sprintf("%s: reference %q has no substance (%s): give a link to a real page or describe the case", [_label("A1"), r, problem]), _at("A1", sprintf("references[%d]", [i])))
 }
 
-_substantive(r) if regex.match(`^https?://[^\s/]+\.[^\s]+`, trim_space(r))
+# _reference_problem says why a reference has no substance; undefined when it has. A
+# reference may start with a label (参考：...); what follows is judged. Every link in it
+# must point at a real page; a reference without a link describes a case in words.
+_reference_problem(r) := "it is not text" if {
+	not is_string(r)
+} else := concat("; ", sort(ps)) if {
+	ps := {p | some u in _links(_unlabelled(r)); p := _link_problem(u)}
+	count(ps) > 0
+} else := _text_problem(_unlabelled(r)) if {
+	count(_links(_unlabelled(r))) == 0
+}
 
-_substantive(r) if {
-	s := trim_space(r)
-	count(s) >= 4
-	not lower(s) in _reference_placeholders
+# _unlabelled is a reference without its label: "参考：暂无" is judged as "暂无".
+_unlabelled(r) := trim_space(m[2]) if {
+	m := regex.find_all_string_submatch_n(`^([^:：]{1,24})[:：](.*)$`, trim_space(r), 1)[0]
+	_normalized(m[1]) in _reference_labels
+} else := trim_space(r)
+
+# _links are the links in a reference: anything with a scheme (http://, ftp://, file://),
+# a www. address, or the whole reference when it is a bare domain (example.com/case).
+_links(s) := ({u | some u in regex.find_n(`(?i)[a-z][a-z0-9+.-]*://[^\s，。、；;（）()<>"]*`, s, -1)} | {sprintf("http://%s", [m[1]]) |
+	not contains(s, "://")
+	some m in regex.find_all_string_submatch_n(`(?i)(?:^|[^a-z0-9./:@-])(www\.[^\s，。、；;（）()<>"]*)`, s, -1)
+}) | {sprintf("http://%s", [s]) |
+	regex.match(`(?i)^[a-z0-9-]+(?:\.[a-z0-9-]+)+(?:[/?#]\S*)?$`, s)
+	not startswith(lower(s), "www.")
+}
+
+# _link_problem says why a link points nowhere; undefined for a link to a real page.
+_link_problem(u) := "its link is not http(s)" if {
+	not regex.match(`(?i)^https?://`, u)
+} else := "its link has no host" if {
+	_host(u) == ""
+} else := sprintf("its link's host %q is not a domain name", [_host(u)]) if {
+	not regex.match(`^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+(?:\p{L}{2,}|xn--[a-z0-9-]+)$`, _host(u))
+} else := sprintf("its link points at %q, a name reserved for examples", [_host(u)]) if {
+	some h in _placeholder_hosts
+	_domain_of(_host(u), h)
+} else := sprintf("its link's host %q names nothing", [_host(u)]) if {
+	every name in _host_names(_host(u)) {
+		_normalized(name) in _reference_placeholders
+	}
+}
+
+# _host is a link's host name, lower-cased: without user info, port and trailing dot.
+_host(u) := h if {
+	authority := regex.find_all_string_submatch_n(`^(?i)[a-z][a-z0-9+.-]*://([^/?#\\]*)`, u, 1)[0][1]
+	parts := split(authority, "@")
+	h := trim_right(regex.replace(lower(parts[count(parts) - 1]), `:[0-9]*$`, ""), ".")
+} else := ""
+
+_domain_of(host, name) if host == name
+
+_domain_of(host, name) if endswith(host, sprintf(".%s", [name]))
+
+# _host_names are the labels of a host that name something: all but the top-level
+# domain and www.
+_host_names(host) := [l |
+	labels := split(host, ".")
+	some i, l in labels
+	i < count(labels) - 1
+	l != "www"
+]
+
+# _text_problem says why a reference without a link describes no case; undefined for
+# one that does.
+_text_problem(s) := "it holds no words" if {
+	_normalized(s) == ""
+} else := "it is a placeholder" if {
+	_normalized(s) in _reference_placeholders
+} else := "it repeats one character" if {
+	count({c | some c in split(_normalized(s), "")}) == 1
+} else := sprintf("it is shorter than %d characters", [_reference_min_chars]) if {
+	count(_normalized(s)) < _reference_min_chars
 }
 
 # --- SKILL_ROUTING -----------------------------------------------------------------------

@@ -3,6 +3,8 @@
 # version recorded as revision_required, no handoff_accepted), and its twin passes.
 package handoff.video_test
 
+import data.handoff.video
+
 # returned_at_handoff holds for a decision that returns the delivered version at once.
 returned_at_handoff(d, type) if {
 	d.outcome == "revise"
@@ -136,8 +138,66 @@ test_references_empty if {
 }
 
 test_references_twin_link_or_case if {
-	d := decide(deliver_with("A1", patch(a1, "/references", ["http://example.com/x.mp4", "农夫山泉东方树叶春季短片"])), st_creative)
+	d := decide(deliver_with("A1", patch(a1, "/references", ["http://www.vmovier.com/61234", "农夫山泉东方树叶春季短片"])), st_creative)
 	count(d.reasons) == 0
+}
+
+# Placeholders with punctuation or whitespace around them, in any case and in full-width
+# forms, bare schemes, links to no host or to a reserved example host, labels before a
+# placeholder: each one alone fails the item at its own path.
+placeholder_references := [
+	"http://", "https://", "http:/", "https:", "N/A.", "n / a", "NA", "TBD.", "tbd!", "ＴＢＤ", "TODO:",
+	"none", "NONE.", "nil", "-", "?", "？？", "……", "...", "see above", "See above!", "to be added",
+	"To be added...", "暂无参考", "暂无参考。", "暂无", "无", "无。", "待定", "待定！", "待补充", "待补充。",
+	"略", "略。", "见附件", "见附件，", "同上", "同上…", "xxxx", "参考：暂无", "References: N/A",
+	"example.com", "www.example.com", "https://example.com/cases/spring-tea-film",
+	"http://www.example.org/x.mp4", "https://cases.example.net/a", "https://studio.test/a",
+	"https://localhost/a", "http://127.0.0.1/ref.mp4", "https://tbd.com", "http://xxx.com/abc",
+	"https://www.com", "ftp://files.studio.cn/ref.mp4", "file:///C:/ref.mp4", "见 https://example.com",
+]
+
+test_references_placeholders_fail_one_by_one if {
+	every r in placeholder_references {
+		d := decide(deliver_with("A1", patch(a1, "/references/1", r)), st_creative)
+		codes(d) == {"QUALITY_GATE_FAILED"}
+		gates_of(d, "QUALITY_GATE_FAILED") == {"cd-sw.references_substantive"}
+		paths_of(d, "QUALITY_GATE_FAILED") == {"output.content.references[1]"}
+		returned_at_handoff(d, "A1")
+	}
+}
+
+# The allowed twins: real links (any path, a labelled link, an IDN host, a bare domain
+# with a path) and cases described in words, Chinese or English.
+substantive_references := [
+	"https://www.xinpianchang.com/a10986543", "http://www.vmovier.com/61234",
+	"https://v.douyin.com/iRNBHpJx/", "参考：https://www.bilibili.com/video/BV1Ab411c7XY",
+	"bilibili.com/video/BV1Ab411c7XY", "https://例子.中国/案例", "https://www.nike.com",
+	"元气森林2024春季外星人电解质水短片", "无印良品2023春季广告片", "农夫山泉东方树叶春季短片",
+	"案例：三顿半咖啡2022冷萃广告", "Nike Just Do It 2018 campaign",
+	"Apple 1984 commercial, https://www.youtube.com/watch?v=VtvjbmoDx-I",
+]
+
+test_references_substantive_twins if {
+	every r in substantive_references {
+		d := decide(deliver_with("A1", patch(a1, "/references/1", r)), st_creative)
+		count(d.reasons) == 0
+		d.outcome == "allow"
+	}
+}
+
+test_references_placeholders_come_from_the_config if {
+	d := video.decision with input as input_of(deliver_with("A1", patch(a1, "/references/1", "参考片待选")), st_creative)
+		with data.handoff.video.config.reference_placeholders as array.concat(config.reference_placeholders, ["参考片待选"])
+	gates_of(d, "QUALITY_GATE_FAILED") == {"cd-sw.references_substantive"}
+	d2 := decide(deliver_with("A1", patch(a1, "/references/1", "参考片待选")), st_creative)
+	count(d2.reasons) == 0
+}
+
+test_audience_placeholder_with_punctuation if {
+	every ta in ["TBD.", "待定。", "ＴＢＤ", " n/a ", "所有人！", "?"] {
+		d := decide(deliver_with("A1", patch(a1, "/target_audience", ta)), st_creative)
+		gates_of(d, "QUALITY_GATE_FAILED") == {"target_audience_defined"}
+	}
 }
 
 # --- SKILL_ROUTING ---------------------------------------------------------------------
