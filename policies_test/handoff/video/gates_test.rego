@@ -73,6 +73,36 @@ test_scene_without_characters_is_complete if {
 	count(d.reasons) == 0
 }
 
+# A field that says it is still to be done is missing, whatever its punctuation or case.
+test_pending_values_are_missing_fields if {
+	bad := patch(patch(patch(a1, "/key_message", "TBD."), "/tone_of_voice", "待定！"), "/visual_direction", "？？")
+	d := decide(deliver_with("A1", bad), st_creative)
+	codes(d) == {"ARTIFACT_INCOMPLETE"}
+	paths_of(d, "ARTIFACT_INCOMPLETE") == {"output.content.key_message", "output.content.tone_of_voice", "output.content.visual_direction"}
+	returned_at_handoff(d, "A1")
+}
+
+test_pending_nested_field if {
+	d := decide(deliver_with("A5", patch(a5, "/shots/2/camera/angle", "待补充。")), st_storyboard_a4)
+	paths_of(d, "ARTIFACT_INCOMPLETE") == {"output.content.shots[2].camera.angle"}
+	gates_of(d, "ARTIFACT_INCOMPLETE") == {"dir-vfx.a5_complete"}
+}
+
+# The twin: "无" (none) declares that a shot has no notes; it is not a pending value.
+test_pending_twin_none_is_a_value if {
+	d := decide(deliver_with("A5", patch(a5, "/shots/2/notes", "无")), st_storyboard_a4)
+	count(d.reasons) == 0
+}
+
+# The raw requirements keep the client's own words: a deadline the client left open is
+# written down as said; the request itself must be there.
+test_pending_client_words_may_stay_open if {
+	d := decide(deliver_with("REQUIREMENTS", patch(requirements, "/deadline", "待定")), st_intake)
+	count(d.reasons) == 0
+	d2 := decide(deliver_with("REQUIREMENTS", patch(requirements, "/request", "TBD")), st_intake)
+	paths_of(d2, "ARTIFACT_INCOMPLETE") == {"output.content.request"}
+}
+
 test_incomplete_scene_location if {
 	d := decide(deliver_with("A4", patch(a4, "/scenes/0/location", "")), st_storyboarding)
 	codes(d) == {"ARTIFACT_INCOMPLETE"}
@@ -127,9 +157,12 @@ test_target_audience_twin_named if {
 
 test_references_without_substance if {
 	d := decide(deliver_with("A1", patch(a1, "/references", ["无", "见附件", "TBD"])), st_creative)
-	codes(d) == {"QUALITY_GATE_FAILED"}
+	codes(d) == {"QUALITY_GATE_FAILED", "ARTIFACT_INCOMPLETE"}
 	gates_of(d, "QUALITY_GATE_FAILED") == {"cd-sw.references_substantive"}
 	paths_of(d, "QUALITY_GATE_FAILED") == {"output.content.references[0]", "output.content.references[1]", "output.content.references[2]"}
+
+	# TBD also says the field is still to be done.
+	paths_of(d, "ARTIFACT_INCOMPLETE") == {"output.content.references[2]"}
 }
 
 test_references_empty if {
@@ -145,26 +178,41 @@ test_references_twin_link_or_case if {
 # Placeholders with punctuation or whitespace around them, in any case and in full-width
 # forms, bare schemes, links to no host or to a reserved example host, labels before a
 # placeholder: each one alone fails the item at its own path.
-placeholder_references := [
-	"http://", "https://", "http:/", "https:", "N/A.", "n / a", "NA", "TBD.", "tbd!", "ＴＢＤ", "TODO:",
-	"none", "NONE.", "nil", "-", "?", "？？", "……", "...", "see above", "See above!", "to be added",
-	"To be added...", "暂无参考", "暂无参考。", "暂无", "无", "无。", "待定", "待定！", "待补充", "待补充。",
-	"略", "略。", "见附件", "见附件，", "同上", "同上…", "xxxx", "参考：暂无", "References: N/A",
-	"example.com", "www.example.com", "https://example.com/cases/spring-tea-film",
-	"http://www.example.org/x.mp4", "https://cases.example.net/a", "https://studio.test/a",
-	"https://localhost/a", "http://127.0.0.1/ref.mp4", "https://tbd.com", "http://xxx.com/abc",
-	"https://www.com", "ftp://files.studio.cn/ref.mp4", "file:///C:/ref.mp4", "见 https://example.com",
-]
+placeholder_references := {
+	"schemes": ["http://", "https://", "http:/", "https:", "ftp://files.studio.cn/ref.mp4", "file:///C:/ref.mp4"],
+	"english": [
+		"N/A.", "n / a", "NA", "TBD.", "tbd!", "ＴＢＤ", "TODO:", "none", "NONE.", "nil", "-", "?", "...",
+		"see above", "See above!", "to be added", "To be added...", "References: N/A",
+	],
+	"chinese": [
+		"？？", "……", "暂无参考", "暂无参考。", "暂无", "无", "无。", "待定", "待定！", "待补充", "待补充。", "略",
+		"略。", "见附件", "见附件，", "同上", "同上…", "xxxx", "参考：暂无",
+	],
+	"hosts": [
+		"example.com", "www.example.com", "https://example.com/cases/spring-tea-film",
+		"http://www.example.org/x.mp4", "https://cases.example.net/a", "https://studio.test/a",
+		"https://localhost/a", "http://127.0.0.1/ref.mp4", "https://tbd.com", "http://xxx.com/abc",
+		"https://www.com", "见 https://example.com",
+	],
+}
 
-test_references_placeholders_fail_one_by_one if {
-	every r in placeholder_references {
+references_fail_one_by_one(group) if {
+	every r in placeholder_references[group] {
 		d := decide(deliver_with("A1", patch(a1, "/references/1", r)), st_creative)
-		codes(d) == {"QUALITY_GATE_FAILED"}
+		codes(d) - {"ARTIFACT_INCOMPLETE"} == {"QUALITY_GATE_FAILED"}
 		gates_of(d, "QUALITY_GATE_FAILED") == {"cd-sw.references_substantive"}
 		paths_of(d, "QUALITY_GATE_FAILED") == {"output.content.references[1]"}
 		returned_at_handoff(d, "A1")
 	}
 }
+
+test_references_bare_and_foreign_schemes_fail if references_fail_one_by_one("schemes")
+
+test_references_english_placeholders_fail if references_fail_one_by_one("english")
+
+test_references_chinese_placeholders_fail if references_fail_one_by_one("chinese")
+
+test_references_reserved_or_empty_hosts_fail if references_fail_one_by_one("hosts")
 
 # The allowed twins: real links (any path, a labelled link, an IDN host, a bare domain
 # with a path) and cases described in words, Chinese or English.
