@@ -164,6 +164,12 @@ _bad_attestation contains [i, msg] if {
 
 _bad_attestation contains [i, msg] if {
 	some i, a in _attestations_sent
+	_actor_type != "agent"
+	msg := sprintf("attested in a request sent by %s %q: an attestation is given by the agent that ran the skill or checked the gate, in its own request", [_actor_type, _actor_id])
+}
+
+_bad_attestation contains [i, msg] if {
+	some i, a in _attestations_sent
 	a.by != _actor_id
 	msg := sprintf("attested by %q but sent by %q: an attestation is given by its attester only", [a.by, _actor_id])
 }
@@ -186,8 +192,9 @@ else := []
 # description: >-
 #   An attestation is not one its sender may give: a producer attests only the skills
 #   it ran (skill_run) on the artifact it delivers; a receiving agent attests only the
-#   judgement gates of the artifacts it checks; an attestation names its sender as
-#   attester (by); a failing attestation states its reason.
+#   judgement gates of the artifacts it checks; an attestation is sent by an agent
+#   (never by a person or the host in its name) and names its sender as attester (by);
+#   a failing attestation states its reason.
 # custom:
 #   code: ATTESTATION_INVALID
 #   outcome: block

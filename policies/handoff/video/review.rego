@@ -29,9 +29,35 @@ _reviewing if _intake
 
 _reviewing if _internal
 
+# _routed_reviewer holds for the agent the status routes: an agent, by type and id (a
+# person or the host named like the agent is not that agent).
 _routed_reviewer if {
+	_actor_type == "agent"
 	some a in _actors_of(_status)
 	a.agent == _actor_id
+}
+
+# _review_by_non_agent holds for a review sent by a person or the host: reviews are the
+# receiving agents' checks and the internal review lead's (an agent) opinion.
+_review_by_non_agent if {
+	_ready
+	_kind == "review"
+	_actor_type != "agent"
+}
+
+# METADATA
+# title: Review by a person or the host
+# description: >-
+#   A video review is the receiving agent's check of what it was handed, or the
+#   internal review lead agent's opinion: it is sent by that agent (actor type agent
+#   and the id the status routes). A person or the host sending a review, even under
+#   the agent's id, is refused; people decide through approvals.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_review_by_non_agent
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [_actor_type, _actor_id, _routed_now]), "actor.type", "block")
 }
 
 _review_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]

@@ -36,6 +36,10 @@ _sequence_explained if _gap_filling
 
 _sequence_explained if _output_missing
 
+_sequence_explained if _review_by_non_agent
+
+_sequence_explained if _failure_reporter_problem
+
 # METADATA
 # title: Request out of sequence
 # description: >-
@@ -122,6 +126,56 @@ reasons contains r if {
 }
 
 # METADATA
+# title: Start by a person without a role of the pack
+# description: >-
+#   A person starts a video workflow only with a role of the pack (the client or the
+#   production lead, from the roles table); a person without one is refused.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "start"
+	_actor_type == "human"
+	count(_pack_roles_of_actor) == 0
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the video pack (roles given: %v) and may not start a workflow", [_actor_id, sort(_actor_roles)]), "actor.roles", "block")
+}
+
+# _pack_roles_of_actor are the actor's roles that the pack's roles table defines.
+_pack_roles_of_actor := {r | some r in _actor_roles; is_object(_contract.roles[r])} if _actor_type == "human"
+
+else := set()
+
+# _failure_reporter_problem says why the actor may not report the failure: only the host,
+# the failed agent itself (by type and id) or the production lead reports one.
+_failure_reporter_problem := sprintf("agent %q may not report a failure of agent %q: an agent reports only its own", [_actor_id, _request.agent]) if {
+	_ready
+	_kind == "failure"
+	_actor_type == "agent"
+	_actor_id != _request.agent
+} else := sprintf("person %q is not production lead and may not report a failure", [_actor_id]) if {
+	_ready
+	_kind == "failure"
+	_actor_type == "human"
+	not "production_lead" in _pack_roles_of_actor
+}
+
+# METADATA
+# title: Failure reported by someone else
+# description: >-
+#   A failure is reported by the host (system), by the failed agent itself (actor type
+#   agent with the failure's agent id) or by a person who is production lead. An agent
+#   reporting another agent's failure, or a person without that role, would spend the
+#   other agent's retry budget and escalate its work.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	msg := _failure_reporter_problem
+	r := _reason("UNAUTHORIZED_SUBJECT", msg, "actor", "block")
+}
+
+# METADATA
 # title: Cancel by a person who is not the production lead
 # description: >-
 #   A person cancels a video workflow only as production lead; the host may always
@@ -133,7 +187,7 @@ reasons contains r if {
 	_ready
 	_kind == "cancel"
 	_actor_type == "human"
-	not "production_lead" in _actor_roles
+	not "production_lead" in _pack_roles_of_actor
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q is not production lead and may not cancel", [_actor_id]), "actor.roles", "block")
 }
 
