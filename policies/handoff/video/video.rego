@@ -166,6 +166,7 @@ _required_config := {
 	"reference_labels": "array",
 	"reference_placeholder_hosts": "array",
 	"reference_min_chars": "number",
+	"clock_skew_ms": "number",
 	"checklist_skills": "object",
 	"judgement_gates": "object",
 	"item_artifacts": "object",
@@ -230,6 +231,21 @@ _non_blank(s) if {
 	is_string(s)
 	trim_space(s) != ""
 }
+
+# --- clock -----------------------------------------------------------------------------
+
+# _now_ns is the decision time, the engine's clock (input.now); undefined without it.
+_now_ns := time.parse_rfc3339_ns(input.now) if is_string(input.now)
+
+# _time_ns reads an RFC 3339 time; undefined for anything else.
+_time_ns(t) := time.parse_rfc3339_ns(t) if is_string(t)
+
+# _skew_ns is how far a sender's clock may run ahead of the engine's
+# (config.clock_skew_ms); without the table, not at all.
+_skew_ns := n * 1000000 if {
+	n := _config.clock_skew_ms
+	is_number(n)
+} else := 0
 
 # --- placeholders ------------------------------------------------------------------------
 
