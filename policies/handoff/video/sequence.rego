@@ -218,6 +218,38 @@ _retry_spent if {
 
 _failure_counter := {"type": "counter", "name": core.retry_counter(_request.task), "delta": 1}
 
+# _retry_due_counter names the counter that keeps when the retry of a task is due, in
+# milliseconds since the Unix epoch of the engine's clock: the decision time of the
+# failure plus the delay the decision announced (before the engine's jitter, which only
+# adds to it). 0 once the task's work is accepted.
+_retry_due_counter(task) := sprintf("retry_due_ms/%s", [task])
+
+_now_ms := floor(_now_ns / 1000000)
+
+_retry_due_event := {"type": "counter", "name": _retry_due_counter(_request.task), "value": _now_ms + core.failure_retry.delay_ms}
+
+# _retry_due_ms is when the retry of the failed task is due; 0 when none is pending.
+_retry_due_ms := _counter(_retry_due_counter(_request.task)) if _kind == "failure"
+
+# METADATA
+# title: Failure reported before its retry was due
+# description: >-
+#   A failure of a task arrives before the retry the last failure of that task
+#   announced was due (its decision time plus the announced delay, on the engine's
+#   clock). No retry can have run and failed yet: it is the same failure posted again
+#   under a new request_id, or the host retried early. It is refused and not counted:
+#   a duplicate never spends the retry budget or escalates the work.
+# custom:
+#   code: RETRY_NOT_DUE
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "failure"
+	_expected
+	_now_ms < _retry_due_ms
+	r := _reason("RETRY_NOT_DUE", sprintf("task %q of agent %q was retried with a delay due at %d ms since the epoch; this failure arrives %d ms before, so no retry has run yet: not counted", [_request.task, _request.agent, _retry_due_ms, _retry_due_ms - _now_ms]), "task", "block")
+}
+
 # A failure whose retry budget is spent (or that is not retryable) escalates to the
 # production lead; otherwise the task is retried with backoff.
 _failure_proposal := {
@@ -233,5 +265,5 @@ _failure_proposal := {
 	"status_after": _status,
 	"retry": core.failure_retry,
 	"next": [{"agent": _request.agent, "task": _request.task, "context": _empty_context}],
-	"events": [_failure_counter],
+	"events": [_failure_counter, _retry_due_event],
 }
