@@ -251,6 +251,34 @@ _seconds(d) := to_number(m[1]) if {
 	m := regex.find_all_string_submatch_n(`^([0-9]{1,2}):([0-5][0-9])$`, trim_space(d), 1)[0]
 }
 
+# The people of a scene are A2's characters: a scene never brings in someone the
+# character cards do not describe (narration and extras aside: config.uncarded_roles).
+_gate_failures contains f if {
+	_in_scope("A4")
+	some i, s in _scenes
+	some j, name in object.get(s, "characters_present", [])
+	not _carded(name)
+	f := _failure("A4", "QUALITY_GATE_FAILED", "dir-vfx.a4_complete", sprintf("%s: scene %q has %q, who is no character of %s (%v)", [_label("A4"), object.get(s, "scene_id", i), name, _label("A2"), sort(_character_names)]), _at("A4", sprintf("scenes[%d].characters_present[%d]", [i, j])))
+}
+
+# _character_names are the names of A2's characters as written.
+_character_names := {c.name | some c in object.get(_doc("A2"), "characters", []); is_string(c.name)}
+
+_carded_names := {_normalized(n) | some n in _character_names} - {""}
+
+# _uncarded_roles is config.uncarded_roles in contracts/video/config.cue, normalised.
+_uncarded_roles := _placeholder_set("uncarded_roles")
+
+# _carded holds for a name of an A2 character or a role that needs no card; a trailing
+# parenthetical (林夏（画外音）, LIN (V.O.)) is set aside.
+_carded(name) if _normalized(_bare_name(name)) in _carded_names
+
+_carded(name) if _normalized(_bare_name(name)) in _uncarded_roles
+
+_carded(name) if _normalized(name) in _uncarded_roles
+
+_bare_name(name) := trim_space(regex.replace(name, `\s*[（(][^）)]*[）)]\s*$`, "")) if is_string(name)
+
 # --- A5 ----------------------------------------------------------------------------
 
 _shots := [s | some s in object.get(_doc("A5"), "shots", []); is_object(s)]
@@ -378,6 +406,17 @@ _scene_shot(id) if {
 # _heading is a standard scene heading: an optional scene number, INT./EXT. (or
 # 内景/外景), a location and a time of day.
 _heading := `(?i)^(?:(?:第\s*)?[0-9]+\s*(?:场)?[.、．:：]?\s*|场景\s*[0-9]+\s*[.、．:：]?\s*)?(?:INT\.?\s*/\s*EXT\.?|I/E\.?|INT\.?|EXT\.?|内外景|内/外景|内景|外景)\s*[.．·]?\s*\S.*[-–—·,，/\s]\s*(?:DAY|NIGHT|DAWN|DUSK|MORNING|AFTERNOON|EVENING|CONTINUOUS|LATER|日|夜|晨|昏|黄昏|傍晚|清晨|白天|夜晚|凌晨|早晨|上午|下午|中午)$`
+
+# Every line is spoken by an A2 character (or by narration: config.uncarded_roles).
+_gate_failures contains f if {
+	_in_scope("A6")
+	some i, s in object.get(_doc("A6"), "scenes", [])
+	some j, line in object.get(s, "dialogue", [])
+	who := object.get(line, "character", "")
+	_non_blank(who)
+	not _carded(who)
+	f := _failure("A6", "QUALITY_GATE_FAILED", "sw-dir.a6_draft_complete", sprintf("%s: scene %d line %d is spoken by %q, who is no character of %s (%v)", [_label("A6"), i + 1, j + 1, who, _label("A2"), sort(_character_names)]), _at("A6", sprintf("scenes[%d].dialogue[%d].character", [i, j])))
+}
 
 _gate_failures contains f if {
 	_in_scope("A6")

@@ -167,6 +167,7 @@ _required_config := {
 	"reference_placeholder_hosts": "array",
 	"reference_min_chars": "number",
 	"clock_skew_ms": "number",
+	"uncarded_roles": "array",
 	"checklist_skills": "object",
 	"judgement_gates": "object",
 	"item_artifacts": "object",

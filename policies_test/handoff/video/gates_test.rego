@@ -521,3 +521,31 @@ test_presented_twin if {
 	d := decide(deliver("CLIENT_CONFIRMATION"), st_client_review)
 	count(d.reasons) == 0
 }
+
+# --- the people of scenes and lines are A2's characters --------------------------------
+
+test_scene_with_someone_without_a_character_card if {
+	d := decide(deliver_with("A4", patch(a4, "/scenes/1/characters_present", ["林夏", "王经理"])), st_storyboarding)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	gates_of(d, "QUALITY_GATE_FAILED") == {"dir-vfx.a4_complete"}
+	paths_of(d, "QUALITY_GATE_FAILED") == {"output.content.scenes[1].characters_present[1]"}
+	returned_at_handoff(d, "A4")
+}
+
+test_scene_characters_twin_cards_and_extras if {
+	d := decide(deliver_with("A4", patch(a4, "/scenes/1/characters_present", ["林夏", " 茶园阿婆 ", "路人"])), st_storyboarding)
+	count(d.reasons) == 0
+}
+
+test_line_spoken_by_someone_without_a_character_card if {
+	d := decide(deliver_with("A6", patch(a6, "/scenes/1/dialogue/0/character", "小王")), st_script_a3)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	gates_of(d, "QUALITY_GATE_FAILED") == {"sw-dir.a6_draft_complete"}
+	paths_of(d, "QUALITY_GATE_FAILED") == {"output.content.scenes[1].dialogue[0].character"}
+}
+
+test_line_speakers_twin_voice_over_and_narration if {
+	content := patch(patch(a6, "/scenes/1/dialogue/0/character", "茶园阿婆（画外音）"), "/scenes/2/dialogue/0/character", "旁白")
+	d := decide(deliver_with("A6", content), st_script_a3)
+	count(d.reasons) == 0
+}
