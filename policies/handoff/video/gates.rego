@@ -242,14 +242,22 @@ _gate_failures contains f if {
 	f := _failure("A4", "QUALITY_GATE_FAILED", "rhythm_annotated", sprintf("%s: scene %q has no %s", [_label("A4"), object.get(s, "scene_id", i), field]), _at("A4", sprintf("scenes[%d].%s", [i, field])))
 }
 
-# _seconds reads a duration written as "15", "15s", "15 sec", "15秒" or "00:15".
+# _seconds reads a duration written as "15", "15s", "15 sec", "15秒", "00:15", or with
+# minutes: "1分30秒", "1分钟", "1 min 30 s", "1m30s", "2min".
 _seconds(d) := to_number(m[1]) if {
 	is_string(d)
-	m := regex.find_all_string_submatch_n(`^([0-9]+(?:\.[0-9]+)?)\s*(?:s|sec|secs|seconds|秒)?$`, lower(trim_space(d)), 1)[0]
+	m := regex.find_all_string_submatch_n(`^([0-9]+(?:\.[0-9]+)?)\s*(?:s|sec|secs|second|seconds|秒|秒钟)?$`, lower(trim_space(d)), 1)[0]
 } else := (to_number(m[1]) * 60) + to_number(m[2]) if {
 	is_string(d)
 	m := regex.find_all_string_submatch_n(`^([0-9]{1,2}):([0-5][0-9])$`, trim_space(d), 1)[0]
+} else := (to_number(m[1]) * 60) + _or_zero(m[2]) if {
+	is_string(d)
+	m := regex.find_all_string_submatch_n(`^([0-9]+(?:\.[0-9]+)?)\s*(?:m|min|mins|minute|minutes|分钟|分)\s*(?:([0-9]+(?:\.[0-9]+)?)\s*(?:s|sec|secs|second|seconds|秒|秒钟)?)?$`, lower(trim_space(d)), 1)[0]
 }
+
+_or_zero(x) := to_number(x) if x != ""
+
+else := 0
 
 # The people of a scene are A2's characters: a scene never brings in someone the
 # character cards do not describe (narration and extras aside: config.uncarded_roles).

@@ -549,3 +549,24 @@ test_line_speakers_twin_voice_over_and_narration if {
 	d := decide(deliver_with("A6", content), st_script_a3)
 	count(d.reasons) == 0
 }
+
+# --- durations -----------------------------------------------------------------------
+
+test_scene_durations_in_minutes_read_as_seconds if {
+	every dur in ["1分30秒", "1分钟", "1 min 30 s", "1m30s", "2min", "1分30", "14秒钟", "0:14"] {
+		d := decide(deliver_with("A4", patch(a4, "/scenes/1/duration", dur)), st_storyboarding)
+		count(d.reasons) == 0
+	}
+}
+
+test_scene_duration_that_reads_as_nothing if {
+	every dur in ["大约一分钟", "1小时?", "m30", "分钟"] {
+		d := decide(deliver_with("A4", patch(a4, "/scenes/1/duration", dur)), st_storyboarding)
+		gates_of(d, "QUALITY_GATE_FAILED") == {"all_scenes_have_duration"}
+	}
+}
+
+test_prompt_duration_in_minutes_twin if {
+	d := decide(deliver_with("PROMPT", patch(prompt, "/technical_specs/duration", "0分30秒")), st_prompting)
+	count(d.reasons) == 0
+}
