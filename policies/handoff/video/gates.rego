@@ -22,6 +22,19 @@ reasons contains f.reason if some f in _gate_failures
 
 _in_scope(type) if type in _scope
 
+# --- the producer's own quality_gate -------------------------------------------------------
+
+# A producer may send the seed's quality_gate booleans with its artifact. They are claims:
+# the gates below are computed (and the judgement gates attested) whatever they say, so a
+# true never passes a gate. A gate its own producer declares false has failed: the work
+# returns at once (质量门未通过 - 返回前序Agent重做).
+_gate_failures contains f if {
+	_producer_handoff
+	some g, passed in object.get(_output.content, "quality_gate", {})
+	passed == false
+	f := _failure(_output.type, "QUALITY_GATE_FAILED", g, sprintf("%s: its producer declares %s failed (quality_gate.%s: false)", [_label(_output.type), g, g]), _at(_output.type, sprintf("quality_gate.%s", [g])))
+}
+
 # --- A1 ------------------------------------------------------------------------------
 
 # _audience_placeholders is config.audience_placeholders in contracts/video/config.cue,

@@ -570,3 +570,35 @@ test_prompt_duration_in_minutes_twin if {
 	d := decide(deliver_with("PROMPT", patch(prompt, "/technical_specs/duration", "0分30秒")), st_prompting)
 	count(d.reasons) == 0
 }
+
+# --- the producer's quality_gate is a claim ------------------------------------------------
+
+# A producer's true never passes a gate: the policy computes it from the content.
+test_declared_gate_true_does_not_pass_a_failing_gate if {
+	content := object.union(patch(a5, "/shots/1/timestamp", "[00:04-00:09]"), {"quality_gate": {"timestamps_correct": true, "camera_instructions_complete": true}})
+	d := decide(deliver_with("A5", content), st_storyboard_a4)
+	gates_of(d, "QUALITY_GATE_FAILED") == {"timestamps_correct"}
+	returned_at_handoff(d, "A5")
+}
+
+# Nor does it stand in for the receiving agent's attestation of a judgement gate.
+test_declared_judgement_gate_is_no_attestation if {
+	st := with_version(st_brief_intake, "A1", [version_with("A1", 1, "under_review", object.union(a1, {"quality_gate": {"creative_brief_clear": true}}), {})])
+	d := decide(brief_check("ACCEPT", []), st)
+	codes(d) == {"ATTESTATION_MISSING"}
+}
+
+test_declared_gate_false_returns_the_work if {
+	content := object.union(a2, {"quality_gate": {"all_characters_have_visual_notes": false}})
+	d := decide(deliver_with("A2", content), st_scriptwriting)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	paths_of(d, "QUALITY_GATE_FAILED") == {"output.content.quality_gate.all_characters_have_visual_notes"}
+	returned_at_handoff(d, "A2")
+}
+
+test_declared_gates_true_twin if {
+	content := object.union(a5, {"quality_gate": {"timestamps_correct": true, "camera_instructions_complete": true}})
+	d := decide(deliver_with("A5", content), st_storyboard_a4)
+	count(d.reasons) == 0
+	d.status_after == "STORYBOARD_INTAKE"
+}
