@@ -109,7 +109,7 @@ _names(rec) if {
 # title: Required input missing
 # description: >-
 #   The handoff does not name an input its output is made from (A2 from A1 and the skill
-#   routing, A3 from A2, A6 from A2 and A3, A4 from A6, A5 from A4 and A6, PROMPT from A4,
+#   routing, A3 from A1, A6 from A2 and A3, A4 from A6, A5 from A4 and A6, PROMPT from A4,
 #   A5 and the skill routing, ...), or a returned artifact's new version does not name the
 #   checklist record, review opinion or client confirmation that returned it.
 # custom:
