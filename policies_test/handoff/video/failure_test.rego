@@ -51,3 +51,15 @@ test_accepted_work_settles_the_pending_retry if {
 	d2 := decide(deliver("A4"), st_storyboarding)
 	not "retry_due_ms/storyboarding 0" in counter_events(d2)
 }
+
+# The same return posted again under a new request_id finds the work already returned:
+# the check status is over, so it is refused and counts no second return.
+test_same_return_posted_again_is_not_counted if {
+	req := object.union(script_check("REVISE", [att("humanize_dialogue_passed", "director", false, "仍有AI腔")]), {"request_id": "req-review-again"})
+	st := with_state(st_script_returned, {"counters": {"returns/A6": 1}})
+	d := decide(req, st)
+	codes(d) == {"OUT_OF_SEQUENCE"}
+	count(d.events) == 0
+	first := decide(script_check("REVISE", [att("humanize_dialogue_passed", "director", false, "仍有AI腔")]), st_script_intake)
+	"returns/A6 1" in counter_events(first)
+}
