@@ -98,9 +98,10 @@ _incomplete contains f if {
 # description: >-
 #   A field of an artifact is blank, an empty list, or a value that says the work is
 #   still to be done (TBD, 待定, 待补充, "？？": config.pending_placeholders, compared
-#   normalised) (工件不完整): one reason per missing field, with its path. At a handoff the artifact is recorded and returned to its
-#   producer at once; at a check the receiving agent's review returns it. The next agent
-#   never fills the gap itself; the producer resubmits a new version.
+#   normalised) (工件不完整): one reason per missing field, with its path. At a
+#   handoff the artifact is recorded and returned to its producer at once; at a check
+#   the receiving agent's review returns it. The next agent never fills the gap
+#   itself; the producer resubmits a new version.
 # custom:
 #   code: ARTIFACT_INCOMPLETE
 #   outcome: revise
