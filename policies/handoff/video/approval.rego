@@ -38,6 +38,29 @@ reasons contains r if {
 }
 
 # METADATA
+# title: Decision without the role of the stage
+# description: >-
+#   The person deciding holds no role that approves the stage the workflow waits at:
+#   at AWAITING_CLIENT only the client confirms, returns or rejects; at ESCALATED only
+#   the production lead decides (the roles table's approves). A role that approves
+#   some artifact named in the request does not make its holder the decider of the
+#   stage, whether or not the request names the stage.
+# custom:
+#   code: APPROVAL_REQUIRED
+#   outcome: block
+reasons contains r if {
+	_deciding
+	_actor_type == "human"
+	not _decides_stage
+	r := _reason("APPROVAL_REQUIRED", sprintf("%s at %s needs a role that approves %s; person %q has %v", [_decision, _status, _status, _actor_id, sort(_pack_roles_of_actor)]), "actor.roles", "block")
+}
+
+_decides_stage if {
+	some role in _pack_roles_of_actor
+	_status in object.get(_contract, ["roles", role, "approves"], [])
+}
+
+# METADATA
 # title: Escalation approved as it is
 # description: >-
 #   The production lead approves at ESCALATED. An escalation is answered by returning the
@@ -111,6 +134,7 @@ reasons contains r if {
 #   outcome: revise
 reasons contains r if {
 	_deciding
+	_decides_stage
 	_decision == "REQUEST_REVISION"
 	count(_invalid_targets) == 0
 	r := _reason("REVISION_REQUESTED", sprintf("%q returns %v at %s: %s", [_actor_id, sort(_revise_types), _status, object.get(_request, "comment", "no comment")]), "revise", "revise")
@@ -124,6 +148,7 @@ reasons contains r if {
 #   outcome: fail
 reasons contains r if {
 	_deciding
+	_decides_stage
 	_decision == "REJECT"
 	r := _reason("HUMAN_REJECTED", sprintf("%q rejects at %s: %s", [_actor_id, _status, object.get(_request, "comment", "no comment")]), "decision", "fail")
 }

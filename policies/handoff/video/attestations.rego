@@ -163,6 +163,42 @@ _bad_attestation contains [i, msg] if {
 }
 
 _bad_attestation contains [i, msg] if {
+	_reviewing
+	some i, a in _review_attestations
+	a.gate != "skill_run"
+	a.artifact
+	not [a.artifact, a.gate] in _judged
+	msg := sprintf("the attestation of %s is for %s, but %s is a judgement gate of %v here", [a.gate, a.artifact, a.gate, sort({t | some [t, g] in _judged; g == a.gate})])
+}
+
+# An attestation's time is when the attester checked: never later than the engine's
+# clock (beyond config.clock_skew_ms), and at a check never before the version it
+# judges was recorded.
+_bad_attestation contains [i, msg] if {
+	some i, a in _attestations_sent
+	at := _time_ns(a.at)
+	at > _now_ns + _skew_ns
+	msg := sprintf("attested at %s, later than the decision time %s", [a.at, input.now])
+}
+
+_bad_attestation contains [i, msg] if {
+	_reviewing
+	some i, a in _review_attestations
+	at := _time_ns(a.at)
+	some [t, g] in _judged
+	g == a.gate
+	recorded := _time_ns(_latest(t).recorded_at)
+	at < recorded - _skew_ns
+	msg := sprintf("attested at %s, before %s v%d was recorded (%s)", [a.at, t, _latest_n(t), _latest(t).recorded_at])
+}
+
+_bad_attestation contains [i, msg] if {
+	some i, a in _attestations_sent
+	_actor_type != "agent"
+	msg := sprintf("attested in a request sent by %s %q: an attestation is given by the agent that ran the skill or checked the gate, in its own request", [_actor_type, _actor_id])
+}
+
+_bad_attestation contains [i, msg] if {
 	some i, a in _attestations_sent
 	a.by != _actor_id
 	msg := sprintf("attested by %q but sent by %q: an attestation is given by its attester only", [a.by, _actor_id])
@@ -186,8 +222,11 @@ else := []
 # description: >-
 #   An attestation is not one its sender may give: a producer attests only the skills
 #   it ran (skill_run) on the artifact it delivers; a receiving agent attests only the
-#   judgement gates of the artifacts it checks; an attestation names its sender as
-#   attester (by); a failing attestation states its reason.
+#   judgement gates of the artifacts it checks; an attestation is sent by an agent
+#   (never by a person or the host in its name) and names its sender as attester (by);
+#   a failing attestation states its reason; an attestation that names its artifact
+#   names the one whose gate it is; its time (at) is not later than the decision time
+#   nor, at a check, earlier than the judged version.
 # custom:
 #   code: ATTESTATION_INVALID
 #   outcome: block

@@ -65,6 +65,26 @@ _incomplete contains f if {
 	f := _failure(type, "ARTIFACT_INCOMPLETE", gate, sprintf("%s: %s is missing (%s)", [_label(type), p, _emptiness(value)]), _at(type, p))
 }
 
+# _may_be_pending are the top-level fields of each type that may hold a pending value
+# (the client's own words: "deadline: 待定").
+# The table is config.may_be_pending in contracts/video/config.cue.
+_may_be_pending := object.get(_config, "may_be_pending", {})
+
+# A field that says the work is still to be done (TBD, 待定, 待补充, "？？", "……") is
+# as missing as a blank one: the producer has not filled it in.
+_incomplete contains f if {
+	some type in _scope
+	gate := _completeness_gate[type]
+	walk(_doc(type), [path, value])
+	count(path) > 0
+	is_string(value)
+	_non_blank(value)
+	_pending(value)
+	not path[0] in object.get(_may_be_pending, type, [])
+	p := _path_string(path)
+	f := _failure(type, "ARTIFACT_INCOMPLETE", gate, sprintf("%s: %s is missing (%q says it is still to be done)", [_label(type), p, value]), _at(type, p))
+}
+
 # An artifact type the policy does not know how to check is incomplete by definition
 # (fail closed).
 _incomplete contains f if {
@@ -76,10 +96,12 @@ _incomplete contains f if {
 # METADATA
 # title: Artifact incomplete
 # description: >-
-#   A field of an artifact is blank or an empty list (工件不完整): one reason per missing
-#   field, with its path. At a handoff the artifact is recorded and returned to its
-#   producer at once; at a check the receiving agent's review returns it. The next agent
-#   never fills the gap itself; the producer resubmits a new version.
+#   A field of an artifact is blank, an empty list, or a value that says the work is
+#   still to be done (TBD, 待定, 待补充, "？？": config.pending_placeholders, compared
+#   normalised) (工件不完整): one reason per missing field, with its path. At a
+#   handoff the artifact is recorded and returned to its producer at once; at a check
+#   the receiving agent's review returns it. The next agent never fills the gap
+#   itself; the producer resubmits a new version.
 # custom:
 #   code: ARTIFACT_INCOMPLETE
 #   outcome: revise

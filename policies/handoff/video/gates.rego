@@ -22,10 +22,24 @@ reasons contains f.reason if some f in _gate_failures
 
 _in_scope(type) if type in _scope
 
+# --- the producer's own quality_gate -------------------------------------------------------
+
+# A producer may send the seed's quality_gate booleans with its artifact. They are claims:
+# the gates below are computed (and the judgement gates attested) whatever they say, so a
+# true never passes a gate. A gate its own producer declares false has failed: the work
+# returns at once (质量门未通过 - 返回前序Agent重做).
+_gate_failures contains f if {
+	_producer_handoff
+	some g, passed in object.get(_output.content, "quality_gate", {})
+	passed == false
+	f := _failure(_output.type, "QUALITY_GATE_FAILED", g, sprintf("%s: its producer declares %s failed (quality_gate.%s: false)", [_label(_output.type), g, g]), _at(_output.type, sprintf("quality_gate.%s", [g])))
+}
+
 # --- A1 ------------------------------------------------------------------------------
 
-# _audience_placeholders is config.audience_placeholders in contracts/video/config.cue.
-_audience_placeholders := {p | some p in object.get(_config, "audience_placeholders", [])}
+# _audience_placeholders is config.audience_placeholders in contracts/video/config.cue,
+# normalised.
+_audience_placeholders := _placeholder_set("audience_placeholders")
 
 _gate_failures contains f if {
 	_in_scope("A1")
@@ -36,11 +50,25 @@ _gate_failures contains f if {
 
 _audience_defined(ta) if {
 	_non_blank(ta)
-	not lower(trim_space(ta)) in _audience_placeholders
+	_normalized(ta) != ""
+	not _normalized(ta) in _audience_placeholders
 }
 
-# _reference_placeholders is config.reference_placeholders in contracts/video/config.cue.
-_reference_placeholders := {p | some p in object.get(_config, "reference_placeholders", [])}
+# references 有实质内容: every reference is a link to a real page or a case described in
+# words. The placeholders, labels and reserved hosts are config.reference_placeholders,
+# config.reference_labels and config.reference_placeholder_hosts in
+# contracts/video/config.cue; every comparison is on normalised text (_normalized).
+_reference_placeholders := _placeholder_set("reference_placeholders")
+
+_reference_labels := _placeholder_set("reference_labels")
+
+_placeholder_hosts := {lower(trim_space(h)) | some h in object.get(_config, "reference_placeholder_hosts", []); is_string(h)}
+
+# _reference_min_chars fails closed: without the table no description is long enough.
+_reference_min_chars := n if {
+	n := _config.reference_min_chars
+	is_number(n)
+} else := 1000000
 
 _gate_failures contains f if {
 	_in_scope("A1")
@@ -51,16 +79,84 @@ _gate_failures contains f if {
 _gate_failures contains f if {
 	_in_scope("A1")
 	some i, r in object.get(_doc("A1"), "references", [])
-	not _substantive(r)
-	f := _failure("A1", "QUALITY_GATE_FAILED", "cd-sw.references_substantive", sprintf("%s: reference %q has no substance: give a link or describe the case", [_label("A1"), r]), _at("A1", sprintf("references[%d]", [i])))
+	problem := _reference_problem(r)
+	f := _failure("A1", "QUALITY_GATE_FAILED", "cd-sw.references_substantive", sprintf("%s: reference %q has no substance (%s): give a link to a real page or describe the case", [_label("A1"), r, problem]), _at("A1", sprintf("references[%d]", [i])))
 }
 
-_substantive(r) if regex.match(`^https?://[^\s/]+\.[^\s]+`, trim_space(r))
+# _reference_problem says why a reference has no substance; undefined when it has. A
+# reference may start with a label (参考：...); what follows is judged. Every link in it
+# must point at a real page; a reference without a link describes a case in words.
+_reference_problem(r) := "it is not text" if {
+	not is_string(r)
+} else := concat("; ", sort(ps)) if {
+	ps := {p | some u in _links(_unlabelled(r)); p := _link_problem(u)}
+	count(ps) > 0
+} else := _text_problem(_unlabelled(r)) if {
+	count(_links(_unlabelled(r))) == 0
+}
 
-_substantive(r) if {
-	s := trim_space(r)
-	count(s) >= 4
-	not lower(s) in _reference_placeholders
+# _unlabelled is a reference without its label: "参考：暂无" is judged as "暂无".
+_unlabelled(r) := trim_space(m[2]) if {
+	m := regex.find_all_string_submatch_n(`^([^:：]{1,24})[:：](.*)$`, trim_space(r), 1)[0]
+	_normalized(m[1]) in _reference_labels
+} else := trim_space(r)
+
+# _links are the links in a reference: anything with a scheme (http://, ftp://, file://),
+# a www. address, or the whole reference when it is a bare domain (example.com/case).
+_links(s) := ({u | some u in regex.find_n(`(?i)[a-z][a-z0-9+.-]*://[^\s，。、；;（）()<>"]*`, s, -1)} | {sprintf("http://%s", [m[1]]) |
+	not contains(s, "://")
+	some m in regex.find_all_string_submatch_n(`(?i)(?:^|[^a-z0-9./:@-])(www\.[^\s，。、；;（）()<>"]*)`, s, -1)
+}) | {sprintf("http://%s", [s]) |
+	regex.match(`(?i)^[a-z0-9-]+(?:\.[a-z0-9-]+)+(?:[/?#]\S*)?$`, s)
+	not startswith(lower(s), "www.")
+}
+
+# _link_problem says why a link points nowhere; undefined for a link to a real page.
+_link_problem(u) := "its link is not http(s)" if {
+	not regex.match(`(?i)^https?://`, u)
+} else := "its link has no host" if {
+	_host(u) == ""
+} else := sprintf("its link's host %q is not a domain name", [_host(u)]) if {
+	not regex.match(`^(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?\.)+(?:\p{L}{2,}|xn--[a-z0-9-]+)$`, _host(u))
+} else := sprintf("its link points at %q, a name reserved for examples", [_host(u)]) if {
+	some h in _placeholder_hosts
+	_domain_of(_host(u), h)
+} else := sprintf("its link's host %q names nothing", [_host(u)]) if {
+	every name in _host_names(_host(u)) {
+		_normalized(name) in _reference_placeholders
+	}
+}
+
+# _host is a link's host name, lower-cased: without user info, port and trailing dot.
+_host(u) := h if {
+	authority := regex.find_all_string_submatch_n(`^(?i)[a-z][a-z0-9+.-]*://([^/?#\\]*)`, u, 1)[0][1]
+	parts := split(authority, "@")
+	h := trim_right(regex.replace(lower(parts[count(parts) - 1]), `:[0-9]*$`, ""), ".")
+} else := ""
+
+_domain_of(host, name) if host == name
+
+_domain_of(host, name) if endswith(host, sprintf(".%s", [name]))
+
+# _host_names are the labels of a host that name something: all but the top-level
+# domain and www.
+_host_names(host) := [l |
+	labels := split(host, ".")
+	some i, l in labels
+	i < count(labels) - 1
+	l != "www"
+]
+
+# _text_problem says why a reference without a link describes no case; undefined for
+# one that does.
+_text_problem(s) := "it holds no words" if {
+	_normalized(s) == ""
+} else := "it is a placeholder" if {
+	_normalized(s) in _reference_placeholders
+} else := "it repeats one character" if {
+	count({c | some c in split(_normalized(s), "")}) == 1
+} else := sprintf("it is shorter than %d characters", [_reference_min_chars]) if {
+	count(_normalized(s)) < _reference_min_chars
 }
 
 # --- SKILL_ROUTING -----------------------------------------------------------------------
@@ -159,14 +255,50 @@ _gate_failures contains f if {
 	f := _failure("A4", "QUALITY_GATE_FAILED", "rhythm_annotated", sprintf("%s: scene %q has no %s", [_label("A4"), object.get(s, "scene_id", i), field]), _at("A4", sprintf("scenes[%d].%s", [i, field])))
 }
 
-# _seconds reads a duration written as "15", "15s", "15 sec", "15秒" or "00:15".
+# _seconds reads a duration written as "15", "15s", "15 sec", "15秒", "00:15", or with
+# minutes: "1分30秒", "1分钟", "1 min 30 s", "1m30s", "2min".
 _seconds(d) := to_number(m[1]) if {
 	is_string(d)
-	m := regex.find_all_string_submatch_n(`^([0-9]+(?:\.[0-9]+)?)\s*(?:s|sec|secs|seconds|秒)?$`, lower(trim_space(d)), 1)[0]
+	m := regex.find_all_string_submatch_n(`^([0-9]+(?:\.[0-9]+)?)\s*(?:s|sec|secs|second|seconds|秒|秒钟)?$`, lower(trim_space(d)), 1)[0]
 } else := (to_number(m[1]) * 60) + to_number(m[2]) if {
 	is_string(d)
 	m := regex.find_all_string_submatch_n(`^([0-9]{1,2}):([0-5][0-9])$`, trim_space(d), 1)[0]
+} else := (to_number(m[1]) * 60) + _or_zero(m[2]) if {
+	is_string(d)
+	m := regex.find_all_string_submatch_n(`^([0-9]+(?:\.[0-9]+)?)\s*(?:m|min|mins|minute|minutes|分钟|分)\s*(?:([0-9]+(?:\.[0-9]+)?)\s*(?:s|sec|secs|second|seconds|秒|秒钟)?)?$`, lower(trim_space(d)), 1)[0]
 }
+
+_or_zero(x) := to_number(x) if x != ""
+
+else := 0
+
+# The people of a scene are A2's characters: a scene never brings in someone the
+# character cards do not describe (narration and extras aside: config.uncarded_roles).
+_gate_failures contains f if {
+	_in_scope("A4")
+	some i, s in _scenes
+	some j, name in object.get(s, "characters_present", [])
+	not _carded(name)
+	f := _failure("A4", "QUALITY_GATE_FAILED", "dir-vfx.a4_complete", sprintf("%s: scene %q has %q, who is no character of %s (%v)", [_label("A4"), object.get(s, "scene_id", i), name, _label("A2"), sort(_character_names)]), _at("A4", sprintf("scenes[%d].characters_present[%d]", [i, j])))
+}
+
+# _character_names are the names of A2's characters as written.
+_character_names := {c.name | some c in object.get(_doc("A2"), "characters", []); is_string(c.name)}
+
+_carded_names := {_normalized(n) | some n in _character_names} - {""}
+
+# _uncarded_roles is config.uncarded_roles in contracts/video/config.cue, normalised.
+_uncarded_roles := _placeholder_set("uncarded_roles")
+
+# _carded holds for a name of an A2 character or a role that needs no card; a trailing
+# parenthetical (林夏（画外音）, LIN (V.O.)) is set aside.
+_carded(name) if _normalized(_bare_name(name)) in _carded_names
+
+_carded(name) if _normalized(_bare_name(name)) in _uncarded_roles
+
+_carded(name) if _normalized(name) in _uncarded_roles
+
+_bare_name(name) := trim_space(regex.replace(name, `\s*[（(][^）)]*[）)]\s*$`, "")) if is_string(name)
 
 # --- A5 ----------------------------------------------------------------------------
 
@@ -295,6 +427,17 @@ _scene_shot(id) if {
 # _heading is a standard scene heading: an optional scene number, INT./EXT. (or
 # 内景/外景), a location and a time of day.
 _heading := `(?i)^(?:(?:第\s*)?[0-9]+\s*(?:场)?[.、．:：]?\s*|场景\s*[0-9]+\s*[.、．:：]?\s*)?(?:INT\.?\s*/\s*EXT\.?|I/E\.?|INT\.?|EXT\.?|内外景|内/外景|内景|外景)\s*[.．·]?\s*\S.*[-–—·,，/\s]\s*(?:DAY|NIGHT|DAWN|DUSK|MORNING|AFTERNOON|EVENING|CONTINUOUS|LATER|日|夜|晨|昏|黄昏|傍晚|清晨|白天|夜晚|凌晨|早晨|上午|下午|中午)$`
+
+# Every line is spoken by an A2 character (or by narration: config.uncarded_roles).
+_gate_failures contains f if {
+	_in_scope("A6")
+	some i, s in object.get(_doc("A6"), "scenes", [])
+	some j, line in object.get(s, "dialogue", [])
+	who := object.get(line, "character", "")
+	_non_blank(who)
+	not _carded(who)
+	f := _failure("A6", "QUALITY_GATE_FAILED", "sw-dir.a6_draft_complete", sprintf("%s: scene %d line %d is spoken by %q, who is no character of %s (%v)", [_label("A6"), i + 1, j + 1, who, _label("A2"), sort(_character_names)]), _at("A6", sprintf("scenes[%d].dialogue[%d].character", [i, j])))
+}
 
 _gate_failures contains f if {
 	_in_scope("A6")

@@ -109,7 +109,7 @@ _names(rec) if {
 # title: Required input missing
 # description: >-
 #   The handoff does not name an input its output is made from (A2 from A1 and the skill
-#   routing, A3 from A2, A6 from A2 and A3, A4 from A6, A5 from A4 and A6, PROMPT from A4,
+#   routing, A3 from A1, A6 from A2 and A3, A4 from A6, A5 from A4 and A6, PROMPT from A4,
 #   A5 and the skill routing, ...), or a returned artifact's new version does not name the
 #   checklist record, review opinion or client confirmation that returned it.
 # custom:
@@ -269,9 +269,15 @@ _recorded_status := "approved" if {
 	_status == "INTAKE"
 } else := "under_review"
 
-_accepted_events := array.concat(_close_defects(_out_type), [core.handoff_event]) if _delivered_ok
+_accepted_events := array.concat(array.concat(_close_defects(_out_type), [core.handoff_event]), _retry_settled) if _delivered_ok
 
 else := [_status_event(_out_type, _output.version, "revision_required"), {"type": "counter", "name": _return_counter(_out_type), "delta": 1}]
+
+# _retry_settled clears the pending retry of the handoff's task: the work arrived, so a
+# later failure of the task is a new one.
+_retry_settled := [{"type": "counter", "name": _retry_due_counter(_request.task_type), "value": 0} |
+	_counter(_retry_due_counter(_request.task_type)) > 0
+]
 
 # _other_returns return the other artifacts of the edge that failed the edge's check.
 _other_returns := {t | some t in _handoff_returned; t != _out_type}

@@ -29,9 +29,35 @@ _reviewing if _intake
 
 _reviewing if _internal
 
+# _routed_reviewer holds for the agent the status routes: an agent, by type and id (a
+# person or the host named like the agent is not that agent).
 _routed_reviewer if {
+	_actor_type == "agent"
 	some a in _actors_of(_status)
 	a.agent == _actor_id
+}
+
+# _review_by_non_agent holds for a review sent by a person or the host: reviews are the
+# receiving agents' checks and the internal review lead's (an agent) opinion.
+_review_by_non_agent if {
+	_ready
+	_kind == "review"
+	_actor_type != "agent"
+}
+
+# METADATA
+# title: Review by a person or the host
+# description: >-
+#   A video review is the receiving agent's check of what it was handed, or the
+#   internal review lead agent's opinion: it is sent by that agent (actor type agent
+#   and the id the status routes). A person or the host sending a review, even under
+#   the agent's id, is refused; people decide through approvals.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_review_by_non_agent
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [_actor_type, _actor_id, _routed_now]), "actor.type", "block")
 }
 
 _review_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
@@ -64,11 +90,24 @@ _items := {g | some g in object.get(_contract, ["artifacts", _record_type, "gate
 	t in _edge_types
 }
 
-# _artifact_gates are [type, gate] for every quality gate of the edge's artifacts.
+# _review_types are the artifact types a review judges: the edge's at a check, the
+# versions it names at the internal review.
+_review_types := {t | some t in _edge_types} if _intake
+
+else := _reviewed_types if _internal
+
+else := set()
+
+# _artifact_gates are [type, gate] for every quality gate of the artifacts the review
+# judges (the edge's at a check).
 _artifact_gates := {[t, g] |
-	some t in _edge_types
-	some g in array.concat(object.get(_contract, ["artifacts", t, "gates"], []), [_completeness_gate[t]])
+	some t in _review_types
+	some g in _type_gates(t)
 }
+
+# _type_gates are the quality gates of an artifact type: its contract's and its
+# completeness gate.
+_type_gates(t) := {g | some g in object.get(_contract, ["artifacts", t, "gates"], [])} | {g | g := _completeness_gate[t]}
 
 # _gate_targets are the artifacts a gate or item named in a review result judges.
 _gate_targets(id) := _item_artifacts[id]
@@ -91,10 +130,70 @@ _scope_problems contains [sprintf("defects[%d].artifact", [i]), sprintf("defect 
 	not d.artifact in _reviewed_types
 }
 
-_scope_problems contains [sprintf("gates[%d].id", [i]), sprintf("%s is not a gate or checklist item of %s (checked here: %v)", [g.id, _status, sort(_known_ids)])] if {
-	_intake
+_scope_problems contains [sprintf("gates[%d].id", [i]), sprintf("%s is not a gate or checklist item of what this review judges (%v; known here: %v)", [g.id, sort(_review_types), sort(_known_ids)])] if {
+	_reviewing
 	some i, g in _gate_results
-	count(_gate_targets(g.id) & {t | some t in _edge_types}) == 0
+	count(_gate_targets(g.id) & _review_types) == 0
+}
+
+# A defect's origin is an artifact type the workflow recorded, upstream of the defect's
+# artifact (what it is made from, directly or not: config.required_inputs).
+_scope_problems contains [sprintf("defects[%d].origin", [i]), sprintf("defect %q gives origin %s, which %s", [d.id, d.origin, msg])] if {
+	_reviewing
+	some i, d in _defects
+	is_string(d.origin)
+	msg := _origin_problem(d)
+}
+
+_origin_problem(d) := "is no artifact type of the video pack" if {
+	not is_object(object.get(_contract, ["artifacts", d.origin], null))
+} else := sprintf("is %s itself: origin names an upstream artifact", [d.artifact]) if {
+	d.origin == d.artifact
+} else := sprintf("is not upstream of %s (made from %v)", [d.artifact, sort(_upstream_types(d.artifact) - {d.artifact})]) if {
+	not d.origin in _upstream_types(d.artifact)
+} else := "has no recorded version in this workflow" if {
+	_latest_n(d.origin) == 0
+}
+
+# _upstream_types are the types an artifact type is made from, directly or not, and the
+# type itself.
+_upstream_types(t) := graph.reachable(_required_inputs, {t})
+
+# A defect's check, when given, names a gate or checklist item of the defect's artifact:
+# it says which item failed, and the policy's own return records (client_review,
+# escalation, a record label) are never named by a reviewer.
+_scope_problems contains [sprintf("defects[%d].check", [i]), sprintf("defect %q names check %q, which is no gate or checklist item of %s (%v)", [d.id, d.check, d.artifact, sort(_checks_of(d.artifact))])] if {
+	_reviewing
+	some i, d in _defects
+	_non_blank(object.get(d, "check", ""))
+	not d.check in _checks_of(d.artifact)
+}
+
+_checks_of(t) := (_type_gates(t) | {i | some i, types in _item_artifacts; t in types}) | {"skill_routing" | count(_routed_skills(t)) > 0}
+
+# A defect id names one defect: new in the workflow, once in the review, and not of the
+# form the policy gives its own return defects (TYPE@n/...). Reusing an id would
+# overwrite the recorded defect, and with it whether that artifact stands returned.
+_scope_problems contains [sprintf("defects[%d].id", [i]), sprintf("defect id %q %s", [d.id, msg])] if {
+	_reviewing
+	some i, d in _defects
+	msg := _defect_id_problem(i, d)
+}
+
+_defect_id_problem(i, d) := sprintf("is already recorded in this workflow (for %s, %s): give the defect a new id", [_state.defects[d.id].defect.artifact, _state.defects[d.id].status]) if {
+	_state.defects[d.id]
+} else := "contains @, which the policy keeps for the defects it records itself" if {
+	contains(d.id, "@")
+} else := "is given to two defects of this review" if {
+	some j, other in _defects
+	j != i
+	other.id == d.id
+}
+
+# _invalid_defect holds for a defect the review scope refuses: it returns nothing.
+_invalid_defect(i) if {
+	some [path, _] in _scope_problems
+	startswith(path, sprintf("defects[%d]", [i]))
 }
 
 _known_ids := _items | {g | some [_, g] in _artifact_gates}
@@ -105,7 +204,10 @@ _known_ids := _items | {g | some [_, g] in _artifact_gates}
 #   A check judges exactly the current versions of its edge's artifacts (A1 and the
 #   skill routing; A2, A3 and A6; A4 and A5; PROMPT); the internal review judges the
 #   edit plan and any other current version. A defect names an artifact the review
-#   judges; a gate result names a gate or checklist item of the edge.
+#   judges; its origin, when given, is a recorded artifact type upstream of it; its
+#   check, when given, is a gate or checklist item of that artifact; its id is new to
+#   the workflow and to the review. A gate result names a gate or checklist item of
+#   what the review judges.
 # custom:
 #   code: REVIEW_SCOPE_INVALID
 #   outcome: block
@@ -135,6 +237,7 @@ _review_failures contains f if {
 	_reviewing
 	some i, d in _defects
 	d.artifact in _reviewed_types
+	not _invalid_defect(i)
 	f := {"artifact": d.artifact, "reason": _defect_reason(i, d)}
 }
 
@@ -159,20 +262,22 @@ reasons contains f.reason if {
 }
 
 _review_failures contains f if {
-	_intake
+	_reviewing
 	some i, g in _gate_results
 	g.passed == false
 	_non_blank(object.get(g, "reason", ""))
 	some t in _gate_targets(g.id)
-	t in _edge_types
+	t in _review_types
 	f := _failure(t, "QUALITY_GATE_FAILED", g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, _latest_n(t), g.id, _actor_id, g.reason]), sprintf("gates[%d]", [i]))
 }
 
 # METADATA
 # title: Failed gate result from the reviewer
 # description: >-
-#   The receiving agent reports a gate or checklist item of the edge as failed, with its
-#   reason: the item fails even if the policy's own computation passes it.
+#   The receiving agent (or the internal review) reports a gate or checklist item of
+#   what it judges as failed, with its reason: the item fails even if the policy's own
+#   computation passes it, whatever the verdict (an ACCEPT with a failed gate returns
+#   the work).
 # custom:
 #   code: QUALITY_GATE_FAILED
 #   outcome: revise
@@ -187,6 +292,7 @@ _review_all := _work_failures | _review_failures
 _unjustified contains ["verdict", sprintf("verdict REVISE lists no failed item: no defect, no failed gate and nothing the policy finds in %v", [sort(_reviewed_types)])] if {
 	_verdict == "REVISE"
 	count(_review_all) == 0
+	count(_defects) == 0
 }
 
 _unjustified contains [sprintf("gates[%d].reason", [i]), sprintf("gate result %s is failed without a reason (说明不通过原因)", [g.id])] if {

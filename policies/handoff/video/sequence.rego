@@ -36,6 +36,10 @@ _sequence_explained if _gap_filling
 
 _sequence_explained if _output_missing
 
+_sequence_explained if _review_by_non_agent
+
+_sequence_explained if _failure_reporter_problem
+
 # METADATA
 # title: Request out of sequence
 # description: >-
@@ -122,6 +126,56 @@ reasons contains r if {
 }
 
 # METADATA
+# title: Start by a person without a role of the pack
+# description: >-
+#   A person starts a video workflow only with a role of the pack (the client or the
+#   production lead, from the roles table); a person without one is refused.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "start"
+	_actor_type == "human"
+	count(_pack_roles_of_actor) == 0
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the video pack (roles given: %v) and may not start a workflow", [_actor_id, sort(_actor_roles)]), "actor.roles", "block")
+}
+
+# _pack_roles_of_actor are the actor's roles that the pack's roles table defines.
+_pack_roles_of_actor := {r | some r in _actor_roles; is_object(_contract.roles[r])} if _actor_type == "human"
+
+else := set()
+
+# _failure_reporter_problem says why the actor may not report the failure: only the host,
+# the failed agent itself (by type and id) or the production lead reports one.
+_failure_reporter_problem := sprintf("agent %q may not report a failure of agent %q: an agent reports only its own", [_actor_id, _request.agent]) if {
+	_ready
+	_kind == "failure"
+	_actor_type == "agent"
+	_actor_id != _request.agent
+} else := sprintf("person %q is not production lead and may not report a failure", [_actor_id]) if {
+	_ready
+	_kind == "failure"
+	_actor_type == "human"
+	not "production_lead" in _pack_roles_of_actor
+}
+
+# METADATA
+# title: Failure reported by someone else
+# description: >-
+#   A failure is reported by the host (system), by the failed agent itself (actor type
+#   agent with the failure's agent id) or by a person who is production lead. An agent
+#   reporting another agent's failure, or a person without that role, would spend the
+#   other agent's retry budget and escalate its work.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	msg := _failure_reporter_problem
+	r := _reason("UNAUTHORIZED_SUBJECT", msg, "actor", "block")
+}
+
+# METADATA
 # title: Cancel by a person who is not the production lead
 # description: >-
 #   A person cancels a video workflow only as production lead; the host may always
@@ -133,7 +187,7 @@ reasons contains r if {
 	_ready
 	_kind == "cancel"
 	_actor_type == "human"
-	not "production_lead" in _actor_roles
+	not "production_lead" in _pack_roles_of_actor
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q is not production lead and may not cancel", [_actor_id]), "actor.roles", "block")
 }
 
@@ -164,6 +218,38 @@ _retry_spent if {
 
 _failure_counter := {"type": "counter", "name": core.retry_counter(_request.task), "delta": 1}
 
+# _retry_due_counter names the counter that keeps when the retry of a task is due, in
+# milliseconds since the Unix epoch of the engine's clock: the decision time of the
+# failure plus the delay the decision announced (before the engine's jitter, which only
+# adds to it). 0 once the task's work is accepted.
+_retry_due_counter(task) := sprintf("retry_due_ms/%s", [task])
+
+_now_ms := floor(_now_ns / 1000000)
+
+_retry_due_event := {"type": "counter", "name": _retry_due_counter(_request.task), "value": _now_ms + core.failure_retry.delay_ms}
+
+# _retry_due_ms is when the retry of the failed task is due; 0 when none is pending.
+_retry_due_ms := _counter(_retry_due_counter(_request.task)) if _kind == "failure"
+
+# METADATA
+# title: Failure reported before its retry was due
+# description: >-
+#   A failure of a task arrives before the retry the last failure of that task
+#   announced was due (its decision time plus the announced delay, on the engine's
+#   clock). No retry can have run and failed yet: it is the same failure posted again
+#   under a new request_id, or the host retried early. It is refused and not counted:
+#   a duplicate never spends the retry budget or escalates the work.
+# custom:
+#   code: RETRY_NOT_DUE
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "failure"
+	_expected
+	_now_ms < _retry_due_ms
+	r := _reason("RETRY_NOT_DUE", sprintf("task %q of agent %q was retried with a delay due at %d ms since the epoch; this failure arrives %d ms before, so no retry has run yet: not counted", [_request.task, _request.agent, _retry_due_ms, _retry_due_ms - _now_ms]), "task", "block")
+}
+
 # A failure whose retry budget is spent (or that is not retryable) escalates to the
 # production lead; otherwise the task is retried with backoff.
 _failure_proposal := {
@@ -179,5 +265,5 @@ _failure_proposal := {
 	"status_after": _status,
 	"retry": core.failure_retry,
 	"next": [{"agent": _request.agent, "task": _request.task, "context": _empty_context}],
-	"events": [_failure_counter],
+	"events": [_failure_counter, _retry_due_event],
 }

@@ -159,8 +159,15 @@ _required_config := {
 	"completeness_gate": "object",
 	"may_be_blank": "array",
 	"may_be_empty": "array",
+	"pending_placeholders": "array",
+	"may_be_pending": "object",
 	"audience_placeholders": "array",
 	"reference_placeholders": "array",
+	"reference_labels": "array",
+	"reference_placeholder_hosts": "array",
+	"reference_min_chars": "number",
+	"clock_skew_ms": "number",
+	"uncarded_roles": "array",
 	"checklist_skills": "object",
 	"judgement_gates": "object",
 	"item_artifacts": "object",
@@ -225,3 +232,48 @@ _non_blank(s) if {
 	is_string(s)
 	trim_space(s) != ""
 }
+
+# --- clock -----------------------------------------------------------------------------
+
+# _now_ns is the decision time, the engine's clock (input.now); undefined without it.
+_now_ns := time.parse_rfc3339_ns(input.now) if is_string(input.now)
+
+# _time_ns reads an RFC 3339 time; undefined for anything else.
+_time_ns(t) := time.parse_rfc3339_ns(t) if is_string(t)
+
+# _skew_ns is how far a sender's clock may run ahead of the engine's
+# (config.clock_skew_ms); without the table, not at all.
+_skew_ns := n * 1000000 if {
+	n := _config.clock_skew_ms
+	is_number(n)
+} else := 0
+
+# --- placeholders ------------------------------------------------------------------------
+
+# _normalized is the form every placeholder comparison uses, on both sides: lower-cased,
+# full-width letters and digits read as ASCII (ＴＢＤ is TBD), and every space, control
+# character, punctuation mark and symbol removed, ASCII and full-width alike (。，、！？
+# ….:/-). "N/A.", "ｎ／ａ" and " n / a " all normalise to "na"; "-", "?" and "……" to "".
+_normalized(s) := lower(regex.replace(strings.replace_n(_fullwidth, s), `[\s\p{Z}\p{C}\p{P}\p{S}]+`, "")) if is_string(s)
+
+# _fullwidth maps the full-width forms of A-Z, a-z and 0-9 (U+FF21.., U+FF41.., U+FF10..)
+# to ASCII, built from their code points.
+_fullwidth := {_char(wide + i): _char(ascii + i) |
+	some [wide, ascii, n] in [[65313, 65, 26], [65345, 97, 26], [65296, 48, 10]]
+	some i in numbers.range(0, n - 1)
+}
+
+_char(code) := json.unmarshal(sprintf("\"\\u%04x\"", [code]))
+
+# _placeholder_set is a configuration list of placeholders, normalised.
+_placeholder_set(name) := {_normalized(p) | some p in object.get(_config, name, []); is_string(p)}
+
+# _pending_placeholders are the values that say the work is still to be done.
+# The table is config.pending_placeholders in contracts/video/config.cue.
+_pending_placeholders := _placeholder_set("pending_placeholders")
+
+# _pending holds for a string that holds a pending value (TBD, 待定, 待补充, ...), or
+# only question marks and ellipses.
+_pending(s) if _normalized(s) in _pending_placeholders
+
+_pending(s) if regex.match(`^[?？.。…⋯\s]+$`, s)

@@ -24,9 +24,9 @@ ref(type, n) := {"id": ids[type], "type": type, "version": n, "hash": hash(sprin
 
 # --- contents ----------------------------------------------------------------------------
 
-requirements := {"client": "山岚茶饮", "project_name": "山岚春茶30秒品牌片", "request": "为春季新品“明前龙井冷泡茶”制作一支30秒品牌短片，投放抖音和小红书，突出清新、自然、年轻。", "industry": "茶饮", "duration": 30, "deliverables": ["30秒竖版成片", "AI视频提示词包"], "references": ["https://example.com/cases/spring-tea-film"], "deadline": "2026-04-30"}
+requirements := {"client": "山岚茶饮", "project_name": "山岚春茶30秒品牌片", "request": "为春季新品“明前龙井冷泡茶”制作一支30秒品牌短片，投放抖音和小红书，突出清新、自然、年轻。", "industry": "茶饮", "duration": 30, "deliverables": ["30秒竖版成片", "AI视频提示词包"], "references": ["https://www.xinpianchang.com/a10986543"], "deadline": "2026-04-30"}
 
-a1 := {"project_name": "山岚春茶30秒品牌片", "client": "山岚茶饮", "industry": "茶饮", "style_line": "通用线", "duration": 30, "key_message": "一口春天，冷泡即饮", "target_audience": "18-30岁一二线城市的年轻上班族，喜欢轻养生和户外", "creative_brief": "一位加班的年轻人打开一瓶明前龙井冷泡茶，办公室瞬间化作春日茶园。", "visual_direction": "清透的嫩绿与晨光，竖屏构图，微距水珠与茶叶舒展", "tone_of_voice": "轻松、治愈、带一点俏皮", "deliverables": ["30秒竖版成片 9:16", "AI视频提示词包"], "constraints": ["不出现任何功效宣传", "品牌绿 #3A7D44 为主色"], "references": ["https://example.com/cases/spring-tea-film", "元气森林2024春季外星人电解质水短片"]}
+a1 := {"project_name": "山岚春茶30秒品牌片", "client": "山岚茶饮", "industry": "茶饮", "style_line": "通用线", "duration": 30, "key_message": "一口春天，冷泡即饮", "target_audience": "18-30岁一二线城市的年轻上班族，喜欢轻养生和户外", "creative_brief": "一位加班的年轻人打开一瓶明前龙井冷泡茶，办公室瞬间化作春日茶园。", "visual_direction": "清透的嫩绿与晨光，竖屏构图，微距水珠与茶叶舒展", "tone_of_voice": "轻松、治愈、带一点俏皮", "deliverables": ["30秒竖版成片 9:16", "AI视频提示词包"], "constraints": ["不出现任何功效宣传", "品牌绿 #3A7D44 为主色"], "references": ["https://www.xinpianchang.com/a10986543", "元气森林2024春季外星人电解质水短片"]}
 
 skill_routing := {"style_line": "通用线", "platform": "seedance", "routes": [{"agent": "screenwriter", "skill": "humanize-dialogue", "artifact": "A6", "reason": "台词去AI味"}, {"agent": "vfx-supervisor", "skill": "prompt-schema", "artifact": "PROMPT", "reason": "提示词结构与字段校验"}]}
 

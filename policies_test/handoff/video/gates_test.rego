@@ -3,6 +3,8 @@
 # version recorded as revision_required, no handoff_accepted), and its twin passes.
 package handoff.video_test
 
+import data.handoff.video
+
 # returned_at_handoff holds for a decision that returns the delivered version at once.
 returned_at_handoff(d, type) if {
 	d.outcome == "revise"
@@ -71,6 +73,36 @@ test_scene_without_characters_is_complete if {
 	count(d.reasons) == 0
 }
 
+# A field that says it is still to be done is missing, whatever its punctuation or case.
+test_pending_values_are_missing_fields if {
+	bad := patch(patch(patch(a1, "/key_message", "TBD."), "/tone_of_voice", "待定！"), "/visual_direction", "？？")
+	d := decide(deliver_with("A1", bad), st_creative)
+	codes(d) == {"ARTIFACT_INCOMPLETE"}
+	paths_of(d, "ARTIFACT_INCOMPLETE") == {"output.content.key_message", "output.content.tone_of_voice", "output.content.visual_direction"}
+	returned_at_handoff(d, "A1")
+}
+
+test_pending_nested_field if {
+	d := decide(deliver_with("A5", patch(a5, "/shots/2/camera/angle", "待补充。")), st_storyboard_a4)
+	paths_of(d, "ARTIFACT_INCOMPLETE") == {"output.content.shots[2].camera.angle"}
+	gates_of(d, "ARTIFACT_INCOMPLETE") == {"dir-vfx.a5_complete"}
+}
+
+# The twin: "无" (none) declares that a shot has no notes; it is not a pending value.
+test_pending_twin_none_is_a_value if {
+	d := decide(deliver_with("A5", patch(a5, "/shots/2/notes", "无")), st_storyboard_a4)
+	count(d.reasons) == 0
+}
+
+# The raw requirements keep the client's own words: a deadline the client left open is
+# written down as said; the request itself must be there.
+test_pending_client_words_may_stay_open if {
+	d := decide(deliver_with("REQUIREMENTS", patch(requirements, "/deadline", "待定")), st_intake)
+	count(d.reasons) == 0
+	d2 := decide(deliver_with("REQUIREMENTS", patch(requirements, "/request", "TBD")), st_intake)
+	paths_of(d2, "ARTIFACT_INCOMPLETE") == {"output.content.request"}
+}
+
 test_incomplete_scene_location if {
 	d := decide(deliver_with("A4", patch(a4, "/scenes/0/location", "")), st_storyboarding)
 	codes(d) == {"ARTIFACT_INCOMPLETE"}
@@ -125,9 +157,12 @@ test_target_audience_twin_named if {
 
 test_references_without_substance if {
 	d := decide(deliver_with("A1", patch(a1, "/references", ["无", "见附件", "TBD"])), st_creative)
-	codes(d) == {"QUALITY_GATE_FAILED"}
+	codes(d) == {"QUALITY_GATE_FAILED", "ARTIFACT_INCOMPLETE"}
 	gates_of(d, "QUALITY_GATE_FAILED") == {"cd-sw.references_substantive"}
 	paths_of(d, "QUALITY_GATE_FAILED") == {"output.content.references[0]", "output.content.references[1]", "output.content.references[2]"}
+
+	# TBD also says the field is still to be done.
+	paths_of(d, "ARTIFACT_INCOMPLETE") == {"output.content.references[2]"}
 }
 
 test_references_empty if {
@@ -136,8 +171,81 @@ test_references_empty if {
 }
 
 test_references_twin_link_or_case if {
-	d := decide(deliver_with("A1", patch(a1, "/references", ["http://example.com/x.mp4", "农夫山泉东方树叶春季短片"])), st_creative)
+	d := decide(deliver_with("A1", patch(a1, "/references", ["http://www.vmovier.com/61234", "农夫山泉东方树叶春季短片"])), st_creative)
 	count(d.reasons) == 0
+}
+
+# Placeholders with punctuation or whitespace around them, in any case and in full-width
+# forms, bare schemes, links to no host or to a reserved example host, labels before a
+# placeholder: each one alone fails the item at its own path.
+placeholder_references := {
+	"schemes": ["http://", "https://", "http:/", "https:", "ftp://files.studio.cn/ref.mp4", "file:///C:/ref.mp4"],
+	"english": [
+		"N/A.", "n / a", "NA", "TBD.", "tbd!", "ＴＢＤ", "TODO:", "none", "NONE.", "nil", "-", "?", "...",
+		"see above", "See above!", "to be added", "To be added...", "References: N/A",
+	],
+	"chinese": [
+		"？？", "……", "暂无参考", "暂无参考。", "暂无", "无", "无。", "待定", "待定！", "待补充", "待补充。", "略",
+		"略。", "见附件", "见附件，", "同上", "同上…", "xxxx", "参考：暂无",
+	],
+	"hosts": [
+		"example.com", "www.example.com", "https://example.com/cases/spring-tea-film",
+		"http://www.example.org/x.mp4", "https://cases.example.net/a", "https://studio.test/a",
+		"https://localhost/a", "http://127.0.0.1/ref.mp4", "https://tbd.com", "http://xxx.com/abc",
+		"https://www.com", "见 https://example.com",
+	],
+}
+
+references_fail_one_by_one(group) if {
+	every r in placeholder_references[group] {
+		d := decide(deliver_with("A1", patch(a1, "/references/1", r)), st_creative)
+		codes(d) - {"ARTIFACT_INCOMPLETE"} == {"QUALITY_GATE_FAILED"}
+		gates_of(d, "QUALITY_GATE_FAILED") == {"cd-sw.references_substantive"}
+		paths_of(d, "QUALITY_GATE_FAILED") == {"output.content.references[1]"}
+		returned_at_handoff(d, "A1")
+	}
+}
+
+test_references_bare_and_foreign_schemes_fail if references_fail_one_by_one("schemes")
+
+test_references_english_placeholders_fail if references_fail_one_by_one("english")
+
+test_references_chinese_placeholders_fail if references_fail_one_by_one("chinese")
+
+test_references_reserved_or_empty_hosts_fail if references_fail_one_by_one("hosts")
+
+# The allowed twins: real links (any path, a labelled link, an IDN host, a bare domain
+# with a path) and cases described in words, Chinese or English.
+substantive_references := [
+	"https://www.xinpianchang.com/a10986543", "http://www.vmovier.com/61234",
+	"https://v.douyin.com/iRNBHpJx/", "参考：https://www.bilibili.com/video/BV1Ab411c7XY",
+	"bilibili.com/video/BV1Ab411c7XY", "https://例子.中国/案例", "https://www.nike.com",
+	"元气森林2024春季外星人电解质水短片", "无印良品2023春季广告片", "农夫山泉东方树叶春季短片",
+	"案例：三顿半咖啡2022冷萃广告", "Nike Just Do It 2018 campaign",
+	"Apple 1984 commercial, https://www.youtube.com/watch?v=VtvjbmoDx-I",
+]
+
+test_references_substantive_twins if {
+	every r in substantive_references {
+		d := decide(deliver_with("A1", patch(a1, "/references/1", r)), st_creative)
+		count(d.reasons) == 0
+		d.outcome == "allow"
+	}
+}
+
+test_references_placeholders_come_from_the_config if {
+	d := video.decision with input as input_of(deliver_with("A1", patch(a1, "/references/1", "参考片待选")), st_creative)
+		with data.handoff.video.config.reference_placeholders as array.concat(config.reference_placeholders, ["参考片待选"])
+	gates_of(d, "QUALITY_GATE_FAILED") == {"cd-sw.references_substantive"}
+	d2 := decide(deliver_with("A1", patch(a1, "/references/1", "参考片待选")), st_creative)
+	count(d2.reasons) == 0
+}
+
+test_audience_placeholder_with_punctuation if {
+	every ta in ["TBD.", "待定。", "ＴＢＤ", " n/a ", "所有人！", "?"] {
+		d := decide(deliver_with("A1", patch(a1, "/target_audience", ta)), st_creative)
+		gates_of(d, "QUALITY_GATE_FAILED") == {"target_audience_defined"}
+	}
 }
 
 # --- SKILL_ROUTING ---------------------------------------------------------------------
@@ -412,4 +520,85 @@ test_presented_version_not_approved if {
 test_presented_twin if {
 	d := decide(deliver("CLIENT_CONFIRMATION"), st_client_review)
 	count(d.reasons) == 0
+}
+
+# --- the people of scenes and lines are A2's characters --------------------------------
+
+test_scene_with_someone_without_a_character_card if {
+	d := decide(deliver_with("A4", patch(a4, "/scenes/1/characters_present", ["林夏", "王经理"])), st_storyboarding)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	gates_of(d, "QUALITY_GATE_FAILED") == {"dir-vfx.a4_complete"}
+	paths_of(d, "QUALITY_GATE_FAILED") == {"output.content.scenes[1].characters_present[1]"}
+	returned_at_handoff(d, "A4")
+}
+
+test_scene_characters_twin_cards_and_extras if {
+	d := decide(deliver_with("A4", patch(a4, "/scenes/1/characters_present", ["林夏", " 茶园阿婆 ", "路人"])), st_storyboarding)
+	count(d.reasons) == 0
+}
+
+test_line_spoken_by_someone_without_a_character_card if {
+	d := decide(deliver_with("A6", patch(a6, "/scenes/1/dialogue/0/character", "小王")), st_script_a3)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	gates_of(d, "QUALITY_GATE_FAILED") == {"sw-dir.a6_draft_complete"}
+	paths_of(d, "QUALITY_GATE_FAILED") == {"output.content.scenes[1].dialogue[0].character"}
+}
+
+test_line_speakers_twin_voice_over_and_narration if {
+	content := patch(patch(a6, "/scenes/1/dialogue/0/character", "茶园阿婆（画外音）"), "/scenes/2/dialogue/0/character", "旁白")
+	d := decide(deliver_with("A6", content), st_script_a3)
+	count(d.reasons) == 0
+}
+
+# --- durations -----------------------------------------------------------------------
+
+test_scene_durations_in_minutes_read_as_seconds if {
+	every dur in ["1分30秒", "1分钟", "1 min 30 s", "1m30s", "2min", "1分30", "14秒钟", "0:14"] {
+		d := decide(deliver_with("A4", patch(a4, "/scenes/1/duration", dur)), st_storyboarding)
+		count(d.reasons) == 0
+	}
+}
+
+test_scene_duration_that_reads_as_nothing if {
+	every dur in ["大约一分钟", "1小时?", "m30", "分钟"] {
+		d := decide(deliver_with("A4", patch(a4, "/scenes/1/duration", dur)), st_storyboarding)
+		gates_of(d, "QUALITY_GATE_FAILED") == {"all_scenes_have_duration"}
+	}
+}
+
+test_prompt_duration_in_minutes_twin if {
+	d := decide(deliver_with("PROMPT", patch(prompt, "/technical_specs/duration", "0分30秒")), st_prompting)
+	count(d.reasons) == 0
+}
+
+# --- the producer's quality_gate is a claim ------------------------------------------------
+
+# A producer's true never passes a gate: the policy computes it from the content.
+test_declared_gate_true_does_not_pass_a_failing_gate if {
+	content := object.union(patch(a5, "/shots/1/timestamp", "[00:04-00:09]"), {"quality_gate": {"timestamps_correct": true, "camera_instructions_complete": true}})
+	d := decide(deliver_with("A5", content), st_storyboard_a4)
+	gates_of(d, "QUALITY_GATE_FAILED") == {"timestamps_correct"}
+	returned_at_handoff(d, "A5")
+}
+
+# Nor does it stand in for the receiving agent's attestation of a judgement gate.
+test_declared_judgement_gate_is_no_attestation if {
+	st := with_version(st_brief_intake, "A1", [version_with("A1", 1, "under_review", object.union(a1, {"quality_gate": {"creative_brief_clear": true}}), {})])
+	d := decide(brief_check("ACCEPT", []), st)
+	codes(d) == {"ATTESTATION_MISSING"}
+}
+
+test_declared_gate_false_returns_the_work if {
+	content := object.union(a2, {"quality_gate": {"all_characters_have_visual_notes": false}})
+	d := decide(deliver_with("A2", content), st_scriptwriting)
+	codes(d) == {"QUALITY_GATE_FAILED"}
+	paths_of(d, "QUALITY_GATE_FAILED") == {"output.content.quality_gate.all_characters_have_visual_notes"}
+	returned_at_handoff(d, "A2")
+}
+
+test_declared_gates_true_twin if {
+	content := object.union(a5, {"quality_gate": {"timestamps_correct": true, "camera_instructions_complete": true}})
+	d := decide(deliver_with("A5", content), st_storyboard_a4)
+	count(d.reasons) == 0
+	d.status_after == "STORYBOARD_INTAKE"
 }

@@ -15,6 +15,21 @@ test_input_missing_twin if {
 	not "INPUT_MISSING" in codes(d)
 }
 
+# The seed orders nothing between the character cards and the outline: the screenwriter
+# may deliver A3 first, from the brief alone; A6 still needs both.
+test_outline_before_the_character_cards if {
+	d := decide(handoff("A3", 1, a3, [ref("A1", 1)]), st_scriptwriting)
+	count(d.reasons) == 0
+	d.outcome == "allow"
+	d.status_after == "SCRIPTWRITING"
+	d.next[0].context.must_know.remaining == ["A2", "A6"]
+}
+
+test_outline_without_the_brief if {
+	d := decide(handoff("A3", 1, a3, []), st_scriptwriting)
+	codes(d) == {"INPUT_MISSING"}
+}
+
 # A returned artifact's new version names the record that returned it.
 st_script_returned := with_version(
 	with_version(with_state(st_script_intake, {"status": "SCRIPTWRITING"}), "A6", [version("A6", 1, "revision_required")]),
