@@ -220,8 +220,8 @@ _failure_counter := {"type": "counter", "name": core.retry_counter(_request.task
 
 # _retry_due_counter names the counter that keeps when the retry of a task is due, in
 # milliseconds since the Unix epoch of the engine's clock: the decision time of the
-# failure plus the delay the decision announced (before the engine's jitter, which only
-# adds to it). 0 once the task's work is accepted.
+# failure plus the delay the decision announced (core.retry_decision's, its jitter
+# included). 0 once the task's work is accepted.
 _retry_due_counter(task) := sprintf("retry_due_ms/%s", [task])
 
 _now_ms := floor(_now_ns / 1000000)

@@ -33,7 +33,9 @@ test_review_by_the_routed_agent_twin if {
 test_skill_run_attested_by_the_host_under_the_producers_id if {
 	req := object.union(deliver("A6"), {"actor": {"type": "system", "id": "screenwriter"}})
 	d := decide(req, st_script_a3)
-	codes(d) == {"ATTESTATION_INVALID"}
+
+	# Core refuses the host carrying an agent's id at all; the pack refuses the attestation.
+	codes(d) == {"ATTESTATION_INVALID", "UNAUTHORIZED_SUBJECT"}
 	paths_of(d, "ATTESTATION_INVALID") == {"attestations[0]"}
 }
 
