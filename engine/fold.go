@@ -81,6 +81,11 @@ func (s *State) apply(e Event, window int, now string) error {
 		if e.Defect == nil {
 			return fmt.Errorf("defect event without a defect")
 		}
+		// A defect id names one defect of one artifact for good: reusing it for another
+		// artifact would reopen or close that artifact's defect in passing.
+		if prev, ok := s.Defects[e.Defect.ID]; ok && prev.Defect.Artifact != e.Defect.Artifact {
+			return fmt.Errorf("defect %s is a defect of %s, not of %s", e.Defect.ID, prev.Defect.Artifact, e.Defect.Artifact)
+		}
 		s.Defects[e.Defect.ID] = &DefectRecord{Defect: *e.Defect, Status: e.Status}
 	case "effect":
 		s.Effects[e.ID] = e.Status

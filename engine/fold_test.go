@@ -32,12 +32,15 @@ func TestFoldInvariants(t *testing.T) {
 		{"conflict opened twice", []Event{{Type: "conflict_opened", ID: "c"}, {Type: "conflict_opened", ID: "c"}}, "already exists"},
 		{"unknown event", []Event{{Type: "rewrite_history"}}, "unknown event type"},
 		{"counter without value", []Event{{Type: "counter", Name: "n"}}, "neither delta nor value"},
+		{"a defect id names one artifact's defect", []Event{{Type: "defect", Defect: &Defect{ID: "D-1", Artifact: "COPY"}, Status: "open"}, {Type: "defect", Defect: &Defect{ID: "D-1", Artifact: "VISUAL"}, Status: "closed"}}, "is a defect of COPY, not of VISUAL"},
 		{"a valid sequence", []Event{
 			{Type: "artifact_recorded", Ref: ref(1), Status: "under_review"},
 			{Type: "artifact_status", Artifact: "NOTE", Version: 1, Status: "approved"},
 			{Type: "artifact_status", Artifact: "NOTE", Version: 1, Status: "final"},
 			{Type: "counter", Name: "n", Delta: &one},
 			{Type: "task", ID: "T1", Status: "done", Agent: "w"},
+			{Type: "defect", Defect: &Defect{ID: "D-1", Artifact: "NOTE"}, Status: "open"},
+			{Type: "defect", Defect: &Defect{ID: "D-1", Artifact: "NOTE"}, Status: "closed"},
 		}, ""},
 	}
 	for _, c := range cases {

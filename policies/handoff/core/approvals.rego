@@ -42,6 +42,21 @@ reasons contains r if {
 }
 
 # METADATA
+# title: Only an agent reviews
+# description: >-
+#   The kinds of the core table agent_only_kinds (a review) are an agent's verdict: a
+#   person or the host may not send one, under any id.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_valid
+	_kind in _table("agent_only_kinds", [])
+	_actor_type != "agent"
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a %s request; only an agent of pack %q may", [_actor_type, _actor_id, _kind, _pack_name]), "actor.type")
+}
+
+# METADATA
 # title: Agent sends a forbidden kind
 # description: >-
 #   Agents never send the kinds in the core table agent_forbidden_kinds (approval,

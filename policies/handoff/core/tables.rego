@@ -68,8 +68,6 @@ _required_pack_tables := [
 
 # _required_guardrail_tables are the core tables the core rules read.
 _required_guardrail_tables := [
-	{"path": ["injection"], "type": "array"},
-	{"path": ["forbidden"], "type": "array"},
 	{"path": ["claims", "fields"], "type": "array"},
 	{"path": ["claims", "source_keys"], "type": "array"},
 	{"path": ["scope_fields"], "type": "object"},
@@ -78,7 +76,9 @@ _required_guardrail_tables := [
 	{"path": ["conflict_blocked_kinds"], "type": "array"},
 	{"path": ["human_only_kinds"], "type": "array"},
 	{"path": ["agent_forbidden_kinds"], "type": "array"},
+	{"path": ["agent_only_kinds"], "type": "array"},
 	{"path": ["terminal_exempt_kinds"], "type": "array"},
+	{"path": ["root_causes"], "type": "array"},
 	{"path": ["ping_pong_edges"], "type": "number"},
 ]
 

@@ -96,3 +96,18 @@ test_target_unknown if {
 test_target_role_twin if {
 	clean(qa_handoff_input)
 }
+
+# A review is an agent's verdict: a person or the host never sends one, under any id.
+test_review_by_a_person if {
+	inp := with_request(review_input, {"actor": {"type": "human", "id": "dana", "roles": ["approver"]}})
+	codes_for(inp) == {"UNAUTHORIZED_SUBJECT"}
+	contains(message_of(inp, "UNAUTHORIZED_SUBJECT", "actor.type"), "human \"dana\" may not send a review request")
+}
+
+test_review_by_the_host if {
+	codes_for(with_request(review_input, {"actor": {"type": "system", "id": "orchestrator"}})) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_review_by_an_agent_twin if {
+	clean(review_input)
+}
