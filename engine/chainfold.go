@@ -55,7 +55,7 @@ func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 	create := f.state == nil
 	if create {
 		if recorded.Kind != "start" {
-			return f.diverged(rec.Seq, "the first record is a %s, not a start", recorded.Kind)
+			return f.diverged(rec.Seq, "the first record is of kind %s, not a start", recorded.Kind)
 		}
 		org, _ := ent.Request["organization_id"].(string)
 		subject, _ := ent.Request["subject_id"].(string)

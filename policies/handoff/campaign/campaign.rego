@@ -66,7 +66,7 @@ _review_proposal := _qa_proposal if _status == "QA"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the campaign pack decides %s request in status %s", [_with_article(_kind), _status]), "", "block")
+_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the campaign pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
 
 # --- input ---------------------------------------------------------------------
 
@@ -313,8 +313,3 @@ _contains_words(text, part) if {
 	w != "  "
 	contains(_words(text), w)
 }
-
-# _with_article puts "a" or "an" before a word: "an approval", "a handoff".
-_with_article(word) := sprintf("an %s", [word]) if {
-	regex.match(`^[aeiouAEIOU]`, word)
-} else := sprintf("a %s", [word])

@@ -163,7 +163,7 @@ _subject_problems contains ["actor.roles", msg] if {
 	_kind in {"outcome", "start"}
 	_actor_type == "human"
 	count(_held_roles) == 0
-	msg := sprintf("person %q holds no role of the campaign pack (roles given: %v) and may not send %s request", [_actor_id, object.get(_actor, "roles", []), _with_article(_kind)])
+	msg := sprintf("person %q holds no role of the campaign pack (roles given: %v) and may not send %s request", [_actor_id, object.get(_actor, "roles", []), core.with_article(_kind)])
 }
 
 _subject_problems contains ["agent", msg] if {

@@ -38,7 +38,7 @@ reasons contains r if {
 	_valid
 	_kind in _table("human_only_kinds", [])
 	_actor_type != "human"
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a %s request; only a person with a role of pack %q may", [_actor_type, _actor_id, _kind, _pack_name]), "actor.type")
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send %s request; only a person with a role of pack %q may", [_actor_type, _actor_id, with_article(_kind), _pack_name]), "actor.type")
 }
 
 # METADATA
@@ -53,7 +53,7 @@ reasons contains r if {
 	_valid
 	_kind in _table("agent_only_kinds", [])
 	_actor_type != "agent"
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a %s request; only an agent of pack %q may", [_actor_type, _actor_id, _kind, _pack_name]), "actor.type")
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send %s request; only an agent of pack %q may", [_actor_type, _actor_id, with_article(_kind), _pack_name]), "actor.type")
 }
 
 # METADATA
@@ -69,7 +69,7 @@ reasons contains r if {
 	_kind in _table("agent_forbidden_kinds", [])
 	not _kind in _table("human_only_kinds", [])
 	_actor_type == "agent"
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("agent %q may not send a %s request", [_actor_id, _kind]), "actor.type")
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("agent %q may not send %s request", [_actor_id, with_article(_kind)]), "actor.type")
 }
 
 # METADATA

@@ -82,3 +82,8 @@ else := sprintf(".%v", [s])
 _short(s) := sprintf("%s...", [substring(s, 0, 77)]) if count(s) > 80
 
 else := s
+
+# with_article puts "a" or "an" before a word for messages: "an approval", "a handoff".
+with_article(word) := sprintf("an %s", [word]) if {
+	regex.match(`^[aeiouAEIOU]`, word)
+} else := sprintf("a %s", [word])

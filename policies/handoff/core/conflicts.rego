@@ -21,7 +21,7 @@ reasons contains r if {
 	_valid
 	_kind in _table("conflict_blocked_kinds", [])
 	_conflicts_open
-	r := _reason("CONFLICT_OPEN", sprintf("workflow %q has open conflicts %v; a person must resolve them before a %s", [_workflow_id, sort(_open_conflicts), _kind]), "")
+	r := _reason("CONFLICT_OPEN", sprintf("workflow %q has open conflicts %v; a person must resolve them before %s", [_workflow_id, sort(_open_conflicts), with_article(_kind)]), "")
 }
 
 # METADATA

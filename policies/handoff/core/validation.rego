@@ -323,7 +323,7 @@ reasons contains r if {
 	_handoff
 	some field, want in _derived_needed
 	not type_name(object.get(input, ["derived", field], null)) == want
-	r := _reason("POLICY_ERROR", sprintf("input.derived.%s is missing or not a %s", [field, want]), "")
+	r := _reason("POLICY_ERROR", sprintf("input.derived.%s is missing or not %s", [field, with_article(want)]), "")
 }
 
 _derived_needed["input_hash"] := "string"

@@ -70,7 +70,7 @@ _propose := _cancel_proposal if _kind == "cancel"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the video pack decides a %s request in status %s", [_kind, _status]), "", "block")
+_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the video pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
 
 # --- input -------------------------------------------------------------------------
 

@@ -151,12 +151,6 @@ test_missing_strategy_blocks_production if {
 	"VERSION_MISMATCH" in codes(d)
 }
 
-test_messages_use_the_right_article if {
-	campaign._with_article("approval") == "an approval"
-	campaign._with_article("outcome") == "an outcome"
-	campaign._with_article("handoff") == "a handoff"
-}
-
 # A handoff the status routes (qa_agent/qa_review in QA) but no campaign rule decides: the
 # message reads "a handoff request".
 test_no_rule_message_article if {

@@ -1,5 +1,7 @@
 package handoff.core_test
 
+import data.handoff.core
+
 test_stale_state_version if {
 	inp := with_request(handoff_input, {"expected_version": 3})
 	codes_for(inp) == {"STALE_STATE_VERSION"}
@@ -32,4 +34,16 @@ test_workflow_terminal_twin if {
 
 test_workflow_terminal_start_exempt if {
 	not "WORKFLOW_TERMINAL" in codes_for(with_state(start_input, done_state))
+}
+
+test_messages_use_the_right_article if {
+	core.with_article("approval") == "an approval"
+	core.with_article("outcome") == "an outcome"
+	core.with_article("enrichment") == "an enrichment"
+	core.with_article("handoff") == "a handoff"
+}
+
+test_terminal_message_article if {
+	inp := with_state(approval_input, done_state)
+	contains(message_of(inp, "WORKFLOW_TERMINAL", ""), "an approval request cannot change it")
 }
