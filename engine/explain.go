@@ -429,7 +429,7 @@ type pathResolver struct {
 	busy    map[string]bool
 }
 
-const maxResolveDepth = 8
+const maxResolveDepth = 16
 
 // helper resolves a helper rule by name: the first of its definitions whose value is
 // an input path.

@@ -138,7 +138,7 @@ reasons contains r if {
 	_kind == "cancel"
 	_actor_type == "human"
 	count(_approving_roles) == 0
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no approving role of the campaign pack and may not cancel", [_actor_id]), "actor.roles", "block")
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no approving role of the campaign pack (roles given: %v) and may not cancel", [_actor_id, object.get(_actor, "roles", [])]), "actor.roles", "block")
 }
 
 # _held_roles are the actor's roles the pack's roles table defines; _approving_roles are

@@ -76,6 +76,74 @@ _state_refs := (_input_refs | _review_refs) | _resolution_refs
 
 _ref_name(ref) := sprintf("%s v%v", [ref.type, ref.version])
 
+# _embedded_refs are the artifact references the engine found anywhere else in the
+# request (input.derived.refs: in a context, a source list, a claim, a report), each a
+# claim about the workflow's recorded versions: the output itself, the inputs, the
+# reviewed and approved versions and a resolution's choice have rules of their own.
+_embedded_refs contains [ref.path, ref] if {
+	_valid
+	input.state
+	some ref in _derived_refs
+	not _dedicated_ref_path(ref.path)
+}
+
+_derived_refs := r if {
+	r := input.derived.refs
+	is_array(r)
+} else := []
+
+_dedicated_ref_path(path) if path == "output"
+
+_dedicated_ref_path(path) if path == "chosen"
+
+_dedicated_ref_path(path) if regex.match(`^(input_artifacts|artifacts)\[[0-9]+\]$`, path)
+
+# METADATA
+# title: Embedded reference not recorded
+# description: >-
+#   An artifact reference anywhere in the request ({id, type, version, hash}: in a
+#   context, a source list, a claim, a report) names a version this workflow has not
+#   recorded, another artifact id, or another hash: a reference is believed only when it
+#   resolves to this tenant's recorded version, whatever the field calls it.
+# custom:
+#   code: ARTIFACT_NOT_FOUND
+#   outcome: block
+reasons contains r if {
+	some [path, ref] in _embedded_refs
+	not ref_version(ref)
+	r := _reason("ARTIFACT_NOT_FOUND", sprintf("%s is not recorded in workflow %q", [_ref_name(ref), _workflow_id]), path)
+}
+
+# METADATA
+# title: Embedded reference names another id
+# description: >-
+#   An artifact reference anywhere in the request names a recorded type and version but
+#   another artifact id.
+# custom:
+#   code: ARTIFACT_NOT_FOUND
+#   outcome: block
+reasons contains r if {
+	some [path, ref] in _embedded_refs
+	v := ref_version(ref)
+	v.ref.id != ref.id
+	r := _reason("ARTIFACT_NOT_FOUND", sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("%s.id", [path]))
+}
+
+# METADATA
+# title: Embedded reference hash differs
+# description: >-
+#   An artifact reference anywhere in the request names a recorded version with another
+#   hash than the one recorded.
+# custom:
+#   code: HASH_MISMATCH
+#   outcome: block
+reasons contains r if {
+	some [path, ref] in _embedded_refs
+	v := ref_version(ref)
+	v.ref.hash != ref.hash
+	r := _reason("HASH_MISMATCH", sprintf("hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("%s.hash", [path]))
+}
+
 # METADATA
 # title: Artifact version not recorded
 # description: >-

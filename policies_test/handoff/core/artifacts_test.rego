@@ -151,3 +151,32 @@ test_artifact_immutable_twin if {
 	clean(plan_revision_input)
 	clean(handoff_input)
 }
+
+# An artifact reference anywhere else in the request (found by the engine, in
+# input.derived.refs) must resolve to a recorded version of this workflow.
+with_refs(inp, refs) := object.union(inp, {"derived": object.union(inp.derived, {"refs": refs})})
+
+test_embedded_reference_not_recorded if {
+	inp := with_refs(handoff_input, [object.union(brief_ref, {"version": 7, "path": "context.sources[0]"})])
+	codes_for(inp) == {"ARTIFACT_NOT_FOUND"}
+	has_reason(inp, "ARTIFACT_NOT_FOUND", "context.sources[0]")
+}
+
+test_embedded_reference_of_another_id if {
+	inp := with_refs(handoff_input, [object.union(brief_ref, {"id": "other-tenant-brief", "path": "context.sources[0]"})])
+	codes_for(inp) == {"ARTIFACT_NOT_FOUND"}
+	has_reason(inp, "ARTIFACT_NOT_FOUND", "context.sources[0].id")
+}
+
+test_embedded_reference_hash_differs if {
+	inp := with_refs(handoff_input, [object.union(brief_ref, {"hash": "sha256:0000", "path": "output.content.claims[0].source"})])
+	codes_for(inp) == {"HASH_MISMATCH"}
+	has_reason(inp, "HASH_MISMATCH", "output.content.claims[0].source.hash")
+}
+
+test_embedded_reference_twin if {
+	clean(with_refs(handoff_input, [object.union(brief_ref, {"path": "context.sources[0]"})]))
+
+	# The inputs, the output and the reviewed versions have rules of their own.
+	clean(with_refs(handoff_input, [object.union(plan_ref, {"version": 7, "path": "output"})]))
+}

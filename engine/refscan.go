@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// collectRefs returns every artifact reference a request holds, wherever it is: each
+// object with a string id, a string type, a whole-number version and a string hash (the
+// shape of core.#ArtifactRef), with its path in the policies' notation. A reference is a
+// claim about the workflow's recorded versions; core checks every one against the state,
+// so that a version, hash or id in a context, a source list or a claim is believed only
+// when the workflow recorded it. Sorted by path, never nil.
+func collectRefs(v map[string]any) []any {
+	out := []any{}
+	walkRefs(v, "", &out)
+	return out
+}
+
+func walkRefs(v any, path string, out *[]any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := refOf(x); ok {
+			ref["path"] = path
+			*out = append(*out, ref)
+		}
+		for _, k := range sortedMapKeys(x) {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			walkRefs(x[k], p, out)
+		}
+	case []any:
+		for i, e := range x {
+			walkRefs(e, path+"["+strconv.Itoa(i)+"]", out)
+		}
+	}
+}
+
+// refOf reads an object as an artifact reference: {id, type, version, hash} with the types
+// of core.#ArtifactRef (other keys may stand beside them).
+func refOf(m map[string]any) (map[string]any, bool) {
+	id, ok1 := m["id"].(string)
+	typ, ok2 := m["type"].(string)
+	hash, ok3 := m["hash"].(string)
+	if !ok1 || !ok2 || !ok3 {
+		return nil, false
+	}
+	var version any
+	switch n := m["version"].(type) {
+	case json.Number:
+		if _, err := n.Int64(); err != nil {
+			return nil, false
+		}
+		version = n
+	case float64:
+		if n != float64(int64(n)) {
+			return nil, false
+		}
+		version = n
+	case int:
+		version = n
+	default:
+		return nil, false
+	}
+	return map[string]any{"id": id, "type": typ, "version": version, "hash": hash}, true
+}
