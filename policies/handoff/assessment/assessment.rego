@@ -196,6 +196,7 @@ _required_config := {
 	"pipeline": "array",
 	"approval_gates": "object",
 	"trust": "object",
+	"source_kinds": "object",
 	"normative": "object",
 	"conclusions": "object",
 	"required_inputs": "object",

@@ -11,7 +11,7 @@ test_kb_used_as_normative_control if {
 }
 
 test_kb_used_as_normative_mapping if {
-	m := patch_item(mapping, "mappings", "requirement_ref", "A.8.5", {"sources": [{"id": "scf-strm-iso-iac-06", "kind": "scf_data"}, {"id": "mapper-notes", "kind": "agent_output"}]})
+	m := patch_item(mapping, "mappings", "requirement_ref", "A.8.5", {"sources": [{"id": "scf-strm-iso-iac-06", "kind": "scf_data"}, {"id": "control-analysis@v1", "kind": "agent_output"}]})
 	d := decide(mapping_handoff(m), st_mapping)
 	codes(d) == {"KB_USED_AS_NORMATIVE", "SECURITY_AUDIT"}
 }
@@ -40,7 +40,7 @@ test_sources_twin_sourced if {
 }
 
 test_official_mapping_without_scf_data if {
-	m := patch_item(mapping, "mappings", "requirement_ref", "A.8.5", {"sources": [{"id": "framework-mapping@v0", "kind": "draft_artifact"}]})
+	m := patch_item(mapping, "mappings", "requirement_ref", "A.8.5", {"sources": [{"id": "control-analysis@v1", "kind": "draft_artifact"}]})
 	d := decide(mapping_handoff(m), st_mapping)
 	codes(d) == {"OFFICIAL_MAPPING_INFERRED", "SECURITY_AUDIT"}
 }
