@@ -66,10 +66,23 @@ _status_claims contains [sprintf("context.approval_status.%s", [t]), v.ref, s] i
 }
 
 # _claimed_version is the version of a type the handoff works from: its input of that
-# type, else the version in force.
+# type, else the version in force, else the latest (a version sent back or rejected).
 _claimed_version(type) := v if {
 	v := _input_version(type)
-} else := _in_force(type)
+} else := v if {
+	v := _in_force(type)
+} else := _latest(type)
+
+# _unfounded_claims are [path, type, claimed status] for approval_status entries about a
+# type the workflow has not recorded (or that is no artifact type at all): a status the
+# state does not hold is never claimed, whatever the type.
+_unfounded_claims contains [sprintf("context.approval_status.%s", [t]), t, s] if {
+	_context_checked
+	some t, s in object.get(_context, "approval_status", {})
+	not _claimed_version(t)
+}
+
+_unfounded_message(path, type, claimed) := sprintf("%s says %s is %s, but this workflow has recorded no %s version", [path, type, claimed, type])
 
 _recorded_status(ref) := core.ref_version(ref).status
 
@@ -87,6 +100,26 @@ reasons contains r if {
 	recorded := _recorded_status(ref)
 	not _claims_approval(recorded)
 	r := _gate_reason("APPROVAL_BYPASS", sprintf("%s says %s v%v is %s, but it is %s", [path, ref.type, ref.version, claimed, recorded]), path, "GR-APPROVAL", "block")
+}
+
+# METADATA
+# title: Approval bypass by context about an unrecorded type
+# description: >-
+#   The handoff's context.approval_status says a type is approved (or final) although
+#   the workflow has recorded no version of it: a claim about a type without a version
+#   is checked like any other.
+# custom:
+#   code: APPROVAL_BYPASS
+#   outcome: block
+reasons contains r if {
+	some [path, type, claimed] in _unfounded_claims
+	_claims_approval(claimed)
+	r := _gate_reason("APPROVAL_BYPASS", _unfounded_message(path, type, claimed), path, "GR-APPROVAL", "block")
+}
+
+_mismatches contains [path, _unfounded_message(path, type, claimed)] if {
+	some [path, type, claimed] in _unfounded_claims
+	not _claims_approval(claimed)
 }
 
 _mismatches contains [sprintf("input_artifacts[%d]", [i]), sprintf("%s v%v has no status in context.artifacts: artifacts are referenced by version, hash and status", [ref.type, ref.version])] if {

@@ -129,3 +129,45 @@ test_context_too_large_is_core if {
 	d := mismatch({"conflict_flags": [{"conflict_type": "missing_source", "control_id": "MON-01"} | some _ in numbers.range(1, 400)]})
 	codes(d) == {"CONTEXT_TOO_LARGE"}
 }
+
+# No request claims a status the state does not hold, including for a type without a
+# recorded version.
+test_approval_bypass_claimed_for_an_unrecorded_type if {
+	d := decide(with_context(evidence_handoff(evidence), st_evidence, {"approval_status": {"GAP_ANALYSIS": "approved"}}), st_evidence)
+	codes(d) == {"APPROVAL_BYPASS", "SECURITY_AUDIT"}
+	some r in d.reasons
+	r.path == "context.approval_status.GAP_ANALYSIS"
+}
+
+test_approval_bypass_claimed_for_a_stage if {
+	d := decide(with_context(evidence_handoff(evidence), st_evidence, {"approval_status": {"FINDINGS_APPROVAL": "final"}}), st_evidence)
+	codes(d) == {"APPROVAL_BYPASS", "SECURITY_AUDIT"}
+}
+
+test_context_mismatch_status_of_an_unrecorded_type if {
+	d := decide(with_context(evidence_handoff(evidence), st_evidence, {"approval_status": {"GAP_ANALYSIS": "draft"}}), st_evidence)
+	codes(d) == {"CONTEXT_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_approval_status_twin_recorded_types_only if {
+	d := decide(with_context(evidence_handoff(evidence), st_evidence, {"approval_status": {"STATEMENT_OF_APPLICABILITY": "approved"}}), st_evidence)
+	codes(d) == set()
+	d.outcome == "allow"
+}
+
+# A type whose latest version was sent back has no version in force: the claim is
+# checked against that latest version.
+st_gaps_sent_back := add(st_gaps, [version("GAP_ANALYSIS", 1, "revision_required")])
+
+gap_v2(extra) := with_context(handoff(st_gaps_sent_back, "gap_analyst", "maturity_assessor", [ref("STATEMENT_OF_APPLICABILITY", 1), ref("EVIDENCE_ASSESSMENT", 1)], "GAP_ANALYSIS", 2, gaps), st_gaps_sent_back, extra)
+
+test_approval_bypass_claimed_for_a_version_sent_back if {
+	d := decide(gap_v2({"approval_status": {"GAP_ANALYSIS": "approved"}}), st_gaps_sent_back)
+	codes(d) == {"APPROVAL_BYPASS", "SECURITY_AUDIT"}
+}
+
+test_approval_status_twin_version_sent_back if {
+	d := decide(gap_v2({"approval_status": {"GAP_ANALYSIS": "revision_required"}}), st_gaps_sent_back)
+	codes(d) == set()
+	d.outcome == "await_human"
+}
