@@ -200,6 +200,8 @@ _required_config := {
 	"normative": "object",
 	"conclusions": "object",
 	"required_inputs": "object",
+	"enrichment_additions": "object",
+	"enrichment_common": "array",
 	"retry_classes": "object",
 	"restricted_retry_context": "array",
 }

@@ -262,3 +262,78 @@ test_enrichment_twin_notes_only if {
 	next_agents(d) == {"soa_architect"}
 	status_events(d) == {"CONTROL_ANALYSIS v1 superseded"}
 }
+
+# A Knowledge Steward enrichment may add evidence candidates (context, never
+# conclusions) for the Evidence Analyst working now; it may not change or drop one.
+cand_05 := {
+	"candidate_id": "kb-cand-05", "title": "SIEM alert triage records, November 2026",
+	"document": {"id": "doc-siem-triage-2026-11", "hash": hash("doc-siem-triage-2026-11")},
+	"control_ids": ["MON-01"], "kind": "record",
+	"sources": [{"id": "kb-cand-05", "kind": "kb_evidence_candidate"}],
+}
+
+knowledge_plus(cands, docs) := object.union(knowledge, {
+	"evidence_candidates": array.concat(knowledge.evidence_candidates, cands),
+	"kb_documents": array.concat(knowledge.kb_documents, docs),
+})
+
+knowledge_enrichment(content) := enrich(handoff(st_evidence, "knowledge_steward", "evidence_analyst", [ref("ASSESSMENT_SCOPE", 1)], "KNOWLEDGE_PACKAGE", 2, content))
+
+cand_05_doc := {"id": "doc-siem-triage-2026-11", "hash": hash("doc-siem-triage-2026-11"), "title": "SIEM triage records"}
+
+test_enrichment_adds_an_evidence_candidate if {
+	d := decide(knowledge_enrichment(knowledge_plus([cand_05], [cand_05_doc])), st_evidence)
+	codes(d) == set()
+	d.outcome == "allow"
+	d.status_after == "EVIDENCE"
+	next_agents(d) == {"evidence_analyst"}
+	"kb-cand-05" in d.next[0].context.must_know.kb_evidence_candidates
+	status_events(d) == {"KNOWLEDGE_PACKAGE v1 superseded"}
+}
+
+test_enrichment_changes_an_evidence_candidate if {
+	d := decide(knowledge_enrichment(patch_item(knowledge, "evidence_candidates", "candidate_id", "kb-cand-04", {"kind": "record"})), st_evidence)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+}
+
+test_enrichment_drops_an_evidence_candidate if {
+	k := object.union(knowledge, {"evidence_candidates": array.slice(knowledge.evidence_candidates, 0, 3)})
+	d := decide(knowledge_enrichment(k), st_evidence)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+}
+
+test_enrichment_adds_a_candidate_reusing_an_id if {
+	d := decide(knowledge_enrichment(knowledge_plus([object.union(cand_05, {"candidate_id": "kb-cand-04", "sources": []})], [cand_05_doc])), st_evidence)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+}
+
+test_enrichment_changes_the_scf_release if {
+	d := decide(knowledge_enrichment(object.union(knowledge_plus([cand_05], [cand_05_doc]), {"scf_version": "2026.1"})), st_evidence)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+}
+
+test_enrichment_drops_a_note if {
+	st := add(st_soa, [version_with("CONTROL_ANALYSIS", 1, "draft", object.union(controls, {"notes": ["MON-01 covers the SOC contract"]}), {})])
+	d := decide(enrich(handoff(st, "scf_control_analyst", "soa_architect", [ref("KNOWLEDGE_PACKAGE", 1)], "CONTROL_ANALYSIS", 2, object.union(controls, {"notes": ["IAC-06 also covers the backup console"]}))), st)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+}
+
+test_enrichment_twin_keeps_the_note if {
+	st := add(st_soa, [version_with("CONTROL_ANALYSIS", 1, "draft", object.union(controls, {"notes": ["MON-01 covers the SOC contract"]}), {})])
+	d := decide(enrich(handoff(st, "scf_control_analyst", "soa_architect", [ref("KNOWLEDGE_PACKAGE", 1)], "CONTROL_ANALYSIS", 2, object.union(controls, {"notes": ["MON-01 covers the SOC contract", "IAC-06 also covers the backup console"]}))), st)
+	codes(d) == set()
+	d.outcome == "allow"
+}
+
+# Adding a control is a decision (the controls in scope), not context.
+test_enrichment_adds_a_control if {
+	c := object.union(controls, {"controls": array.concat(controls.controls, [object.union(controls.controls[0], {"control_id": "GOV-02"})])})
+	d := decide(enrich(enrichment(c)), st_soa)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+}
+
+test_enrichment_tables_missing_block if {
+	d := decide_without_config(knowledge_enrichment(knowledge_plus([cand_05], [cand_05_doc])), st_evidence, "enrichment_additions")
+	"CONTRACT_MISSING" in codes(d)
+	d.outcome == "block"
+}
