@@ -82,7 +82,7 @@ reasons contains r if {
 
 # _retry_spent holds when the failure is not retried any more.
 _retry_spent if {
-	some r in (core.reasons | reasons)
+	some r in (_core_kept | reasons)
 	r.code in {"RETRY_EXHAUSTED", "NOT_RETRYABLE"}
 }
 
