@@ -265,7 +265,7 @@ reasons contains r if {
 	_handoff
 	_expected
 	_handoff_type != _expected_type
-	r := _reason("HANDOFF_TYPE_INVALID", sprintf("handoff %s>%s is a %s handoff, not %s", [_source, _target, _expected_type, _handoff_type]), "handoff_type", "block")
+	r := _reason("HANDOFF_TYPE_INVALID", sprintf("handoff %s>%s is %s handoff, not %s", [_source, _target, _a(_expected_type), _a(_handoff_type)]), "handoff_type", "block")
 }
 
 _valid_targets := sort((({t |

@@ -178,7 +178,7 @@ _retry_problems contains sprintf("is a restricted retry after a prompt injection
 	not k in _restricted_keys
 }
 
-_retry_problems contains sprintf("carries retry information but is a %s handoff", [_handoff_type]) if {
+_retry_problems contains sprintf("carries retry information but is %s handoff", [_a(_handoff_type)]) if {
 	_handoff_type != "retry"
 	_retry_given
 }

@@ -118,7 +118,7 @@ _waiting_for_human_review if {
 #   outcome: block
 reasons contains r if {
 	_waiting_for_human_review
-	r := _reason("HUMAN_REVIEW_REQUIRED", sprintf("workflow %q waits for human review (%v); a %s is not accepted until a person decides", [object.get(_state, "workflow_id", ""), _escalation_codes, _kind]), "", "block")
+	r := _reason("HUMAN_REVIEW_REQUIRED", sprintf("workflow %q waits for human review (%v); %s is not accepted until a person decides", [object.get(_state, "workflow_id", ""), _escalation_codes, _a(_kind)]), "", "block")
 }
 
 _escalation_codes := c if {

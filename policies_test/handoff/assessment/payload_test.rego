@@ -2,6 +2,8 @@
 # preserved, handoff types, routing, inputs and versions.
 package handoff.assessment_test
 
+import data.handoff.assessment
+
 test_output_missing if {
 	d := decide(without(knowledge_handoff, ["output"]), st_knowledge)
 	d.outcome == "block"
@@ -236,4 +238,27 @@ test_limitation_core_rule_is_set_aside if {
 	some c in data.handoff.core.reasons with input as input_of(r, st_controls)
 	c.code == "LIMITATION_DROPPED"
 	codes(decide(r, st_controls)) == set()
+}
+
+# Messages read as English: "an enrichment handoff", "an approval request".
+test_message_articles if {
+	assessment._a("enrichment") == "an enrichment"
+	assessment._a("approval") == "an approval"
+	assessment._a("outcome") == "an outcome"
+	assessment._a("handoff") == "a handoff"
+	assessment._a("sequential") == "a sequential"
+}
+
+test_message_handoff_type_article if {
+	d := decide(enrichment(object.union(controls, {"notes": ["MON-01 covers the SOC contract"]})), st_soa)
+	some r in d.reasons
+	r.code == "HANDOFF_TYPE_INVALID"
+	contains(r.message, "is an enrichment handoff, not a sequential")
+}
+
+test_message_configuration_table if {
+	d := decide_without_config(controls_handoff(controls), st_controls, "pipeline")
+	some r in d.reasons
+	r.code == "CONTRACT_MISSING"
+	r.message == "the assessment configuration has no table pipeline (an array)"
 }
