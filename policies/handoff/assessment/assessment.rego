@@ -205,6 +205,7 @@ _required_config := {
 	"normative": "object",
 	"conclusions": "object",
 	"required_inputs": "object",
+	"unique_keys": "object",
 	"enrichment_additions": "object",
 	"enrichment_common": "array",
 	"retry_classes": "object",

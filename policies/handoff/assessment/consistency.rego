@@ -228,9 +228,17 @@ _score_problems(s) := {p |
 
 # --- approved findings --------------------------------------------------------------------
 
-_approved_findings := {f.finding_id: f | some f in _content_of(_approved("GAP_ANALYSIS")).findings}
+# _by_finding_id maps the finding ids that name one finding to it (a duplicated id is
+# REFERENCE_MISMATCH and names none).
+_by_finding_id(findings) := {id: f |
+	some f in findings
+	id := f.finding_id
+	count([g | some g in findings; g.finding_id == id]) == 1
+}
 
-_report_findings := {f.finding_id: f | some f in _items("findings")}
+_approved_findings := _by_finding_id([f | some f in _content_of(_approved("GAP_ANALYSIS")).findings; is_object(f)])
+
+_report_findings := _by_finding_id(_items("findings"))
 
 _altered contains [sprintf("findings (%s)", [id]), sprintf("the report omits approved finding %s (%s)", [id, f.control_id])] if {
 	some id, f in _approved_findings

@@ -195,6 +195,119 @@ _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.kind", [p]), msg
 	msg := sprintf("%s is of kind %q, which config.source_kinds does not resolve", [p, s.kind])
 }
 
+# --- references between outputs ----------------------------------------------------------
+
+# _unique_keys are the keys that identify one item of an output list.
+# The table is config.unique_keys in contracts/assessment/config.cue.
+_unique_keys := object.get(_config, "unique_keys", {})
+
+_key_of(item, keys) := [object.get(item, k, null) | some k in keys]
+
+_reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("%s[%d]", [field, j])), msg] if {
+	_judged
+	some field, keysets in object.get(_unique_keys, _output.type, {})
+	some keys in keysets
+	list := _items(field)
+	some i, x in list
+	some j, y in list
+	i < j
+	_key_of(x, keys) == _key_of(y, keys)
+	msg := sprintf("%s[%d] and %s[%d] have the same %s %v: one id names one item", [field, i, field, j, concat(", ", keys), _key_of(x, keys)])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", "output.id", msg] if {
+	_judged
+	some t in _types_with_id(_output.id)
+	t != _output.type
+	msg := sprintf("output %s has id %q, the id of the workflow's %s: an artifact id names one artifact", [_output.type, _output.id, t])
+}
+
+# An evidence item examines a candidate of the KNOWLEDGE_PACKAGE the assessment is made from.
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("assessments[%d].items[%d].candidate_id", [i, j])), msg] if {
+	_judged
+	_output.type == "EVIDENCE_ASSESSMENT"
+	some i, res in _items("assessments")
+	some j, item in res.items
+	not item.candidate_id in _kb_candidates
+	msg := sprintf("assessments[%d] (%s) examines candidate %q, which the KNOWLEDGE_PACKAGE it is made from (%s) does not list", [i, res.control_id, item.candidate_id, _package_label])
+}
+
+# A KNOWLEDGE_PACKAGE's candidate that points at a KB document the package indexes gives
+# it the hash the index gives it.
+_kb_documents := {d.id: {x.hash | some x in _items("kb_documents"); x.id == d.id} | some d in _items("kb_documents")}
+
+_reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("evidence_candidates[%d].document.hash", [i])), msg] if {
+	_judged
+	_output.type == "KNOWLEDGE_PACKAGE"
+	some i, c in _items("evidence_candidates")
+	hashes := _kb_documents[c.document.id]
+	not c.document.hash in hashes
+	msg := sprintf("evidence_candidates[%d] (%s) points at document %q with a hash kb_documents does not give it", [i, c.candidate_id, c.document.id])
+}
+
+# A POA&M item plans the remediation of a finding of the approved GAP_ANALYSIS it is made
+# from, for that finding's control.
+_input_items(type, field) := [x | some x in object.get(_content_of(_input_version(type)), field, []); is_object(x)]
+
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("items[%d].finding_id", [i])), msg] if {
+	_judged
+	_output.type == "POAM"
+	_input_version("GAP_ANALYSIS")
+	some i, item in _items("items")
+	not item.finding_id in {f.finding_id | some f in _input_items("GAP_ANALYSIS", "findings")}
+	msg := sprintf("items[%d] (%s) plans finding %q, which the GAP_ANALYSIS it is made from does not have", [i, item.item_id, item.finding_id])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("items[%d].control_id", [i])), msg] if {
+	_judged
+	_output.type == "POAM"
+	some i, item in _items("items")
+	some f in _input_items("GAP_ANALYSIS", "findings")
+	f.finding_id == item.finding_id
+	f.control_id != item.control_id
+	msg := sprintf("items[%d] (%s) plans finding %s for control %s, but the finding is about %s", [i, item.item_id, item.finding_id, item.control_id, f.control_id])
+}
+
+# The report restates the POA&M and the maturity scores it is made from.
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("poam_summary[%d].item_id", [i])), msg] if {
+	_judged
+	_output.type == "ASSESSMENT_REPORT"
+	_input_version("POAM")
+	some i, s in _items("poam_summary")
+	not s.item_id in {x.item_id | some x in _input_items("POAM", "items")}
+	msg := sprintf("poam_summary[%d] names POA&M item %q, which the POAM it is made from does not have", [i, s.item_id])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("poam_summary[%d].%s", [i, field])), msg] if {
+	_judged
+	_output.type == "ASSESSMENT_REPORT"
+	some i, s in _items("poam_summary")
+	some x in _input_items("POAM", "items")
+	x.item_id == s.item_id
+	some [field, other] in [["finding_id", "finding_id"], ["priority", "priority"]]
+	s[field] != x[other]
+	msg := sprintf("poam_summary[%d] gives item %s %s %v, but the POAM gives %v", [i, s.item_id, field, s[field], x[other]])
+}
+
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("maturity_summary[%d].control_id", [i])), msg] if {
+	_judged
+	_output.type == "ASSESSMENT_REPORT"
+	_input_version("MATURITY_ASSESSMENT")
+	some i, s in _items("maturity_summary")
+	not s.control_id in {x.control_id | some x in _input_items("MATURITY_ASSESSMENT", "scores")}
+	msg := sprintf("maturity_summary[%d] scores %s, which the MATURITY_ASSESSMENT it is made from does not score", [i, s.control_id])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("maturity_summary[%d].score", [i])), msg] if {
+	_judged
+	_output.type == "ASSESSMENT_REPORT"
+	some i, s in _items("maturity_summary")
+	some x in _input_items("MATURITY_ASSESSMENT", "scores")
+	x.control_id == s.control_id
+	x.score != s.score
+	msg := sprintf("maturity_summary[%d] gives %s maturity %v, but the MATURITY_ASSESSMENT gives %v", [i, s.control_id, s.score, x.score])
+}
+
 # METADATA
 # title: Reference to an unrecorded artifact version
 # description: >-

@@ -177,7 +177,7 @@ test_inconsistency_maturity_contradicts_a_finding if {
 test_inconsistency_contradictory_evidence if {
 	e := patch_item(evidence, "assessments", "control_id", "IAC-06", {"items": [
 		{"candidate_id": "kb-cand-02", "examined": true, "supports": true, "evidence_kind": "operational"},
-		{"candidate_id": "kb-cand-05", "examined": true, "supports": false, "evidence_kind": "operational"},
+		{"candidate_id": "kb-cand-04", "examined": true, "supports": false, "evidence_kind": "operational"},
 	]})
 	d := decide(evidence_handoff(e), st_evidence)
 	codes(d) == {"INCONSISTENCY_NOT_FLAGGED"}
@@ -304,7 +304,7 @@ test_enrichment_drops_an_evidence_candidate if {
 
 test_enrichment_adds_a_candidate_reusing_an_id if {
 	d := decide(knowledge_enrichment(knowledge_plus([object.union(cand_05, {"candidate_id": "kb-cand-04", "sources": []})], [cand_05_doc])), st_evidence)
-	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION", "REFERENCE_MISMATCH", "SECURITY_AUDIT"}
 }
 
 test_enrichment_changes_the_scf_release if {

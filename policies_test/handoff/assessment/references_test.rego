@@ -170,3 +170,101 @@ test_source_kinds_table_missing_blocks if {
 	d := decide_without_config(controls_handoff(controls), st_controls, "source_kinds")
 	"CONTRACT_MISSING" in codes(d)
 }
+
+# --- references between outputs ------------------------------------------------------------
+
+test_evidence_item_examines_an_unknown_candidate if {
+	e := patch_item(evidence, "assessments", "control_id", "MON-01", {"items": [{"candidate_id": "kb-cand-77", "examined": true, "supports": false, "evidence_kind": "design"}]})
+	d := decide(evidence_handoff(e), st_evidence)
+	codes(d) == {"REFERENCE_NOT_FOUND", "SECURITY_AUDIT"}
+	some r in d.reasons
+	r.path == "output.content.assessments[3].items[0].candidate_id"
+}
+
+test_evidence_item_twin_listed_candidate if {
+	e := patch_item(evidence, "assessments", "control_id", "MON-01", {"items": [{"candidate_id": "kb-cand-01", "examined": true, "supports": false, "evidence_kind": "design"}]})
+	d := decide(evidence_handoff(e), st_evidence)
+	codes(d) == set()
+}
+
+test_poam_item_plans_an_unknown_finding if {
+	d := decide(poam_handoff(patch_item(poam, "items", "item_id", "P-02", {"finding_id": "F-99"})), st_poam)
+	codes(d) == {"REFERENCE_NOT_FOUND", "SECURITY_AUDIT"}
+}
+
+test_poam_item_plans_a_finding_for_another_control if {
+	d := decide(poam_handoff(patch_item(poam, "items", "item_id", "P-02", {"control_id": "IAC-06"})), st_poam)
+	codes(d) == {"REFERENCE_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_poam_twin_approved_findings if {
+	d := decide(poam_handoff(poam), st_poam)
+	codes(d) == set()
+	d.outcome == "allow"
+}
+
+test_report_poam_summary_names_an_unknown_item if {
+	r := object.union(report, {"poam_summary": array.concat(report.poam_summary, [{"item_id": "P-09", "finding_id": "F-02", "priority": "low"}])})
+	d := decide(report_handoff(r), st_reporting)
+	codes(d) == {"REFERENCE_NOT_FOUND", "SECURITY_AUDIT"}
+}
+
+test_report_poam_summary_changes_a_priority if {
+	d := decide(report_handoff(patch_item(report, "poam_summary", "item_id", "P-02", {"priority": "low"})), st_reporting)
+	codes(d) == {"REFERENCE_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_report_maturity_summary_changes_a_score if {
+	d := decide(report_handoff(patch_item(report, "maturity_summary", "control_id", "MON-01", {"score": 3})), st_reporting)
+	codes(d) == {"REFERENCE_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_report_twin_restates_its_inputs if {
+	d := decide(report_handoff(report), st_reporting)
+	codes(d) == set()
+	d.outcome == "await_human"
+}
+
+test_findings_with_a_duplicated_id if {
+	g := object.union(gaps, {"findings": array.concat(gaps.findings, [object.union(gaps.findings[0], {"control_id": "IAC-06"})])})
+	d := decide(gap_handoff(g), st_gaps)
+	"REFERENCE_MISMATCH" in codes(d)
+	d.outcome == "block"
+}
+
+test_findings_with_two_statuses_for_a_control if {
+	g := object.union(gaps, {"findings": array.concat(gaps.findings, [object.union(gaps.findings[1], {"finding_id": "F-05", "status": "not_implemented"})])})
+	d := decide(gap_handoff(g), st_gaps)
+	codes(d) == {"REFERENCE_MISMATCH", "SECURITY_AUDIT"}
+}
+
+# An approved GAP_ANALYSIS recorded before ids were checked never makes the report's
+# comparison fail: a duplicated id names no finding.
+test_report_against_findings_with_a_duplicated_id_decides if {
+	dup := object.union(gaps, {"findings": array.concat(gaps.findings, [object.union(gaps.findings[0], {"rationale": "other"})])})
+	st := add(st_reporting, [version_with("GAP_ANALYSIS", 1, "approved", dup, {})])
+	d := decide(report_handoff(report), st)
+	"APPROVED_FINDING_ALTERED" in codes(d)
+}
+
+test_output_id_of_another_artifact if {
+	r := controls_handoff(controls)
+	d := decide(with_req(r, {"output": object.union(r.output, {"id": "knowledge-package"})}), st_controls)
+	codes(d) == {"REFERENCE_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_candidate_document_with_another_hash if {
+	k := patch_item(knowledge, "evidence_candidates", "candidate_id", "kb-cand-02", {"document": {"id": "doc-idp-mfa-2026-10", "hash": hash("other export")}})
+	d := decide(with_req(knowledge_handoff, {"output": object.union(knowledge_handoff.output, {"content": k})}), st_knowledge)
+	codes(d) == {"REFERENCE_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_candidate_document_twin_indexed_hash if {
+	d := decide(knowledge_handoff, st_knowledge)
+	codes(d) == set()
+}
+
+test_unique_keys_table_missing_blocks if {
+	d := decide_without_config(gap_handoff(gaps), st_gaps, "unique_keys")
+	"CONTRACT_MISSING" in codes(d)
+}
