@@ -58,6 +58,37 @@ reasons contains r if {
 	r := _reason("RETRY_INVALID", msg, "retry_type", "block")
 }
 
+# METADATA
+# title: Failure reported by another agent
+# description: >-
+#   An agent reports only its own failure (actor.id is the failure's agent); the host
+#   (a system actor) reports any. A failure counts against a task's retry budget, so no
+#   agent spends another's.
+# custom:
+#   code: SOURCE_NOT_AUTHORIZED
+#   outcome: block
+reasons contains r if {
+	_failure
+	_actor_type == "agent"
+	_actor_id != object.get(_request, "agent", "")
+	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("agent %q reports a failure of agent %q: an agent reports its own failures", [_actor_id, object.get(_request, "agent", "")]), "actor.id", "block")
+}
+
+# METADATA
+# title: Failure reported by a person
+# description: >-
+#   Failures are reported by the failed agent or the host: a person acts through
+#   approvals and resolutions (human review after an escalation), never by spending an
+#   agent's retry budget.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_failure
+	_actor_type == "human"
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q may not report a failure of agent %q; the agent or the host does", [_actor_id, object.get(_request, "agent", "")]), "actor.type", "block")
+}
+
 # _restricted_before holds when the task already had its restricted retry.
 _restricted_before if {
 	some v in core.artifact("RETRY_RECORD").versions

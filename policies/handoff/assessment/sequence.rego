@@ -140,6 +140,25 @@ reasons contains r if {
 }
 
 # METADATA
+# title: Start by a person without a role
+# description: >-
+#   A person starts an assessment only with a role of the pack: an identity is its type
+#   and id, and a person's authority is a role of the pack, never a claim.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "start"
+	_actor_type == "human"
+	count(_pack_roles) == 0
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the assessment pack and may not start an assessment", [_actor_id]), "actor.roles", "block")
+}
+
+# _pack_roles are the actor's roles the pack defines.
+_pack_roles := {role | some role in _actor_roles; object.get(_contract, ["roles", role], null) != null}
+
+# METADATA
 # title: Cancel by a person without a role
 # description: >-
 #   A person cancels an assessment only with a role of the pack; the host may always
@@ -151,7 +170,7 @@ reasons contains r if {
 	_ready
 	_kind == "cancel"
 	_actor_type == "human"
-	count({role | some role in _actor_roles; object.get(_contract, ["roles", role], null) != null}) == 0
+	count(_pack_roles) == 0
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the assessment pack and may not cancel", [_actor_id]), "actor.roles", "block")
 }
 
