@@ -210,6 +210,7 @@ _required_config := {
 	"enrichment_common": "array",
 	"retry_classes": "object",
 	"restricted_retry_context": "array",
+	"clock_skew_ms": "number",
 }
 
 # METADATA

@@ -174,6 +174,30 @@ reasons contains r if {
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the assessment pack and may not cancel", [_actor_id]), "actor.roles", "block")
 }
 
+# --- the engine's clock ---------------------------------------------------------------------
+
+_skew_ns := n * 1000000 if {
+	n := _config.clock_skew_ms
+	is_number(n)
+} else := 0
+
+# METADATA
+# title: Request dated in the future
+# description: >-
+#   A request's created_at is later than the engine's clock (input.now) by more than
+#   config.clock_skew_ms: the engine's clock dates every decision, and the handoff
+#   latency and the recorded created_at are never taken from a time that has not come.
+# custom:
+#   code: TIMESTAMP_INVALID
+#   outcome: block
+reasons contains r if {
+	_valid
+	t := _request.created_at
+	is_string(t)
+	time.parse_rfc3339_ns(t) > time.parse_rfc3339_ns(input.now) + _skew_ns
+	r := _reason("TIMESTAMP_INVALID", sprintf("created_at %s is later than the engine's clock %s (allowed skew: %d ms)", [t, input.now, _skew_ns / 1000000]), "created_at", "block")
+}
+
 # --- start and cancel ------------------------------------------------------------------
 
 _brief := b if {
