@@ -40,9 +40,11 @@ _asks_validation if _request.requires_validation == true
 
 _asks_validation if _edge_kind == "validation"
 
-# _route is the status the accepted handoff leads to.
+# _route is the status the accepted handoff leads to. An enrichment leaves the step where
+# it is, unless it asks for validation: then a person validates it first, as any output.
 _route := _status if {
 	_edge_kind == "enrichment"
+	not _asks_validation
 } else := _route_gate if {
 	_gated_forward
 } else := "VALIDATION" if {

@@ -337,3 +337,32 @@ test_enrichment_tables_missing_block if {
 	"CONTRACT_MISSING" in codes(d)
 	d.outcome == "block"
 }
+
+# An enrichment that asks for validation waits for a person like any other output; it
+# was recorded as a draft and the validation it asked for never happened.
+test_enrichment_asking_validation_goes_to_validation if {
+	r := with_req(knowledge_enrichment(knowledge_plus([cand_05], [cand_05_doc])), {"requires_validation": true})
+	d := decide(r, st_evidence)
+	codes(d) == set()
+	d.outcome == "await_human"
+	d.status_after == "VALIDATION"
+	next_agents(d) == {"assessment_reviewer"}
+	recorded(d) == {"KNOWLEDGE_PACKAGE v2 under_review"}
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.meta.resume_status == "EVIDENCE"
+}
+
+test_enrichment_twin_without_validation_stays if {
+	d := decide(knowledge_enrichment(knowledge_plus([cand_05], [cand_05_doc])), st_evidence)
+	d.status_after == "EVIDENCE"
+	recorded(d) == {"KNOWLEDGE_PACKAGE v2 draft"}
+}
+
+test_validated_enrichment_resumes_the_step if {
+	st := add(set_status(st_evidence, "VALIDATION"), [version("KNOWLEDGE_PACKAGE", 1, "superseded"), version_with("KNOWLEDGE_PACKAGE", 2, "under_review", knowledge_plus([cand_05], [cand_05_doc]), {"route": "VALIDATION", "resume_status": "EVIDENCE"})])
+	d := decide(approval(reviewer, "APPROVE", "VALIDATION", [ref("KNOWLEDGE_PACKAGE", 2)]), st)
+	codes(d) == set()
+	d.status_after == "EVIDENCE"
+	next_agents(d) == {"evidence_analyst"}
+}
