@@ -127,6 +127,36 @@ _named_controls contains v if {
 	some v in o[k]
 }
 
+# A KNOWLEDGE_PACKAGE restates the scope it covers: its frameworks and domains.
+_named_frameworks contains v if {
+	_judged
+	some v in object.get(_content, ["scope", "frameworks"], [])
+}
+
+_named_domains contains v if {
+	_judged
+	some v in object.get(_content, ["scope", "control_domains"], [])
+}
+
+_scope_exceeded if {
+	some v in _named_domains
+	not v in _scope_domains
+}
+
+_out_of_scope contains [sprintf("output.content.scope.frameworks[%d]", [i]), sprintf("framework %q is outside the assessment scope %v", [v, sort(_scope_frameworks)])] if {
+	_scope_exceeded
+	_judged
+	some i, v in object.get(_content, ["scope", "frameworks"], [])
+	not v in _scope_frameworks
+}
+
+_out_of_scope contains [sprintf("output.content.scope.control_domains[%d]", [i]), sprintf("domain %q is outside the assessment's domains %v", [v, sort(_scope_domains)])] if {
+	_scope_exceeded
+	_judged
+	some i, v in object.get(_content, ["scope", "control_domains"], [])
+	not v in _scope_domains
+}
+
 # _scope_exceeded holds when a named framework or control is outside the scope: only
 # then are paths built.
 _scope_exceeded if {

@@ -245,6 +245,32 @@ _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("evide
 	msg := sprintf("evidence_candidates[%d] (%s) points at document %q with a hash kb_documents does not give it", [i, c.candidate_id, c.document.id])
 }
 
+# The SCF release an output restates is the assessment's (ASSESSMENT_SCOPE).
+_reference_problems contains ["REFERENCE_MISMATCH", "output.content.scf_version", msg] if {
+	_judged
+	v := _content.scf_version
+	v != object.get(_scope, "scf_version", null)
+	msg := sprintf("%s v%v uses SCF release %v, but the assessment was started with %v", [_output.type, _output.version, v, object.get(_scope, "scf_version", "none")])
+}
+
+# The controls an output assesses are the ones the step before it holds: evidence for the
+# SoA's controls, findings for the SoA's controls, scores for the findings' controls.
+_assessed_lists := {
+	"EVIDENCE_ASSESSMENT": ["assessments", "STATEMENT_OF_APPLICABILITY", "entries"],
+	"GAP_ANALYSIS": ["findings", "STATEMENT_OF_APPLICABILITY", "entries"],
+	"MATURITY_ASSESSMENT": ["scores", "GAP_ANALYSIS", "findings"],
+}
+
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("%s[%d].control_id", [field, i])), msg] if {
+	_judged
+	[field, type, list] := _assessed_lists[_output.type]
+	_input_version(type)
+	known := {x.control_id | some x in _input_items(type, list)}
+	some i, item in _items(field)
+	not item.control_id in known
+	msg := sprintf("%s[%d] is about %s, which the %s it is made from does not hold (%v)", [field, i, item.control_id, type, sort(known)])
+}
+
 # A POA&M item plans the remediation of a finding of the approved GAP_ANALYSIS it is made
 # from, for that finding's control.
 _input_items(type, field) := [x | some x in object.get(_content_of(_input_version(type)), field, []); is_object(x)]

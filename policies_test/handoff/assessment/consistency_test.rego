@@ -309,7 +309,7 @@ test_enrichment_adds_a_candidate_reusing_an_id if {
 
 test_enrichment_changes_the_scf_release if {
 	d := decide(knowledge_enrichment(object.union(knowledge_plus([cand_05], [cand_05_doc]), {"scf_version": "2026.1"})), st_evidence)
-	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION", "REFERENCE_MISMATCH", "SECURITY_AUDIT"}
 }
 
 test_enrichment_drops_a_note if {

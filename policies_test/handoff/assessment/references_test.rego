@@ -268,3 +268,35 @@ test_unique_keys_table_missing_blocks if {
 	d := decide_without_config(gap_handoff(gaps), st_gaps, "unique_keys")
 	"CONTRACT_MISSING" in codes(d)
 }
+
+test_output_restates_another_scf_release if {
+	d := decide(controls_handoff(object.union(controls, {"scf_version": "2024.1"})), st_controls)
+	codes(d) == {"REFERENCE_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_knowledge_scope_outside_the_assessment if {
+	k := object.union(knowledge, {"scope": {"frameworks": ["ISO-27001-2022", "SOC2"], "control_domains": ["GOV", "HRS"]}})
+	d := decide(with_req(knowledge_handoff, {"output": object.union(knowledge_handoff.output, {"content": k})}), st_knowledge)
+	codes(d) == {"SCOPE_MISMATCH", "SECURITY_AUDIT"}
+	{r.path | some r in d.reasons; r.code == "SCOPE_MISMATCH"} == {"output.content.scope.frameworks[1]", "output.content.scope.control_domains[1]"}
+}
+
+test_knowledge_scope_twin_part_of_the_assessment if {
+	k := object.union(knowledge, {"scope": {"frameworks": ["LGPD"], "control_domains": ["GOV", "MON"]}})
+	d := decide(with_req(knowledge_handoff, {"output": object.union(knowledge_handoff.output, {"content": k})}), st_knowledge)
+	codes(d) == set()
+}
+
+test_evidence_for_a_control_outside_the_soa if {
+	st := add(st_soa, [version_with("STATEMENT_OF_APPLICABILITY", 1, "approved", object.union(soa, {"entries": array.slice(soa.entries, 0, 3)}), {})])
+	d := decide(evidence_handoff(evidence), set_status(st, "EVIDENCE"))
+	codes(d) == {"REFERENCE_NOT_FOUND", "SECURITY_AUDIT"}
+	some r in d.reasons
+	r.path == "output.content.assessments[3].control_id"
+}
+
+test_score_for_a_control_without_a_finding if {
+	m := object.union(maturity, {"scores": array.concat(maturity.scores, [{"control_id": "GOV-02", "score": 1, "rationale": "Not assessed", "sources": [{"id": "gap-analysis@v1", "kind": "approved_artifact"}]}])})
+	d := decide(maturity_handoff(m), st_maturity)
+	codes(d) == {"REFERENCE_NOT_FOUND", "SECURITY_AUDIT"}
+}
