@@ -343,9 +343,12 @@ _mismatches contains [sprintf("context.previous_output.%s", [field]), sprintf("c
 # title: Context contradicts the recorded state
 # description: >-
 #   The handoff's context must match the state the engine holds: every input named with
-#   its status, recorded versions with their hashes and statuses, the workflow's current
-#   status, known KB evidence candidates and conflicts. The Orchestrator never passes on a
-#   context that misstates the assessment.
+#   its status, recorded versions with their hashes and statuses (a status claimed for a
+#   type without a recorded version included), the workflow's current status, known KB
+#   evidence candidates, conflicts with their recorded type, control and status, the
+#   person's decision recorded at a stage, the pending retry, a validation status the
+#   artifacts make true, controls in scope and the previous output as recorded. The
+#   Orchestrator never passes on a context that misstates the assessment.
 # custom:
 #   code: CONTEXT_MISMATCH
 #   outcome: block
