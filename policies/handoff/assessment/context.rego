@@ -147,6 +147,12 @@ _mismatches contains [sprintf("context.artifacts[%d].ref.hash", [i]), sprintf("%
 	core.ref_version(a.ref).ref.hash != a.ref.hash
 }
 
+_mismatches contains [sprintf("context.artifacts[%d].ref.id", [i]), sprintf("%s v%v has id %q, not %q", [a.ref.type, a.ref.version, core.ref_version(a.ref).ref.id, a.ref.id])] if {
+	_context_checked
+	some i, a in _ctx_artifacts
+	core.ref_version(a.ref).ref.id != a.ref.id
+}
+
 _mismatches contains ["context.workflow_state", sprintf("context.workflow_state is %s, but the workflow is in %s", [s, _status])] if {
 	_context_checked
 	s := _context.workflow_state

@@ -307,3 +307,12 @@ test_context_previous_output_twin_as_recorded if {
 	d := mismatch({"previous_output": {"ref": ref("EVIDENCE_ASSESSMENT", 1), "limitations": [limitation], "assumptions": []}})
 	codes(d) == set()
 }
+
+test_context_mismatch_artifact_with_another_id if {
+	other := object.union(ref("EVIDENCE_ASSESSMENT", 1), {"id": "evidence-globex"})
+	ctx := {"artifacts": [{"ref": ref("STATEMENT_OF_APPLICABILITY", 1), "status": "approved"}, {"ref": other, "status": "draft"}]}
+	d := decide(with_req(gap_handoff(gaps), {"context": ctx}), st_gaps)
+	codes(d) == {"CONTEXT_MISMATCH", "SECURITY_AUDIT"}
+	some r in d.reasons
+	r.path == "context.artifacts[1].ref.id"
+}
