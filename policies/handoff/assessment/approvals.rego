@@ -78,6 +78,63 @@ _names_awaiting if {
 
 _revise_types := {t | some t in object.get(_request, "revise", [])}
 
+# _decided_ref holds for the version the person's decision is about: the version waiting
+# at a gate or the validation step. At human review a person decides on the stage and
+# names no version.
+_decided_ref(ref) if {
+	_status != "HUMAN_REVIEW"
+	_same_version(ref, _awaiting.ref)
+}
+
+_decided_label := sprintf("%s v%v", [_awaiting.ref.type, _awaiting.ref.version]) if {
+	_status != "HUMAN_REVIEW"
+} else := "none: a decision at human review is about the stage"
+
+# METADATA
+# title: Decision about a version that does not wait for it
+# description: >-
+#   A person's decision names a version other than the one waiting for it at a gate or
+#   the validation step, or names a version at human review: the workflow records a
+#   person's decision only for what the person was asked to decide, never an approval
+#   of another artifact passed along with it.
+# custom:
+#   code: APPROVAL_INVALID
+#   outcome: block
+reasons contains r if {
+	_deciding
+	some i, ref in _approval_refs
+	not _decided_ref(ref)
+	r := _reason("APPROVAL_INVALID", sprintf("the decision at %s names %s v%v, which does not wait for it (waiting: %s)", [_status, ref.type, ref.version, _decided_label]), sprintf("artifacts[%d]", [i]), "block")
+}
+
+_revise_problems contains sprintf("a %s decision names types to revise (%v): only a revision request returns work", [_decision_kind, sort(_revise_types)]) if {
+	_decision_kind != "REQUEST_REVISION"
+	count(_revise_types) > 0
+}
+
+_revise_problems contains sprintf("at %s a revision returns %s to its producer; revise names %v", [_status, _awaiting.ref.type, sort(_revise_types)]) if {
+	_decision_kind == "REQUEST_REVISION"
+	_status != "HUMAN_REVIEW"
+	count(_revise_types) > 0
+	_revise_types != {_awaiting.ref.type}
+}
+
+# METADATA
+# title: Decision contradicts its own revise list
+# description: >-
+#   A person's decision and the types it names to revise disagree: an approval or a
+#   rejection that names types to revise, or a revision at a gate or the validation step
+#   that names another type than the version waiting (which is what returns to its
+#   producer). A decision is taken as a whole, never half applied.
+# custom:
+#   code: APPROVAL_INVALID
+#   outcome: block
+reasons contains r if {
+	_deciding
+	some msg in _revise_problems
+	r := _reason("APPROVAL_INVALID", msg, "revise", "block")
+}
+
 # METADATA
 # title: Decision incomplete
 # description: >-
@@ -106,6 +163,7 @@ reasons contains r if {
 	_deciding
 	_decision_kind == "REQUEST_REVISION"
 	count(_incomplete) == 0
+	count(_revise_problems) == 0
 	r := _reason("REVISION_REQUESTED", sprintf("%q requests a revision at %s", [_actor_id, _status]), "decision", "revise")
 }
 

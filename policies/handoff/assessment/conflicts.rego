@@ -241,7 +241,7 @@ _resolution_content := object.union(
 		"conflict_id": _request.conflict_id,
 		"decision": _resolution_decision,
 		"reviewer": _actor_id,
-		"roles": sort(_actor_roles),
+		"roles": sort(_pack_roles),
 		"rationale": _request.rationale,
 		"decided_at": input.now,
 		"new_handoff": {

@@ -228,9 +228,17 @@ _score_problems(s) := {p |
 
 # --- approved findings --------------------------------------------------------------------
 
-_approved_findings := {f.finding_id: f | some f in _content_of(_approved("GAP_ANALYSIS")).findings}
+# _by_finding_id maps the finding ids that name one finding to it (a duplicated id is
+# REFERENCE_MISMATCH and names none).
+_by_finding_id(findings) := {id: f |
+	some f in findings
+	id := f.finding_id
+	count([g | some g in findings; g.finding_id == id]) == 1
+}
 
-_report_findings := {f.finding_id: f | some f in _items("findings")}
+_approved_findings := _by_finding_id([f | some f in _content_of(_approved("GAP_ANALYSIS")).findings; is_object(f)])
+
+_report_findings := _by_finding_id(_items("findings"))
 
 _altered contains [sprintf("findings (%s)", [id]), sprintf("the report omits approved finding %s (%s)", [id, f.control_id])] if {
 	some id, f in _approved_findings
@@ -472,9 +480,26 @@ _enrichment if {
 	_edge_kind == "enrichment"
 }
 
-# _decision_part is an output's content without what enrichment may add: notes and
-# sources.
-_decision_part(c) := object.remove(c, ["notes", "sources"])
+# _additive are the lists an enrichment of a type may add items to, each with the field
+# that identifies an item ("" for plain lists such as notes).
+# The tables are config.enrichment_additions and config.enrichment_common in
+# contracts/assessment/config.cue.
+_additive(type) := object.union(
+	{f: "" | some f in object.get(_config, "enrichment_common", [])},
+	object.get(_config, ["enrichment_additions", type], {}),
+)
+
+# _decision_part is an output's content without the lists an enrichment may add to.
+_decision_part(c, type) := object.remove(c, object.keys(_additive(type)))
+
+_enriched := _content_of(_latest(_output.type))
+
+_changed_fields := {k |
+	new := _decision_part(_content, _output.type)
+	old := _decision_part(_enriched, _output.type)
+	some k in (object.keys(new) | object.keys(old))
+	object.get(new, k, null) != object.get(old, k, null)
+}
 
 _enrichment_problems contains sprintf("%s has an approved version (v%v): a final decision is never changed by enrichment", [_output.type, _approved_n(_output.type)]) if {
 	_approved(_output.type)
@@ -484,16 +509,39 @@ _enrichment_problems contains sprintf("%s has no earlier version to enrich", [_o
 	not _latest(_output.type)
 }
 
-_enrichment_problems contains sprintf("%s v%v changes more than notes and sources of v%v", [_output.type, _output.version, _latest_n(_output.type)]) if {
-	_decision_part(_content) != _decision_part(_content_of(_latest(_output.type)))
+_enrichment_problems contains sprintf("%s v%v changes %v of v%v: an enrichment only adds to %v", [_output.type, _output.version, sort(_changed_fields), _latest_n(_output.type), sort(object.keys(_additive(_output.type)))]) if {
+	_latest(_output.type)
+	count(_changed_fields) > 0
 }
+
+_enrichment_problems contains sprintf("%s v%v removes or changes %s of v%v: an enrichment keeps every item and only adds", [_output.type, _output.version, _item_label(field, key, item), _latest_n(_output.type)]) if {
+	some field, key in _additive(_output.type)
+	some item in object.get(_enriched, field, [])
+	not item in object.get(_content, field, [])
+}
+
+_enrichment_problems contains sprintf("%s v%v lists %s %s %v twice: an added item never reuses the id of an item kept", [_output.type, _output.version, field, key, x[key]]) if {
+	some field, key in _additive(_output.type)
+	key != ""
+	some i, x in object.get(_content, field, [])
+	some j, y in object.get(_content, field, [])
+	i < j
+	x[key] == y[key]
+}
+
+_item_label(field, key, item) := sprintf("%s %v", [field, item[key]]) if {
+	key != ""
+	item[key]
+} else := sprintf("an item of %s", [field])
 
 # METADATA
 # title: Enrichment changes a decision
 # description: >-
 #   An enrichment handoff complements the context of the agent working now without
-#   changing a decision: its output is a new version of the source's artifact that adds
-#   notes and sources only, and never touches an approved artifact.
+#   changing a decision: its output is a new version of the source's artifact that only
+#   adds items (notes, sources, and per type the lists of config.enrichment_additions,
+#   such as a KNOWLEDGE_PACKAGE's evidence candidates), keeps every item and field of
+#   the version it enriches, and never touches an approved artifact.
 # custom:
 #   code: ENRICHMENT_CHANGES_DECISION
 #   outcome: block

@@ -66,10 +66,23 @@ _status_claims contains [sprintf("context.approval_status.%s", [t]), v.ref, s] i
 }
 
 # _claimed_version is the version of a type the handoff works from: its input of that
-# type, else the version in force.
+# type, else the version in force, else the latest (a version sent back or rejected).
 _claimed_version(type) := v if {
 	v := _input_version(type)
-} else := _in_force(type)
+} else := v if {
+	v := _in_force(type)
+} else := _latest(type)
+
+# _unfounded_claims are [path, type, claimed status] for approval_status entries about a
+# type the workflow has not recorded (or that is no artifact type at all): a status the
+# state does not hold is never claimed, whatever the type.
+_unfounded_claims contains [sprintf("context.approval_status.%s", [t]), t, s] if {
+	_context_checked
+	some t, s in object.get(_context, "approval_status", {})
+	not _claimed_version(t)
+}
+
+_unfounded_message(path, type, claimed) := sprintf("%s says %s is %s, but this workflow has recorded no %s version", [path, type, claimed, type])
 
 _recorded_status(ref) := core.ref_version(ref).status
 
@@ -87,6 +100,26 @@ reasons contains r if {
 	recorded := _recorded_status(ref)
 	not _claims_approval(recorded)
 	r := _gate_reason("APPROVAL_BYPASS", sprintf("%s says %s v%v is %s, but it is %s", [path, ref.type, ref.version, claimed, recorded]), path, "GR-APPROVAL", "block")
+}
+
+# METADATA
+# title: Approval bypass by context about an unrecorded type
+# description: >-
+#   The handoff's context.approval_status says a type is approved (or final) although
+#   the workflow has recorded no version of it: a claim about a type without a version
+#   is checked like any other.
+# custom:
+#   code: APPROVAL_BYPASS
+#   outcome: block
+reasons contains r if {
+	some [path, type, claimed] in _unfounded_claims
+	_claims_approval(claimed)
+	r := _gate_reason("APPROVAL_BYPASS", _unfounded_message(path, type, claimed), path, "GR-APPROVAL", "block")
+}
+
+_mismatches contains [path, _unfounded_message(path, type, claimed)] if {
+	some [path, type, claimed] in _unfounded_claims
+	not _claims_approval(claimed)
 }
 
 _mismatches contains [sprintf("input_artifacts[%d]", [i]), sprintf("%s v%v has no status in context.artifacts: artifacts are referenced by version, hash and status", [ref.type, ref.version])] if {
@@ -114,6 +147,12 @@ _mismatches contains [sprintf("context.artifacts[%d].ref.hash", [i]), sprintf("%
 	core.ref_version(a.ref).ref.hash != a.ref.hash
 }
 
+_mismatches contains [sprintf("context.artifacts[%d].ref.id", [i]), sprintf("%s v%v has id %q, not %q", [a.ref.type, a.ref.version, core.ref_version(a.ref).ref.id, a.ref.id])] if {
+	_context_checked
+	some i, a in _ctx_artifacts
+	core.ref_version(a.ref).ref.id != a.ref.id
+}
+
 _mismatches contains ["context.workflow_state", sprintf("context.workflow_state is %s, but the workflow is in %s", [s, _status])] if {
 	_context_checked
 	s := _context.workflow_state
@@ -134,19 +173,188 @@ _mismatches contains [sprintf("context.kb_evidence_candidates[%d]", [i]), sprint
 	not c in _known_candidates
 }
 
+_ctx_flags := [f | some f in object.get(_context, "conflict_flags", []); is_object(f)]
+
 _mismatches contains [sprintf("context.conflict_flags[%d].conflict_id", [i]), sprintf("conflict %q is not a conflict of this workflow", [f.conflict_id])] if {
 	_context_checked
-	some i, f in object.get(_context, "conflict_flags", [])
+	some i, f in _ctx_flags
+	is_string(f.conflict_id)
 	not _state.conflicts[f.conflict_id]
+}
+
+_mismatches contains [sprintf("context.conflict_flags[%d]", [i]), sprintf("context.conflict_flags[%d] (%s) names no conflict_id: a conflict flag is a conflict this workflow recorded", [i, object.get(f, "conflict_type", "")])] if {
+	_context_checked
+	some i, f in _ctx_flags
+	not is_string(object.get(f, "conflict_id", null))
+}
+
+# _flag_facts are what the workflow recorded about a conflict: its type and status (state)
+# and its control (its CONFLICT_EVENT).
+_flag_facts(id) := object.union(
+	{"conflict_type": c.conflict_type, "status": c.status},
+	{"control_id": e.control_id | some v in core.artifact("CONFLICT_EVENT").versions; e := v.content; e.conflict_id == id; e.control_id},
+) if {
+	c := _state.conflicts[id]
+}
+
+_mismatches contains [sprintf("context.conflict_flags[%d].%s", [i, field]), sprintf("context.conflict_flags[%d] says conflict %q has %s %v, but it has %v", [i, f.conflict_id, field, f[field], object.get(facts, field, "none")])] if {
+	_context_checked
+	some i, f in _ctx_flags
+	facts := _flag_facts(f.conflict_id)
+	some field in ["conflict_type", "status", "control_id"]
+	f[field] != object.get(facts, field, null)
+}
+
+# context.retry is the pending retry the context was built for: the retry count, type and
+# reason of the RETRY_RECORD the failure recorded.
+_granted_retry := {"count": _counter(core.retry_counter(_task)), "type": _pending_retry.retry_type, "reason": _pending_retry.retry_reason} if {
+	_retry_pending(_task)
+	_pending_retry
+}
+
+_mismatches contains ["context.retry", msg] if {
+	_context_checked
+	claimed := _context.retry
+	not claimed == _granted_retry
+	msg := _retry_claim_message(claimed)
+}
+
+_retry_claim_message(claimed) := sprintf("context.retry says retry %v (%s) of task %q, but the retry granted is %v (%s)", [claimed.count, claimed.type, _task, _granted_retry.count, _granted_retry.type]) if {
+	_granted_retry
+} else := sprintf("context.retry says retry %v (%s) of task %q, but no retry of it is pending", [claimed.count, claimed.type, _task])
+
+# context.validation_status is checked against the statuses the context's own artifacts
+# have and the open conflicts: each value states a fact of the recorded state.
+_ctx_recorded_statuses := {v.status | some a in _ctx_artifacts; v := core.ref_version(a.ref)}
+
+_open_conflict_ids := {id | some id, c in _state.conflicts; c.status == "open"}
+
+_validation_holds("conflict_pending") if count(_open_conflict_ids) > 0
+
+_validation_holds("pending_human_validation") if "under_review" in _ctx_recorded_statuses
+
+_validation_holds("validated") if {
+	some s in _ctx_recorded_statuses
+	s in _approved_statuses
+}
+
+_validation_holds("passed") if {
+	not "under_review" in _ctx_recorded_statuses
+	count(_open_conflict_ids) == 0
+}
+
+_validation_claim := v if {
+	_context_checked
+	v := _context.validation_status
+	not _validation_holds(v)
+}
+
+_validation_message := sprintf("context.validation_status is %s, but the context's artifacts are %v and %d conflicts are open", [_validation_claim, sort(_ctx_recorded_statuses), count(_open_conflict_ids)])
+
+_mismatches contains ["context.validation_status", _validation_message] if {
+	_validation_claim != "validated"
+}
+
+# METADATA
+# title: Validation claimed by context
+# description: >-
+#   The handoff's context.validation_status says validated although none of the
+#   context's artifacts is approved: a person's validation is never claimed.
+# custom:
+#   code: APPROVAL_BYPASS
+#   outcome: block
+reasons contains r if {
+	_validation_claim == "validated"
+	r := _gate_reason("APPROVAL_BYPASS", _validation_message, "context.validation_status", "GR-APPROVAL", "block")
+}
+
+# context.approval_decision is a person's decision the workflow recorded at that stage.
+_approval_claim := a if {
+	_context_checked
+	a := _context.approval_decision
+	is_object(a)
+}
+
+_recorded_approval := a if {
+	a := _state.approvals[_approval_claim.stage]
+	is_object(a)
+}
+
+_approval_claim_problem := sprintf("context.approval_decision says %q decided %s at %s, but the workflow recorded %s", [_approval_claim.by, _approval_claim.decision, _approval_claim.stage, _recorded_label]) if {
+	not _recorded_approval
+} else := sprintf("context.approval_decision says %q decided %s at %s, but the workflow recorded %s", [_approval_claim.by, _approval_claim.decision, _approval_claim.stage, _recorded_label]) if {
+	some field in ["decision", "by"]
+	_approval_claim[field] != _recorded_approval[field]
+}
+
+_recorded_label := sprintf("%s by %q", [_recorded_approval.decision, _recorded_approval.by]) if _recorded_approval
+
+else := "no decision there"
+
+_mismatches contains ["context.approval_decision", _approval_claim_problem] if {
+	_approval_claim.decision != "APPROVE"
+}
+
+# METADATA
+# title: Approval claimed by context
+# description: >-
+#   The handoff's context.approval_decision says a person approved at a stage where the
+#   workflow recorded no such approval (or another person's): an approval is never
+#   carried by a handoff.
+# custom:
+#   code: APPROVAL_BYPASS
+#   outcome: block
+reasons contains r if {
+	_approval_claim.decision == "APPROVE"
+	msg := _approval_claim_problem
+	r := _gate_reason("APPROVAL_BYPASS", msg, "context.approval_decision", "GR-APPROVAL", "block")
+}
+
+# context.scf_controls are controls in scope of the CONTROL_ANALYSIS (the handoff's own
+# output when it is one, else the version in force).
+_controls_in_scope := {c.control_id | some c in object.get(_current_content("CONTROL_ANALYSIS"), "controls", []); c.in_scope == true}
+
+_mismatches contains [sprintf("context.scf_controls[%d]", [i]), sprintf("%s is not a control in scope of the CONTROL_ANALYSIS (in scope: %v)", [c, sort(_controls_in_scope)])] if {
+	_context_checked
+	some i, c in object.get(_context, "scf_controls", [])
+	not c in _controls_in_scope
+}
+
+# context.previous_output restates what the workflow recorded about that version.
+_previous_claims contains [field, claimed, recorded] if {
+	_context_checked
+	po := _context.previous_output
+	v := core.ref_version(po.ref)
+	some field in ["assumptions", "limitations"]
+	claimed := po[field]
+	recorded := v[field]
+	claimed != recorded
+}
+
+_previous_claims contains [field, claimed, recorded] if {
+	_context_checked
+	po := _context.previous_output
+	v := core.ref_version(po.ref)
+	some field in ["confidence_score", "requires_validation"]
+	claimed := po[field]
+	recorded := object.get(v, ["meta", field], null)
+	claimed != recorded
+}
+
+_mismatches contains [sprintf("context.previous_output.%s", [field]), sprintf("context.previous_output.%s is %v, but %s v%v recorded %v", [field, claimed, _context.previous_output.ref.type, _context.previous_output.ref.version, recorded])] if {
+	some [field, claimed, recorded] in _previous_claims
 }
 
 # METADATA
 # title: Context contradicts the recorded state
 # description: >-
 #   The handoff's context must match the state the engine holds: every input named with
-#   its status, recorded versions with their hashes and statuses, the workflow's current
-#   status, known KB evidence candidates and conflicts. The Orchestrator never passes on a
-#   context that misstates the assessment.
+#   its status, recorded versions with their hashes and statuses (a status claimed for a
+#   type without a recorded version included), the workflow's current status, known KB
+#   evidence candidates, conflicts with their recorded type, control and status, the
+#   person's decision recorded at a stage, the pending retry, a validation status the
+#   artifacts make true, controls in scope and the previous output as recorded. The
+#   Orchestrator never passes on a context that misstates the assessment.
 # custom:
 #   code: CONTEXT_MISMATCH
 #   outcome: block

@@ -111,7 +111,10 @@ _output_meta(validation_status, route) := object.union(
 			"resume_status": _destination_or(route),
 		},
 	),
-	{"latency_ms": l | l := _latency_ms},
+	object.union(
+		{"latency_ms": l | l := _latency_ms},
+		{"limitations_dropped": _drops | count(_drops) > 0},
+	),
 )
 
 _destination_or(route) := d if {

@@ -127,6 +127,36 @@ _named_controls contains v if {
 	some v in o[k]
 }
 
+# A KNOWLEDGE_PACKAGE restates the scope it covers: its frameworks and domains.
+_named_frameworks contains v if {
+	_judged
+	some v in object.get(_content, ["scope", "frameworks"], [])
+}
+
+_named_domains contains v if {
+	_judged
+	some v in object.get(_content, ["scope", "control_domains"], [])
+}
+
+_scope_exceeded if {
+	some v in _named_domains
+	not v in _scope_domains
+}
+
+_out_of_scope contains [sprintf("output.content.scope.frameworks[%d]", [i]), sprintf("framework %q is outside the assessment scope %v", [v, sort(_scope_frameworks)])] if {
+	_scope_exceeded
+	_judged
+	some i, v in object.get(_content, ["scope", "frameworks"], [])
+	not v in _scope_frameworks
+}
+
+_out_of_scope contains [sprintf("output.content.scope.control_domains[%d]", [i]), sprintf("domain %q is outside the assessment's domains %v", [v, sort(_scope_domains)])] if {
+	_scope_exceeded
+	_judged
+	some i, v in object.get(_content, ["scope", "control_domains"], [])
+	not v in _scope_domains
+}
+
 # _scope_exceeded holds when a named framework or control is outside the scope: only
 # then are paths built.
 _scope_exceeded if {
@@ -265,7 +295,7 @@ reasons contains r if {
 	_handoff
 	_expected
 	_handoff_type != _expected_type
-	r := _reason("HANDOFF_TYPE_INVALID", sprintf("handoff %s>%s is a %s handoff, not %s", [_source, _target, _expected_type, _handoff_type]), "handoff_type", "block")
+	r := _reason("HANDOFF_TYPE_INVALID", sprintf("handoff %s>%s is %s handoff, not %s", [_source, _target, _a(_expected_type), _a(_handoff_type)]), "handoff_type", "block")
 }
 
 _valid_targets := sort((({t |
@@ -351,6 +381,91 @@ reasons contains r if {
 	some i, ref in _inputs
 	not ref.type in _consumes(_source)
 	r := _gate_reason("INPUT_NOT_PERMITTED", sprintf("%q does not consume %s (consumes %v)", [_source, ref.type, sort(_consumes(_source))]), sprintf("input_artifacts[%d]", [i]), "GR-DATA", "block")
+}
+
+# --- limitations (seed section 7) -------------------------------------------------------
+
+_normalized(s) := lower(trim_space(s))
+
+# _inherited are [path, ref, limitation] for every limitation an input version records.
+_inherited contains [sprintf("input_artifacts[%d]", [i]), ref, l] if {
+	_valid
+	_kind == "handoff"
+	some i, ref in _inputs
+	v := core.ref_version(ref)
+	some l in v.limitations
+	is_string(l)
+}
+
+_inherited_texts := {_normalized(l) | some [_, _, l] in _inherited}
+
+_carried_limitations := {_normalized(l) | some l in object.get(_request, "limitations", []); is_string(l)}
+
+_drops := [d | some d in object.get(_request, "limitations_dropped", []); is_object(d)]
+
+# _declared_drop holds when limitations_dropped names the limitation; _justified_drop
+# when an entry for it says why.
+_declared_drop(l) if {
+	some d in _drops
+	_normalized(d.limitation) == _normalized(l)
+}
+
+_justified_drop(l) if {
+	some d in _drops
+	_normalized(d.limitation) == _normalized(l)
+	_non_blank(d.justification)
+}
+
+_limitation_problems contains sprintf("limitation %q of %s is missing from the handoff's limitations; to drop it, name it in limitations_dropped with a justification", [l, _ref_label(ref)]) if {
+	some [_, ref, l] in _inherited
+	not _normalized(l) in _carried_limitations
+	not _declared_drop(l)
+}
+
+_limitation_problems contains sprintf("limitation %q of %s is dropped without a justification", [l, _ref_label(ref)]) if {
+	some [_, ref, l] in _inherited
+	not _normalized(l) in _carried_limitations
+	_declared_drop(l)
+	not _justified_drop(l)
+}
+
+_limitation_problems contains sprintf("limitation %q of %s is dropped but requires_validation is not true: a person validates the removal", [l, _ref_label(ref)]) if {
+	some [_, ref, l] in _inherited
+	not _normalized(l) in _carried_limitations
+	_declared_drop(l)
+	object.get(_request, "requires_validation", false) != true
+}
+
+# METADATA
+# title: Limitation dropped
+# description: >-
+#   Every limitation recorded on an input version travels on (compared without case and
+#   surrounding blanks), unless the handoff names it in limitations_dropped with a
+#   justification and asks for a person's validation (requires_validation true): an
+#   inherited limitation is never removed without justification (seed section 7). The
+#   pack decides this instead of core's rule of the same code, which allows no drop.
+# custom:
+#   code: LIMITATION_DROPPED
+#   outcome: block
+reasons contains r if {
+	some msg in _limitation_problems
+	r := _reason("LIMITATION_DROPPED", msg, "limitations", "block")
+}
+
+_reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("limitations_dropped[%d].limitation", [i]), msg] if {
+	_valid
+	_kind == "handoff"
+	some i, d in _drops
+	not _normalized(d.limitation) in _inherited_texts
+	msg := sprintf("limitations_dropped[%d] names %q, which no input version records as a limitation", [i, d.limitation])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", sprintf("limitations_dropped[%d].limitation", [i]), msg] if {
+	_valid
+	_kind == "handoff"
+	some i, d in _drops
+	_normalized(d.limitation) in _carried_limitations
+	msg := sprintf("limitations_dropped[%d] drops %q, which the handoff's limitations still carry", [i, d.limitation])
 }
 
 # METADATA

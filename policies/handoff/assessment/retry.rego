@@ -58,6 +58,37 @@ reasons contains r if {
 	r := _reason("RETRY_INVALID", msg, "retry_type", "block")
 }
 
+# METADATA
+# title: Failure reported by another agent
+# description: >-
+#   An agent reports only its own failure (actor.id is the failure's agent); the host
+#   (a system actor) reports any. A failure counts against a task's retry budget, so no
+#   agent spends another's.
+# custom:
+#   code: SOURCE_NOT_AUTHORIZED
+#   outcome: block
+reasons contains r if {
+	_failure
+	_actor_type == "agent"
+	_actor_id != object.get(_request, "agent", "")
+	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("agent %q reports a failure of agent %q: an agent reports its own failures", [_actor_id, object.get(_request, "agent", "")]), "actor.id", "block")
+}
+
+# METADATA
+# title: Failure reported by a person
+# description: >-
+#   Failures are reported by the failed agent or the host: a person acts through
+#   approvals and resolutions (human review after an escalation), never by spending an
+#   agent's retry budget.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_failure
+	_actor_type == "human"
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q may not report a failure of agent %q; the agent or the host does", [_actor_id, object.get(_request, "agent", "")]), "actor.type", "block")
+}
+
 # _restricted_before holds when the task already had its restricted retry.
 _restricted_before if {
 	some v in core.artifact("RETRY_RECORD").versions
@@ -82,7 +113,7 @@ reasons contains r if {
 
 # _retry_spent holds when the failure is not retried any more.
 _retry_spent if {
-	some r in (core.reasons | reasons)
+	some r in (_core_kept | reasons)
 	r.code in {"RETRY_EXHAUSTED", "NOT_RETRYABLE"}
 }
 
@@ -106,7 +137,16 @@ _retry_content(exhausted) := {
 	"max_attempts": object.get(_contract, ["limits", "retry", _request.class, "max_attempts"], 1),
 	"exhausted": exhausted,
 	"restricted": _restricted,
+	"delay_ms": _retry_delay(exhausted),
 }
+
+# _retry_delay is the backoff the retry decision announces (before the engine's jitter).
+_retry_delay(false) := d if {
+	d := core.failure_retry.delay_ms
+	is_number(d)
+} else := 0
+
+_retry_delay(true) := 0
 
 _retry_ref(exhausted) := _record_ref("RETRY_RECORD", "retry-record", _retry_content(exhausted))
 
@@ -131,6 +171,66 @@ _failure_proposal := _escalation_proposal if {
 		{"type": "counter", "name": sprintf("retry_pending/%s", [_request.task]), "value": 1},
 		_retry_record_event(false),
 	],
+}
+
+# --- when a retry is due (the engine's clock) --------------------------------------------
+
+_ms := 1000000
+
+_now_ns := time.parse_rfc3339_ns(input.now)
+
+# _pending_version is the RETRY_RECORD of the retry pending for a task.
+_pending_version(task) := v if {
+	_retry_pending(task)
+	v := _latest("RETRY_RECORD")
+	v.content.task == task
+	v.content.exhausted == false
+}
+
+# _due_ns is when the pending retry of a task may run: its record's recorded_at (the
+# engine's clock) plus the delay the retry decision announced.
+_due_ns(task) := time.parse_rfc3339_ns(v.recorded_at) + (object.get(v.content, "delay_ms", 0) * _ms) if {
+	v := _pending_version(task)
+}
+
+_not_due(task) if _now_ns < _due_ns(task)
+
+_due_label(task) := sprintf("retry %v of task %q was granted at %s with a delay of %v ms: due at %s", [
+	_counter(core.retry_counter(task)), task, _pending_version(task).recorded_at,
+	object.get(_pending_version(task).content, "delay_ms", 0), time.format([_due_ns(task), "UTC", "2006-01-02T15:04:05.000Z07:00"]),
+])
+
+# METADATA
+# title: Retry not due
+# description: >-
+#   A retried handoff arrives before the delay the retry decision announced has passed
+#   since its RETRY_RECORD was recorded (the engine's clock, never a request's
+#   created_at). The delay checked is the policy's backoff before the engine's jitter,
+#   which only adds to what the host was told.
+# custom:
+#   code: RETRY_NOT_DUE
+#   outcome: block
+reasons contains r if {
+	_handoff
+	_expected
+	_not_due(_task)
+	r := _reason("RETRY_NOT_DUE", sprintf("%s; it is %s", [_due_label(_task), input.now]), "retry", "block")
+}
+
+# METADATA
+# title: Failure repeated before its retry ran
+# description: >-
+#   A failure of a task arrives while the retry granted for its last failure is not yet
+#   due: the retry has not run, so this report repeats the failure already counted (a
+#   duplicate event under a new request_id). It is recorded, never counted again.
+# custom:
+#   code: FAILURE_REPEATED
+#   outcome: block
+reasons contains r if {
+	_failure
+	_expected
+	_not_due(_request.task)
+	r := _reason("FAILURE_REPEATED", sprintf("%s; it is %s: the retry has not run, so this failure was already counted", [_due_label(_request.task), input.now]), "task", "block")
 }
 
 # --- the retried handoff -----------------------------------------------------------------
@@ -178,7 +278,7 @@ _retry_problems contains sprintf("is a restricted retry after a prompt injection
 	not k in _restricted_keys
 }
 
-_retry_problems contains sprintf("carries retry information but is a %s handoff", [_handoff_type]) if {
+_retry_problems contains sprintf("carries retry information but is %s handoff", [_a(_handoff_type)]) if {
 	_handoff_type != "retry"
 	_retry_given
 }

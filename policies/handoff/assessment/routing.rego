@@ -6,7 +6,9 @@ import data.handoff.core
 # section 6). The output goes to its approval gate when it requires approval, to the
 # validation step when it asks for validation, and otherwise to its target's step; an
 # enrichment leaves the step where it is. The target receives a context package built
-# from the recorded state (references and statuses), never the source's own words.
+# from the recorded state (references and statuses); the only words of the source it
+# receives are the previous output's controlled summary, assumptions and limitations
+# (seed sections 4 and 13), bounded by the schema and passed as data: no rule reads them.
 
 _handoff_proposal := _escalation_proposal if {
 	_escalating
@@ -38,9 +40,11 @@ _asks_validation if _request.requires_validation == true
 
 _asks_validation if _edge_kind == "validation"
 
-# _route is the status the accepted handoff leads to.
+# _route is the status the accepted handoff leads to. An enrichment leaves the step where
+# it is, unless it asks for validation: then a person validates it first, as any output.
 _route := _status if {
 	_edge_kind == "enrichment"
+	not _asks_validation
 } else := _route_gate if {
 	_gated_forward
 } else := "VALIDATION" if {

@@ -118,7 +118,7 @@ _waiting_for_human_review if {
 #   outcome: block
 reasons contains r if {
 	_waiting_for_human_review
-	r := _reason("HUMAN_REVIEW_REQUIRED", sprintf("workflow %q waits for human review (%v); a %s is not accepted until a person decides", [object.get(_state, "workflow_id", ""), _escalation_codes, _kind]), "", "block")
+	r := _reason("HUMAN_REVIEW_REQUIRED", sprintf("workflow %q waits for human review (%v); %s is not accepted until a person decides", [object.get(_state, "workflow_id", ""), _escalation_codes, _a(_kind)]), "", "block")
 }
 
 _escalation_codes := c if {
@@ -140,6 +140,25 @@ reasons contains r if {
 }
 
 # METADATA
+# title: Start by a person without a role
+# description: >-
+#   A person starts an assessment only with a role of the pack: an identity is its type
+#   and id, and a person's authority is a role of the pack, never a claim.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "start"
+	_actor_type == "human"
+	count(_pack_roles) == 0
+	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the assessment pack and may not start an assessment", [_actor_id]), "actor.roles", "block")
+}
+
+# _pack_roles are the actor's roles the pack defines.
+_pack_roles := {role | some role in _actor_roles; object.get(_contract, ["roles", role], null) != null}
+
+# METADATA
 # title: Cancel by a person without a role
 # description: >-
 #   A person cancels an assessment only with a role of the pack; the host may always
@@ -151,8 +170,32 @@ reasons contains r if {
 	_ready
 	_kind == "cancel"
 	_actor_type == "human"
-	count({role | some role in _actor_roles; object.get(_contract, ["roles", role], null) != null}) == 0
+	count(_pack_roles) == 0
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the assessment pack and may not cancel", [_actor_id]), "actor.roles", "block")
+}
+
+# --- the engine's clock ---------------------------------------------------------------------
+
+_skew_ns := n * 1000000 if {
+	n := _config.clock_skew_ms
+	is_number(n)
+} else := 0
+
+# METADATA
+# title: Request dated in the future
+# description: >-
+#   A request's created_at is later than the engine's clock (input.now) by more than
+#   config.clock_skew_ms: the engine's clock dates every decision, and the handoff
+#   latency and the recorded created_at are never taken from a time that has not come.
+# custom:
+#   code: TIMESTAMP_INVALID
+#   outcome: block
+reasons contains r if {
+	_valid
+	t := _request.created_at
+	is_string(t)
+	time.parse_rfc3339_ns(t) > time.parse_rfc3339_ns(input.now) + _skew_ns
+	r := _reason("TIMESTAMP_INVALID", sprintf("created_at %s is later than the engine's clock %s (allowed skew: %d ms)", [t, input.now, _skew_ns / 1000000]), "created_at", "block")
 }
 
 # --- start and cancel ------------------------------------------------------------------

@@ -118,3 +118,98 @@ test_agent_may_not_approve if {
 	d.outcome == "block"
 	"UNAUTHORIZED_SUBJECT" in codes(d)
 }
+
+# --- a person's decision is about what waits for it, and agrees with itself -------------
+
+test_approval_names_another_artifact_too if {
+	d := decide(approval(reviewer, "APPROVE", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1), ref("FRAMEWORK_MAPPING", 1)]), st_soa_approval)
+	codes(d) == {"APPROVAL_INVALID"}
+	some r in d.reasons
+	r.path == "artifacts[1]"
+}
+
+test_approval_twin_names_the_waiting_version if {
+	d := decide(approval(reviewer, "APPROVE", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), st_soa_approval)
+	codes(d) == set()
+	d.outcome == "allow"
+}
+
+test_human_review_decision_names_an_artifact if {
+	st := add(st_human_review, [version("GAP_ANALYSIS", 1, "draft")])
+	d := decide(approval(lead, "APPROVE", "HUMAN_REVIEW", [ref("GAP_ANALYSIS", 1)]), st)
+	codes(d) == {"APPROVAL_INVALID"}
+}
+
+test_human_review_twin_names_the_stage_only if {
+	d := decide(approval(lead, "APPROVE", "HUMAN_REVIEW", []), st_human_review)
+	codes(d) == set()
+	d.outcome == "allow"
+}
+
+test_approve_with_types_to_revise if {
+	r := with_req(approval(reviewer, "APPROVE", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), {"revise": ["STATEMENT_OF_APPLICABILITY"]})
+	d := decide(r, st_soa_approval)
+	codes(d) == {"APPROVAL_INVALID"}
+}
+
+test_revision_at_a_gate_names_another_type if {
+	r := with_req(approval(reviewer, "REQUEST_REVISION", "FINDINGS_APPROVAL", [ref("GAP_ANALYSIS", 1)]), {"revise": ["EVIDENCE_ASSESSMENT"]})
+	d := decide(r, st_findings_approval)
+	codes(d) == {"APPROVAL_INVALID"}
+}
+
+test_revision_at_a_gate_twin_names_the_waiting_type if {
+	r := with_req(approval(reviewer, "REQUEST_REVISION", "FINDINGS_APPROVAL", [ref("GAP_ANALYSIS", 1)]), {"revise": ["GAP_ANALYSIS"]})
+	d := decide(r, st_findings_approval)
+	codes(d) == {"REVISION_REQUESTED"}
+	d.outcome == "revise"
+}
+
+# --- identity: type and id, roles for people ---------------------------------------------
+
+test_start_by_a_person_without_a_role if {
+	d := decide(with_req(start, {"actor": {"type": "human", "id": "visitor", "roles": ["auditor"]}}), state("INTAKE", {}))
+	codes(d) == {"UNAUTHORIZED_SUBJECT", "SECURITY_AUDIT"}
+}
+
+test_start_twin_by_a_person_with_a_role if {
+	d := decide(with_req(start, {"actor": lead}), state("INTAKE", {}))
+	codes(d) == set()
+	d.outcome == "allow"
+}
+
+test_failure_reported_by_another_agent if {
+	d := decide(with_req(failure("evidence_analyst", "invalid_output", "schema"), {"actor": agent("gap_analyst")}), st_evidence)
+	codes(d) == {"SOURCE_NOT_AUTHORIZED", "SECURITY_AUDIT"}
+}
+
+test_failure_reported_by_a_person if {
+	d := decide(with_req(failure("evidence_analyst", "invalid_output", "schema"), {"actor": reviewer}), st_evidence)
+	codes(d) == {"UNAUTHORIZED_SUBJECT", "SECURITY_AUDIT"}
+}
+
+test_failure_twin_reported_by_the_agent_itself if {
+	d := decide(with_req(failure("evidence_analyst", "invalid_output", "schema"), {"actor": agent("evidence_analyst")}), st_evidence)
+	codes(d) == set()
+	d.outcome == "retry"
+}
+
+test_resolution_records_granted_roles_only if {
+	r := with_req(resolution(reviewer, conflict_id, null), {"actor": {"type": "human", "id": "ana.souza", "roles": ["assessment_reviewer", "ciso"]}})
+	d := decide(r, st_conflict)
+	record_content(d, "RESOLUTION_RECORD").roles == ["assessment_reviewer"]
+}
+
+# Identity is (type, id): a person whose id happens to be an agent's did not produce what
+# the agent produced.
+test_person_named_like_the_producer_may_approve if {
+	d := decide(approval({"type": "human", "id": "soa_architect", "roles": ["assessment_reviewer"]}, "APPROVE", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), st_soa_approval)
+	codes(d) == set()
+	d.outcome == "allow"
+}
+
+test_producing_agent_may_not_approve if {
+	d := decide(approval(agent("soa_architect"), "APPROVE", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), st_soa_approval)
+	"SELF_APPROVAL" in codes(d)
+	d.outcome == "block"
+}

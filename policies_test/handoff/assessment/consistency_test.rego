@@ -11,7 +11,7 @@ test_kb_used_as_normative_control if {
 }
 
 test_kb_used_as_normative_mapping if {
-	m := patch_item(mapping, "mappings", "requirement_ref", "A.8.5", {"sources": [{"id": "scf-strm-iso-iac-06", "kind": "scf_data"}, {"id": "mapper-notes", "kind": "agent_output"}]})
+	m := patch_item(mapping, "mappings", "requirement_ref", "A.8.5", {"sources": [{"id": "scf-strm-iso-iac-06", "kind": "scf_data"}, {"id": "control-analysis@v1", "kind": "agent_output"}]})
 	d := decide(mapping_handoff(m), st_mapping)
 	codes(d) == {"KB_USED_AS_NORMATIVE", "SECURITY_AUDIT"}
 }
@@ -40,7 +40,7 @@ test_sources_twin_sourced if {
 }
 
 test_official_mapping_without_scf_data if {
-	m := patch_item(mapping, "mappings", "requirement_ref", "A.8.5", {"sources": [{"id": "framework-mapping@v0", "kind": "draft_artifact"}]})
+	m := patch_item(mapping, "mappings", "requirement_ref", "A.8.5", {"sources": [{"id": "control-analysis@v1", "kind": "draft_artifact"}]})
 	d := decide(mapping_handoff(m), st_mapping)
 	codes(d) == {"OFFICIAL_MAPPING_INFERRED", "SECURITY_AUDIT"}
 }
@@ -177,7 +177,7 @@ test_inconsistency_maturity_contradicts_a_finding if {
 test_inconsistency_contradictory_evidence if {
 	e := patch_item(evidence, "assessments", "control_id", "IAC-06", {"items": [
 		{"candidate_id": "kb-cand-02", "examined": true, "supports": true, "evidence_kind": "operational"},
-		{"candidate_id": "kb-cand-05", "examined": true, "supports": false, "evidence_kind": "operational"},
+		{"candidate_id": "kb-cand-04", "examined": true, "supports": false, "evidence_kind": "operational"},
 	]})
 	d := decide(evidence_handoff(e), st_evidence)
 	codes(d) == {"INCONSISTENCY_NOT_FLAGGED"}
@@ -261,4 +261,108 @@ test_enrichment_twin_notes_only if {
 	d.status_after == "SOA"
 	next_agents(d) == {"soa_architect"}
 	status_events(d) == {"CONTROL_ANALYSIS v1 superseded"}
+}
+
+# A Knowledge Steward enrichment may add evidence candidates (context, never
+# conclusions) for the Evidence Analyst working now; it may not change or drop one.
+cand_05 := {
+	"candidate_id": "kb-cand-05", "title": "SIEM alert triage records, November 2026",
+	"document": {"id": "doc-siem-triage-2026-11", "hash": hash("doc-siem-triage-2026-11")},
+	"control_ids": ["MON-01"], "kind": "record",
+	"sources": [{"id": "kb-cand-05", "kind": "kb_evidence_candidate"}],
+}
+
+knowledge_plus(cands, docs) := object.union(knowledge, {
+	"evidence_candidates": array.concat(knowledge.evidence_candidates, cands),
+	"kb_documents": array.concat(knowledge.kb_documents, docs),
+})
+
+knowledge_enrichment(content) := enrich(handoff(st_evidence, "knowledge_steward", "evidence_analyst", [ref("ASSESSMENT_SCOPE", 1)], "KNOWLEDGE_PACKAGE", 2, content))
+
+cand_05_doc := {"id": "doc-siem-triage-2026-11", "hash": hash("doc-siem-triage-2026-11"), "title": "SIEM triage records"}
+
+test_enrichment_adds_an_evidence_candidate if {
+	d := decide(knowledge_enrichment(knowledge_plus([cand_05], [cand_05_doc])), st_evidence)
+	codes(d) == set()
+	d.outcome == "allow"
+	d.status_after == "EVIDENCE"
+	next_agents(d) == {"evidence_analyst"}
+	"kb-cand-05" in d.next[0].context.must_know.kb_evidence_candidates
+	status_events(d) == {"KNOWLEDGE_PACKAGE v1 superseded"}
+}
+
+test_enrichment_changes_an_evidence_candidate if {
+	d := decide(knowledge_enrichment(patch_item(knowledge, "evidence_candidates", "candidate_id", "kb-cand-04", {"kind": "record"})), st_evidence)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+}
+
+test_enrichment_drops_an_evidence_candidate if {
+	k := object.union(knowledge, {"evidence_candidates": array.slice(knowledge.evidence_candidates, 0, 3)})
+	d := decide(knowledge_enrichment(k), st_evidence)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+}
+
+test_enrichment_adds_a_candidate_reusing_an_id if {
+	d := decide(knowledge_enrichment(knowledge_plus([object.union(cand_05, {"candidate_id": "kb-cand-04", "sources": []})], [cand_05_doc])), st_evidence)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION", "REFERENCE_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_enrichment_changes_the_scf_release if {
+	d := decide(knowledge_enrichment(object.union(knowledge_plus([cand_05], [cand_05_doc]), {"scf_version": "2026.1"})), st_evidence)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION", "REFERENCE_MISMATCH", "SECURITY_AUDIT"}
+}
+
+test_enrichment_drops_a_note if {
+	st := add(st_soa, [version_with("CONTROL_ANALYSIS", 1, "draft", object.union(controls, {"notes": ["MON-01 covers the SOC contract"]}), {})])
+	d := decide(enrich(handoff(st, "scf_control_analyst", "soa_architect", [ref("KNOWLEDGE_PACKAGE", 1)], "CONTROL_ANALYSIS", 2, object.union(controls, {"notes": ["IAC-06 also covers the backup console"]}))), st)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+}
+
+test_enrichment_twin_keeps_the_note if {
+	st := add(st_soa, [version_with("CONTROL_ANALYSIS", 1, "draft", object.union(controls, {"notes": ["MON-01 covers the SOC contract"]}), {})])
+	d := decide(enrich(handoff(st, "scf_control_analyst", "soa_architect", [ref("KNOWLEDGE_PACKAGE", 1)], "CONTROL_ANALYSIS", 2, object.union(controls, {"notes": ["MON-01 covers the SOC contract", "IAC-06 also covers the backup console"]}))), st)
+	codes(d) == set()
+	d.outcome == "allow"
+}
+
+# Adding a control is a decision (the controls in scope), not context.
+test_enrichment_adds_a_control if {
+	c := object.union(controls, {"controls": array.concat(controls.controls, [object.union(controls.controls[0], {"control_id": "GOV-02"})])})
+	d := decide(enrich(enrichment(c)), st_soa)
+	codes(d) == {"ENRICHMENT_CHANGES_DECISION"}
+}
+
+test_enrichment_tables_missing_block if {
+	d := decide_without_config(knowledge_enrichment(knowledge_plus([cand_05], [cand_05_doc])), st_evidence, "enrichment_additions")
+	"CONTRACT_MISSING" in codes(d)
+	d.outcome == "block"
+}
+
+# An enrichment that asks for validation waits for a person like any other output; it
+# was recorded as a draft and the validation it asked for never happened.
+test_enrichment_asking_validation_goes_to_validation if {
+	r := with_req(knowledge_enrichment(knowledge_plus([cand_05], [cand_05_doc])), {"requires_validation": true})
+	d := decide(r, st_evidence)
+	codes(d) == set()
+	d.outcome == "await_human"
+	d.status_after == "VALIDATION"
+	next_agents(d) == {"assessment_reviewer"}
+	recorded(d) == {"KNOWLEDGE_PACKAGE v2 under_review"}
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.meta.resume_status == "EVIDENCE"
+}
+
+test_enrichment_twin_without_validation_stays if {
+	d := decide(knowledge_enrichment(knowledge_plus([cand_05], [cand_05_doc])), st_evidence)
+	d.status_after == "EVIDENCE"
+	recorded(d) == {"KNOWLEDGE_PACKAGE v2 draft"}
+}
+
+test_validated_enrichment_resumes_the_step if {
+	st := add(set_status(st_evidence, "VALIDATION"), [version("KNOWLEDGE_PACKAGE", 1, "superseded"), version_with("KNOWLEDGE_PACKAGE", 2, "under_review", knowledge_plus([cand_05], [cand_05_doc]), {"route": "VALIDATION", "resume_status": "EVIDENCE"})])
+	d := decide(approval(reviewer, "APPROVE", "VALIDATION", [ref("KNOWLEDGE_PACKAGE", 2)]), st)
+	codes(d) == set()
+	d.status_after == "EVIDENCE"
+	next_agents(d) == {"evidence_analyst"}
 }

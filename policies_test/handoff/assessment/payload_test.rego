@@ -2,6 +2,8 @@
 # preserved, handoff types, routing, inputs and versions.
 package handoff.assessment_test
 
+import data.handoff.assessment
+
 test_output_missing if {
 	d := decide(without(knowledge_handoff, ["output"]), st_knowledge)
 	d.outcome == "block"
@@ -179,4 +181,84 @@ test_output_repeated_twin_progress if {
 	d := decide(r, st)
 	not "OUTPUT_REPEATED" in codes(d)
 	d.outcome == "allow"
+}
+
+# Seed section 7: an inherited limitation is never removed without justification. The
+# knowledge package v1 records `limitation`; the control analysis inherits it.
+dropped_entry := {"limitation": limitation, "justification": "The SCF control analysis does not rest on examined evidence"}
+
+drop_limitation(r, drops, validation) := with_req(r, {"limitations": [], "limitations_dropped": drops, "requires_validation": validation})
+
+test_limitation_dropped_silently if {
+	d := decide(with_req(controls_handoff(controls), {"limitations": []}), st_controls)
+	codes(d) == {"LIMITATION_DROPPED"}
+	count([r | some r in d.reasons; r.code == "LIMITATION_DROPPED"]) == 1
+}
+
+test_limitation_dropped_with_output_justification_only if {
+	r := with_req(controls_handoff(controls), {"limitations": [], "requires_validation": true})
+	d := decide(with_req(r, {"output": object.union(r.output, {"justification": "The limitation no longer applies"})}), st_controls)
+	codes(d) == {"LIMITATION_DROPPED"}
+}
+
+test_limitation_dropped_with_a_blank_justification if {
+	d := decide(drop_limitation(controls_handoff(controls), [{"limitation": limitation, "justification": "   "}], true), st_controls)
+	codes(d) == {"LIMITATION_DROPPED"}
+}
+
+test_limitation_dropped_without_validation if {
+	d := decide(drop_limitation(controls_handoff(controls), [dropped_entry], false), st_controls)
+	codes(d) == {"LIMITATION_DROPPED"}
+}
+
+test_limitation_dropped_twin_justified_and_validated if {
+	d := decide(drop_limitation(controls_handoff(controls), [object.union(dropped_entry, {"limitation": upper(limitation)})], true), st_controls)
+	codes(d) == set()
+	d.outcome == "await_human"
+	d.status_after == "VALIDATION"
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.meta.limitations_dropped == [object.union(dropped_entry, {"limitation": upper(limitation)})]
+}
+
+test_limitation_drop_names_no_inherited_limitation if {
+	d := decide(drop_limitation(controls_handoff(controls), [dropped_entry, {"limitation": "On-site visit skipped", "justification": "Not applicable"}], true), st_controls)
+	codes(d) == {"REFERENCE_NOT_FOUND", "SECURITY_AUDIT"}
+}
+
+test_limitation_drop_of_a_carried_limitation if {
+	r := with_req(controls_handoff(controls), {"limitations_dropped": [dropped_entry], "requires_validation": true})
+	d := decide(r, st_controls)
+	codes(d) == {"REFERENCE_MISMATCH", "SECURITY_AUDIT"}
+}
+
+# Core's rule of the same code (which allows no drop) is not what decides here.
+test_limitation_core_rule_is_set_aside if {
+	r := drop_limitation(controls_handoff(controls), [dropped_entry], true)
+	some c in data.handoff.core.reasons with input as input_of(r, st_controls)
+	c.code == "LIMITATION_DROPPED"
+	codes(decide(r, st_controls)) == set()
+}
+
+# Messages read as English: "an enrichment handoff", "an approval request".
+test_message_articles if {
+	assessment._a("enrichment") == "an enrichment"
+	assessment._a("approval") == "an approval"
+	assessment._a("outcome") == "an outcome"
+	assessment._a("handoff") == "a handoff"
+	assessment._a("sequential") == "a sequential"
+}
+
+test_message_handoff_type_article if {
+	d := decide(enrichment(object.union(controls, {"notes": ["MON-01 covers the SOC contract"]})), st_soa)
+	some r in d.reasons
+	r.code == "HANDOFF_TYPE_INVALID"
+	contains(r.message, "is an enrichment handoff, not a sequential")
+}
+
+test_message_configuration_table if {
+	d := decide_without_config(controls_handoff(controls), st_controls, "pipeline")
+	some r in d.reasons
+	r.code == "CONTRACT_MISSING"
+	r.message == "the assessment configuration has no table pipeline (an array)"
 }

@@ -203,3 +203,83 @@ test_repeated_handoff_blocks if {
 	d.outcome == "block"
 	codes(d) == {"REPEATED_HANDOFF"}
 }
+
+# --- the engine's clock: retries are due when the decision said, requests are not dated
+# in the future --------------------------------------------------------------------------
+
+ns(t) := time.parse_rfc3339_ns(t)
+
+at(offset_ms) := time.format([ns(now) + (offset_ms * 1000000), "UTC", "2006-01-02T15:04:05.000Z07:00"])
+
+# st_timeout_pending: the Evidence Analyst's tool timed out; its retry was granted with a
+# 4000 ms delay, recorded at granted.
+st_timeout_pending(granted) := with_state(
+	add(st_evidence, [object.union(version_with("RETRY_RECORD", 1, "approved", object.union(retry_record_content, {"retry_type": "tool_transient", "delay_ms": 4000}), {}), {"producer": "orchestrator", "recorded_at": granted})]),
+	{"counters": {"retry/evidence_analysis": 1, "retry_pending/evidence_analysis": 1}},
+)
+
+timeout_retry(st) := r if {
+	inputs := array.concat(evidence_handoff(evidence).input_artifacts, [ref("RETRY_RECORD", 1)])
+	r := with_req(evidence_handoff(evidence), {
+		"handoff_type": "retry", "retry": {"count": 1, "type": "tool_transient", "reason": "tool answered"},
+		"input_artifacts": inputs, "context": context_for(st, inputs),
+	})
+}
+
+test_retried_handoff_before_its_delay if {
+	st := st_timeout_pending(at(-1000))
+	d := decide(timeout_retry(st), st)
+	codes(d) == {"RETRY_NOT_DUE"}
+	d.outcome == "block"
+}
+
+test_retried_handoff_twin_after_its_delay if {
+	st := st_timeout_pending(at(-4000))
+	d := decide(timeout_retry(st), st)
+	codes(d) == set()
+	d.outcome == "allow"
+}
+
+# The same failure posted again under a new request_id before the retry could run is not
+# counted a second time.
+test_failure_repeated_before_the_retry_ran if {
+	d := decide(failure("evidence_analyst", "timeout", "tool_transient"), st_timeout_pending(at(-1000)))
+	codes(d) == {"FAILURE_REPEATED"}
+	d.outcome == "block"
+	count(d.events) == 0
+}
+
+test_failure_twin_of_the_retried_attempt if {
+	d := decide(failure("evidence_analyst", "timeout", "tool_transient"), st_timeout_pending(at(-5000)))
+	codes(d) == set()
+	d.outcome == "retry"
+	d.retry.attempt == 3
+	counters(d)["retry/evidence_analysis"] == 1
+}
+
+test_retry_record_carries_the_announced_delay if {
+	d := decide(failure("evidence_analyst", "timeout", "tool_transient"), st_evidence)
+	record_content(d, "RETRY_RECORD").delay_ms == d.retry.delay_ms
+	d.retry.delay_ms == 4000
+}
+
+test_request_dated_in_the_future if {
+	d := decide(with_req(evidence_handoff(evidence), {"created_at": at(120000)}), st_evidence)
+	codes(d) == {"TIMESTAMP_INVALID"}
+}
+
+test_request_twin_dated_within_the_skew if {
+	d := decide(with_req(evidence_handoff(evidence), {"created_at": at(30000)}), st_evidence)
+	codes(d) == set()
+	d.outcome == "allow"
+}
+
+test_approval_dated_in_the_future if {
+	d := decide(with_req(approval(reviewer, "APPROVE", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), {"created_at": at(3600000)}), st_soa_approval)
+	codes(d) == {"TIMESTAMP_INVALID"}
+}
+
+test_clock_skew_missing_blocks if {
+	d := decide_without_config(evidence_handoff(evidence), st_evidence, "clock_skew_ms")
+	"CONTRACT_MISSING" in codes(d)
+}

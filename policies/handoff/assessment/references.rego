@@ -1,0 +1,410 @@
+package handoff.assessment
+
+import data.handoff.core
+
+# References (seed sections 7, 8, 14 and 20): everything an output says about something
+# else is a fact to check, not to trust. A source's id, ref and declared kind resolve to
+# what this workflow recorded (the workflow's state is its tenant's and its assessment's:
+# another tenant's artifact, or a version recorded nowhere, resolves to nothing), and the
+# kind never claims more trust than the record holds.
+
+# _source_kinds says how a source of each kind resolves.
+# The table is config.source_kinds in contracts/assessment/config.cue.
+_source_kinds := object.get(_config, "source_kinds", {})
+
+_resolves(s) := object.get(_source_kinds, [s.kind, "resolves"], "none")
+
+# _source_entries are [path, source] for every source the output cites, at any depth
+# (conclusions, evidence candidates, conflict flags, the output as a whole).
+_source_entries contains [p, s] if {
+	_judged
+	walk(_content, [path, value])
+	count(path) > 0
+	path[count(path) - 1] == "sources"
+	is_array(value)
+	some i, s in value
+	is_object(s)
+	p := sprintf("output.content%s[%d]", [_rel_path(path), i])
+}
+
+# _types_with_id are the artifact types whose recorded id is id.
+_types_with_id(id) := {t | some t, h in _state.artifacts; h.id == id}
+
+# _named_version is the recorded version an "artifact-id@vN" id names.
+_named_version(id) := v if {
+	is_string(id)
+	[[_, aid, n]] := regex.find_all_string_submatch_n(`^(.+)@v([0-9]+)$`, id, 1)
+	ts := _types_with_id(aid)
+	count(ts) == 1
+	some t in ts
+	v := _version(t, to_number(n))
+}
+
+_has_ref(s) if is_object(object.get(s, "ref", null))
+
+# _source_version is the recorded version an artifact source cites: its ref, else the
+# version its id names.
+_source_version(s) := v if {
+	_has_ref(s)
+	v := core.ref_version(s.ref)
+} else := v if {
+	not _has_ref(s)
+	v := _named_version(s.id)
+}
+
+# _names_artifact holds for an id that names an artifact or a version of the workflow.
+_names_artifact(id) if _named_version(id)
+
+_names_artifact(id) if count(_types_with_id(id)) > 0
+
+_candidates_of(v) := {c.candidate_id | some c in object.get(_content_of(v), "evidence_candidates", []); is_object(c)}
+
+# _kb_package is the KNOWLEDGE_PACKAGE the output is made from: its input of that type,
+# else the version in force.
+_kb_package := v if {
+	v := _input_version("KNOWLEDGE_PACKAGE")
+} else := _in_force("KNOWLEDGE_PACKAGE")
+
+_kb_candidates := _candidates_of(_kb_package)
+
+# _recorded_candidates are the evidence candidates of every recorded KNOWLEDGE_PACKAGE.
+_recorded_candidates := {id |
+	some v in core.artifact("KNOWLEDGE_PACKAGE").versions
+	some id in _candidates_of(v)
+}
+
+_agent_producer(v) if _agents[v.producer]
+
+_ref_label(ref) := sprintf("%s v%v", [ref.type, ref.version])
+
+# _reference_problems are [code, path, message] for every reference of the output that
+# does not resolve to what it says.
+_reference_problems contains ["ARTIFACT_NOT_FOUND", sprintf("%s.ref", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) == "artifact"
+	_has_ref(s)
+	not core.ref_version(s.ref)
+	msg := sprintf("%s cites %s, which this workflow has not recorded (latest recorded version: %d)", [p, _ref_label(s.ref), _latest_n(s.ref.type)])
+}
+
+_reference_problems contains ["ARTIFACT_NOT_FOUND", sprintf("%s.ref.id", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) == "artifact"
+	v := core.ref_version(s.ref)
+	v.ref.id != s.ref.id
+	msg := sprintf("%s cites %s with id %q, but this workflow recorded it with id %q", [p, _ref_label(s.ref), s.ref.id, v.ref.id])
+}
+
+_reference_problems contains ["HASH_MISMATCH", sprintf("%s.ref.hash", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) == "artifact"
+	v := core.ref_version(s.ref)
+	v.ref.hash != s.ref.hash
+	msg := sprintf("%s cites %s with a hash that differs from the recorded hash %s", [p, _ref_label(s.ref), v.ref.hash])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.id", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) == "artifact"
+	_has_ref(s)
+	not s.id in {s.ref.id, _version_id(s.ref)}
+	msg := sprintf("%s has id %q but its ref names %s", [p, s.id, _version_id(s.ref)])
+}
+
+_reference_problems contains ["ARTIFACT_NOT_FOUND", sprintf("%s.id", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) == "artifact"
+	not _has_ref(s)
+	not _named_version(s.id)
+	msg := sprintf("%s (%s %q) names no version this workflow recorded: cite an artifact version as artifact-id@vN or by its ref", [p, s.kind, s.id])
+}
+
+_reference_problems contains [code, sprintf("%s.kind", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) == "artifact"
+	v := _source_version(s)
+	not v.status in object.get(_source_kinds, [s.kind, "statuses"], [])
+	code := _overstated_code(s.kind)
+	msg := sprintf("%s cites %s as %s, but it is %s", [p, _version_id(v.ref), s.kind, v.status])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.kind", [p]), msg] if {
+	some [p, s] in _source_entries
+	object.get(_source_kinds, [s.kind, "agent_only"], false) == true
+	v := _source_version(s)
+	not _agent_producer(v)
+	msg := sprintf("%s cites %s as %s, but %q, not an agent, produced it", [p, _version_id(v.ref), s.kind, v.producer])
+}
+
+# _overstated_code is the code of a kind the record does not hold: an approval claimed
+# is an approval bypass.
+_overstated_code(kind) := "APPROVAL_BYPASS" if kind == "approved_artifact"
+
+else := "REFERENCE_MISMATCH"
+
+_reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("%s.id", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) == "kb_candidate"
+	_output.type != "KNOWLEDGE_PACKAGE"
+	not s.id in _kb_candidates
+	msg := sprintf("%s names KB evidence candidate %q, which the KNOWLEDGE_PACKAGE it is made from (%s) does not list", [p, s.id, _package_label])
+}
+
+_package_label := _version_id(_kb_package.ref) if _kb_package
+
+else := "none recorded"
+
+_reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.ref", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) == "kb_candidate"
+	_has_ref(s)
+	not _candidate_ref(s)
+	msg := sprintf("%s names KB evidence candidate %q with ref %s, which is not a recorded KNOWLEDGE_PACKAGE version (with that id and hash) listing it", [p, s.id, _version_id(s.ref)])
+}
+
+_candidate_ref(s) if {
+	s.ref.type == "KNOWLEDGE_PACKAGE"
+	core.ref_matches(s.ref)
+	s.id in _candidates_of(core.ref_version(s.ref))
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.ref", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) == "catalogue"
+	_has_ref(s)
+	msg := sprintf("%s is %s, cited by its catalogue id; a ref names an artifact version of the workflow", [p, s.kind])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.id", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) in {"catalogue", "kb_candidate"}
+	_names_artifact(s.id)
+	msg := sprintf("%s names %q, an artifact of this workflow, as %s", [p, s.id, s.kind])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.id", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) == "catalogue"
+	s.id in (_recorded_candidates | _candidates_of({"content": _content}))
+	msg := sprintf("%s names KB evidence candidate %q as %s: the KB is never normative", [p, s.id, s.kind])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.kind", [p]), msg] if {
+	some [p, s] in _source_entries
+	_resolves(s) == "none"
+	msg := sprintf("%s is of kind %q, which config.source_kinds does not resolve", [p, s.kind])
+}
+
+# --- references between outputs ----------------------------------------------------------
+
+# _unique_keys are the keys that identify one item of an output list.
+# The table is config.unique_keys in contracts/assessment/config.cue.
+_unique_keys := object.get(_config, "unique_keys", {})
+
+_key_of(item, keys) := [object.get(item, k, null) | some k in keys]
+
+_reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("%s[%d]", [field, j])), msg] if {
+	_judged
+	some field, keysets in object.get(_unique_keys, _output.type, {})
+	some keys in keysets
+	list := _items(field)
+	some i, x in list
+	some j, y in list
+	i < j
+	_key_of(x, keys) == _key_of(y, keys)
+	msg := sprintf("%s[%d] and %s[%d] have the same %s %v: one id names one item", [field, i, field, j, concat(", ", keys), _key_of(x, keys)])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", "output.id", msg] if {
+	_judged
+	some t in _types_with_id(_output.id)
+	t != _output.type
+	msg := sprintf("output %s has id %q, the id of the workflow's %s: an artifact id names one artifact", [_output.type, _output.id, t])
+}
+
+# An evidence item examines a candidate of the KNOWLEDGE_PACKAGE the assessment is made from.
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("assessments[%d].items[%d].candidate_id", [i, j])), msg] if {
+	_judged
+	_output.type == "EVIDENCE_ASSESSMENT"
+	some i, res in _items("assessments")
+	some j, item in res.items
+	not item.candidate_id in _kb_candidates
+	msg := sprintf("assessments[%d] (%s) examines candidate %q, which the KNOWLEDGE_PACKAGE it is made from (%s) does not list", [i, res.control_id, item.candidate_id, _package_label])
+}
+
+# A KNOWLEDGE_PACKAGE's candidate that points at a KB document the package indexes gives
+# it the hash the index gives it.
+_kb_documents := {d.id: {x.hash | some x in _items("kb_documents"); x.id == d.id} | some d in _items("kb_documents")}
+
+_reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("evidence_candidates[%d].document.hash", [i])), msg] if {
+	_judged
+	_output.type == "KNOWLEDGE_PACKAGE"
+	some i, c in _items("evidence_candidates")
+	hashes := _kb_documents[c.document.id]
+	not c.document.hash in hashes
+	msg := sprintf("evidence_candidates[%d] (%s) points at document %q with a hash kb_documents does not give it", [i, c.candidate_id, c.document.id])
+}
+
+# The SCF release an output restates is the assessment's (ASSESSMENT_SCOPE).
+_reference_problems contains ["REFERENCE_MISMATCH", "output.content.scf_version", msg] if {
+	_judged
+	v := _content.scf_version
+	v != object.get(_scope, "scf_version", null)
+	msg := sprintf("%s v%v uses SCF release %v, but the assessment was started with %v", [_output.type, _output.version, v, object.get(_scope, "scf_version", "none")])
+}
+
+# The controls an output assesses are the ones the step before it holds: evidence for the
+# SoA's controls, findings for the SoA's controls, scores for the findings' controls.
+_assessed_lists := {
+	"EVIDENCE_ASSESSMENT": ["assessments", "STATEMENT_OF_APPLICABILITY", "entries"],
+	"GAP_ANALYSIS": ["findings", "STATEMENT_OF_APPLICABILITY", "entries"],
+	"MATURITY_ASSESSMENT": ["scores", "GAP_ANALYSIS", "findings"],
+}
+
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("%s[%d].control_id", [field, i])), msg] if {
+	_judged
+	[field, type, list] := _assessed_lists[_output.type]
+	_input_version(type)
+	known := {x.control_id | some x in _input_items(type, list)}
+	some i, item in _items(field)
+	not item.control_id in known
+	msg := sprintf("%s[%d] is about %s, which the %s it is made from does not hold (%v)", [field, i, item.control_id, type, sort(known)])
+}
+
+# A POA&M item plans the remediation of a finding of the approved GAP_ANALYSIS it is made
+# from, for that finding's control.
+_input_items(type, field) := [x | some x in object.get(_content_of(_input_version(type)), field, []); is_object(x)]
+
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("items[%d].finding_id", [i])), msg] if {
+	_judged
+	_output.type == "POAM"
+	_input_version("GAP_ANALYSIS")
+	some i, item in _items("items")
+	not item.finding_id in {f.finding_id | some f in _input_items("GAP_ANALYSIS", "findings")}
+	msg := sprintf("items[%d] (%s) plans finding %q, which the GAP_ANALYSIS it is made from does not have", [i, item.item_id, item.finding_id])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("items[%d].control_id", [i])), msg] if {
+	_judged
+	_output.type == "POAM"
+	some i, item in _items("items")
+	some f in _input_items("GAP_ANALYSIS", "findings")
+	f.finding_id == item.finding_id
+	f.control_id != item.control_id
+	msg := sprintf("items[%d] (%s) plans finding %s for control %s, but the finding is about %s", [i, item.item_id, item.finding_id, item.control_id, f.control_id])
+}
+
+# The report restates the POA&M and the maturity scores it is made from.
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("poam_summary[%d].item_id", [i])), msg] if {
+	_judged
+	_output.type == "ASSESSMENT_REPORT"
+	_input_version("POAM")
+	some i, s in _items("poam_summary")
+	not s.item_id in {x.item_id | some x in _input_items("POAM", "items")}
+	msg := sprintf("poam_summary[%d] names POA&M item %q, which the POAM it is made from does not have", [i, s.item_id])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("poam_summary[%d].%s", [i, field])), msg] if {
+	_judged
+	_output.type == "ASSESSMENT_REPORT"
+	some i, s in _items("poam_summary")
+	some x in _input_items("POAM", "items")
+	x.item_id == s.item_id
+	some [field, other] in [["finding_id", "finding_id"], ["priority", "priority"]]
+	s[field] != x[other]
+	msg := sprintf("poam_summary[%d] gives item %s %s %v, but the POAM gives %v", [i, s.item_id, field, s[field], x[other]])
+}
+
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("maturity_summary[%d].control_id", [i])), msg] if {
+	_judged
+	_output.type == "ASSESSMENT_REPORT"
+	_input_version("MATURITY_ASSESSMENT")
+	some i, s in _items("maturity_summary")
+	not s.control_id in {x.control_id | some x in _input_items("MATURITY_ASSESSMENT", "scores")}
+	msg := sprintf("maturity_summary[%d] scores %s, which the MATURITY_ASSESSMENT it is made from does not score", [i, s.control_id])
+}
+
+_reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("maturity_summary[%d].score", [i])), msg] if {
+	_judged
+	_output.type == "ASSESSMENT_REPORT"
+	some i, s in _items("maturity_summary")
+	some x in _input_items("MATURITY_ASSESSMENT", "scores")
+	x.control_id == s.control_id
+	x.score != s.score
+	msg := sprintf("maturity_summary[%d] gives %s maturity %v, but the MATURITY_ASSESSMENT gives %v", [i, s.control_id, s.score, x.score])
+}
+
+# METADATA
+# title: Reference to an unrecorded artifact version
+# description: >-
+#   A source of the output cites an artifact version (artifact-id@vN or a ref) this
+#   workflow has not recorded, or with another artifact id: another tenant's or another
+#   assessment's artifact, or a version recorded nowhere, never supports an output.
+# custom:
+#   code: ARTIFACT_NOT_FOUND
+#   outcome: block
+reasons contains r if {
+	some [code, path, msg] in _reference_problems
+	code == "ARTIFACT_NOT_FOUND"
+	r := _gate_reason(code, msg, path, "S20-ARTIFACT", "block")
+}
+
+# METADATA
+# title: Reference with another hash
+# description: >-
+#   A source's ref names a recorded version with a hash other than the recorded one: the
+#   output was not made from what the workflow holds.
+# custom:
+#   code: HASH_MISMATCH
+#   outcome: block
+reasons contains r if {
+	some [code, path, msg] in _reference_problems
+	code == "HASH_MISMATCH"
+	r := _gate_reason(code, msg, path, "S20-HASH", "block")
+}
+
+# METADATA
+# title: Approval claimed by a source
+# description: >-
+#   A source declares kind approved_artifact for a version a person has not approved (or
+#   whose approval was superseded): a self-declared kind is checked, and an approval is
+#   never claimed into the trust hierarchy.
+# custom:
+#   code: APPROVAL_BYPASS
+#   outcome: block
+reasons contains r if {
+	some [code, path, msg] in _reference_problems
+	code == "APPROVAL_BYPASS"
+	r := _gate_reason(code, msg, path, "GR-APPROVAL", "block")
+}
+
+# METADATA
+# title: Reference not recorded
+# description: >-
+#   An id inside the output names nothing this workflow recorded where the field says:
+#   a KB evidence candidate the KNOWLEDGE_PACKAGE does not list, and the other
+#   references of the output (see REFERENCE_NOT_FOUND messages).
+# custom:
+#   code: REFERENCE_NOT_FOUND
+#   outcome: block
+reasons contains r if {
+	some [code, path, msg] in _reference_problems
+	code == "REFERENCE_NOT_FOUND"
+	r := _gate_reason(code, msg, path, "S20-REFERENCE", "block")
+}
+
+# METADATA
+# title: Reference of another kind
+# description: >-
+#   A reference resolves, but not to what it says: a source's declared kind overstates
+#   what it cites (a rejected version as a draft, an Orchestrator record as an agent
+#   output), SCF data or a KB candidate names an artifact of the workflow, SCF data
+#   carries an artifact ref, or an id and its ref disagree.
+# custom:
+#   code: REFERENCE_MISMATCH
+#   outcome: block
+reasons contains r if {
+	some [code, path, msg] in _reference_problems
+	code == "REFERENCE_MISMATCH"
+	r := _gate_reason(code, msg, path, "S20-REFERENCE-KIND", "block")
+}
