@@ -66,7 +66,7 @@ _propose := _cancel_proposal if _kind == "cancel"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the assessment pack decides %s request in status %s", [_a(_kind), _status]), "", "block")
+_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the assessment pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
 
 # --- input ---------------------------------------------------------------------------
 
@@ -170,11 +170,6 @@ _trace := t if {
 	is_string(t)
 } else := ""
 
-# _a puts the indefinite article before a word: "an approval", "a handoff".
-_a(word) := sprintf("an %s", [word]) if {
-	regex.match(`^[aeiouAEIOU]`, word)
-} else := sprintf("a %s", [word])
-
 _non_blank(s) if {
 	is_string(s)
 	trim_space(s) != ""
@@ -227,7 +222,7 @@ reasons contains r if {
 	_valid
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
-	r := _reason("CONTRACT_MISSING", sprintf("the assessment configuration has no table %s (%s)", [name, _a(want)]), "", "block")
+	r := _reason("CONTRACT_MISSING", sprintf("the assessment configuration has no table %s (%s)", [name, core.with_article(want)]), "", "block")
 }
 
 _agents := a if {

@@ -28,29 +28,8 @@ _loop_escalation if {
 	}
 }
 
-# _core_kept are core's reasons but the ones the pack decides itself: LIMITATION_DROPPED
-# (payload.rego: a limitation dropped with a justification and a person's validation is
-# allowed, seed section 7), and SELF_APPROVAL for a person (core compares the approver's
-# id with the producer's id alone; in this pack agents and the Orchestrator produce,
-# people never do, so a person whose id equals an agent's is another identity).
-_core_kept := {r | some r in core.reasons; not _set_aside(r)}
-
-_set_aside(r) if r.code == "LIMITATION_DROPPED"
-
-_set_aside(r) if {
-	r.code == "SELF_APPROVAL"
-	_actor_type == "human"
-	not _person_produced
-}
-
-# _person_produced holds when a version the approval names was produced by someone who is
-# neither an agent of the registry nor the Orchestrator (fail closed: then core decides).
-_person_produced if {
-	some ref in object.get(_request, "artifacts", [])
-	v := core.ref_version(ref)
-	not _agents[v.producer]
-	v.producer != "orchestrator"
-}
+# _core_kept are core's reasons.
+_core_kept := core.reasons
 
 # _core_reasons are core's kept reasons, with LOOP_DETECTED regraded to await_human when
 # the workflow escalates because of it.

@@ -295,7 +295,7 @@ reasons contains r if {
 	_handoff
 	_expected
 	_handoff_type != _expected_type
-	r := _reason("HANDOFF_TYPE_INVALID", sprintf("handoff %s>%s is %s handoff, not %s", [_source, _target, _a(_expected_type), _a(_handoff_type)]), "handoff_type", "block")
+	r := _reason("HANDOFF_TYPE_INVALID", sprintf("handoff %s>%s is %s handoff, not %s", [_source, _target, core.with_article(_expected_type), core.with_article(_handoff_type)]), "handoff_type", "block")
 }
 
 _valid_targets := sort((({t |
@@ -403,54 +403,8 @@ _carried_limitations := {_normalized(l) | some l in object.get(_request, "limita
 
 _drops := [d | some d in object.get(_request, "limitations_dropped", []); is_object(d)]
 
-# _declared_drop holds when limitations_dropped names the limitation; _justified_drop
-# when an entry for it says why.
-_declared_drop(l) if {
-	some d in _drops
-	_normalized(d.limitation) == _normalized(l)
-}
-
-_justified_drop(l) if {
-	some d in _drops
-	_normalized(d.limitation) == _normalized(l)
-	_non_blank(d.justification)
-}
-
-_limitation_problems contains sprintf("limitation %q of %s is missing from the handoff's limitations; to drop it, name it in limitations_dropped with a justification", [l, _ref_label(ref)]) if {
-	some [_, ref, l] in _inherited
-	not _normalized(l) in _carried_limitations
-	not _declared_drop(l)
-}
-
-_limitation_problems contains sprintf("limitation %q of %s is dropped without a justification", [l, _ref_label(ref)]) if {
-	some [_, ref, l] in _inherited
-	not _normalized(l) in _carried_limitations
-	_declared_drop(l)
-	not _justified_drop(l)
-}
-
-_limitation_problems contains sprintf("limitation %q of %s is dropped but requires_validation is not true: a person validates the removal", [l, _ref_label(ref)]) if {
-	some [_, ref, l] in _inherited
-	not _normalized(l) in _carried_limitations
-	_declared_drop(l)
-	object.get(_request, "requires_validation", false) != true
-}
-
-# METADATA
-# title: Limitation dropped
-# description: >-
-#   Every limitation recorded on an input version travels on (compared without case and
-#   surrounding blanks), unless the handoff names it in limitations_dropped with a
-#   justification and asks for a person's validation (requires_validation true): an
-#   inherited limitation is never removed without justification (seed section 7). The
-#   pack decides this instead of core's rule of the same code, which allows no drop.
-# custom:
-#   code: LIMITATION_DROPPED
-#   outcome: block
-reasons contains r if {
-	some msg in _limitation_problems
-	r := _reason("LIMITATION_DROPPED", msg, "limitations", "block")
-}
+# A limitation left out without a justified, validated drop is core's LIMITATION_DROPPED;
+# the pack's handoff schema has limitations_dropped, which is what lets core allow one.
 
 _reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("limitations_dropped[%d].limitation", [i]), msg] if {
 	_valid

@@ -140,7 +140,7 @@ _retry_content(exhausted) := {
 	"delay_ms": _retry_delay(exhausted),
 }
 
-# _retry_delay is the backoff the retry decision announces (before the engine's jitter).
+# _retry_delay is the delay the retry decision announces: its backoff and jitter.
 _retry_delay(false) := d if {
 	d := core.failure_retry.delay_ms
 	is_number(d)
@@ -205,8 +205,8 @@ _due_label(task) := sprintf("retry %v of task %q was granted at %s with a delay 
 # description: >-
 #   A retried handoff arrives before the delay the retry decision announced has passed
 #   since its RETRY_RECORD was recorded (the engine's clock, never a request's
-#   created_at). The delay checked is the policy's backoff before the engine's jitter,
-#   which only adds to what the host was told.
+#   created_at). The delay checked is the one the decision told the host: the
+#   policy's backoff with the request's jitter (core.retry_decision).
 # custom:
 #   code: RETRY_NOT_DUE
 #   outcome: block
@@ -278,7 +278,7 @@ _retry_problems contains sprintf("is a restricted retry after a prompt injection
 	not k in _restricted_keys
 }
 
-_retry_problems contains sprintf("carries retry information but is %s handoff", [_a(_handoff_type)]) if {
+_retry_problems contains sprintf("carries retry information but is %s handoff", [core.with_article(_handoff_type)]) if {
 	_handoff_type != "retry"
 	_retry_given
 }

@@ -1,5 +1,7 @@
 package handoff.assessment
 
+import data.handoff.core
+
 # Sequence: which request the current status waits for, the start and the cancel. The
 # pipeline is sequential (MVP): one agent works at a time; in a human status no agent
 # acts at all.
@@ -118,7 +120,7 @@ _waiting_for_human_review if {
 #   outcome: block
 reasons contains r if {
 	_waiting_for_human_review
-	r := _reason("HUMAN_REVIEW_REQUIRED", sprintf("workflow %q waits for human review (%v); %s is not accepted until a person decides", [object.get(_state, "workflow_id", ""), _escalation_codes, _a(_kind)]), "", "block")
+	r := _reason("HUMAN_REVIEW_REQUIRED", sprintf("workflow %q waits for human review (%v); %s is not accepted until a person decides", [object.get(_state, "workflow_id", ""), _escalation_codes, core.with_article(_kind)]), "", "block")
 }
 
 _escalation_codes := c if {

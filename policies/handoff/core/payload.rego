@@ -107,18 +107,60 @@ _normalized(s) := lower(trim_space(s))
 
 _carried_limitations := {_normalized(l) | some l in _request.limitations; is_string(l)}
 
+# _drops are the handoff's limitations_dropped entries: a pack whose handoff schema has
+# the field lets a limitation be dropped with a justification; any other pack's closed
+# schema refuses it, so there none is.
+_drops := [d | some d in object.get(_request, "limitations_dropped", []); is_object(d)]
+
+_declared_drop(l) if {
+	some d in _drops
+	_normalized(object.get(d, "limitation", "")) == _normalized(l)
+}
+
+_justified_drop(l) if {
+	some d in _drops
+	_normalized(object.get(d, "limitation", "")) == _normalized(l)
+	trim_space(object.get(d, "justification", "")) != ""
+}
+
+# _dropped are the limitations of input versions the handoff's limitations leave out.
+_dropped contains [ref, l] if {
+	some [_, ref] in _input_refs
+	v := ref_version(ref)
+	some l in v.limitations
+	is_string(l)
+	not _normalized(l) in _carried_limitations
+}
+
+_limitation_problems contains sprintf("limitation %q of %s is missing from the handoff's limitations; to drop it, name it in limitations_dropped with a justification", [_short(l), _ref_name(ref)]) if {
+	some [ref, l] in _dropped
+	not _declared_drop(l)
+}
+
+_limitation_problems contains sprintf("limitation %q of %s is dropped without a justification", [_short(l), _ref_name(ref)]) if {
+	some [ref, l] in _dropped
+	_declared_drop(l)
+	not _justified_drop(l)
+}
+
+_limitation_problems contains sprintf("limitation %q of %s is dropped but requires_validation is not true: a person validates the removal", [_short(l), _ref_name(ref)]) if {
+	some [ref, l] in _dropped
+	_declared_drop(l)
+	object.get(_request, "requires_validation", false) != true
+}
+
 # METADATA
 # title: Limitation dropped
 # description: >-
-#   Every limitation recorded on an input artifact version travels on: a handoff whose
-#   limitations leave one out (compared without case and surrounding blanks) is refused.
+#   Every limitation recorded on an input artifact version travels on (compared without
+#   case and surrounding blanks), unless the handoff names it in limitations_dropped with
+#   a justification and asks for a person's validation (requires_validation true): an
+#   inherited limitation is never removed without justification. Only a pack whose
+#   handoff schema has limitations_dropped allows a drop at all.
 # custom:
 #   code: LIMITATION_DROPPED
 #   outcome: block
 reasons contains r if {
-	some [_, ref] in _input_refs
-	v := ref_version(ref)
-	some l in v.limitations
-	not _normalized(l) in _carried_limitations
-	r := _reason("LIMITATION_DROPPED", sprintf("limitation %q of %s is missing from the handoff's limitations", [_short(l), _ref_name(ref)]), "limitations")
+	some msg in _limitation_problems
+	r := _reason("LIMITATION_DROPPED", msg, "limitations")
 }

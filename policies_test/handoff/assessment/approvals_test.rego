@@ -200,12 +200,11 @@ test_resolution_records_granted_roles_only if {
 	record_content(d, "RESOLUTION_RECORD").roles == ["assessment_reviewer"]
 }
 
-# Identity is (type, id): a person whose id happens to be an agent's did not produce what
-# the agent produced.
-test_person_named_like_the_producer_may_approve if {
+# Identity is (type, id): a person carrying an agent's id is refused for the confusion
+# (core), never taken for the agent.
+test_person_named_like_the_producer if {
 	d := decide(approval({"type": "human", "id": "soa_architect", "roles": ["assessment_reviewer"]}, "APPROVE", "SOA_APPROVAL", [ref("STATEMENT_OF_APPLICABILITY", 1)]), st_soa_approval)
-	codes(d) == set()
-	d.outcome == "allow"
+	codes(d) == {"UNAUTHORIZED_SUBJECT", "SECURITY_AUDIT"}
 }
 
 test_producing_agent_may_not_approve if {

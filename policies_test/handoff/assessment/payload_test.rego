@@ -2,7 +2,7 @@
 # preserved, handoff types, routing, inputs and versions.
 package handoff.assessment_test
 
-import data.handoff.assessment
+import data.handoff.core
 
 test_output_missing if {
 	d := decide(without(knowledge_handoff, ["output"]), st_knowledge)
@@ -232,21 +232,24 @@ test_limitation_drop_of_a_carried_limitation if {
 	codes(d) == {"REFERENCE_MISMATCH", "SECURITY_AUDIT"}
 }
 
-# Core's rule of the same code (which allows no drop) is not what decides here.
-test_limitation_core_rule_is_set_aside if {
+# Core decides the drop: the pack's schema has limitations_dropped, and a named,
+# justified drop a person validates is no LIMITATION_DROPPED.
+test_limitation_dropped_is_decided_by_core if {
 	r := drop_limitation(controls_handoff(controls), [dropped_entry], true)
-	some c in data.handoff.core.reasons with input as input_of(r, st_controls)
-	c.code == "LIMITATION_DROPPED"
+	core_reasons := data.handoff.core.reasons with input as input_of(r, st_controls)
+	every c in core_reasons {
+		c.code != "LIMITATION_DROPPED"
+	}
 	codes(decide(r, st_controls)) == set()
 }
 
 # Messages read as English: "an enrichment handoff", "an approval request".
 test_message_articles if {
-	assessment._a("enrichment") == "an enrichment"
-	assessment._a("approval") == "an approval"
-	assessment._a("outcome") == "an outcome"
-	assessment._a("handoff") == "a handoff"
-	assessment._a("sequential") == "a sequential"
+	core.with_article("enrichment") == "an enrichment"
+	core.with_article("approval") == "an approval"
+	core.with_article("outcome") == "an outcome"
+	core.with_article("handoff") == "a handoff"
+	core.with_article("sequential") == "a sequential"
 }
 
 test_message_handoff_type_article if {
