@@ -163,8 +163,11 @@ _not_assigned if {
 	not _failure_task_open
 }
 
+# A review is compared as (type, id): the task graph's agents are agents, and a review
+# by anyone else is UNAUTHORIZED_SUBJECT (sequence.rego).
 _not_assigned if {
 	_review
+	_actor_type == "agent"
 	not _runs("T5", _actor_id)
 }
 
@@ -194,6 +197,7 @@ _failure_task_open if {
 	_status == "REVIEW_PENDING"
 	_request.task == "T6"
 	_task_status("T6") in {"running", "unknown"}
+	_task_agent("T6") == _request.agent
 }
 
 # METADATA

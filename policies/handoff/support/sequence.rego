@@ -216,6 +216,25 @@ reasons contains r if {
 }
 
 # METADATA
+# title: Review not by the Reviewer agent
+# description: >-
+#   A review is the Reviewer's verdict on T5 (seed phase 3: the independent review is
+#   mandatory before sending): it comes from an agent (actor type agent) that runs T5.
+#   Agents, people and services are separate identities: a person or a service that
+#   gives the Reviewer's id, or any role, is not the Reviewer and cannot review in its
+#   name. People act only where the pack gives them a role (start and cancel as a
+#   support specialist).
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "review"
+	_actor_type != "agent"
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a review: only the Reviewer agent running T5 reviews", [_actor_type, _actor_id]), "actor.type", "SEC-IDENTITY")
+}
+
+# METADATA
 # title: Handoff by a service
 # description: >-
 #   A service identity sends a handoff only as the authorization gateway recording T2 on

@@ -137,3 +137,9 @@ test_nothing_else_on_an_escalated_workflow if {
 	d2 := decide(send(response_content), st_escalated("pending"))
 	"WORKFLOW_TERMINAL" in codes(d2)
 }
+
+test_send_failure_of_another_agent_is_not_the_send if {
+	d := decide(failure("T6", "reviewer", "timeout"), st_sending("pending"))
+	codes(d) == {"TASK_NOT_ASSIGNED"}
+	d.outcome == "block"
+}

@@ -179,3 +179,32 @@ test_quality_gate_twin_accept if {
 	d := decide(review("ACCEPT", gates, []), st_review)
 	not "QUALITY_GATE_FAILED" in codes(d)
 }
+
+# --- identity: the Reviewer is an agent --------------------------------------------------
+
+test_review_by_a_person_with_the_reviewers_id if {
+	d := decide(object.union(review("ACCEPT", gates, []), {"actor": {"type": "human", "id": "reviewer"}}), st_review)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+	d.outcome == "block"
+	d.reasons[0].path == "actor.type"
+	d.reasons[0].gate == "SEC-IDENTITY"
+}
+
+test_review_by_a_person_with_a_role_is_still_not_the_reviewer if {
+	d := decide(object.union(review("ACCEPT", gates, []), {"actor": specialist}), st_review)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+	d.outcome == "block"
+}
+
+test_review_by_a_service_with_the_reviewers_id if {
+	d := decide(object.union(review("ACCEPT", gates, []), {"actor": system("reviewer")}), st_review)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+	count(d.events) == 0
+}
+
+test_review_identity_twin_the_reviewer_agent if {
+	d := decide(review("ACCEPT", gates, []), st_review)
+	count(d.reasons) == 0
+	d.outcome == "allow"
+	status_events(d) == {"RESPONSE_DRAFT v1 approved", "ORDER_RESULT v1 approved"}
+}
