@@ -106,16 +106,18 @@ reasons contains r if {
 # METADATA
 # title: Order result too old to send
 # description: >-
-#   An order-status answer is sent only while its order result is younger than
-#   config.max_result_age_ms: an older status may have changed.
+#   An order-status answer is sent only while its order result is current: retrieved
+#   from the order system (and recorded) less than config.max_result_age_ms before the
+#   decision time, with an estimated delivery that has not passed. An older status may
+#   have changed.
 # custom:
 #   code: STALE_EVIDENCE
 #   outcome: block
 reasons contains r if {
 	_send
 	_content.kind == "order_status"
-	_result_too_old
-	r := _gate_reason("STALE_EVIDENCE", sprintf("ORDER_RESULT v%d is older than %v ms: refresh it before sending", [_latest_n("ORDER_RESULT"), object.get(_config, "max_result_age_ms", "not configured")]), "output.content.draft", "EVIDENCE_FRESH")
+	some msg in _result_staleness
+	r := _gate_reason("STALE_EVIDENCE", sprintf("%s: refresh it before sending", [msg]), "output.content.draft", "EVIDENCE_FRESH")
 }
 
 _previous_responses := [_status_event("CUSTOMER_RESPONSE", v.ref.version, "superseded") |

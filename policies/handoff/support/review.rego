@@ -128,27 +128,46 @@ reasons contains r if {
 	r := _gate_reason("UNSUPPORTED_CLAIM", msg, "artifacts", "EVIDENCE")
 }
 
-# _result_too_old holds when the latest order result was recorded longer ago than
-# config.max_result_age_ms: the status may have changed since.
-_result_too_old if {
+# _result_staleness says why the latest order result is no longer current at the
+# decision time (input.now). Its age is measured from when the order system was read
+# (retrieved_at), and from when the engine recorded it, whichever is older: the status
+# may have changed since. An estimate the order system gave is no longer current once
+# its day has passed. A result without a readable retrieval time is never current.
+_result_staleness contains msg if {
+	v := _latest("ORDER_RESULT")
+	not _within_ms("max_result_age_ms", _now_ns - _ns(v.content.retrieved_at))
+	msg := sprintf("ORDER_RESULT v%d was retrieved at %v, more than %v ms ago", [v.ref.version, object.get(v.content, "retrieved_at", "an unknown time"), object.get(_config, "max_result_age_ms", "not configured")])
+}
+
+_result_staleness contains msg if {
 	v := _latest("ORDER_RESULT")
 	not _within_ms("max_result_age_ms", _now_ns - _ns(v.recorded_at))
+	msg := sprintf("ORDER_RESULT v%d was recorded at %v, more than %v ms ago", [v.ref.version, v.recorded_at, object.get(_config, "max_result_age_ms", "not configured")])
+}
+
+_result_staleness contains msg if {
+	v := _latest("ORDER_RESULT")
+	d := v.content.estimated_delivery
+	is_string(d)
+	d < _date(input.now)
+	msg := sprintf("the estimated delivery %s of ORDER_RESULT v%d has passed (now %s)", [d, v.ref.version, input.now])
 }
 
 # METADATA
 # title: Order result too old to accept
 # description: >-
-#   The Reviewer accepts an order-status answer whose order result was recorded more than
-#   config.max_result_age_ms ago: the estimated delivery may no longer be current.
-#   REASSIGN T3 to refresh it.
+#   The Reviewer accepts an order-status answer whose order result is no longer current:
+#   retrieved from the order system (or recorded) more than config.max_result_age_ms
+#   before the decision time, or with an estimated delivery that has passed since. The
+#   estimated delivery may no longer be current: REASSIGN T3 to refresh it.
 # custom:
 #   code: STALE_EVIDENCE
 #   outcome: block
 reasons contains r if {
 	_accepting
 	_draft_content.kind == "order_status"
-	_result_too_old
-	r := _gate_reason("STALE_EVIDENCE", sprintf("ORDER_RESULT v%d is older than %v ms", [_latest_n("ORDER_RESULT"), object.get(_config, "max_result_age_ms", "not configured")]), "artifacts", "EVIDENCE_FRESH")
+	some msg in _result_staleness
+	r := _gate_reason("STALE_EVIDENCE", msg, "artifacts", "EVIDENCE_FRESH")
 }
 
 _escalation_needed contains sprintf("route %s ends with a person, not a sent response", [_route]) if _route == "human"

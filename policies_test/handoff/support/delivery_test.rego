@@ -143,3 +143,17 @@ test_send_failure_of_another_agent_is_not_the_send if {
 	codes(d) == {"TASK_NOT_ASSIGNED"}
 	d.outcome == "block"
 }
+
+test_send_refused_on_a_result_retrieved_long_ago if {
+	old := object.union(order_content, {"retrieved_at": "2026-03-09T14:00:00Z"})
+	st := with_artifacts(st_accepted, {"ORDER_RESULT": one("ORDER_RESULT", "approved", old)})
+	d := decide(send(response_content), st)
+	codes(d) == {"STALE_EVIDENCE"}
+	d.reasons[0].path == "output.content.draft"
+}
+
+test_send_twin_on_a_current_result if {
+	d := decide(send(response_content), st_accepted)
+	count(d.reasons) == 0
+	d.outcome == "allow"
+}

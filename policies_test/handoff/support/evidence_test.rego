@@ -136,3 +136,54 @@ test_order_result_labels_tool_excerpts_for_the_reviewer if {
 	d := decide(dispatch_t5, st)
 	d.next[0].context.must_know.ORDER_RESULT.must_know.evidence[0].excerpt == {"untrusted_data": "Status: IN TRANSIT, hub Leipzig"}
 }
+
+# --- times: the result's own retrieval and evidence times, against the decision time ----
+
+# The T3 assignment is recorded at 09:58:00 (recent); now is 10:00:00; the clock skew is 60 s.
+
+test_stale_evidence_retrieved_twenty_hours_ago if {
+	old := object.union(order_content, {"retrieved_at": "2026-03-09T14:00:00Z", "evidence": [object.union(oms, {"observed_at": "2026-03-09T13:40:00Z"})]})
+	d := decide(order_result(old), st_t3)
+	codes(d) == {"STALE_EVIDENCE"}
+	{r.path | some r in d.reasons} == {"output.content.retrieved_at"}
+	count(d.reasons) == 2
+}
+
+test_stale_evidence_retrieved_before_its_dispatch if {
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:56:59Z"})), st_t3)
+	codes(d) == {"STALE_EVIDENCE"}
+	contains(d.reasons[0].message, "before T3 was dispatched")
+}
+
+test_stale_evidence_twin_retrieved_within_the_skew_of_its_dispatch if {
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:57:00Z"})), st_t3)
+	not "STALE_EVIDENCE" in codes(d)
+	d.outcome == "allow"
+}
+
+test_stale_evidence_retrieved_longer_ago_than_a_result_lasts if {
+	# T3 was dispatched at 09:20; the order system was read 31 min before now.
+	st := json.patch(st_t3, [{"op": "replace", "path": "/artifacts/TASK_ASSIGNMENT/versions/1/recorded_at", "value": "2026-03-10T09:20:00.000Z"}])
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:29:00Z"})), st)
+	codes(d) == {"STALE_EVIDENCE"}
+	contains(d.reasons[0].message, "is current for at most")
+}
+
+test_stale_evidence_twin_retrieved_within_a_results_life if {
+	st := json.patch(st_t3, [{"op": "replace", "path": "/artifacts/TASK_ASSIGNMENT/versions/1/recorded_at", "value": "2026-03-10T09:20:00.000Z"}])
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:30:00Z"})), st)
+	not "STALE_EVIDENCE" in codes(d)
+}
+
+test_stale_evidence_observed_after_the_retrieval if {
+	later := object.union(oms, {"observed_at": "2026-03-10T09:59:30Z"})
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:58:20Z", "evidence": [later]})), st_t3)
+	codes(d) == {"STALE_EVIDENCE"}
+	d.reasons[0].path == "output.content.evidence[0].observed_at"
+}
+
+test_stale_evidence_twin_observed_within_the_skew_of_the_retrieval if {
+	later := object.union(oms, {"observed_at": "2026-03-10T09:59:20Z"})
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:58:20Z", "evidence": [later]})), st_t3)
+	not "STALE_EVIDENCE" in codes(d)
+}

@@ -71,7 +71,7 @@ evidence(source, status, est, observed, via) := {
 
 order_content := {
 	"order_ref": "ORD-1001", "order_status": "in_transit", "estimated_delivery": "2026-03-12",
-	"source_reference": "oms://orders/ORD-1001", "retrieved_at": "2026-03-10T09:15:00Z", "evidence": [oms],
+	"source_reference": "oms://orders/ORD-1001", "retrieved_at": "2026-03-10T09:59:00Z", "evidence": [oms],
 }
 
 message := "Your order ORD-1001 is in transit and should arrive on 2026-03-12."

@@ -208,3 +208,37 @@ test_review_identity_twin_the_reviewer_agent if {
 	d.outcome == "allow"
 	status_events(d) == {"RESPONSE_DRAFT v1 approved", "ORDER_RESULT v1 approved"}
 }
+
+# --- freshness at review: from the retrieval time, not the record time --------------------
+
+with_result(st, content) := with_artifacts(st, {"ORDER_RESULT": one("ORDER_RESULT", "under_review", content)})
+
+test_accept_refused_on_a_result_retrieved_long_ago if {
+	# Recorded a minute ago, but read from the order system 20 hours ago.
+	d := decide(review("ACCEPT", gates, []), with_result(st_review, object.union(order_content, {"retrieved_at": "2026-03-09T14:00:00Z"})))
+	codes(d) == {"STALE_EVIDENCE"}
+	contains(d.reasons[0].message, "retrieved at 2026-03-09T14:00:00Z")
+}
+
+test_accept_twin_retrieved_within_a_results_life if {
+	d := decide(review("ACCEPT", gates, []), with_result(st_review, object.union(order_content, {"retrieved_at": "2026-03-10T09:30:00Z"})))
+	count(d.reasons) == 0
+	d.outcome == "allow"
+}
+
+test_accept_refused_once_the_estimate_has_passed if {
+	past := object.union(order_content, {"estimated_delivery": "2026-03-09"})
+	claims := object.union(draft_content, {"order_claims": {"order_status": "in_transit", "estimated_delivery": "2026-03-09"}})
+	st := with_artifacts(with_result(st_review, past), {"RESPONSE_DRAFT": one("RESPONSE_DRAFT", "under_review", claims)})
+	d := decide(review("ACCEPT", gates, []), st)
+	codes(d) == {"STALE_EVIDENCE"}
+	contains(d.reasons[0].message, "has passed")
+}
+
+test_accept_twin_estimate_today if {
+	today := object.union(order_content, {"estimated_delivery": "2026-03-10"})
+	claims := object.union(draft_content, {"order_claims": {"order_status": "in_transit", "estimated_delivery": "2026-03-10"}})
+	st := with_artifacts(with_result(st_review, today), {"RESPONSE_DRAFT": one("RESPONSE_DRAFT", "under_review", claims)})
+	d := decide(review("ACCEPT", gates, []), st)
+	count(d.reasons) == 0
+}
