@@ -120,6 +120,27 @@ reasons contains r if {
 	r := _gate_reason("STALE_EVIDENCE", sprintf("%s: refresh it before sending", [msg]), "output.content.draft", "EVIDENCE_FRESH")
 }
 
+# METADATA
+# title: Resend not due
+# description: >-
+#   A failed delivery is resent only once the delay its failure decision announced has
+#   passed since the failure was recorded: the delay_ms of the delivery's last
+#   FAILURE_RECORD (task T6), the backoff the host was told (seed phase 9: exponential
+#   backoff for transient failures). Without that record nothing is due.
+# custom:
+#   code: RETRY_NOT_DUE
+#   outcome: block
+reasons contains r if {
+	_send
+	_state.effects[_delivery_key] == "failed"
+	not _is_due("T6")
+	r := _gate_reason("RETRY_NOT_DUE", _resend_wait, "output.content.draft", "RETRY_DUE")
+}
+
+_resend_wait := sprintf("delivery %s may be resent %d ms after its failure was recorded; %d ms are left", [_delivery_key, _last_failure("T6").delay_ms, (_due_ns("T6") - _now_ns) / _ms]) if {
+	_due_ns("T6")
+} else := sprintf("delivery %s failed, and no FAILURE_RECORD of T6 says when it may be resent", [_delivery_key])
+
 _previous_responses := [_status_event("CUSTOMER_RESPONSE", v.ref.version, "superseded") |
 	some v in object.get(core.artifact("CUSTOMER_RESPONSE"), "versions", {})
 	v.status == "approved"
@@ -228,6 +249,7 @@ _outcome_proposal := {
 	"retry": _delivery_retry,
 	"next": [_next("supervisor", "send_response", _package("reviewer>supervisor", _draft_content))],
 	"events": [
+		_delivery_failure_record("retry"),
 		_effect_event("failed"),
 		_task_status_event("T6", "ready"),
 		{"type": "counter", "name": core.retry_counter("T6"), "delta": 1},
@@ -238,11 +260,34 @@ _outcome_proposal := {
 	not _delivery_retry_spent
 }
 
-_outcome_proposal := _escalation_proposal(["RETRY_EXHAUSTED"], sprintf("delivery %s failed and its retries are spent", [_effect_id]), [_effect_event("failed")]) if {
+_outcome_proposal := _escalation_proposal(["RETRY_EXHAUSTED"], sprintf("delivery %s failed and its retries are spent", [_effect_id]), [_delivery_failure_record("escalated"), _effect_event("failed")]) if {
 	_delivery_effect
 	_request.result == "failed"
 	_delivery_retry_spent
 }
+
+# _delivery_failure_record is the FAILURE_RECORD of a failed delivery try: its attempt,
+# and the delay_ms the decision announces to the host before the resend (0 when none
+# follows). A resend before it is RETRY_NOT_DUE.
+_delivery_failure_record(decision) := _record(
+	"FAILURE_RECORD", "failure-record", "approved", object.union(
+		{
+			"task_id": "T6",
+			"agent": _task_agent("T6"),
+			"class": _delivery_class,
+			"attempt": _delivery_try,
+			"max_attempts": object.get(_retry_policy(_delivery_class), "max_attempts", 1),
+			"delay_ms": _delivery_delay(decision),
+			"decision": decision,
+		},
+		{"detail": d | d := _request.detail},
+	),
+	[], {"task_id": "T6", "class": _delivery_class, "effect_id": _effect_id},
+)
+
+_delivery_delay("retry") := _delivery_retry.delay_ms
+
+_delivery_delay("escalated") := 0
 
 _outcome_proposal := {
 	"outcome": "await_human",

@@ -241,10 +241,24 @@ _timer_attempts_remain if {
 	f.attempt < object.get(_retry_policy(f.class), "max_attempts", 1)
 }
 
-_last_failure(task) := core.artifact_version("FAILURE_RECORD", max(ns)).content if {
+_last_failure(task) := _last_failure_version(task).content
+
+# _last_failure_version is the latest FAILURE_RECORD version of a task.
+_last_failure_version(task) := core.artifact_version("FAILURE_RECORD", max(ns)) if {
 	ns := {v.ref.version | some v in object.get(core.artifact("FAILURE_RECORD"), "versions", {}); v.content.task_id == task}
 	count(ns) > 0
 }
+
+# _due_ns is when the next try of a task may run: its last FAILURE_RECORD's recorded_at
+# plus its delay_ms, the delay the failure decision announced to the host (the policy's
+# backoff, at least the provider's retry_after_ms for a rate limit). Undefined without
+# a record: nothing is due then (fail closed).
+_due_ns(task) := _ns(v.recorded_at) + (v.content.delay_ms * _ms) if {
+	v := _last_failure_version(task)
+	is_number(v.content.delay_ms)
+}
+
+_is_due(task) if _now_ns >= _due_ns(task)
 
 # METADATA
 # title: Retry limit reached
@@ -267,16 +281,6 @@ _timer_proceeds if {
 	_timer_attempts_remain
 }
 
-# _retry_due_ns is when the retry of the timer's task may run: its last FAILURE_RECORD's
-# recorded_at plus its delay_ms, the policy's backoff (at least the provider's
-# retry_after_ms for a rate limit; the engine's jitter only adds to it).
-_retry_due_ns := _ns(v.recorded_at) + (v.content.delay_ms * _ms) if {
-	ns := {x.ref.version | some x in object.get(core.artifact("FAILURE_RECORD"), "versions", {}); x.content.task_id == _timer_task}
-	count(ns) > 0
-	v := core.artifact_version("FAILURE_RECORD", max(ns))
-	is_number(v.content.delay_ms)
-}
-
 # METADATA
 # title: Retry not due
 # description: >-
@@ -292,8 +296,8 @@ reasons contains r if {
 	_outcome
 	_retry_timer
 	_timer_proceeds
-	_now_ns < _retry_due_ns
-	r := _gate_reason("RETRY_NOT_DUE", sprintf("task %s may be retried %d ms after its failure was recorded; %d ms are left", [_timer_task, _last_failure(_timer_task).delay_ms, (_retry_due_ns - _now_ns) / _ms]), "effect_id", "RETRY_DUE")
+	_now_ns < _due_ns(_timer_task)
+	r := _gate_reason("RETRY_NOT_DUE", sprintf("task %s may be retried %d ms after its failure was recorded; %d ms are left", [_timer_task, _last_failure(_timer_task).delay_ms, (_due_ns(_timer_task) - _now_ns) / _ms]), "effect_id", "RETRY_DUE")
 }
 
 _outcome_proposal := {

@@ -60,7 +60,7 @@ test_duplicate_delivery_acknowledged if {
 }
 
 test_duplicate_delivery_twin_after_a_failure if {
-	d := decide(resend, with_tasks(st_sending("failed"), {"T6": task("ready", "supervisor", ["T5"])}))
+	d := decide(resend, st_delivery_failed(2000))
 	count(d.reasons) == 0
 	status_events(d) == {"CUSTOMER_RESPONSE v1 superseded"}
 	effects(d) == {"delivery/response-draft@v1 pending"}
@@ -78,6 +78,44 @@ test_failed_delivery_is_retried if {
 	d.retry == {"attempt": 2, "max_attempts": 3, "delay_ms": 2000, "task": "T6"}
 	effects(d) == {"delivery/response-draft@v1 failed"}
 	task_events(d) == {"T6 ready"}
+	recorded(d) == {"FAILURE_RECORD v1 approved"}
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.content == {"task_id": "T6", "agent": "supervisor", "class": "timeout", "attempt": 1, "max_attempts": 3, "delay_ms": 2000, "decision": "retry"}
+}
+
+# --- a resend waits for the delay its failure decision announced ----------------------------
+
+test_resend_not_due_before_the_delivery_backoff if {
+	# The failure was recorded at 09:58:00 with a delay of 2000 ms: due at 09:58:02.
+	d := decide_at(resend, st_delivery_failed(2000), "2026-03-10T09:58:01.999Z")
+	codes(d) == {"RETRY_NOT_DUE"}
+	d.outcome == "block"
+	d.status_after == "REVIEW_PENDING"
+	count(d.events) == 0
+}
+
+test_resend_twin_at_the_delivery_backoff if {
+	d := decide_at(resend, st_delivery_failed(2000), "2026-03-10T09:58:02Z")
+	count(d.reasons) == 0
+	d.outcome == "allow"
+	effects(d) == {"delivery/response-draft@v1 pending"}
+}
+
+test_resend_without_a_failure_record_is_never_due if {
+	d := decide(resend, with_tasks(st_sending("failed"), {"T6": task("ready", "supervisor", ["T5"])}))
+	codes(d) == {"RETRY_NOT_DUE"}
+	contains(d.reasons[0].message, "no FAILURE_RECORD")
+}
+
+test_delivery_retry_exhausted_records_the_failure if {
+	d := decide(outcome(delivery, "failed", "delivery-service"), with_state(st_sending("pending"), {"counters": {"retry/T6": 2}}))
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.ref.type == "FAILURE_RECORD"
+	e.content.decision == "escalated"
+	e.content.delay_ms == 0
+	e.content.attempt == 3
 }
 
 test_delivery_retry_exhausted if {

@@ -240,6 +240,17 @@ st_sending(effect_status) := with_state(
 	{"effects": {delivery: effect_status}},
 )
 
+# st_delivery_failed is the state after the delivery of the accepted response failed at
+# 09:58:00 (recent): T6 is ready again, and the FAILURE_RECORD says the resend is due
+# delay_ms later.
+st_delivery_failed(delay_ms) := with_artifacts(
+	with_tasks(st_sending("failed"), {"T6": task("ready", "supervisor", ["T5"])}),
+	{"FAILURE_RECORD": one("FAILURE_RECORD", "approved", {
+		"task_id": "T6", "agent": "supervisor", "class": "timeout", "attempt": 1,
+		"max_attempts": 3, "delay_ms": delay_ms, "decision": "retry",
+	})},
+)
+
 failure_content(task_id, class, attempt, max_attempts) := {
 	"task_id": task_id, "agent": "order_research", "class": class, "attempt": attempt,
 	"max_attempts": max_attempts, "delay_ms": 1000, "decision": "retry",
