@@ -178,6 +178,37 @@ _delivery_effect if {
 	_status == "REVIEW_PENDING"
 	startswith(_effect_id, "delivery/")
 	_effect_open
+	not _effect_settled
+}
+
+# _effect_settled holds when the outcome's effect already has its result: it was
+# acknowledged, or it is a delivery recorded as failed that no resend has reopened
+# (a resend records it pending again) and is reported failed again. Such an outcome
+# repeats an event already counted: a duplicate delivery event (seed TST-07).
+_effect_settled if _effect_status == "acknowledged"
+
+_effect_settled if {
+	startswith(_effect_id, "delivery/")
+	_effect_status == "failed"
+	_request.result == "failed"
+}
+
+# METADATA
+# title: Outcome of a settled effect
+# description: >-
+#   An outcome reports an effect whose result is already recorded: an acknowledged
+#   effect, or a failed delivery reported failed again with no resend in between (the
+#   same delivery event posted again under a new request_id). It is refused and never
+#   counted: each try of a delivery counts once against its retry budget, and a
+#   duplicate event never escalates a workflow (seed TST-07: idempotent handling of
+#   duplicate delivery events).
+# custom:
+#   code: EFFECT_ALREADY_SETTLED
+#   outcome: block
+reasons contains r if {
+	_outcome
+	_effect_settled
+	r := _gate_reason("EFFECT_ALREADY_SETTLED", sprintf("effect %s is already %s and nothing reopened it: this %s outcome repeats a recorded one and is not counted again", [_effect_id, _effect_status, _request.result]), "effect_id", "EFFECT_ONCE")
 }
 
 # A failed delivery is retried under the retry budget of _delivery_class.

@@ -161,6 +161,7 @@ _not_assigned if {
 _not_assigned if {
 	_failure
 	not _failure_task_open
+	not _send_failure_repeated
 }
 
 # A review is compared as (type, id): the task graph's agents are agents, and a review
@@ -196,7 +197,16 @@ _failure_task_open if {
 _failure_task_open if {
 	_status == "REVIEW_PENDING"
 	_request.task == "T6"
-	_task_status("T6") in {"running", "unknown"}
+	_task_status("T6") == "running"
+	_task_agent("T6") == _request.agent
+}
+
+# _send_failure_repeated holds for a failure of the send whose delivery is already
+# UNKNOWN: the send's failure was reported, and nothing was sent since.
+_send_failure_repeated if {
+	_status == "REVIEW_PENDING"
+	_request.task == "T6"
+	_task_status("T6") == "unknown"
 	_task_agent("T6") == _request.agent
 }
 

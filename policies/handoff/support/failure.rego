@@ -62,6 +62,14 @@ _failure_counters := [
 
 _failure_base(decision) := array.concat(array.concat([_failure_record(decision)], _failure_counters), _usage_events)
 
+# _send_failure_base is _failure_base for a failure of the send (T6): its outcome is
+# unknown, so the try is not counted against the delivery's retry budget yet; the
+# delivery's outcome counts it once (a failed outcome) or completes it.
+_send_failure_base := array.concat(
+	array.concat([_failure_record("unknown")], [c | some c in _failure_counters; c.name != core.retry_counter(_failed_task)]),
+	_usage_events,
+)
+
 _retry_effect := sprintf("retry/%s", [_failed_task])
 
 _recovery_effect := sprintf("recovery/%s", [_failed_task])
@@ -129,7 +137,7 @@ _failure_proposal := {
 	"status_after": "REVIEW_PENDING",
 	"next": [_next("supervisor", "send_response", {"must_know": {"reconcile": _delivery_effects}, "may_know": {}})],
 	"events": array.concat(
-		_failure_base("unknown"),
+		_send_failure_base,
 		array.concat(
 			[{"type": "effect", "id": id, "status": "unknown"} | some id in _delivery_effects],
 			[_task_status_event("T6", "unknown")],
@@ -157,8 +165,25 @@ _delivery_effects := sort([id |
 reasons contains r if {
 	_failure
 	not _not_assigned
+	not _send_failure_repeated
 	_failure_branch == "delivery"
 	r := _gate_reason_outcome("DELIVERY_UNRECONCILED", sprintf("the send failed (%s): the delivery is UNKNOWN until its record is checked", [_failure_class]), "class", "DELIVERY_UNKNOWN", "await_human")
+}
+
+# METADATA
+# title: Send failure reported again
+# description: >-
+#   A failure of the send (T6) arrives while its delivery is already UNKNOWN: the send's
+#   failure was reported and nothing was sent since, so this repeats it. It is refused
+#   and not counted; the delivery record is checked first (an outcome of the delivery
+#   settles it).
+# custom:
+#   code: DELIVERY_UNRECONCILED
+#   outcome: block
+reasons contains r if {
+	_failure
+	_send_failure_repeated
+	r := _gate_reason("DELIVERY_UNRECONCILED", sprintf("the delivery of T6 is already UNKNOWN (%v): this failure repeats the reported one and is not counted; reconcile the delivery record first", [_delivery_effects]), "task", "DELIVERY_UNKNOWN")
 }
 
 # RUNNING: a recoverable failure waits for its retry.
@@ -385,15 +410,16 @@ _outcome_proposal := {"outcome": "block", "status_after": _status} if {
 # METADATA
 # title: Outcome of an effect this status does not wait for
 # description: >-
-#   An outcome names an effect that is settled, or one the current status does not wait
-#   for (a delivery outside REVIEW_PENDING, a retry outside RETRY_PENDING, a recovery
-#   outside BLOCKED, the human handoff outside ESCALATED).
+#   An outcome names an open effect the current status does not wait for (a delivery
+#   outside REVIEW_PENDING, a retry outside RETRY_PENDING, a recovery outside BLOCKED,
+#   the human handoff outside ESCALATED). A settled effect is EFFECT_ALREADY_SETTLED.
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
 reasons contains r if {
 	_outcome
 	_state.effects[_effect_id]
+	not _effect_settled
 	not _delivery_effect
 	not _retry_timer
 	not _recovery_check

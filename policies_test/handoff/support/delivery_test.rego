@@ -195,3 +195,66 @@ test_send_twin_on_a_current_result if {
 	count(d.reasons) == 0
 	d.outcome == "allow"
 }
+
+# --- duplicate delivery events are never counted twice (TST-07) ---------------------------
+
+# The first failure of the delivery was recorded: retry/T6 counts one try, T6 waits for
+# the resend.
+failed_once := with_state(st_delivery_failed(2000), {"counters": {"retry/T6": 1}})
+
+test_duplicate_failed_outcome_is_refused_and_not_counted if {
+	d := decide(object.union(outcome(delivery, "failed", "delivery-service"), {"request_id": "req-outcome-2"}), failed_once)
+	codes(d) == {"EFFECT_ALREADY_SETTLED"}
+	d.outcome == "block"
+	d.status_after == "REVIEW_PENDING"
+	count(d.events) == 0
+	not d.retry
+	d.reasons[0].path == "effect_id"
+}
+
+test_duplicate_failed_outcome_never_escalates if {
+	# Even with the budget nearly spent, a repeated failure changes nothing.
+	d := decide(outcome(delivery, "failed", "delivery-service"), with_state(failed_once, {"counters": {"retry/T6": 2}}))
+	codes(d) == {"EFFECT_ALREADY_SETTLED"}
+	d.status_after == "REVIEW_PENDING"
+}
+
+test_duplicate_twin_failure_after_a_resend_counts_once if {
+	# The resend reopened the delivery (pending): its failure is the second try.
+	d := decide(outcome(delivery, "failed", "delivery-service"), with_state(st_sending("pending"), {"counters": {"retry/T6": 1}}))
+	count(d.reasons) == 0
+	d.outcome == "retry"
+	d.retry.attempt == 3
+}
+
+test_duplicate_twin_late_acknowledgement_completes if {
+	# The delivery record shows it arrived after all: nothing is resent.
+	d := decide(outcome(delivery, "acknowledged", "delivery-service"), failed_once)
+	count(d.reasons) == 0
+	d.status_after == "COMPLETED"
+}
+
+test_send_failure_reported_again_is_refused if {
+	st := with_tasks(st_sending("unknown"), {"T6": task("unknown", "supervisor", ["T5"])})
+	d := decide(failure("T6", "supervisor", "timeout"), st)
+	codes(d) == {"DELIVERY_UNRECONCILED"}
+	d.outcome == "block"
+	count(d.events) == 0
+}
+
+test_send_failure_is_not_counted_until_its_outcome if {
+	d := decide(failure("T6", "supervisor", "timeout"), st_sending("pending"))
+	not {"type": "counter", "name": "retry/T6", "delta": 1} in d.events
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.content.attempt == 1
+	e.content.decision == "unknown"
+}
+
+test_failed_outcome_after_an_unknown_send_counts_the_try_once if {
+	st := with_tasks(st_sending("unknown"), {"T6": task("unknown", "supervisor", ["T5"])})
+	d := decide(outcome(delivery, "failed", "delivery-service"), st)
+	d.outcome == "retry"
+	d.retry.attempt == 2
+	{"type": "counter", "name": "retry/T6", "delta": 1} in d.events
+}

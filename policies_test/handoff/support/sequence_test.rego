@@ -23,10 +23,17 @@ test_out_of_sequence_twin_classification_when_created if {
 	not "OUT_OF_SEQUENCE" in codes(d)
 }
 
-test_out_of_sequence_outcome_of_a_settled_effect if {
-	st := with_state(st_review, {"effects": {"retry/T3": "acknowledged"}})
+test_out_of_sequence_outcome_of_an_effect_the_status_does_not_wait_for if {
+	st := with_state(st_review, {"effects": {"retry/T3": "pending"}})
 	d := decide(outcome("retry/T3", "acknowledged", "retry-scheduler"), st)
 	codes(d) == {"OUT_OF_SEQUENCE"}
+	d.reasons[0].path == "effect_id"
+}
+
+test_outcome_of_a_settled_effect if {
+	st := with_state(st_review, {"effects": {"retry/T3": "acknowledged"}})
+	d := decide(outcome("retry/T3", "acknowledged", "retry-scheduler"), st)
+	codes(d) == {"EFFECT_ALREADY_SETTLED"}
 	d.reasons[0].path == "effect_id"
 }
 
