@@ -181,6 +181,29 @@ _delivery_effect if {
 	not _effect_settled
 }
 
+# _unknown_effect holds for an outcome naming an effect id the workflow never recorded.
+_unknown_effect if {
+	_valid
+	is_object(input.state)
+	_kind == "outcome"
+	not _state.effects[_effect_id]
+}
+
+# METADATA
+# title: Outcome for an unknown effect
+# description: >-
+#   An outcome names an effect id this workflow never recorded (a delivery key, a retry
+#   timer, a recovery check or the human handoff): there is nothing to reconcile, and it
+#   is refused. (DELIVERY_UNRECONCILED means a recorded delivery whose outcome is
+#   unknown; core's own reason about the unknown effect id is replaced by this one.)
+# custom:
+#   code: EFFECT_NOT_FOUND
+#   outcome: block
+reasons contains r if {
+	_unknown_effect
+	r := _gate_reason("EFFECT_NOT_FOUND", sprintf("workflow %q recorded no effect %q (its effects: %v): nothing to reconcile", [object.get(_state, "workflow_id", ""), _effect_id, object.keys(object.get(_state, "effects", {}))]), "effect_id", "EFFECT_KNOWN")
+}
+
 # _effect_settled holds when the outcome's effect already has its result: it was
 # acknowledged, or it is a delivery recorded as failed that no resend has reopened
 # (a resend records it pending again) and is reported failed again. Such an outcome

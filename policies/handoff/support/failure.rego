@@ -167,7 +167,26 @@ reasons contains r if {
 	not _not_assigned
 	not _send_failure_repeated
 	_failure_branch == "delivery"
+	count(_delivery_effects) > 0
 	r := _gate_reason_outcome("DELIVERY_UNRECONCILED", sprintf("the send failed (%s): the delivery is UNKNOWN until its record is checked", [_failure_class]), "class", "DELIVERY_UNKNOWN", "await_human")
+}
+
+# METADATA
+# title: Send failure without a delivery
+# description: >-
+#   A failure of the send (T6) arrives while no delivery is in flight: the accepted
+#   response was not sent yet, or its last delivery already failed and was not resent.
+#   There is no delivery effect it could concern; nothing is marked UNKNOWN.
+# custom:
+#   code: EFFECT_NOT_FOUND
+#   outcome: block
+reasons contains r if {
+	_failure
+	not _not_assigned
+	not _send_failure_repeated
+	_failure_branch == "delivery"
+	count(_delivery_effects) == 0
+	r := _gate_reason("EFFECT_NOT_FOUND", sprintf("the send (T6) is %s with no delivery pending (%v): there is no delivery this failure concerns", [_task_status("T6"), object.get(_state, "effects", {})]), "task", "EFFECT_KNOWN")
 }
 
 # METADATA
@@ -398,8 +417,8 @@ _outcome_proposal := {
 	_request.result == "unknown"
 }
 
-# An outcome of no open effect this status waits for: core blocks an unknown effect, the
-# sequence rule any other.
+# An outcome of no open effect this status waits for: EFFECT_NOT_FOUND blocks an unknown
+# effect, EFFECT_ALREADY_SETTLED a settled one, the sequence rule any other.
 _outcome_proposal := {"outcome": "block", "status_after": _status} if {
 	not _delivery_effect
 	not _retry_timer

@@ -23,12 +23,20 @@ decision := core.decide(_core_reasons | reasons, _proposal)
 
 # _core_reasons are core's reasons, less WORKFLOW_TERMINAL for the one request a terminal
 # support workflow still takes: the acknowledgement of its human handoff (ESCALATED is
-# terminal, and the Human Escalation Gate completes when a person acknowledges).
+# terminal, and the Human Escalation Gate completes when a person acknowledges), and less
+# the reason core gives for an outcome's unknown effect, which the pack states itself.
 _core_reasons := {r | some r in core.reasons; not _exempt(r)}
 
 _exempt(r) if {
 	r.code == "WORKFLOW_TERMINAL"
 	_handoff_ack
+}
+
+# Core's reason about an outcome's unknown effect id (DELIVERY_UNRECONCILED, which means
+# something else in this pack) gives way to the pack's EFFECT_NOT_FOUND.
+_exempt(r) if {
+	r.path == "effect_id"
+	_unknown_effect
 }
 
 # _proposal is the pack's answer for the unblocked path. A request the current status

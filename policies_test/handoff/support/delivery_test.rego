@@ -258,3 +258,36 @@ test_failed_outcome_after_an_unknown_send_counts_the_try_once if {
 	d.retry.attempt == 2
 	{"type": "counter", "name": "retry/T6", "delta": 1} in d.events
 }
+
+# --- an outcome or a send failure names a recorded effect ---------------------------------
+
+test_outcome_for_an_unknown_effect if {
+	d := decide(outcome("delivery/response-draft@v9", "acknowledged", "delivery-service"), st_sending("pending"))
+	codes(d) == {"EFFECT_NOT_FOUND"}
+	d.outcome == "block"
+	d.reasons[0].path == "effect_id"
+	d.reasons[0].gate == "EFFECT_KNOWN"
+}
+
+test_outcome_for_an_unknown_effect_twin_the_recorded_delivery if {
+	d := decide(outcome(delivery, "acknowledged", "delivery-service"), st_sending("pending"))
+	count(d.reasons) == 0
+	d.status_after == "COMPLETED"
+}
+
+test_outcome_for_an_unknown_effect_on_a_terminal_workflow if {
+	d := decide(outcome("retry/T9", "acknowledged", "retry-scheduler"), st_escalated("acknowledged"))
+	codes(d) == {"EFFECT_NOT_FOUND", "WORKFLOW_TERMINAL"}
+}
+
+test_send_failure_before_anything_was_sent if {
+	d := decide(failure("T6", "supervisor", "timeout"), st_accepted)
+	codes(d) == {"EFFECT_NOT_FOUND"}
+	d.outcome == "block"
+	count(d.events) == 0
+}
+
+test_send_failure_after_a_failed_delivery_was_not_resent if {
+	d := decide(failure("T6", "supervisor", "timeout"), st_delivery_failed(2000))
+	codes(d) == {"EFFECT_NOT_FOUND"}
+}
