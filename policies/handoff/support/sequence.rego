@@ -212,7 +212,7 @@ reasons contains r if {
 	_ready
 	_kind in {"failure", "outcome"}
 	_actor_type != "system"
-	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not report a %s: the host's services do", [_actor_type, _actor_id, _kind]), "actor.type", "SEC-IDENTITY")
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not report %s: the host's services do", [_actor_type, _actor_id, _a(_kind)]), "actor.type", "SEC-IDENTITY")
 }
 
 # METADATA

@@ -165,3 +165,32 @@ test_service_twin_gateway_records_t2 if {
 	d := decide(authorize(auth_content), st_planned)
 	not "UNAUTHORIZED_SUBJECT" in codes(d)
 }
+
+# --- messages: the article fits the word ------------------------------------------------
+
+test_message_an_outcome if {
+	d := decide(object.union(outcome(delivery, "acknowledged", "delivery-service"), {"actor": agent("supervisor")}), st_sending("pending"))
+	d.reasons[0].message == `agent "supervisor" may not report an outcome: the host's services do`
+}
+
+test_message_twin_a_failure if {
+	d := decide(object.union(failure("T3", "order_research", "timeout"), {"actor": agent("order_research")}), st_t3)
+	d.reasons[0].message == `agent "order_research" may not report a failure: the host's services do`
+}
+
+test_message_an_object if {
+	req := object.union(order_result(order_content), {"required_output": object.union(required_output.T3, {"evidence": "object"})})
+	st := with_artifacts(st_t3, {"TASK_ASSIGNMENT": history("TASK_ASSIGNMENT", [version("TASK_ASSIGNMENT", 1, "approved", object.union(assignment("T3"), {"required_output": req.required_output}))])})
+	d := decide(req, st)
+	some r in d.reasons
+	r.code == "SCHEMA_INVALID"
+	startswith(r.message, "output.content.evidence is not an object as required_output says")
+}
+
+test_message_an_authorization_required_response if {
+	refusal := object.union(draft_content, {"kind": "authorization_required"})
+	d := decide(draft(refusal), st_t4)
+	some r in d.reasons
+	r.code == "ROUTE_MISMATCH"
+	startswith(r.message, "an authorization_required response does not fit route order_status")
+}
