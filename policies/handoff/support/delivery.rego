@@ -7,18 +7,30 @@ import data.handoff.core
 # message is sent, once per idempotency key; an unknown outcome is UNKNOWN until the
 # delivery record is checked; nothing is resent meanwhile.
 
+# _sent_draft is the recorded RESPONSE_DRAFT version a send names (by type and version;
+# its id and hash are checked below).
 _sent_draft := v if {
 	ref := _content.draft
 	is_object(ref)
+	ref.type == "RESPONSE_DRAFT"
 	v := core.ref_version(ref)
 }
 
-# _delivery_key is the idempotency key of the draft a send names.
-_delivery_key := sprintf("delivery/%s@v%d", [_content.draft.id, _content.draft.version])
+# _delivery_key is the idempotency key of the draft a send names: built from the
+# recorded draft's id and version, never from what the request says they are.
+_delivery_key := sprintf("delivery/%s@v%d", [_sent_draft.ref.id, _sent_draft.ref.version]) if {
+	_sent_draft
+} else := sprintf("delivery/%s@v%v", [object.get(_content, ["draft", "id"], ""), object.get(_content, ["draft", "version"], 0)])
 
 _send_review_problems contains msg if {
 	not _sent_draft
-	msg := "the response names no recorded RESPONSE_DRAFT version"
+	msg := sprintf("the response names no recorded RESPONSE_DRAFT version (it names %s v%v)", [object.get(_content, ["draft", "type"], "nothing"), object.get(_content, ["draft", "version"], 0)])
+}
+
+_send_review_problems contains msg if {
+	v := _sent_draft
+	v.ref.id != _content.draft.id
+	msg := sprintf("the response names RESPONSE_DRAFT v%d as %q, but the recorded draft is %q", [v.ref.version, _content.draft.id, v.ref.id])
 }
 
 _send_review_problems contains msg if {
@@ -48,8 +60,9 @@ _send_review_problems contains msg if {
 # title: Response not reviewed
 # description: >-
 #   Review is mandatory before sending: the response names the latest RESPONSE_DRAFT,
-#   bound to its hash, which the Reviewer accepted (T5 done, the draft approved). A
-#   draft under review, returned for revision or rejected is never sent.
+#   bound to its recorded id and hash, which the Reviewer accepted (T5 done, the draft
+#   approved). A draft under review, returned for revision or rejected is never sent,
+#   and the delivery's idempotency key comes from the recorded draft.
 # custom:
 #   code: REVIEW_REQUIRED
 #   outcome: block

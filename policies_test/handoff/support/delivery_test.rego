@@ -291,3 +291,27 @@ test_send_failure_after_a_failed_delivery_was_not_resent if {
 	d := decide(failure("T6", "supervisor", "timeout"), st_delivery_failed(2000))
 	codes(d) == {"EFFECT_NOT_FOUND"}
 }
+
+# --- the send names the recorded draft: its id, type and hash ----------------------------
+
+test_duplicate_delivery_under_another_draft_id if {
+	# The same draft under another id would have made a new delivery key.
+	renamed := object.union(response_content, {"draft": object.union(ref("RESPONSE_DRAFT", 1), {"id": "response-draft-copy"})})
+	d := decide(object.union(resend, {"output": output("CUSTOMER_RESPONSE", 2, renamed)}), st_sending("pending"))
+	codes(d) == {"DUPLICATE_DELIVERY", "REVIEW_REQUIRED"}
+	some r in d.reasons
+	r.code == "DUPLICATE_DELIVERY"
+	contains(r.message, "delivery/response-draft@v1 is pending")
+}
+
+test_send_names_another_artifact_type if {
+	d := decide(send(object.union(response_content, {"draft": ref("ORDER_RESULT", 1)})), with_artifacts(st_accepted, {"ORDER_RESULT": one("ORDER_RESULT", "approved", order_content)}))
+	"REVIEW_REQUIRED" in codes(d)
+	d.outcome == "block"
+}
+
+test_send_names_the_recorded_draft_twin if {
+	d := decide(send(response_content), st_accepted)
+	count(d.reasons) == 0
+	effects(d) == {"delivery/response-draft@v1 pending"}
+}
