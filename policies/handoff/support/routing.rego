@@ -88,16 +88,27 @@ _authz_required contains r if {
 	r := _gate_reason("AUTHORIZATION_REQUIRED", sprintf("task %s needs %s: %s", [_task_id, scope, problem]), "authorization_context", "SEC-AUTHZ")
 }
 
+# _claims_authorization holds for a handoff whose authorization context is its own claim:
+# a dispatch, or the result of a task the Supervisor performs itself (T1, T2, T6). A
+# dispatched task's result echoes its assignment's context (ENVELOPE_MISMATCH).
+_claims_authorization if _dispatch
+
+_claims_authorization if {
+	_result
+	not _task_cfg(_task_id).dispatched == true
+}
+
 # METADATA
 # title: Authorization context unverifiable
 # description: >-
-#   Routing check 1 (authorization). A dispatch that claims a verified authorization
-#   names a version that is not the latest recorded AUTHORIZATION_RECORD with its hash.
+#   Routing check 1 (authorization). A dispatch, or a handoff of the Supervisor's own
+#   task, that claims a verified authorization names a version that is not the latest
+#   recorded AUTHORIZATION_RECORD with its id and hash.
 # custom:
 #   code: AUTHORIZATION_REQUIRED
 #   outcome: block
 _authz_required contains r if {
-	_dispatch
+	_claims_authorization
 	not _dispatch_cfg.scope
 	_auth_ctx.status == "verified"
 	not _referenced_authorization
@@ -143,9 +154,10 @@ _scope_claims contains [s, msg] if {
 # METADATA
 # title: Scope claimed but not granted
 # description: >-
-#   Routing check 1 (authorization). A dispatch's authorization_context.scopes lists a
-#   scope that the referenced AUTHORIZATION_RECORD (verified, unexpired) does not grant,
-#   or that the task does not need (config.tasks[T].scope): the assignment carries only
+#   Routing check 1 (authorization). A dispatch's authorization_context.scopes (or that
+#   of a handoff of the Supervisor's own task) lists a scope that the referenced
+#   AUTHORIZATION_RECORD (verified, unexpired) does not grant, or that the task does not
+#   need (config.tasks[T].scope): the assignment carries only
 #   scopes the gateway granted and the task uses (seed phase 12: least-privilege
 #   credentials; sensitive actions need their explicit authorization). Refused, after an
 #   authorization failure too; no ungranted scope is ever passed on.
@@ -153,7 +165,7 @@ _scope_claims contains [s, msg] if {
 #   code: SCOPE_NOT_GRANTED
 #   outcome: block
 _scope_denials contains r if {
-	_dispatch
+	_claims_authorization
 	some [_, msg] in _scope_claims
 	r := _gate_reason("SCOPE_NOT_GRANTED", msg, "authorization_context.scopes", "SEC-SCOPE")
 }

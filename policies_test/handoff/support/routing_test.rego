@@ -256,3 +256,28 @@ test_authorization_required_comes_before_scope if {
 	d := decide(claiming(dispatch_t3, ["order_status:read", "refund:approve"]), unverified_state)
 	codes(d) == {"AUTHORIZATION_REQUIRED"}
 }
+
+# --- the Supervisor's own tasks (T1, T2, T6) claim no authority either ------------------------
+
+test_own_task_claims_a_forged_authorization if {
+	forged := {"status": "verified", "reference": object.union(ref("AUTHORIZATION_RECORD", 1), {"hash": hash("forged")})}
+	d := decide(object.union(send(response_content), {"authorization_context": forged}), st_accepted)
+	codes(d) == {"AUTHORIZATION_REQUIRED"}
+	d.reasons[0].path == "authorization_context.reference"
+}
+
+test_own_task_claims_a_scope if {
+	d := decide(object.union(classify(classification_content), {"authorization_context": {"status": "not_required", "scopes": ["refund:approve"]}}), st_created)
+	codes(d) == {"SCOPE_NOT_GRANTED"}
+}
+
+test_own_task_twin_names_the_recorded_authorization if {
+	d := decide(object.union(send(response_content), {"authorization_context": {"status": "verified", "reference": ref("AUTHORIZATION_RECORD", 1)}}), st_accepted)
+	count(d.reasons) == 0
+	d.outcome == "allow"
+}
+
+test_own_task_twin_claims_nothing if {
+	d := decide(classify(classification_content), st_created)
+	count(d.reasons) == 0
+}
