@@ -129,6 +129,34 @@ reasons contains r if {
 	r := _gate_reason("AUTHORIZATION_UNVERIFIED", sprintf("the authorization names customer %q, not the case's customer", [_content.customer_ref]), "output.content.customer_ref", "SEC-GATEWAY")
 }
 
+# _stated_orders are the orders the case is about: the one the customer stated, and the
+# one the classification read from the message.
+_stated_orders := {o |
+	some o in [object.get(_case, "order_ref", null), object.get(_classification_content, "order_ref", null)]
+	is_string(o)
+}
+
+# METADATA
+# title: Authorization for another order
+# description: >-
+#   The AUTHORIZATION_RECORD authorizes an order other than the one the case is about
+#   (the order the customer stated, or the classification read): the workflow would
+#   answer about an order nobody asked about. When the case names no order, the gateway
+#   may authorize the one it finds. (A re-verification that changes the order is
+#   ELEVATED_PRIVILEGES.)
+# custom:
+#   code: SCOPE_MISMATCH
+#   outcome: block
+reasons contains r if {
+	_authorization
+	not _reverification
+	o := _content.order_ref
+	is_string(o)
+	count(_stated_orders) > 0
+	not o in _stated_orders
+	r := _gate_reason("SCOPE_MISMATCH", sprintf("the authorization names order %q; the case is about %v", [o, sort(_stated_orders)]), "output.content.order_ref", "SEC-AUTHZ")
+}
+
 _from_gateway if {
 	_actor_type == "system"
 	_actor_id in object.get(_config, "authorization_services", [])

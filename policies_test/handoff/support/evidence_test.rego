@@ -187,3 +187,20 @@ test_stale_evidence_twin_observed_within_the_skew_of_the_retrieval if {
 	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:58:20Z", "evidence": [later]})), st_t3)
 	not "STALE_EVIDENCE" in codes(d)
 }
+
+test_authorization_for_another_order if {
+	d := decide(authorize(object.union(auth_content, {"order_ref": "ORD-2002"})), st_planned)
+	codes(d) == {"SCOPE_MISMATCH"}
+	d.reasons[0].path == "output.content.order_ref"
+}
+
+test_authorization_for_the_cases_order_twin if {
+	d := decide(authorize(auth_content), st_planned)
+	count(d.reasons) == 0
+}
+
+test_authorization_when_the_case_names_no_order_twin if {
+	unnamed := json.remove(st_planned, ["artifacts/CASE/versions/1/content/order_ref", "artifacts/CLASSIFICATION/versions/1/content/order_ref"])
+	d := decide(authorize(object.union(auth_content, {"order_ref": "ORD-2002"})), unnamed)
+	not "SCOPE_MISMATCH" in codes(d)
+}
