@@ -62,6 +62,29 @@ _defect_problems contains [sprintf("defects[%d].artifact", [i]), msg] if {
 	msg := sprintf("defect %q concerns %s, which this review does not judge", [d.id, d.artifact])
 }
 
+_defect_problems contains [sprintf("defects[%d].check", [i]), msg] if {
+	_verdict in {"REVISE", "REJECT", "REASSIGN"}
+	some i, d in _defects
+	_checks_reported[d.check] == true
+	msg := sprintf("defect %q cites check %q, which this review reports as passed: a verdict agrees with its own gates", [d.id, d.check])
+}
+
+_defect_problems contains [sprintf("defects[%d].origin", [i]), msg] if {
+	some i, d in _defects
+	o := d.origin
+	not _origin_known(o, d.artifact)
+	msg := sprintf("defect %q of %s names origin %v, which is neither that artifact nor one it rests on among the reviewed artifacts %v", [d.id, d.artifact, o, sort(_reviewed_types)])
+}
+
+# _rests_on says which artifact types a reviewed artifact rests on, itself included:
+# the draft on the order result.
+_rests_on := {"RESPONSE_DRAFT": {"RESPONSE_DRAFT", "ORDER_RESULT"}, "ORDER_RESULT": {"ORDER_RESULT"}}
+
+_origin_known(origin, artifact) if {
+	origin in _reviewed_types
+	origin in object.get(_rests_on, artifact, set())
+}
+
 _defect_problems contains ["defects", msg] if {
 	_verdict in {"REVISE", "REJECT", "REASSIGN"}
 	count(_defects) == 0
@@ -72,8 +95,10 @@ _defect_problems contains ["defects", msg] if {
 # title: Defect without a failed check
 # description: >-
 #   A REVISE, REJECT or REASSIGN names at least one defect, and every defect names one of
-#   the Reviewer's checks (config.review_checks) and an artifact the review judges: the
-#   Reviewer returns work for a reason the contract knows, not by taste.
+#   the Reviewer's checks (config.review_checks) that the review does not report as
+#   passed, an artifact the review judges and, when it names an origin, a judged
+#   artifact the defect's artifact rests on: the Reviewer returns work for a reason the
+#   contract knows and its own gates agree with, not by taste.
 # custom:
 #   code: SUBJECTIVE_DEFECT
 #   outcome: block
@@ -99,6 +124,23 @@ reasons contains r if {
 	some check in _review_checks
 	not _checks_reported[check] == true
 	r := _gate_reason("REVIEW_CHECKS_INCOMPLETE", sprintf("check %q (%s) is %s", [check, _config.review_checks[check].question, _check_state(check)]), "gates", "REVIEW_CHECKS")
+}
+
+# METADATA
+# title: ACCEPT with a defect
+# description: >-
+#   An ACCEPT lists a defect: a defect is a failed check, and an ACCEPT reports every
+#   check as passed (seed phase 10: ACCEPT, all required checks pass). The verdict must
+#   agree with the review's own findings: REVISE, REJECT, REASSIGN or ESCALATE instead.
+# custom:
+#   code: REVIEW_CHECKS_INCOMPLETE
+#   outcome: block
+reasons contains r if {
+	_review
+	_verdict == "ACCEPT"
+	not _review_overdue
+	some i, d in _defects
+	r := _gate_reason("REVIEW_CHECKS_INCOMPLETE", sprintf("the ACCEPT lists %s defect %q (%v): a defect is a failed check, and an ACCEPT passes them all", [object.get(d, "severity", "a"), object.get(d, "id", ""), object.get(d, "check", "no check")]), sprintf("defects[%d]", [i]), "REVIEW_CHECKS")
 }
 
 _check_state(check) := "failed" if _checks_reported[check] == false

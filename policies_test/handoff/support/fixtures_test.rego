@@ -86,6 +86,9 @@ checks := ["evidence_supported", "delivery_date_current", "answers_question", "n
 
 gates := [{"id": c, "passed": true} | some c in checks]
 
+# failing(check) are the review's gates with check failed, the others passed.
+failing(check) := [{"id": c, "passed": c != check} | some c in checks]
+
 # --- the envelope of each task -------------------------------------------------------
 
 not_required := {"status": "not_required"}
