@@ -215,6 +215,37 @@ reasons contains r if {
 	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not report %s: the host's services do", [_actor_type, _actor_id, _a(_kind)]), "actor.type", "SEC-IDENTITY")
 }
 
+# _effect_kind is the kind of the effect an outcome names: its id up to the first "/".
+_effect_kind := split(object.get(_request, "effect_id", ""), "/")[0]
+
+# _service_duty is what a service's request asks to do: a kind of request, or the
+# outcome of a kind of effect; and the services config allows to do it.
+_service_duty := [sprintf("report %s outcomes", [_effect_kind]), object.get(_config, ["effect_reporters", _effect_kind], [])] if {
+	_kind == "outcome"
+} else := [sprintf("send %s requests", [_kind]), object.get(_config, ["service_requests", _kind], [])] if {
+	_kind in {"start", "cancel", "failure"}
+}
+
+# METADATA
+# title: Service outside its duty
+# description: >-
+#   A service identity sends a request outside its duty: a start, cancel or failure
+#   from a service config.service_requests does not name for it, or an outcome of an
+#   effect kind (delivery, retry, recovery, human-handoff) from a service
+#   config.effect_reporters does not name for it. The ticketing service cannot report a
+#   delivery acknowledged; every service has least privilege.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_actor_type == "system"
+	_actor_id in object.get(_config, "system_actors", [])
+	[duty, allowed] := _service_duty
+	not _actor_id in allowed
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("service %q may not %s (only %v)", [_actor_id, duty, allowed]), "actor.id", "SEC-IDENTITY")
+}
+
 # METADATA
 # title: Review not by the Reviewer agent
 # description: >-
@@ -333,6 +364,8 @@ _required_config := {
 	"review_checks": "object",
 	"system_actors": "array",
 	"authorization_services": "array",
+	"service_requests": "object",
+	"effect_reporters": "object",
 	"sensitive_actions": "object",
 	"allowed_promises": "array",
 	"approved_knowledge_sources": "array",

@@ -194,3 +194,39 @@ test_message_an_authorization_required_response if {
 	r.code == "ROUTE_MISMATCH"
 	startswith(r.message, "an authorization_required response does not fit route order_status")
 }
+
+# --- a service acts within its duty -------------------------------------------------------
+
+test_service_outside_its_duty_acknowledges_a_delivery if {
+	d := decide(outcome(delivery, "acknowledged", "ticketing-service"), st_sending("pending"))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+	d.outcome == "block"
+	d.reasons[0].path == "actor.id"
+	count(d.events) == 0
+}
+
+test_service_within_its_duty_twin_the_delivery_service if {
+	d := decide(outcome(delivery, "acknowledged", "delivery-service"), st_sending("pending"))
+	count(d.reasons) == 0
+	d.status_after == "COMPLETED"
+}
+
+test_service_outside_its_duty_reports_a_failure if {
+	d := decide(object.union(failure("T3", "order_research", "timeout"), {"actor": system("delivery-service")}), st_t3)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_service_outside_its_duty_reports_a_retry_due if {
+	d := decide(outcome("retry/T3", "acknowledged", "support-orchestrator"), st_retry_pending(1, 3))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_service_outside_its_duty_starts_a_workflow if {
+	d := decide(object.union(start, {"actor": system("tool-gateway")}), state("CREATED", {}, {}))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_service_duties_missing_deny if {
+	d := decide_without(outcome(delivery, "acknowledged", "delivery-service"), st_sending("pending"), "effect_reporters")
+	codes(d) == {"CONTRACT_MISSING", "UNAUTHORIZED_SUBJECT"}
+}
