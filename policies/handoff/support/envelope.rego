@@ -44,6 +44,18 @@ _envelope_problems contains ["output.type", msg] if {
 	msg := sprintf("task %s delivers %s, not %s", [_task_id, _task_output(_task_id), _output.type])
 }
 
+# A result goes back to the Supervisor, who routes; the sent response (T6) goes to the
+# customer.
+_result_target(id) := "customer" if id == "T6"
+
+else := "supervisor"
+
+_envelope_problems contains ["target_agent", msg] if {
+	_result
+	_request.target_agent != _result_target(_task_id)
+	msg := sprintf("the result of task %s goes to %q, not %q", [_task_id, _result_target(_task_id), _request.target_agent])
+}
+
 _envelope_problems contains ["output", "a dispatch assigns a task and carries no output"] if {
 	_dispatch
 	_output
@@ -110,7 +122,8 @@ _input_ref_known(name) if {
 # description: >-
 #   The handoff envelope contradicts the request or the task graph: sender or recipient
 #   differ from source and target; the task_type or output type is not the task's;
-#   input_refs name something the handoff does not carry; a dispatch carries an output,
+#   input_refs name something the handoff does not carry; a result goes to someone else
+#   than the Supervisor (the customer for T6); a dispatch carries an output,
 #   assigns a task its owner performs itself, names output fields the task's artifact
 #   lacks or leaves out the task's completion criteria; a result does not echo its
 #   assignment's objective, required output, criteria and authorization context.
