@@ -109,6 +109,44 @@ _failure_proposal := {
 	_failure_branch == "retry_in_place"
 }
 
+# _in_place_task is the task a request reports on where tasks are retried in place:
+# a failure's task, the review's T5, a result's task.
+_in_place_task := _failed_task if {
+	_kind == "failure"
+} else := "T5" if {
+	_kind == "review"
+} else := _task_id if _result
+
+# _in_place_retry_pending holds while the retry of a task retried in place (T1, T2,
+# T5) is not yet due: its last FAILURE_RECORD decided a retry whose delay has not
+# passed since the record.
+_in_place_retry_pending(task) if {
+	_status in {"CREATED", "PLANNED", "REVIEW_PENDING"}
+	task != "T6"
+	_task_status(task) == "running"
+	_last_failure(task).decision in {"retry", "reassign"}
+	_now_ns < _due_ns(task)
+}
+
+# METADATA
+# title: Retried task reports before its retry is due
+# description: >-
+#   A task retried where it runs (T1, T2, T5) reports a failure, a result or a review
+#   before the delay its last failure announced has passed since that failure was
+#   recorded: the retried try cannot have run yet. A failure then repeats the recorded
+#   one and is not counted again; a result or review would come from a retry started
+#   before its backoff (seed phase 9). The host reports again once the retry is due.
+# custom:
+#   code: RETRY_NOT_DUE
+#   outcome: block
+reasons contains r if {
+	_live
+	_kind in {"failure", "review", "handoff"}
+	task := _in_place_task
+	_in_place_retry_pending(task)
+	r := _gate_reason("RETRY_NOT_DUE", sprintf("task %s is retried %d ms after its failure was recorded; %d ms are left: nothing of the retry can be reported yet", [task, _last_failure(task).delay_ms, (_due_ns(task) - _now_ns) / _ms]), "", "RETRY_DUE")
+}
+
 # T1 or T2 failed for good: nothing was read or sent yet; the workflow stops safely.
 _failure_proposal := {
 	"outcome": "fail",

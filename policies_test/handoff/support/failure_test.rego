@@ -254,3 +254,45 @@ _has_stop_exit(s, _) if {
 	t.from == s
 	t.to == to
 }
+
+# --- a task retried in place reports nothing before its retry is due ----------------------
+
+# The Reviewer's try failed at 09:58:00 (recent); its retry is due 2000 ms later.
+review_retried := with_artifacts(st_review, {"FAILURE_RECORD": one("FAILURE_RECORD", "approved", {
+	"task_id": "T5", "agent": "reviewer", "class": "timeout", "attempt": 1,
+	"max_attempts": 3, "delay_ms": 2000, "decision": "retry",
+})})
+
+test_duplicate_failure_before_the_retry_is_due if {
+	d := decide_at(failure("T5", "reviewer", "timeout"), with_state(review_retried, {"counters": {"retry/T5": 1}}), "2026-03-10T09:58:01Z")
+	codes(d) == {"RETRY_NOT_DUE"}
+	d.outcome == "block"
+	count(d.events) == 0
+}
+
+test_duplicate_failure_twin_after_the_retry_is_due if {
+	d := decide_at(failure("T5", "reviewer", "timeout"), with_state(review_retried, {"counters": {"retry/T5": 1}}), "2026-03-10T09:58:02Z")
+	count(d.reasons) == 0
+	d.outcome == "retry"
+	d.retry.attempt == 3
+}
+
+test_review_before_the_retry_is_due if {
+	d := decide_at(review("ACCEPT", gates, []), review_retried, "2026-03-10T09:58:01.500Z")
+	codes(d) == {"RETRY_NOT_DUE"}
+}
+
+test_review_twin_once_the_retry_is_due if {
+	d := decide_at(review("ACCEPT", gates, []), review_retried, "2026-03-10T09:58:02Z")
+	count(d.reasons) == 0
+	d.outcome == "allow"
+}
+
+test_classification_before_its_retry_is_due if {
+	retried := with_artifacts(st_created, {"FAILURE_RECORD": one("FAILURE_RECORD", "approved", {
+		"task_id": "T1", "agent": "supervisor", "class": "timeout", "attempt": 1,
+		"max_attempts": 3, "delay_ms": 2000, "decision": "retry",
+	})})
+	codes(decide_at(classify(classification_content), retried, "2026-03-10T09:58:01Z")) == {"RETRY_NOT_DUE"}
+	count(decide_at(classify(classification_content), retried, "2026-03-10T09:58:02Z").reasons) == 0
+}
