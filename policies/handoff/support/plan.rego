@@ -157,6 +157,23 @@ reasons contains r if {
 	r := _gate_reason("SCOPE_MISMATCH", sprintf("the authorization names order %q; the case is about %v", [o, sort(_stated_orders)]), "output.content.order_ref", "SEC-AUTHZ")
 }
 
+# METADATA
+# title: Authorization already expired
+# description: >-
+#   The gateway records a verified authorization whose expires_at is not after the
+#   decision time: it authorizes nothing, so the workflow would be routed as if the
+#   customer were verified and then refused every lookup. The gateway verifies again (or
+#   records the denial).
+# custom:
+#   code: AUTHORIZATION_UNVERIFIED
+#   outcome: block
+reasons contains r if {
+	_authorization
+	_verified(_content)
+	not _now_ns < _ns(_content.expires_at)
+	r := _gate_reason("AUTHORIZATION_UNVERIFIED", sprintf("the authorization expires at %v, not after now (%s): it authorizes nothing", [_content.expires_at, input.now]), "output.content.expires_at", "SEC-GATEWAY")
+}
+
 _from_gateway if {
 	_actor_type == "system"
 	_actor_id in object.get(_config, "authorization_services", [])

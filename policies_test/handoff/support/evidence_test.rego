@@ -204,3 +204,20 @@ test_authorization_when_the_case_names_no_order_twin if {
 	d := decide(authorize(object.union(auth_content, {"order_ref": "ORD-2002"})), unnamed)
 	not "SCOPE_MISMATCH" in codes(d)
 }
+
+test_authorization_already_expired if {
+	d := decide(authorize(object.union(auth_content, {"expires_at": "2026-03-10T10:00:00Z"})), st_planned)
+	codes(d) == {"AUTHORIZATION_UNVERIFIED"}
+	d.reasons[0].path == "output.content.expires_at"
+}
+
+test_authorization_already_expired_twin_still_valid if {
+	d := decide(authorize(object.union(auth_content, {"expires_at": "2026-03-10T10:00:01Z"})), st_planned)
+	count(d.reasons) == 0
+}
+
+test_authorization_denial_needs_no_future_expiry_twin if {
+	d := decide(authorize(object.union(unverified_content, {"expires_at": "2026-03-10T09:00:00Z"})), st_planned)
+	count(d.reasons) == 0
+	d.status_after == "READY"
+}
