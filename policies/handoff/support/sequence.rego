@@ -300,7 +300,15 @@ _may_start if _actor_type == "system"
 
 _may_start if {
 	_actor_type == "human"
-	"support_specialist" in _actor_roles
+	_has_role("support_specialist")
+}
+
+# _has_role holds when the person holds a role that the pack's roles table defines: a
+# role missing from the table grants nothing.
+_has_role(role) if {
+	_actor_type == "human"
+	role in _actor_roles
+	is_object(_contract.roles[role])
 }
 
 # METADATA
@@ -314,7 +322,7 @@ _may_start if {
 reasons contains r if {
 	_cancel
 	_actor_type == "human"
-	not "support_specialist" in _actor_roles
+	not _has_role("support_specialist")
 	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("person %q is not a support specialist and may not cancel", [_actor_id]), "actor.roles", "SEC-IDENTITY")
 }
 

@@ -230,3 +230,14 @@ test_service_duties_missing_deny if {
 	d := decide_without(outcome(delivery, "acknowledged", "delivery-service"), st_sending("pending"), "effect_reporters")
 	codes(d) == {"CONTRACT_MISSING", "UNAUTHORIZED_SUBJECT"}
 }
+
+test_start_by_a_specialist_whose_role_the_pack_lacks if {
+	d := support.decision with input as input_of(object.union(start, {"actor": specialist}), state("CREATED", {}, {})) with data.handoff.support.contract as json.remove(contract, ["roles/support_specialist"])
+	"UNAUTHORIZED_SUBJECT" in codes(d)
+	d.outcome == "block"
+}
+
+test_cancel_by_a_specialist_whose_role_the_pack_lacks if {
+	d := support.decision with input as input_of(cancel(specialist), st_ready) with data.handoff.support.contract as json.remove(contract, ["roles/support_specialist"])
+	"UNAUTHORIZED_SUBJECT" in codes(d)
+}
