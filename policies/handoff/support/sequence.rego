@@ -89,7 +89,17 @@ _expected if {
 
 _expected if {
 	_authorization
-	_status in {"PLANNED", "BLOCKED"}
+	_status == "PLANNED"
+}
+
+# In BLOCKED, only a task blocked by an authorization failure waits for the gateway's
+# re-verification; a permanent or unknown-outcome failure waits for its recovery check.
+_expected if {
+	_authorization
+	_status == "BLOCKED"
+	some id, t in _tasks
+	t.status == "blocked"
+	_last_failure(id).class == "authorization"
 }
 
 _expected if {
@@ -143,7 +153,8 @@ _sequence_explained if _output_missing
 # title: Request out of sequence
 # description: >-
 #   The request is not one the workflow's current status waits for: T1 outside CREATED,
-#   T2 outside PLANNED and BLOCKED, a dispatch outside READY and RUNNING, a result
+#   T2 outside PLANNED (and BLOCKED after an authorization failure), a dispatch outside
+#   READY and RUNNING, a result
 #   outside RUNNING, a send or review outside REVIEW_PENDING, an outcome outside the
 #   statuses that wait for one, an approval or resolution (the support pack asks for
 #   neither).

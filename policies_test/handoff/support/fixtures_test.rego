@@ -264,8 +264,10 @@ st_retry_pending(attempt, max_attempts) := with_state(
 	{"counters": {"delegations/T3": 1, "retry/T3": attempt}, "effects": {"retry/T3": "pending"}},
 )
 
+# st_blocked is the state after T3 failed on authorization: blocked until the gateway
+# verifies the customer again (or the recovery check settles it).
 st_blocked := with_state(
-	state("BLOCKED", st_t3.artifacts, object.union(plan_tasks, {"T3": task("blocked", "order_research", ["T2"])})),
+	state("BLOCKED", object.union(st_t3.artifacts, {"FAILURE_RECORD": one("FAILURE_RECORD", "approved", object.union(failure_content("T3", "authorization", 1, 1), {"delay_ms": 0, "decision": "blocked"}))}), object.union(plan_tasks, {"T3": task("blocked", "order_research", ["T2"])})),
 	{"counters": {"delegations/T3": 1, "retry/T3": 1}, "effects": {"recovery/T3": "pending"}},
 )
 
