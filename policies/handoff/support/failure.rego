@@ -409,6 +409,24 @@ _recovery_check if {
 
 _recovered_task := substring(_effect_id, 9, -1)
 
+# METADATA
+# title: Authorization failure recovered without the gateway
+# description: >-
+#   The recovery check reports a task blocked by an authorization failure recovered: an
+#   authorization failure recovers only through the gateway's re-verification (T2 in
+#   BLOCKED), never by running the task again under the authorization the order system
+#   refused (seed phase 9: do not retry authorization failures).
+# custom:
+#   code: AUTHORIZATION_REQUIRED
+#   outcome: block
+reasons contains r if {
+	_outcome
+	_recovery_check
+	_request.result == "acknowledged"
+	_last_failure(_recovered_task).class == "authorization"
+	r := _gate_reason("AUTHORIZATION_REQUIRED", sprintf("task %s failed on authorization: only the gateway's re-verification recovers it", [_recovered_task]), "effect_id", "SEC-AUTHZ")
+}
+
 _outcome_proposal := {
 	"outcome": "allow",
 	"status_after": "READY",

@@ -223,8 +223,7 @@ test_authorization_denial_needs_no_future_expiry_twin if {
 }
 
 test_reverification_after_a_permanent_failure_is_out_of_sequence if {
-	permanent := with_artifacts(st_blocked, {"FAILURE_RECORD": one("FAILURE_RECORD", "approved", object.union(failure_content("T3", "permanent", 1, 1), {"delay_ms": 0, "decision": "blocked"}))})
-	d := decide(reverify(auth_content), permanent)
+	d := decide(reverify(auth_content), st_blocked_permanent)
 	codes(d) == {"OUT_OF_SEQUENCE"}
 	d.status_after == "BLOCKED"
 }

@@ -147,7 +147,7 @@ test_retry_not_scheduled_escalates if {
 # --- recovery -------------------------------------------------------------------------
 
 test_recovery_acknowledged_readies_the_task if {
-	d := decide(outcome("recovery/T3", "acknowledged", "support-orchestrator"), st_blocked)
+	d := decide(outcome("recovery/T3", "acknowledged", "support-orchestrator"), st_blocked_permanent)
 	count(d.reasons) == 0
 	d.status_after == "READY"
 }
@@ -295,4 +295,16 @@ test_classification_before_its_retry_is_due if {
 	})})
 	codes(decide_at(classify(classification_content), retried, "2026-03-10T09:58:01Z")) == {"RETRY_NOT_DUE"}
 	count(decide_at(classify(classification_content), retried, "2026-03-10T09:58:02Z").reasons) == 0
+}
+
+test_recovery_of_an_authorization_failure_needs_the_gateway if {
+	d := decide(outcome("recovery/T3", "acknowledged", "support-orchestrator"), st_blocked)
+	codes(d) == {"AUTHORIZATION_REQUIRED"}
+	d.outcome == "block"
+	d.status_after == "BLOCKED"
+}
+
+test_recovery_of_an_authorization_failure_may_fail if {
+	d := decide(outcome("recovery/T3", "failed", "support-orchestrator"), st_blocked)
+	d.status_after == "FAILED"
 }

@@ -271,6 +271,10 @@ st_blocked := with_state(
 	{"counters": {"delegations/T3": 1, "retry/T3": 1}, "effects": {"recovery/T3": "pending"}},
 )
 
+# st_blocked_permanent is the state after T3 failed on a permanent order API error:
+# blocked until the recovery check settles it.
+st_blocked_permanent := with_artifacts(st_blocked, {"FAILURE_RECORD": one("FAILURE_RECORD", "approved", object.union(failure_content("T3", "permanent", 1, 1), {"delay_ms": 0, "decision": "blocked"}))})
+
 st_escalated(effect_status) := with_state(
 	state("ESCALATED", st_review.artifacts, object.union(st_review.tasks, {"T5": task("done", "reviewer", ["T4"]), "T6": task("cancelled", "supervisor", ["T5"]), "T7": task("ready", "human_escalation_gate", [])})),
 	{"terminal": true, "effects": {"human-handoff": effect_status}},
