@@ -199,13 +199,9 @@ _reverification if {
 	_status == "BLOCKED"
 }
 
+# A failure concerns a task running with that agent: a blocked task runs nothing, so a
+# failure of it repeats the one that blocked it.
 _failure_task_open if _runs(_request.task, _request.agent)
-
-_failure_task_open if {
-	_status == "BLOCKED"
-	_task_status(_request.task) == "blocked"
-	_task_agent(_request.task) == _request.agent
-}
 
 _failure_task_open if {
 	_status == "REVIEW_PENDING"

@@ -5,13 +5,15 @@ import data.handoff.core
 # Failures, retries, recovery, cancellation and the stop exits (seed phases 8, 9 and 11).
 #
 # A retryable failure of a running task (timeout, rate limit, invalid output, crashed
-# worker) moves RUNNING → RETRY_PENDING with exponential backoff (core.retry_decision; the
-# engine adds jitter) and schedules the retry as effect retry/<task>; when the host's
-# scheduler reports it due, attempts remain → READY (the Supervisor dispatches again, with
-# the FAILURE_RECORD), the limit reached → ESCALATED. A failure that is not retried
-# (authorization, permanent, unknown outcome) blocks the workflow until its dependency
-# recovers (effect recovery/<task>, or the gateway's re-verification) or recovery is
-# exhausted (FAILED).
+# worker) moves RUNNING → RETRY_PENDING with exponential backoff (core.retry_decision: its
+# delay is what the decision announces and the FAILURE_RECORD keeps) and schedules the
+# retry as effect retry/<task>; when the host's scheduler reports it due, attempts remain
+# → READY (the Supervisor dispatches again, with the FAILURE_RECORD), the limit reached →
+# ESCALATED. A failure that is not retried (authorization, permanent, unknown outcome)
+# blocks the workflow until its dependency recovers (the gateway's re-verification for
+# an authorization failure, effect recovery/<task> for the others) or recovery is
+# exhausted (FAILED). Every event is counted once: a failure of a task that is not
+# running, or of one retried in place before its retry is due, is refused.
 
 _failed_task := object.get(_request, "task", "")
 
@@ -94,8 +96,6 @@ _failure_branch := "deadlock" if {
 	_retryable(_failure_class)
 } else := "blocked" if {
 	_status == "RUNNING"
-} else := "failed" if {
-	_status == "BLOCKED"
 }
 
 # T1, T2 and T5: retried where they run (the host re-invokes the agent after the delay).
@@ -295,15 +295,9 @@ _blocked_next := [_next("supervisor", "verify_authorization", _empty_context)] i
 
 else := []
 
-# BLOCKED: the blocked task failed again: recovery is exhausted.
-_failure_proposal := {
-	"outcome": "fail",
-	"status_after": "FAILED",
-	"next": [],
-	"events": array.concat(array.concat(_failure_base("failed"), _cancel_open_tasks), _recovery_failed),
-} if {
-	_failure_branch == "failed"
-}
+# BLOCKED: nothing runs, so no failure is expected; a failure of the blocked task repeats
+# the one that blocked it (TASK_NOT_ASSIGNED) and is never counted. The recovery check
+# (recovery/<task> failed) or the gateway's denial ends the workflow FAILED.
 
 # --- retry timer and recovery outcomes ---------------------------------------------------
 

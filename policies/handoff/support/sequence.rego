@@ -129,7 +129,7 @@ _expected if {
 
 _expected if {
 	_failure
-	_status in {"CREATED", "PLANNED", "RUNNING", "REVIEW_PENDING", "BLOCKED"}
+	_status in {"CREATED", "PLANNED", "RUNNING", "REVIEW_PENDING"}
 }
 
 _expected if {
@@ -154,10 +154,9 @@ _sequence_explained if _output_missing
 # description: >-
 #   The request is not one the workflow's current status waits for: T1 outside CREATED,
 #   T2 outside PLANNED (and BLOCKED after an authorization failure), a dispatch outside
-#   READY and RUNNING, a result
-#   outside RUNNING, a send or review outside REVIEW_PENDING, an outcome outside the
-#   statuses that wait for one, an approval or resolution (the support pack asks for
-#   neither).
+#   READY and RUNNING, a result outside RUNNING, a send or review outside
+#   REVIEW_PENDING, a failure where no task runs, an outcome outside the statuses that
+#   wait for one, an approval or resolution (the support pack asks for neither).
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block

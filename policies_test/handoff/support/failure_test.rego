@@ -58,11 +58,13 @@ test_permanent_failure_blocks if {
 	count(d.next) == 0
 }
 
-test_failure_while_blocked_fails if {
-	d := decide(failure("T3", "order_research", "permanent"), st_blocked)
-	d.outcome == "fail"
-	d.status_after == "FAILED"
-	effects(d) == {"recovery/T3 failed"}
+test_failure_while_blocked_repeats_the_blocking_failure if {
+	# Nothing runs while blocked: the same failure posted again is not counted.
+	d := decide(failure("T3", "order_research", "permanent"), st_blocked_permanent)
+	codes(d) == {"NOT_RETRYABLE", "TASK_NOT_ASSIGNED"}
+	d.outcome == "block"
+	d.status_after == "BLOCKED"
+	count(d.events) == 0
 }
 
 test_supervisor_task_retried_in_place if {
