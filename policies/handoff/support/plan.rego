@@ -82,6 +82,25 @@ _response_kinds := k if {
 
 # --- T1: classification ------------------------------------------------------------------
 
+# METADATA
+# title: Classification of another order
+# description: >-
+#   The classification names an order other than the one the customer stated in the
+#   case: its order_ref is the order as the customer stated it, and the gateway then
+#   authorizes that order. When the case names no order, the classification may read
+#   one from the message.
+# custom:
+#   code: SCOPE_MISMATCH
+#   outcome: block
+reasons contains r if {
+	_classification
+	o := _content.order_ref
+	stated := _case.order_ref
+	is_string(stated)
+	o != stated
+	r := _gate_reason("SCOPE_MISMATCH", sprintf("the classification names order %q; the customer stated %q", [o, stated]), "output.content.order_ref", "ROUTING")
+}
+
 _classification_proposal := {
 	"outcome": "allow",
 	"status_after": "PLANNED",
@@ -130,7 +149,8 @@ reasons contains r if {
 }
 
 # _stated_orders are the orders the case is about: the one the customer stated, and the
-# one the classification read from the message.
+# one the classification read from the message (the same one when the customer stated
+# it).
 _stated_orders := {o |
 	some o in [object.get(_case, "order_ref", null), object.get(_classification_content, "order_ref", null)]
 	is_string(o)

@@ -233,3 +233,20 @@ test_reverification_twin_after_an_authorization_failure if {
 	count(d.reasons) == 0
 	d.status_after == "READY"
 }
+
+test_classification_of_another_order if {
+	d := decide(classify(object.union(classification_content, {"order_ref": "ORD-2002"})), st_created)
+	codes(d) == {"SCOPE_MISMATCH"}
+	d.reasons[0].path == "output.content.order_ref"
+}
+
+test_classification_twin_of_the_stated_order if {
+	d := decide(classify(classification_content), st_created)
+	count(d.reasons) == 0
+}
+
+test_classification_twin_reads_an_order_the_case_does_not_state if {
+	unnamed := json.remove(st_created, ["artifacts/CASE/versions/1/content/order_ref"])
+	d := decide(classify(object.union(classification_content, {"order_ref": "ORD-2002"})), unnamed)
+	count(d.reasons) == 0
+}
