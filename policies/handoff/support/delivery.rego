@@ -7,18 +7,30 @@ import data.handoff.core
 # message is sent, once per idempotency key; an unknown outcome is UNKNOWN until the
 # delivery record is checked; nothing is resent meanwhile.
 
+# _sent_draft is the recorded RESPONSE_DRAFT version a send names (by type and version;
+# its id and hash are checked below).
 _sent_draft := v if {
 	ref := _content.draft
 	is_object(ref)
+	ref.type == "RESPONSE_DRAFT"
 	v := core.ref_version(ref)
 }
 
-# _delivery_key is the idempotency key of the draft a send names.
-_delivery_key := sprintf("delivery/%s@v%d", [_content.draft.id, _content.draft.version])
+# _delivery_key is the idempotency key of the draft a send names: built from the
+# recorded draft's id and version, never from what the request says they are.
+_delivery_key := sprintf("delivery/%s@v%d", [_sent_draft.ref.id, _sent_draft.ref.version]) if {
+	_sent_draft
+} else := sprintf("delivery/%s@v%v", [object.get(_content, ["draft", "id"], ""), object.get(_content, ["draft", "version"], 0)])
 
 _send_review_problems contains msg if {
 	not _sent_draft
-	msg := "the response names no recorded RESPONSE_DRAFT version"
+	msg := sprintf("the response names no recorded RESPONSE_DRAFT version (it names %s v%v)", [object.get(_content, ["draft", "type"], "nothing"), object.get(_content, ["draft", "version"], 0)])
+}
+
+_send_review_problems contains msg if {
+	v := _sent_draft
+	v.ref.id != _content.draft.id
+	msg := sprintf("the response names RESPONSE_DRAFT v%d as %q, but the recorded draft is %q", [v.ref.version, _content.draft.id, v.ref.id])
 }
 
 _send_review_problems contains msg if {
@@ -48,8 +60,9 @@ _send_review_problems contains msg if {
 # title: Response not reviewed
 # description: >-
 #   Review is mandatory before sending: the response names the latest RESPONSE_DRAFT,
-#   bound to its hash, which the Reviewer accepted (T5 done, the draft approved). A
-#   draft under review, returned for revision or rejected is never sent.
+#   bound to its recorded id and hash, which the Reviewer accepted (T5 done, the draft
+#   approved). A draft under review, returned for revision or rejected is never sent,
+#   and the delivery's idempotency key comes from the recorded draft.
 # custom:
 #   code: REVIEW_REQUIRED
 #   outcome: block
@@ -106,17 +119,40 @@ reasons contains r if {
 # METADATA
 # title: Order result too old to send
 # description: >-
-#   An order-status answer is sent only while its order result is younger than
-#   config.max_result_age_ms: an older status may have changed.
+#   An order-status answer is sent only while its order result is current: retrieved
+#   from the order system (and recorded) less than config.max_result_age_ms before the
+#   decision time, with an estimated delivery that has not passed. An older status may
+#   have changed.
 # custom:
 #   code: STALE_EVIDENCE
 #   outcome: block
 reasons contains r if {
 	_send
 	_content.kind == "order_status"
-	_result_too_old
-	r := _gate_reason("STALE_EVIDENCE", sprintf("ORDER_RESULT v%d is older than %v ms: refresh it before sending", [_latest_n("ORDER_RESULT"), object.get(_config, "max_result_age_ms", "not configured")]), "output.content.draft", "EVIDENCE_FRESH")
+	some msg in _result_staleness
+	r := _gate_reason("STALE_EVIDENCE", sprintf("%s: refresh it before sending", [msg]), "output.content.draft", "EVIDENCE_FRESH")
 }
+
+# METADATA
+# title: Resend not due
+# description: >-
+#   A failed delivery is resent only once the delay its failure decision announced has
+#   passed since the failure was recorded: the delay_ms of the delivery's last
+#   FAILURE_RECORD (task T6), the backoff the host was told (seed phase 9: exponential
+#   backoff for transient failures). Without that record nothing is due.
+# custom:
+#   code: RETRY_NOT_DUE
+#   outcome: block
+reasons contains r if {
+	_send
+	_state.effects[_delivery_key] == "failed"
+	not _is_due("T6")
+	r := _gate_reason("RETRY_NOT_DUE", _resend_wait, "output.content.draft", "RETRY_DUE")
+}
+
+_resend_wait := sprintf("delivery %s may be resent %d ms after its failure was recorded; %d ms are left", [_delivery_key, _last_failure("T6").delay_ms, (_due_ns("T6") - _now_ns) / _ms]) if {
+	_due_ns("T6")
+} else := sprintf("delivery %s failed, and no FAILURE_RECORD of T6 says when it may be resent", [_delivery_key])
 
 _previous_responses := [_status_event("CUSTOMER_RESPONSE", v.ref.version, "superseded") |
 	some v in object.get(core.artifact("CUSTOMER_RESPONSE"), "versions", {})
@@ -155,6 +191,60 @@ _delivery_effect if {
 	_status == "REVIEW_PENDING"
 	startswith(_effect_id, "delivery/")
 	_effect_open
+	not _effect_settled
+}
+
+# _unknown_effect holds for an outcome naming an effect id the workflow never recorded.
+_unknown_effect if {
+	_valid
+	is_object(input.state)
+	_kind == "outcome"
+	not _state.effects[_effect_id]
+}
+
+# METADATA
+# title: Outcome for an unknown effect
+# description: >-
+#   An outcome names an effect id this workflow never recorded (a delivery key, a retry
+#   timer, a recovery check or the human handoff): there is nothing to reconcile, and it
+#   is refused. (DELIVERY_UNRECONCILED means a recorded delivery whose outcome is
+#   unknown; core's own reason about the unknown effect id is replaced by this one.)
+# custom:
+#   code: EFFECT_NOT_FOUND
+#   outcome: block
+reasons contains r if {
+	_unknown_effect
+	r := _gate_reason("EFFECT_NOT_FOUND", sprintf("workflow %q recorded no effect %q (its effects: %v): nothing to reconcile", [object.get(_state, "workflow_id", ""), _effect_id, object.keys(object.get(_state, "effects", {}))]), "effect_id", "EFFECT_KNOWN")
+}
+
+# _effect_settled holds when the outcome's effect already has its result: it was
+# acknowledged, or it is a delivery recorded as failed that no resend has reopened
+# (a resend records it pending again) and is reported failed again. Such an outcome
+# repeats an event already counted: a duplicate delivery event (seed TST-07).
+_effect_settled if _effect_status == "acknowledged"
+
+_effect_settled if {
+	startswith(_effect_id, "delivery/")
+	_effect_status == "failed"
+	_request.result == "failed"
+}
+
+# METADATA
+# title: Outcome of a settled effect
+# description: >-
+#   An outcome reports an effect whose result is already recorded: an acknowledged
+#   effect, or a failed delivery reported failed again with no resend in between (the
+#   same delivery event posted again under a new request_id). It is refused and never
+#   counted: each try of a delivery counts once against its retry budget, and a
+#   duplicate event never escalates a workflow (seed TST-07: idempotent handling of
+#   duplicate delivery events).
+# custom:
+#   code: EFFECT_ALREADY_SETTLED
+#   outcome: block
+reasons contains r if {
+	_outcome
+	_effect_settled
+	r := _gate_reason("EFFECT_ALREADY_SETTLED", sprintf("effect %s is already %s and nothing reopened it: this %s outcome repeats a recorded one and is not counted again", [_effect_id, _effect_status, _request.result]), "effect_id", "EFFECT_ONCE")
 }
 
 # A failed delivery is retried under the retry budget of _delivery_class.
@@ -226,6 +316,7 @@ _outcome_proposal := {
 	"retry": _delivery_retry,
 	"next": [_next("supervisor", "send_response", _package("reviewer>supervisor", _draft_content))],
 	"events": [
+		_delivery_failure_record("retry"),
 		_effect_event("failed"),
 		_task_status_event("T6", "ready"),
 		{"type": "counter", "name": core.retry_counter("T6"), "delta": 1},
@@ -236,11 +327,34 @@ _outcome_proposal := {
 	not _delivery_retry_spent
 }
 
-_outcome_proposal := _escalation_proposal(["RETRY_EXHAUSTED"], sprintf("delivery %s failed and its retries are spent", [_effect_id]), [_effect_event("failed")]) if {
+_outcome_proposal := _escalation_proposal(["RETRY_EXHAUSTED"], sprintf("delivery %s failed and its retries are spent", [_effect_id]), [_delivery_failure_record("escalated"), _effect_event("failed")]) if {
 	_delivery_effect
 	_request.result == "failed"
 	_delivery_retry_spent
 }
+
+# _delivery_failure_record is the FAILURE_RECORD of a failed delivery try: its attempt,
+# and the delay_ms the decision announces to the host before the resend (0 when none
+# follows). A resend before it is RETRY_NOT_DUE.
+_delivery_failure_record(decision) := _record(
+	"FAILURE_RECORD", "failure-record", "approved", object.union(
+		{
+			"task_id": "T6",
+			"agent": _task_agent("T6"),
+			"class": _delivery_class,
+			"attempt": _delivery_try,
+			"max_attempts": object.get(_retry_policy(_delivery_class), "max_attempts", 1),
+			"delay_ms": _delivery_delay(decision),
+			"decision": decision,
+		},
+		{"detail": d | d := _request.detail},
+	),
+	[], {"task_id": "T6", "class": _delivery_class, "effect_id": _effect_id},
+)
+
+_delivery_delay("retry") := _delivery_retry.delay_ms
+
+_delivery_delay("escalated") := 0
 
 _outcome_proposal := {
 	"outcome": "await_human",

@@ -15,7 +15,7 @@ _claim_problems(draft) := ((_claims_outside_order(draft) | _claims_missing(draft
 _claims_outside_order(draft) := {msg |
 	draft.order_claims
 	draft.kind != "order_status"
-	msg := sprintf("a %s response states no order facts: the order status is told only from a verified order result", [draft.kind])
+	msg := sprintf("%s response states no order facts: the order status is told only from a verified order result", [_a(draft.kind)])
 }
 
 _claims_missing(draft) := {"an order_status response states its order facts in order_claims" |
@@ -71,7 +71,7 @@ reasons contains r if {
 
 _kind_problems contains ["output.content.kind", msg] if {
 	not _content.kind in _response_kinds
-	msg := sprintf("a %s response does not fit route %s (allowed: %v)", [_content.kind, _route, _response_kinds])
+	msg := sprintf("%s response does not fit route %s (allowed: %v)", [_a(_content.kind), _route, _response_kinds])
 }
 
 _kind_problems contains ["output.content.escalation", "an escalation summary says why and summarizes the case for the person taking over"] if {
@@ -167,8 +167,8 @@ _sensitive_promises(draft) := {p.type | some p in object.get(draft, "promises", 
 # title: Sensitive action without explicit authorization
 # description: >-
 #   The draft proposes a refund, cancellation, address change, compensation or
-#   replacement and the verified authorization does not grant that action's explicit
-#   scope (config.sensitive_actions). With the scope, the review still escalates: a
+#   replacement and the verified, unexpired authorization does not grant that action's
+#   explicit scope (config.sensitive_actions). With the scope, the review still escalates: a
 #   person decides sensitive actions.
 # custom:
 #   code: SENSITIVE_ACTION_UNAUTHORIZED
@@ -181,9 +181,13 @@ reasons contains r if {
 	r := _gate_reason("SENSITIVE_ACTION_UNAUTHORIZED", sprintf("%s needs the explicit scope %s, which the verified authorization does not grant", [action, scope]), "output.content.promises", "SEC-SENSITIVE")
 }
 
+# _grants holds when the workflow's latest authorization grants scope now: verified and
+# not expired (expires_at and config.authorization_ttl_ms against the decision time).
 _grants(scope) if {
-	_verified(_authorization_content)
-	scope in _authorization_content.scopes
+	v := _latest("AUTHORIZATION_RECORD")
+	_verified(v.content)
+	scope in v.content.scopes
+	_unexpired(v)
 }
 
 # --- the draft -----------------------------------------------------------------------------

@@ -44,6 +44,18 @@ _envelope_problems contains ["output.type", msg] if {
 	msg := sprintf("task %s delivers %s, not %s", [_task_id, _task_output(_task_id), _output.type])
 }
 
+# A result goes back to the Supervisor, who routes; the sent response (T6) goes to the
+# customer.
+_result_target(id) := "customer" if id == "T6"
+
+else := "supervisor"
+
+_envelope_problems contains ["target_agent", msg] if {
+	_result
+	_request.target_agent != _result_target(_task_id)
+	msg := sprintf("the result of task %s goes to %q, not %q", [_task_id, _result_target(_task_id), _request.target_agent])
+}
+
 _envelope_problems contains ["output", "a dispatch assigns a task and carries no output"] if {
 	_dispatch
 	_output
@@ -110,7 +122,8 @@ _input_ref_known(name) if {
 # description: >-
 #   The handoff envelope contradicts the request or the task graph: sender or recipient
 #   differ from source and target; the task_type or output type is not the task's;
-#   input_refs name something the handoff does not carry; a dispatch carries an output,
+#   input_refs name something the handoff does not carry; a result goes to someone else
+#   than the Supervisor (the customer for T6); a dispatch carries an output,
 #   assigns a task its owner performs itself, names output fields the task's artifact
 #   lacks or leaves out the task's completion criteria; a result does not echo its
 #   assignment's objective, required output, criteria and authorization context.
@@ -161,10 +174,14 @@ _not_assigned if {
 _not_assigned if {
 	_failure
 	not _failure_task_open
+	not _send_failure_repeated
 }
 
+# A review is compared as (type, id): the task graph's agents are agents, and a review
+# by anyone else is UNAUTHORIZED_SUBJECT (sequence.rego).
 _not_assigned if {
 	_review
+	_actor_type == "agent"
 	not _runs("T5", _actor_id)
 }
 
@@ -182,18 +199,24 @@ _reverification if {
 	_status == "BLOCKED"
 }
 
+# A failure concerns a task running with that agent: a blocked task runs nothing, so a
+# failure of it repeats the one that blocked it.
 _failure_task_open if _runs(_request.task, _request.agent)
-
-_failure_task_open if {
-	_status == "BLOCKED"
-	_task_status(_request.task) == "blocked"
-	_task_agent(_request.task) == _request.agent
-}
 
 _failure_task_open if {
 	_status == "REVIEW_PENDING"
 	_request.task == "T6"
-	_task_status("T6") in {"running", "unknown"}
+	_task_status("T6") == "running"
+	_task_agent("T6") == _request.agent
+}
+
+# _send_failure_repeated holds for a failure of the send whose delivery is already
+# UNKNOWN: the send's failure was reported, and nothing was sent since.
+_send_failure_repeated if {
+	_status == "REVIEW_PENDING"
+	_request.task == "T6"
+	_task_status("T6") == "unknown"
+	_task_agent("T6") == _request.agent
 }
 
 # METADATA
@@ -255,7 +278,7 @@ reasons contains r if {
 	_result
 	some field, want in _request.required_output
 	not _type_ok(want, object.get(_content, field, {"missing": true}))
-	r := _gate_reason("SCHEMA_INVALID", sprintf("output.content.%s is not a %s as required_output says (got %v)", [field, want, object.get(_content, field, "nothing")]), sprintf("output.content.%s", [field]), "OUTPUT_TYPES")
+	r := _gate_reason("SCHEMA_INVALID", sprintf("output.content.%s is not %s as required_output says (got %v)", [field, _a(want), object.get(_content, field, "nothing")]), sprintf("output.content.%s", [field]), "OUTPUT_TYPES")
 }
 
 # --- per-call timeout ------------------------------------------------------------------

@@ -131,6 +131,24 @@ _stale_problems contains [sprintf("output.content.evidence[%d].observed_at", [i]
 	msg := sprintf("evidence from %s is observed at %s, in the future", [e.source, e.observed_at])
 }
 
+_stale_problems contains ["output.content.retrieved_at", msg] if {
+	a := _assignment("T3")
+	_ns(_content.retrieved_at) < _ns(a.recorded_at) - _skew_ns
+	msg := sprintf("retrieved_at %s is before T3 was dispatched (%s, TASK_ASSIGNMENT v%d): a result is retrieved for its own dispatch", [_content.retrieved_at, a.recorded_at, a.ref.version])
+}
+
+_stale_problems contains ["output.content.retrieved_at", msg] if {
+	age := _now_ns - _ns(_content.retrieved_at)
+	not _within_ms("max_result_age_ms", age)
+	msg := sprintf("retrieved_at %s is %d ms ago; an order result is current for at most %v ms", [_content.retrieved_at, age / _ms, object.get(_config, "max_result_age_ms", "not configured")])
+}
+
+_stale_problems contains [sprintf("output.content.evidence[%d].observed_at", [i]), msg] if {
+	some i, e in _evidence_of(_content)
+	_ns(e.observed_at) > _ns(_content.retrieved_at) + _skew_ns
+	msg := sprintf("evidence from %s is observed at %s, after the order system was read (%s)", [e.source, e.observed_at, _content.retrieved_at])
+}
+
 _stale_problems contains ["output.content.evidence", msg] if {
 	w := _prevailing(_content)
 	age := _ns(_content.retrieved_at) - _ns(w.observed_at)
@@ -154,9 +172,12 @@ _within_ms(name, ns) if {
 # METADATA
 # title: Stale or impossible evidence
 # description: >-
-#   The order result is not current: it or its evidence is timed in the future, the
-#   prevailing record was older than config.max_evidence_age_ms when read, or it states
-#   an estimated delivery that had already passed.
+#   The order result is not current, measured from its own retrieval and evidence times
+#   against the decision time: it or its evidence is timed in the future (beyond
+#   config.clock_skew_ms), it was retrieved before T3 was dispatched (beyond the skew) or
+#   more than config.max_result_age_ms ago, a record was observed after the retrieval,
+#   the prevailing record was older than config.max_evidence_age_ms when read, or it
+#   states an estimated delivery that had already passed.
 # custom:
 #   code: STALE_EVIDENCE
 #   outcome: block

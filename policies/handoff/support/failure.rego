@@ -5,13 +5,15 @@ import data.handoff.core
 # Failures, retries, recovery, cancellation and the stop exits (seed phases 8, 9 and 11).
 #
 # A retryable failure of a running task (timeout, rate limit, invalid output, crashed
-# worker) moves RUNNING → RETRY_PENDING with exponential backoff (core.retry_decision; the
-# engine adds jitter) and schedules the retry as effect retry/<task>; when the host's
-# scheduler reports it due, attempts remain → READY (the Supervisor dispatches again, with
-# the FAILURE_RECORD), the limit reached → ESCALATED. A failure that is not retried
-# (authorization, permanent, unknown outcome) blocks the workflow until its dependency
-# recovers (effect recovery/<task>, or the gateway's re-verification) or recovery is
-# exhausted (FAILED).
+# worker) moves RUNNING → RETRY_PENDING with exponential backoff (core.retry_decision: its
+# delay is what the decision announces and the FAILURE_RECORD keeps) and schedules the
+# retry as effect retry/<task>; when the host's scheduler reports it due, attempts remain
+# → READY (the Supervisor dispatches again, with the FAILURE_RECORD), the limit reached →
+# ESCALATED. A failure that is not retried (authorization, permanent, unknown outcome)
+# blocks the workflow until its dependency recovers (the gateway's re-verification for
+# an authorization failure, effect recovery/<task> for the others) or recovery is
+# exhausted (FAILED). Every event is counted once: a failure of a task that is not
+# running, or of one retried in place before its retry is due, is refused.
 
 _failed_task := object.get(_request, "task", "")
 
@@ -62,6 +64,14 @@ _failure_counters := [
 
 _failure_base(decision) := array.concat(array.concat([_failure_record(decision)], _failure_counters), _usage_events)
 
+# _send_failure_base is _failure_base for a failure of the send (T6): its outcome is
+# unknown, so the try is not counted against the delivery's retry budget yet; the
+# delivery's outcome counts it once (a failed outcome) or completes it.
+_send_failure_base := array.concat(
+	array.concat([_failure_record("unknown")], [c | some c in _failure_counters; c.name != core.retry_counter(_failed_task)]),
+	_usage_events,
+)
+
 _retry_effect := sprintf("retry/%s", [_failed_task])
 
 _recovery_effect := sprintf("recovery/%s", [_failed_task])
@@ -86,8 +96,6 @@ _failure_branch := "deadlock" if {
 	_retryable(_failure_class)
 } else := "blocked" if {
 	_status == "RUNNING"
-} else := "failed" if {
-	_status == "BLOCKED"
 }
 
 # T1, T2 and T5: retried where they run (the host re-invokes the agent after the delay).
@@ -99,6 +107,44 @@ _failure_proposal := {
 	"events": _failure_base("retry"),
 } if {
 	_failure_branch == "retry_in_place"
+}
+
+# _in_place_task is the task a request reports on where tasks are retried in place:
+# a failure's task, the review's T5, a result's task.
+_in_place_task := _failed_task if {
+	_kind == "failure"
+} else := "T5" if {
+	_kind == "review"
+} else := _task_id if _result
+
+# _in_place_retry_pending holds while the retry of a task retried in place (T1, T2,
+# T5) is not yet due: its last FAILURE_RECORD decided a retry whose delay has not
+# passed since the record.
+_in_place_retry_pending(task) if {
+	_status in {"CREATED", "PLANNED", "REVIEW_PENDING"}
+	task != "T6"
+	_task_status(task) == "running"
+	_last_failure(task).decision in {"retry", "reassign"}
+	_now_ns < _due_ns(task)
+}
+
+# METADATA
+# title: Retried task reports before its retry is due
+# description: >-
+#   A task retried where it runs (T1, T2, T5) reports a failure, a result or a review
+#   before the delay its last failure announced has passed since that failure was
+#   recorded: the retried try cannot have run yet. A failure then repeats the recorded
+#   one and is not counted again; a result or review would come from a retry started
+#   before its backoff (seed phase 9). The host reports again once the retry is due.
+# custom:
+#   code: RETRY_NOT_DUE
+#   outcome: block
+reasons contains r if {
+	_live
+	_kind in {"failure", "review", "handoff"}
+	task := _in_place_task
+	_in_place_retry_pending(task)
+	r := _gate_reason("RETRY_NOT_DUE", sprintf("task %s is retried %d ms after its failure was recorded; %d ms are left: nothing of the retry can be reported yet", [task, _last_failure(task).delay_ms, (_due_ns(task) - _now_ns) / _ms]), "", "RETRY_DUE")
 }
 
 # T1 or T2 failed for good: nothing was read or sent yet; the workflow stops safely.
@@ -129,7 +175,7 @@ _failure_proposal := {
 	"status_after": "REVIEW_PENDING",
 	"next": [_next("supervisor", "send_response", {"must_know": {"reconcile": _delivery_effects}, "may_know": {}})],
 	"events": array.concat(
-		_failure_base("unknown"),
+		_send_failure_base,
 		array.concat(
 			[{"type": "effect", "id": id, "status": "unknown"} | some id in _delivery_effects],
 			[_task_status_event("T6", "unknown")],
@@ -157,8 +203,44 @@ _delivery_effects := sort([id |
 reasons contains r if {
 	_failure
 	not _not_assigned
+	not _send_failure_repeated
 	_failure_branch == "delivery"
+	count(_delivery_effects) > 0
 	r := _gate_reason_outcome("DELIVERY_UNRECONCILED", sprintf("the send failed (%s): the delivery is UNKNOWN until its record is checked", [_failure_class]), "class", "DELIVERY_UNKNOWN", "await_human")
+}
+
+# METADATA
+# title: Send failure without a delivery
+# description: >-
+#   A failure of the send (T6) arrives while no delivery is in flight: the accepted
+#   response was not sent yet, or its last delivery already failed and was not resent.
+#   There is no delivery effect it could concern; nothing is marked UNKNOWN.
+# custom:
+#   code: EFFECT_NOT_FOUND
+#   outcome: block
+reasons contains r if {
+	_failure
+	not _not_assigned
+	not _send_failure_repeated
+	_failure_branch == "delivery"
+	count(_delivery_effects) == 0
+	r := _gate_reason("EFFECT_NOT_FOUND", sprintf("the send (T6) is %s with no delivery pending (%v): there is no delivery this failure concerns", [_task_status("T6"), object.get(_state, "effects", {})]), "task", "EFFECT_KNOWN")
+}
+
+# METADATA
+# title: Send failure reported again
+# description: >-
+#   A failure of the send (T6) arrives while its delivery is already UNKNOWN: the send's
+#   failure was reported and nothing was sent since, so this repeats it. It is refused
+#   and not counted; the delivery record is checked first (an outcome of the delivery
+#   settles it).
+# custom:
+#   code: DELIVERY_UNRECONCILED
+#   outcome: block
+reasons contains r if {
+	_failure
+	_send_failure_repeated
+	r := _gate_reason("DELIVERY_UNRECONCILED", sprintf("the delivery of T6 is already UNKNOWN (%v): this failure repeats the reported one and is not counted; reconcile the delivery record first", [_delivery_effects]), "task", "DELIVERY_UNKNOWN")
 }
 
 # RUNNING: a recoverable failure waits for its retry.
@@ -213,15 +295,9 @@ _blocked_next := [_next("supervisor", "verify_authorization", _empty_context)] i
 
 else := []
 
-# BLOCKED: the blocked task failed again: recovery is exhausted.
-_failure_proposal := {
-	"outcome": "fail",
-	"status_after": "FAILED",
-	"next": [],
-	"events": array.concat(array.concat(_failure_base("failed"), _cancel_open_tasks), _recovery_failed),
-} if {
-	_failure_branch == "failed"
-}
+# BLOCKED: nothing runs, so no failure is expected; a failure of the blocked task repeats
+# the one that blocked it (TASK_NOT_ASSIGNED) and is never counted. The recovery check
+# (recovery/<task> failed) or the gateway's denial ends the workflow FAILED.
 
 # --- retry timer and recovery outcomes ---------------------------------------------------
 
@@ -241,10 +317,24 @@ _timer_attempts_remain if {
 	f.attempt < object.get(_retry_policy(f.class), "max_attempts", 1)
 }
 
-_last_failure(task) := core.artifact_version("FAILURE_RECORD", max(ns)).content if {
+_last_failure(task) := _last_failure_version(task).content
+
+# _last_failure_version is the latest FAILURE_RECORD version of a task.
+_last_failure_version(task) := core.artifact_version("FAILURE_RECORD", max(ns)) if {
 	ns := {v.ref.version | some v in object.get(core.artifact("FAILURE_RECORD"), "versions", {}); v.content.task_id == task}
 	count(ns) > 0
 }
+
+# _due_ns is when the next try of a task may run: its last FAILURE_RECORD's recorded_at
+# plus its delay_ms, the delay the failure decision announced to the host (the policy's
+# backoff, at least the provider's retry_after_ms for a rate limit). Undefined without
+# a record: nothing is due then (fail closed).
+_due_ns(task) := _ns(v.recorded_at) + (v.content.delay_ms * _ms) if {
+	v := _last_failure_version(task)
+	is_number(v.content.delay_ms)
+}
+
+_is_due(task) if _now_ns >= _due_ns(task)
 
 # METADATA
 # title: Retry limit reached
@@ -267,16 +357,6 @@ _timer_proceeds if {
 	_timer_attempts_remain
 }
 
-# _retry_due_ns is when the retry of the timer's task may run: its last FAILURE_RECORD's
-# recorded_at plus its delay_ms, the policy's backoff (at least the provider's
-# retry_after_ms for a rate limit; the engine's jitter only adds to it).
-_retry_due_ns := _ns(v.recorded_at) + (v.content.delay_ms * _ms) if {
-	ns := {x.ref.version | some x in object.get(core.artifact("FAILURE_RECORD"), "versions", {}); x.content.task_id == _timer_task}
-	count(ns) > 0
-	v := core.artifact_version("FAILURE_RECORD", max(ns))
-	is_number(v.content.delay_ms)
-}
-
 # METADATA
 # title: Retry not due
 # description: >-
@@ -292,8 +372,8 @@ reasons contains r if {
 	_outcome
 	_retry_timer
 	_timer_proceeds
-	_now_ns < _retry_due_ns
-	r := _gate_reason("RETRY_NOT_DUE", sprintf("task %s may be retried %d ms after its failure was recorded; %d ms are left", [_timer_task, _last_failure(_timer_task).delay_ms, (_retry_due_ns - _now_ns) / _ms]), "effect_id", "RETRY_DUE")
+	_now_ns < _due_ns(_timer_task)
+	r := _gate_reason("RETRY_NOT_DUE", sprintf("task %s may be retried %d ms after its failure was recorded; %d ms are left", [_timer_task, _last_failure(_timer_task).delay_ms, (_due_ns(_timer_task) - _now_ns) / _ms]), "effect_id", "RETRY_DUE")
 }
 
 _outcome_proposal := {
@@ -322,6 +402,24 @@ _recovery_check if {
 }
 
 _recovered_task := substring(_effect_id, 9, -1)
+
+# METADATA
+# title: Authorization failure recovered without the gateway
+# description: >-
+#   The recovery check reports a task blocked by an authorization failure recovered: an
+#   authorization failure recovers only through the gateway's re-verification (T2 in
+#   BLOCKED), never by running the task again under the authorization the order system
+#   refused (seed phase 9: do not retry authorization failures).
+# custom:
+#   code: AUTHORIZATION_REQUIRED
+#   outcome: block
+reasons contains r if {
+	_outcome
+	_recovery_check
+	_request.result == "acknowledged"
+	_last_failure(_recovered_task).class == "authorization"
+	r := _gate_reason("AUTHORIZATION_REQUIRED", sprintf("task %s failed on authorization: only the gateway's re-verification recovers it", [_recovered_task]), "effect_id", "SEC-AUTHZ")
+}
 
 _outcome_proposal := {
 	"outcome": "allow",
@@ -369,8 +467,8 @@ _outcome_proposal := {
 	_request.result == "unknown"
 }
 
-# An outcome of no open effect this status waits for: core blocks an unknown effect, the
-# sequence rule any other.
+# An outcome of no open effect this status waits for: EFFECT_NOT_FOUND blocks an unknown
+# effect, EFFECT_ALREADY_SETTLED a settled one, the sequence rule any other.
 _outcome_proposal := {"outcome": "block", "status_after": _status} if {
 	not _delivery_effect
 	not _retry_timer
@@ -381,15 +479,16 @@ _outcome_proposal := {"outcome": "block", "status_after": _status} if {
 # METADATA
 # title: Outcome of an effect this status does not wait for
 # description: >-
-#   An outcome names an effect that is settled, or one the current status does not wait
-#   for (a delivery outside REVIEW_PENDING, a retry outside RETRY_PENDING, a recovery
-#   outside BLOCKED, the human handoff outside ESCALATED).
+#   An outcome names an open effect the current status does not wait for (a delivery
+#   outside REVIEW_PENDING, a retry outside RETRY_PENDING, a recovery outside BLOCKED,
+#   the human handoff outside ESCALATED). A settled effect is EFFECT_ALREADY_SETTLED.
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
 reasons contains r if {
 	_outcome
 	_state.effects[_effect_id]
+	not _effect_settled
 	not _delivery_effect
 	not _retry_timer
 	not _recovery_check

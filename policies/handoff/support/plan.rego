@@ -82,6 +82,25 @@ _response_kinds := k if {
 
 # --- T1: classification ------------------------------------------------------------------
 
+# METADATA
+# title: Classification of another order
+# description: >-
+#   The classification names an order other than the one the customer stated in the
+#   case: its order_ref is the order as the customer stated it, and the gateway then
+#   authorizes that order. When the case names no order, the classification may read
+#   one from the message.
+# custom:
+#   code: SCOPE_MISMATCH
+#   outcome: block
+reasons contains r if {
+	_classification
+	o := _content.order_ref
+	stated := _case.order_ref
+	is_string(stated)
+	o != stated
+	r := _gate_reason("SCOPE_MISMATCH", sprintf("the classification names order %q; the customer stated %q", [o, stated]), "output.content.order_ref", "ROUTING")
+}
+
 _classification_proposal := {
 	"outcome": "allow",
 	"status_after": "PLANNED",
@@ -127,6 +146,52 @@ reasons contains r if {
 	_authorization
 	_content.customer_ref != object.get(_case, "customer_ref", "")
 	r := _gate_reason("AUTHORIZATION_UNVERIFIED", sprintf("the authorization names customer %q, not the case's customer", [_content.customer_ref]), "output.content.customer_ref", "SEC-GATEWAY")
+}
+
+# _stated_orders are the orders the case is about: the one the customer stated, and the
+# one the classification read from the message (the same one when the customer stated
+# it).
+_stated_orders := {o |
+	some o in [object.get(_case, "order_ref", null), object.get(_classification_content, "order_ref", null)]
+	is_string(o)
+}
+
+# METADATA
+# title: Authorization for another order
+# description: >-
+#   The AUTHORIZATION_RECORD authorizes an order other than the one the case is about
+#   (the order the customer stated, or the classification read): the workflow would
+#   answer about an order nobody asked about. When the case names no order, the gateway
+#   may authorize the one it finds. (A re-verification that changes the order is
+#   ELEVATED_PRIVILEGES.)
+# custom:
+#   code: SCOPE_MISMATCH
+#   outcome: block
+reasons contains r if {
+	_authorization
+	not _reverification
+	o := _content.order_ref
+	is_string(o)
+	count(_stated_orders) > 0
+	not o in _stated_orders
+	r := _gate_reason("SCOPE_MISMATCH", sprintf("the authorization names order %q; the case is about %v", [o, sort(_stated_orders)]), "output.content.order_ref", "SEC-AUTHZ")
+}
+
+# METADATA
+# title: Authorization already expired
+# description: >-
+#   The gateway records a verified authorization whose expires_at is not after the
+#   decision time: it authorizes nothing, so the workflow would be routed as if the
+#   customer were verified and then refused every lookup. The gateway verifies again (or
+#   records the denial).
+# custom:
+#   code: AUTHORIZATION_UNVERIFIED
+#   outcome: block
+reasons contains r if {
+	_authorization
+	_verified(_content)
+	not _now_ns < _ns(_content.expires_at)
+	r := _gate_reason("AUTHORIZATION_UNVERIFIED", sprintf("the authorization expires at %v, not after now (%s): it authorizes nothing", [_content.expires_at, input.now]), "output.content.expires_at", "SEC-GATEWAY")
 }
 
 _from_gateway if {

@@ -62,6 +62,29 @@ _defect_problems contains [sprintf("defects[%d].artifact", [i]), msg] if {
 	msg := sprintf("defect %q concerns %s, which this review does not judge", [d.id, d.artifact])
 }
 
+_defect_problems contains [sprintf("defects[%d].check", [i]), msg] if {
+	_verdict in {"REVISE", "REJECT", "REASSIGN"}
+	some i, d in _defects
+	_checks_reported[d.check] == true
+	msg := sprintf("defect %q cites check %q, which this review reports as passed: a verdict agrees with its own gates", [d.id, d.check])
+}
+
+_defect_problems contains [sprintf("defects[%d].origin", [i]), msg] if {
+	some i, d in _defects
+	o := d.origin
+	not _origin_known(o, d.artifact)
+	msg := sprintf("defect %q of %s names origin %v, which is neither that artifact nor one it rests on among the reviewed artifacts %v", [d.id, d.artifact, o, sort(_reviewed_types)])
+}
+
+# _rests_on says which artifact types a reviewed artifact rests on, itself included:
+# the draft on the order result.
+_rests_on := {"RESPONSE_DRAFT": {"RESPONSE_DRAFT", "ORDER_RESULT"}, "ORDER_RESULT": {"ORDER_RESULT"}}
+
+_origin_known(origin, artifact) if {
+	origin in _reviewed_types
+	origin in object.get(_rests_on, artifact, set())
+}
+
 _defect_problems contains ["defects", msg] if {
 	_verdict in {"REVISE", "REJECT", "REASSIGN"}
 	count(_defects) == 0
@@ -72,8 +95,10 @@ _defect_problems contains ["defects", msg] if {
 # title: Defect without a failed check
 # description: >-
 #   A REVISE, REJECT or REASSIGN names at least one defect, and every defect names one of
-#   the Reviewer's checks (config.review_checks) and an artifact the review judges: the
-#   Reviewer returns work for a reason the contract knows, not by taste.
+#   the Reviewer's checks (config.review_checks) that the review does not report as
+#   passed, an artifact the review judges and, when it names an origin, a judged
+#   artifact the defect's artifact rests on: the Reviewer returns work for a reason the
+#   contract knows and its own gates agree with, not by taste.
 # custom:
 #   code: SUBJECTIVE_DEFECT
 #   outcome: block
@@ -99,6 +124,23 @@ reasons contains r if {
 	some check in _review_checks
 	not _checks_reported[check] == true
 	r := _gate_reason("REVIEW_CHECKS_INCOMPLETE", sprintf("check %q (%s) is %s", [check, _config.review_checks[check].question, _check_state(check)]), "gates", "REVIEW_CHECKS")
+}
+
+# METADATA
+# title: ACCEPT with a defect
+# description: >-
+#   An ACCEPT lists a defect: a defect is a failed check, and an ACCEPT reports every
+#   check as passed (seed phase 10: ACCEPT, all required checks pass). The verdict must
+#   agree with the review's own findings: REVISE, REJECT, REASSIGN or ESCALATE instead.
+# custom:
+#   code: REVIEW_CHECKS_INCOMPLETE
+#   outcome: block
+reasons contains r if {
+	_review
+	_verdict == "ACCEPT"
+	not _review_overdue
+	some i, d in _defects
+	r := _gate_reason("REVIEW_CHECKS_INCOMPLETE", sprintf("the ACCEPT lists %s defect %q (%v): a defect is a failed check, and an ACCEPT passes them all", [object.get(d, "severity", "a"), object.get(d, "id", ""), object.get(d, "check", "no check")]), sprintf("defects[%d]", [i]), "REVIEW_CHECKS")
 }
 
 _check_state(check) := "failed" if _checks_reported[check] == false
@@ -128,27 +170,46 @@ reasons contains r if {
 	r := _gate_reason("UNSUPPORTED_CLAIM", msg, "artifacts", "EVIDENCE")
 }
 
-# _result_too_old holds when the latest order result was recorded longer ago than
-# config.max_result_age_ms: the status may have changed since.
-_result_too_old if {
+# _result_staleness says why the latest order result is no longer current at the
+# decision time (input.now). Its age is measured from when the order system was read
+# (retrieved_at), and from when the engine recorded it, whichever is older: the status
+# may have changed since. An estimate the order system gave is no longer current once
+# its day has passed. A result without a readable retrieval time is never current.
+_result_staleness contains msg if {
+	v := _latest("ORDER_RESULT")
+	not _within_ms("max_result_age_ms", _now_ns - _ns(v.content.retrieved_at))
+	msg := sprintf("ORDER_RESULT v%d was retrieved at %v, more than %v ms ago", [v.ref.version, object.get(v.content, "retrieved_at", "an unknown time"), object.get(_config, "max_result_age_ms", "not configured")])
+}
+
+_result_staleness contains msg if {
 	v := _latest("ORDER_RESULT")
 	not _within_ms("max_result_age_ms", _now_ns - _ns(v.recorded_at))
+	msg := sprintf("ORDER_RESULT v%d was recorded at %v, more than %v ms ago", [v.ref.version, v.recorded_at, object.get(_config, "max_result_age_ms", "not configured")])
+}
+
+_result_staleness contains msg if {
+	v := _latest("ORDER_RESULT")
+	d := v.content.estimated_delivery
+	is_string(d)
+	d < _date(input.now)
+	msg := sprintf("the estimated delivery %s of ORDER_RESULT v%d has passed (now %s)", [d, v.ref.version, input.now])
 }
 
 # METADATA
 # title: Order result too old to accept
 # description: >-
-#   The Reviewer accepts an order-status answer whose order result was recorded more than
-#   config.max_result_age_ms ago: the estimated delivery may no longer be current.
-#   REASSIGN T3 to refresh it.
+#   The Reviewer accepts an order-status answer whose order result is no longer current:
+#   retrieved from the order system (or recorded) more than config.max_result_age_ms
+#   before the decision time, or with an estimated delivery that has passed since. The
+#   estimated delivery may no longer be current: REASSIGN T3 to refresh it.
 # custom:
 #   code: STALE_EVIDENCE
 #   outcome: block
 reasons contains r if {
 	_accepting
 	_draft_content.kind == "order_status"
-	_result_too_old
-	r := _gate_reason("STALE_EVIDENCE", sprintf("ORDER_RESULT v%d is older than %v ms", [_latest_n("ORDER_RESULT"), object.get(_config, "max_result_age_ms", "not configured")]), "artifacts", "EVIDENCE_FRESH")
+	some msg in _result_staleness
+	r := _gate_reason("STALE_EVIDENCE", msg, "artifacts", "EVIDENCE_FRESH")
 }
 
 _escalation_needed contains sprintf("route %s ends with a person, not a sent response", [_route]) if _route == "human"

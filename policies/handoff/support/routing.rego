@@ -81,28 +81,100 @@ _authorized_for(scope) if {
 # custom:
 #   code: AUTHORIZATION_REQUIRED
 #   outcome: block
-_authz_denials contains r if {
+_authz_required contains r if {
 	_dispatch
 	scope := _dispatch_cfg.scope
 	some problem in _authorization_problems(scope)
 	r := _gate_reason("AUTHORIZATION_REQUIRED", sprintf("task %s needs %s: %s", [_task_id, scope, problem]), "authorization_context", "SEC-AUTHZ")
 }
 
+# _claims_authorization holds for a handoff whose authorization context is its own claim:
+# a dispatch, or the result of a task the Supervisor performs itself (T1, T2, T6). A
+# dispatched task's result echoes its assignment's context (ENVELOPE_MISMATCH).
+_claims_authorization if _dispatch
+
+_claims_authorization if {
+	_result
+	not _task_cfg(_task_id).dispatched == true
+}
+
 # METADATA
 # title: Authorization context unverifiable
 # description: >-
-#   Routing check 1 (authorization). A dispatch that claims a verified authorization
-#   names a version that is not the latest recorded AUTHORIZATION_RECORD with its hash.
+#   Routing check 1 (authorization). A dispatch, or a handoff of the Supervisor's own
+#   task, that claims a verified authorization names a version that is not the latest
+#   recorded AUTHORIZATION_RECORD with its id and hash.
 # custom:
 #   code: AUTHORIZATION_REQUIRED
 #   outcome: block
-_authz_denials contains r if {
-	_dispatch
+_authz_required contains r if {
+	_claims_authorization
 	not _dispatch_cfg.scope
 	_auth_ctx.status == "verified"
 	not _referenced_authorization
 	r := _gate_reason("AUTHORIZATION_REQUIRED", sprintf("task %s claims a verified authorization that is not the latest recorded AUTHORIZATION_RECORD", [_task_id]), "authorization_context.reference", "SEC-AUTHZ")
 }
+
+# _claimed_scopes are the scopes a dispatch's authorization context claims for the task.
+_claimed_scopes := {s | some s in object.get(_auth_ctx, "scopes", [])}
+
+# _task_scopes are the scopes the dispatched task needs (config.tasks[T].scope): none for
+# a task that reads no customer record.
+_task_scopes := {s | s := _dispatch_cfg.scope; is_string(s)}
+
+# _granted_scopes are the scopes the gateway granted in the authorization the context
+# references, while it is verified and unexpired: none without one. The context's own
+# status or scope list grants nothing.
+_granted_scopes := {s |
+	_auth_ctx.status == "verified"
+	v := _referenced_authorization
+	object.get(v, ["content", "verified"], false) == true
+	_unexpired(v)
+	some s in object.get(v, ["content", "scopes"], [])
+}
+
+# _passed_scopes are the scopes a dispatch passes on to the worker: claimed, granted and
+# needed by the task (least privilege). A dispatch claiming any other is refused, and
+# even then no other scope reaches the assignment.
+_passed_scopes := (_claimed_scopes & _granted_scopes) & _task_scopes
+
+_scope_claims contains [s, msg] if {
+	some s in _claimed_scopes
+	not s in _granted_scopes
+	msg := sprintf("task %s claims scope %s, which the gateway did not grant (granted: %v)", [_task_id, s, sort(_granted_scopes)])
+}
+
+_scope_claims contains [s, msg] if {
+	some s in _claimed_scopes
+	s in _granted_scopes
+	not s in _task_scopes
+	msg := sprintf("task %s claims scope %s, which it does not need (it needs %v): an agent gets least-privilege credentials", [_task_id, s, sort(_task_scopes)])
+}
+
+# METADATA
+# title: Scope claimed but not granted
+# description: >-
+#   Routing check 1 (authorization). A dispatch's authorization_context.scopes (or that
+#   of a handoff of the Supervisor's own task) lists a scope that the referenced
+#   AUTHORIZATION_RECORD (verified, unexpired) does not grant, or that the task does not
+#   need (config.tasks[T].scope): the assignment carries only
+#   scopes the gateway granted and the task uses (seed phase 12: least-privilege
+#   credentials; sensitive actions need their explicit authorization). Refused, after an
+#   authorization failure too; no ungranted scope is ever passed on.
+# custom:
+#   code: SCOPE_NOT_GRANTED
+#   outcome: block
+_scope_denials contains r if {
+	_claims_authorization
+	some [_, msg] in _scope_claims
+	r := _gate_reason("SCOPE_NOT_GRANTED", msg, "authorization_context.scopes", "SEC-SCOPE")
+}
+
+# _authz_denials are the reasons of routing check 1: a missing or invalid authorization
+# first; only under a valid one do the claimed scopes matter.
+_authz_denials := _authz_required if {
+	count(_authz_required) > 0
+} else := _scope_denials
 
 # --- 2. capability ---------------------------------------------------------------------
 
@@ -283,11 +355,17 @@ _assignment_content := {
 	"input_refs": _request.input_refs,
 	"required_output": _request.required_output,
 	"state_version": _request.state_version,
-	"authorization_context": _request.authorization_context,
+	"authorization_context": _assigned_authorization,
 	"completion_criteria": _request.completion_criteria,
 	"delegation": _delegations(_task_id) + 1,
 	"timeout_ms": object.get(_config, "per_call_timeout_ms", 0),
 }
+
+# _assigned_authorization is the dispatch's authorization context with only the scopes
+# it may pass on: identical to the request's whenever the dispatch is allowed.
+_assigned_authorization := object.union(_auth_ctx, {"scopes": sort(_passed_scopes)}) if {
+	_auth_ctx.scopes
+} else := _auth_ctx
 
 # T5 goes to the Reviewer: the workflow waits for the review. Every other dispatch
 # starts (or continues) the run.
@@ -318,7 +396,8 @@ _dispatch_context := {
 	"may_know": {},
 }
 
-_context_parts("T3") := {"AUTHORIZATION_RECORD": _package("supervisor>order_research", _authorization_content)}
+# T3 learns the authorized order and only the scopes its assignment carries.
+_context_parts("T3") := {"AUTHORIZATION_RECORD": _package("supervisor>order_research", object.union(_authorization_content, {"scopes": sort(_passed_scopes)}))}
 
 _context_parts("T4") := object.union(
 	{

@@ -89,7 +89,17 @@ _expected if {
 
 _expected if {
 	_authorization
-	_status in {"PLANNED", "BLOCKED"}
+	_status == "PLANNED"
+}
+
+# In BLOCKED, only a task blocked by an authorization failure waits for the gateway's
+# re-verification; a permanent or unknown-outcome failure waits for its recovery check.
+_expected if {
+	_authorization
+	_status == "BLOCKED"
+	some id, t in _tasks
+	t.status == "blocked"
+	_last_failure(id).class == "authorization"
 }
 
 _expected if {
@@ -119,7 +129,7 @@ _expected if {
 
 _expected if {
 	_failure
-	_status in {"CREATED", "PLANNED", "RUNNING", "REVIEW_PENDING", "BLOCKED"}
+	_status in {"CREATED", "PLANNED", "RUNNING", "REVIEW_PENDING"}
 }
 
 _expected if {
@@ -143,10 +153,10 @@ _sequence_explained if _output_missing
 # title: Request out of sequence
 # description: >-
 #   The request is not one the workflow's current status waits for: T1 outside CREATED,
-#   T2 outside PLANNED and BLOCKED, a dispatch outside READY and RUNNING, a result
-#   outside RUNNING, a send or review outside REVIEW_PENDING, an outcome outside the
-#   statuses that wait for one, an approval or resolution (the support pack asks for
-#   neither).
+#   T2 outside PLANNED (and BLOCKED after an authorization failure), a dispatch outside
+#   READY and RUNNING, a result outside RUNNING, a send or review outside
+#   REVIEW_PENDING, a failure where no task runs, an outcome outside the statuses that
+#   wait for one, an approval or resolution (the support pack asks for neither).
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
@@ -212,7 +222,57 @@ reasons contains r if {
 	_ready
 	_kind in {"failure", "outcome"}
 	_actor_type != "system"
-	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not report a %s: the host's services do", [_actor_type, _actor_id, _kind]), "actor.type", "SEC-IDENTITY")
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not report %s: the host's services do", [_actor_type, _actor_id, _a(_kind)]), "actor.type", "SEC-IDENTITY")
+}
+
+# _effect_kind is the kind of the effect an outcome names: its id up to the first "/".
+_effect_kind := split(object.get(_request, "effect_id", ""), "/")[0]
+
+# _service_duty is what a service's request asks to do: a kind of request, or the
+# outcome of a kind of effect; and the services config allows to do it.
+_service_duty := [sprintf("report %s outcomes", [_effect_kind]), object.get(_config, ["effect_reporters", _effect_kind], [])] if {
+	_kind == "outcome"
+} else := [sprintf("send %s requests", [_kind]), object.get(_config, ["service_requests", _kind], [])] if {
+	_kind in {"start", "cancel", "failure"}
+}
+
+# METADATA
+# title: Service outside its duty
+# description: >-
+#   A service identity sends a request outside its duty: a start, cancel or failure
+#   from a service config.service_requests does not name for it, or an outcome of an
+#   effect kind (delivery, retry, recovery, human-handoff) from a service
+#   config.effect_reporters does not name for it. The ticketing service cannot report a
+#   delivery acknowledged; every service has least privilege.
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_actor_type == "system"
+	_actor_id in object.get(_config, "system_actors", [])
+	[duty, allowed] := _service_duty
+	not _actor_id in allowed
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("service %q may not %s (only %v)", [_actor_id, duty, allowed]), "actor.id", "SEC-IDENTITY")
+}
+
+# METADATA
+# title: Review not by the Reviewer agent
+# description: >-
+#   A review is the Reviewer's verdict on T5 (seed phase 3: the independent review is
+#   mandatory before sending): it comes from an agent (actor type agent) that runs T5.
+#   Agents, people and services are separate identities: a person or a service that
+#   gives the Reviewer's id, or any role, is not the Reviewer and cannot review in its
+#   name. People act only where the pack gives them a role (start and cancel as a
+#   support specialist).
+# custom:
+#   code: UNAUTHORIZED_SUBJECT
+#   outcome: block
+reasons contains r if {
+	_ready
+	_kind == "review"
+	_actor_type != "agent"
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a review: only the Reviewer agent running T5 reviews", [_actor_type, _actor_id]), "actor.type", "SEC-IDENTITY")
 }
 
 # METADATA
@@ -250,7 +310,15 @@ _may_start if _actor_type == "system"
 
 _may_start if {
 	_actor_type == "human"
-	"support_specialist" in _actor_roles
+	_has_role("support_specialist")
+}
+
+# _has_role holds when the person holds a role that the pack's roles table defines: a
+# role missing from the table grants nothing.
+_has_role(role) if {
+	_actor_type == "human"
+	role in _actor_roles
+	is_object(_contract.roles[role])
 }
 
 # METADATA
@@ -264,7 +332,7 @@ _may_start if {
 reasons contains r if {
 	_cancel
 	_actor_type == "human"
-	not "support_specialist" in _actor_roles
+	not _has_role("support_specialist")
 	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("person %q is not a support specialist and may not cancel", [_actor_id]), "actor.roles", "SEC-IDENTITY")
 }
 
@@ -314,6 +382,8 @@ _required_config := {
 	"review_checks": "object",
 	"system_actors": "array",
 	"authorization_services": "array",
+	"service_requests": "object",
+	"effect_reporters": "object",
 	"sensitive_actions": "object",
 	"allowed_promises": "array",
 	"approved_knowledge_sources": "array",

@@ -23,12 +23,20 @@ decision := core.decide(_core_reasons | reasons, _proposal)
 
 # _core_reasons are core's reasons, less WORKFLOW_TERMINAL for the one request a terminal
 # support workflow still takes: the acknowledgement of its human handoff (ESCALATED is
-# terminal, and the Human Escalation Gate completes when a person acknowledges).
+# terminal, and the Human Escalation Gate completes when a person acknowledges), and less
+# the reason core gives for an outcome's unknown effect, which the pack states itself.
 _core_reasons := {r | some r in core.reasons; not _exempt(r)}
 
 _exempt(r) if {
 	r.code == "WORKFLOW_TERMINAL"
 	_handoff_ack
+}
+
+# Core's reason about an outcome's unknown effect id (DELIVERY_UNRECONCILED, which means
+# something else in this pack) gives way to the pack's EFFECT_NOT_FOUND.
+_exempt(r) if {
+	r.path == "effect_id"
+	_unknown_effect
 }
 
 # _proposal is the pack's answer for the unblocked path. A request the current status
@@ -89,7 +97,7 @@ _handoff_proposal := _send_proposal if _send
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the support pack decides a %s request in status %s", [_kind, _status]), "")
+_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the support pack decides %s request in status %s", [_a(_kind), _status]), "")
 
 # --- input -------------------------------------------------------------------------
 
@@ -317,6 +325,11 @@ _reason_outcome(code, message, path, outcome) := {"code": code, "message": messa
 _gate_reason(code, message, path, gate) := object.union(_reason(code, message, path), {"gate": gate})
 
 _gate_reason_outcome(code, message, path, gate, outcome) := object.union(_reason_outcome(code, message, path, outcome), {"gate": gate})
+
+# _a is a word with its indefinite article, for messages: "an outcome", "a review".
+_a(word) := sprintf("an %s", [word]) if {
+	regex.match(`^[aeiouAEIOU]`, word)
+} else := sprintf("a %s", [word])
 
 _empty_context := {"must_know": {}, "may_know": {}}
 

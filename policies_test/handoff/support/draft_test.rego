@@ -92,3 +92,10 @@ test_sensitive_action_twin_with_explicit_scope if {
 	d := decide(draft(object.union(draft_content, {"promises": [{"type": "refund", "detail": "Refund of the shipping fee"}]})), st)
 	not "SENSITIVE_ACTION_UNAUTHORIZED" in codes(d)
 }
+
+test_sensitive_action_unauthorized_once_the_grant_expired if {
+	expired := object.union(auth_content, {"scopes": ["order_status:read", "refund:approve"], "expires_at": "2026-03-10T09:59:00Z"})
+	st := with_artifacts(st_t4, {"AUTHORIZATION_RECORD": one("AUTHORIZATION_RECORD", "approved", expired)})
+	d := decide(draft(object.union(draft_content, {"promises": [{"type": "refund", "detail": "Refund of the shipping fee"}]})), st)
+	codes(d) == {"SENSITIVE_ACTION_UNAUTHORIZED"}
+}

@@ -109,3 +109,22 @@ test_call_timeout_missing_config_refuses if {
 	d := decide_without(object.union(order_result(order_content), {"usage": object.union(usage, {"max_call_ms": 10})}), st_t3, "per_call_timeout_ms")
 	"CALL_TIMEOUT_EXCEEDED" in codes(d)
 }
+
+test_envelope_mismatch_result_handed_past_the_supervisor if {
+	req := object.union(classify(classification_content), {"target_agent": "order_research", "recipient": "order_research"})
+	d := decide(req, st_created)
+	codes(d) == {"ENVELOPE_MISMATCH"}
+	d.reasons[0].path == "target_agent"
+}
+
+test_envelope_mismatch_response_not_to_the_customer if {
+	d := decide(object.union(send(response_content), {"target_agent": "reviewer", "recipient": "reviewer"}), st_accepted)
+	codes(d) == {"ENVELOPE_MISMATCH"}
+}
+
+test_envelope_result_target_twin if {
+	d := decide(classify(classification_content), st_created)
+	count(d.reasons) == 0
+	d2 := decide(send(response_content), st_accepted)
+	count(d2.reasons) == 0
+}

@@ -136,3 +136,117 @@ test_order_result_labels_tool_excerpts_for_the_reviewer if {
 	d := decide(dispatch_t5, st)
 	d.next[0].context.must_know.ORDER_RESULT.must_know.evidence[0].excerpt == {"untrusted_data": "Status: IN TRANSIT, hub Leipzig"}
 }
+
+# --- times: the result's own retrieval and evidence times, against the decision time ----
+
+# The T3 assignment is recorded at 09:58:00 (recent); now is 10:00:00; the clock skew is 60 s.
+
+test_stale_evidence_retrieved_twenty_hours_ago if {
+	old := object.union(order_content, {"retrieved_at": "2026-03-09T14:00:00Z", "evidence": [object.union(oms, {"observed_at": "2026-03-09T13:40:00Z"})]})
+	d := decide(order_result(old), st_t3)
+	codes(d) == {"STALE_EVIDENCE"}
+	{r.path | some r in d.reasons} == {"output.content.retrieved_at"}
+	count(d.reasons) == 2
+}
+
+test_stale_evidence_retrieved_before_its_dispatch if {
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:56:59Z"})), st_t3)
+	codes(d) == {"STALE_EVIDENCE"}
+	contains(d.reasons[0].message, "before T3 was dispatched")
+}
+
+test_stale_evidence_twin_retrieved_within_the_skew_of_its_dispatch if {
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:57:00Z"})), st_t3)
+	not "STALE_EVIDENCE" in codes(d)
+	d.outcome == "allow"
+}
+
+test_stale_evidence_retrieved_longer_ago_than_a_result_lasts if {
+	# T3 was dispatched at 09:20; the order system was read 31 min before now.
+	st := json.patch(st_t3, [{"op": "replace", "path": "/artifacts/TASK_ASSIGNMENT/versions/1/recorded_at", "value": "2026-03-10T09:20:00.000Z"}])
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:29:00Z"})), st)
+	codes(d) == {"STALE_EVIDENCE"}
+	contains(d.reasons[0].message, "is current for at most")
+}
+
+test_stale_evidence_twin_retrieved_within_a_results_life if {
+	st := json.patch(st_t3, [{"op": "replace", "path": "/artifacts/TASK_ASSIGNMENT/versions/1/recorded_at", "value": "2026-03-10T09:20:00.000Z"}])
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:30:00Z"})), st)
+	not "STALE_EVIDENCE" in codes(d)
+}
+
+test_stale_evidence_observed_after_the_retrieval if {
+	later := object.union(oms, {"observed_at": "2026-03-10T09:59:30Z"})
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:58:20Z", "evidence": [later]})), st_t3)
+	codes(d) == {"STALE_EVIDENCE"}
+	d.reasons[0].path == "output.content.evidence[0].observed_at"
+}
+
+test_stale_evidence_twin_observed_within_the_skew_of_the_retrieval if {
+	later := object.union(oms, {"observed_at": "2026-03-10T09:59:20Z"})
+	d := decide(order_result(object.union(order_content, {"retrieved_at": "2026-03-10T09:58:20Z", "evidence": [later]})), st_t3)
+	not "STALE_EVIDENCE" in codes(d)
+}
+
+test_authorization_for_another_order if {
+	d := decide(authorize(object.union(auth_content, {"order_ref": "ORD-2002"})), st_planned)
+	codes(d) == {"SCOPE_MISMATCH"}
+	d.reasons[0].path == "output.content.order_ref"
+}
+
+test_authorization_for_the_cases_order_twin if {
+	d := decide(authorize(auth_content), st_planned)
+	count(d.reasons) == 0
+}
+
+test_authorization_when_the_case_names_no_order_twin if {
+	unnamed := json.remove(st_planned, ["artifacts/CASE/versions/1/content/order_ref", "artifacts/CLASSIFICATION/versions/1/content/order_ref"])
+	d := decide(authorize(object.union(auth_content, {"order_ref": "ORD-2002"})), unnamed)
+	not "SCOPE_MISMATCH" in codes(d)
+}
+
+test_authorization_already_expired if {
+	d := decide(authorize(object.union(auth_content, {"expires_at": "2026-03-10T10:00:00Z"})), st_planned)
+	codes(d) == {"AUTHORIZATION_UNVERIFIED"}
+	d.reasons[0].path == "output.content.expires_at"
+}
+
+test_authorization_already_expired_twin_still_valid if {
+	d := decide(authorize(object.union(auth_content, {"expires_at": "2026-03-10T10:00:01Z"})), st_planned)
+	count(d.reasons) == 0
+}
+
+test_authorization_denial_needs_no_future_expiry_twin if {
+	d := decide(authorize(object.union(unverified_content, {"expires_at": "2026-03-10T09:00:00Z"})), st_planned)
+	count(d.reasons) == 0
+	d.status_after == "READY"
+}
+
+test_reverification_after_a_permanent_failure_is_out_of_sequence if {
+	d := decide(reverify(auth_content), st_blocked_permanent)
+	codes(d) == {"OUT_OF_SEQUENCE"}
+	d.status_after == "BLOCKED"
+}
+
+test_reverification_twin_after_an_authorization_failure if {
+	d := decide(reverify(auth_content), st_blocked)
+	count(d.reasons) == 0
+	d.status_after == "READY"
+}
+
+test_classification_of_another_order if {
+	d := decide(classify(object.union(classification_content, {"order_ref": "ORD-2002"})), st_created)
+	codes(d) == {"SCOPE_MISMATCH"}
+	d.reasons[0].path == "output.content.order_ref"
+}
+
+test_classification_twin_of_the_stated_order if {
+	d := decide(classify(classification_content), st_created)
+	count(d.reasons) == 0
+}
+
+test_classification_twin_reads_an_order_the_case_does_not_state if {
+	unnamed := json.remove(st_created, ["artifacts/CASE/versions/1/content/order_ref"])
+	d := decide(classify(object.union(classification_content, {"order_ref": "ORD-2002"})), unnamed)
+	count(d.reasons) == 0
+}

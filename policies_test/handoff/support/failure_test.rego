@@ -58,11 +58,13 @@ test_permanent_failure_blocks if {
 	count(d.next) == 0
 }
 
-test_failure_while_blocked_fails if {
-	d := decide(failure("T3", "order_research", "permanent"), st_blocked)
-	d.outcome == "fail"
-	d.status_after == "FAILED"
-	effects(d) == {"recovery/T3 failed"}
+test_failure_while_blocked_repeats_the_blocking_failure if {
+	# Nothing runs while blocked: the same failure posted again is not counted.
+	d := decide(failure("T3", "order_research", "permanent"), st_blocked_permanent)
+	codes(d) == {"NOT_RETRYABLE", "TASK_NOT_ASSIGNED"}
+	d.outcome == "block"
+	d.status_after == "BLOCKED"
+	count(d.events) == 0
 }
 
 test_supervisor_task_retried_in_place if {
@@ -147,7 +149,7 @@ test_retry_not_scheduled_escalates if {
 # --- recovery -------------------------------------------------------------------------
 
 test_recovery_acknowledged_readies_the_task if {
-	d := decide(outcome("recovery/T3", "acknowledged", "support-orchestrator"), st_blocked)
+	d := decide(outcome("recovery/T3", "acknowledged", "support-orchestrator"), st_blocked_permanent)
 	count(d.reasons) == 0
 	d.status_after == "READY"
 }
@@ -253,4 +255,58 @@ _has_stop_exit(s, _) if {
 	some t in contract.workflow.transitions
 	t.from == s
 	t.to == to
+}
+
+# --- a task retried in place reports nothing before its retry is due ----------------------
+
+# The Reviewer's try failed at 09:58:00 (recent); its retry is due 2000 ms later.
+review_retried := with_artifacts(st_review, {"FAILURE_RECORD": one("FAILURE_RECORD", "approved", {
+	"task_id": "T5", "agent": "reviewer", "class": "timeout", "attempt": 1,
+	"max_attempts": 3, "delay_ms": 2000, "decision": "retry",
+})})
+
+test_duplicate_failure_before_the_retry_is_due if {
+	d := decide_at(failure("T5", "reviewer", "timeout"), with_state(review_retried, {"counters": {"retry/T5": 1}}), "2026-03-10T09:58:01Z")
+	codes(d) == {"RETRY_NOT_DUE"}
+	d.outcome == "block"
+	count(d.events) == 0
+}
+
+test_duplicate_failure_twin_after_the_retry_is_due if {
+	d := decide_at(failure("T5", "reviewer", "timeout"), with_state(review_retried, {"counters": {"retry/T5": 1}}), "2026-03-10T09:58:02Z")
+	count(d.reasons) == 0
+	d.outcome == "retry"
+	d.retry.attempt == 3
+}
+
+test_review_before_the_retry_is_due if {
+	d := decide_at(review("ACCEPT", gates, []), review_retried, "2026-03-10T09:58:01.500Z")
+	codes(d) == {"RETRY_NOT_DUE"}
+}
+
+test_review_twin_once_the_retry_is_due if {
+	d := decide_at(review("ACCEPT", gates, []), review_retried, "2026-03-10T09:58:02Z")
+	count(d.reasons) == 0
+	d.outcome == "allow"
+}
+
+test_classification_before_its_retry_is_due if {
+	retried := with_artifacts(st_created, {"FAILURE_RECORD": one("FAILURE_RECORD", "approved", {
+		"task_id": "T1", "agent": "supervisor", "class": "timeout", "attempt": 1,
+		"max_attempts": 3, "delay_ms": 2000, "decision": "retry",
+	})})
+	codes(decide_at(classify(classification_content), retried, "2026-03-10T09:58:01Z")) == {"RETRY_NOT_DUE"}
+	count(decide_at(classify(classification_content), retried, "2026-03-10T09:58:02Z").reasons) == 0
+}
+
+test_recovery_of_an_authorization_failure_needs_the_gateway if {
+	d := decide(outcome("recovery/T3", "acknowledged", "support-orchestrator"), st_blocked)
+	codes(d) == {"AUTHORIZATION_REQUIRED"}
+	d.outcome == "block"
+	d.status_after == "BLOCKED"
+}
+
+test_recovery_of_an_authorization_failure_may_fail if {
+	d := decide(outcome("recovery/T3", "failed", "support-orchestrator"), st_blocked)
+	d.status_after == "FAILED"
 }

@@ -71,7 +71,7 @@ evidence(source, status, est, observed, via) := {
 
 order_content := {
 	"order_ref": "ORD-1001", "order_status": "in_transit", "estimated_delivery": "2026-03-12",
-	"source_reference": "oms://orders/ORD-1001", "retrieved_at": "2026-03-10T09:15:00Z", "evidence": [oms],
+	"source_reference": "oms://orders/ORD-1001", "retrieved_at": "2026-03-10T09:59:00Z", "evidence": [oms],
 }
 
 message := "Your order ORD-1001 is in transit and should arrive on 2026-03-12."
@@ -85,6 +85,9 @@ draft_content := {
 checks := ["evidence_supported", "delivery_date_current", "answers_question", "no_unnecessary_personal_data", "no_unsupported_promise"]
 
 gates := [{"id": c, "passed": true} | some c in checks]
+
+# failing(check) are the review's gates with check failed, the others passed.
+failing(check) := [{"id": c, "passed": c != check} | some c in checks]
 
 # --- the envelope of each task -------------------------------------------------------
 
@@ -240,6 +243,17 @@ st_sending(effect_status) := with_state(
 	{"effects": {delivery: effect_status}},
 )
 
+# st_delivery_failed is the state after the delivery of the accepted response failed at
+# 09:58:00 (recent): T6 is ready again, and the FAILURE_RECORD says the resend is due
+# delay_ms later.
+st_delivery_failed(delay_ms) := with_artifacts(
+	with_tasks(st_sending("failed"), {"T6": task("ready", "supervisor", ["T5"])}),
+	{"FAILURE_RECORD": one("FAILURE_RECORD", "approved", {
+		"task_id": "T6", "agent": "supervisor", "class": "timeout", "attempt": 1,
+		"max_attempts": 3, "delay_ms": delay_ms, "decision": "retry",
+	})},
+)
+
 failure_content(task_id, class, attempt, max_attempts) := {
 	"task_id": task_id, "agent": "order_research", "class": class, "attempt": attempt,
 	"max_attempts": max_attempts, "delay_ms": 1000, "decision": "retry",
@@ -250,10 +264,16 @@ st_retry_pending(attempt, max_attempts) := with_state(
 	{"counters": {"delegations/T3": 1, "retry/T3": attempt}, "effects": {"retry/T3": "pending"}},
 )
 
+# st_blocked is the state after T3 failed on authorization: blocked until the gateway
+# verifies the customer again (or the recovery check settles it).
 st_blocked := with_state(
-	state("BLOCKED", st_t3.artifacts, object.union(plan_tasks, {"T3": task("blocked", "order_research", ["T2"])})),
+	state("BLOCKED", object.union(st_t3.artifacts, {"FAILURE_RECORD": one("FAILURE_RECORD", "approved", object.union(failure_content("T3", "authorization", 1, 1), {"delay_ms": 0, "decision": "blocked"}))}), object.union(plan_tasks, {"T3": task("blocked", "order_research", ["T2"])})),
 	{"counters": {"delegations/T3": 1, "retry/T3": 1}, "effects": {"recovery/T3": "pending"}},
 )
+
+# st_blocked_permanent is the state after T3 failed on a permanent order API error:
+# blocked until the recovery check settles it.
+st_blocked_permanent := with_artifacts(st_blocked, {"FAILURE_RECORD": one("FAILURE_RECORD", "approved", object.union(failure_content("T3", "permanent", 1, 1), {"delay_ms": 0, "decision": "blocked"}))})
 
 st_escalated(effect_status) := with_state(
 	state("ESCALATED", st_review.artifacts, object.union(st_review.tasks, {"T5": task("done", "reviewer", ["T4"]), "T6": task("cancelled", "supervisor", ["T5"]), "T7": task("ready", "human_escalation_gate", [])})),

@@ -26,7 +26,7 @@ test_subjective_defect_without_a_check if {
 }
 
 test_subjective_defect_twin if {
-	d := decide(review("REVISE", gates, [defect("D-1", "answers_question")]), st_review)
+	d := decide(review("REVISE", failing("answers_question"), [defect("D-1", "answers_question")]), st_review)
 	not "SUBJECTIVE_DEFECT" in codes(d)
 }
 
@@ -92,7 +92,7 @@ test_escalate if {
 	d.next[0].context.must_know.ESCALATION_RECORD.must_know.reasons == ["ESCALATE"]
 }
 
-reassign(task_id, agent_id) := object.union(review("REASSIGN", gates, [defect("D-1", "answers_question")]), {"report": {"reassign": {"task_id": task_id, "agent": agent_id}}})
+reassign(task_id, agent_id) := object.union(review("REASSIGN", failing("answers_question"), [defect("D-1", "answers_question")]), {"report": {"reassign": {"task_id": task_id, "agent": agent_id}}})
 
 test_reassign_not_permitted_without_the_capability if {
 	d := decide(reassign("T3", "support_agent"), st_review)
@@ -105,7 +105,7 @@ test_reassign_not_permitted_of_the_review_itself if {
 }
 
 test_reassign_not_permitted_naming_nobody if {
-	d := decide(review("REASSIGN", gates, [defect("D-1", "answers_question")]), st_review)
+	d := decide(review("REASSIGN", failing("answers_question"), [defect("D-1", "answers_question")]), st_review)
 	"REASSIGN_NOT_PERMITTED" in codes(d)
 }
 
@@ -144,13 +144,13 @@ test_review_deadline_twin if {
 }
 
 test_review_cycles_exhausted if {
-	d := decide(review("REJECT", gates, [defect("D-3", "evidence_supported")]), with_state(st_review, {"counters": {"review_cycles": 2}}))
+	d := decide(review("REJECT", failing("evidence_supported"), [defect("D-3", "evidence_supported")]), with_state(st_review, {"counters": {"review_cycles": 2}}))
 	codes(d) == {"QUALITY_GATE_FAILED", "REVIEW_CYCLES_EXHAUSTED"}
 	d.status_after == "ESCALATED"
 }
 
 test_review_cycles_twin if {
-	d := decide(review("REJECT", gates, [defect("D-2", "evidence_supported")]), with_state(st_review, {"counters": {"review_cycles": 1}}))
+	d := decide(review("REJECT", failing("evidence_supported"), [defect("D-2", "evidence_supported")]), with_state(st_review, {"counters": {"review_cycles": 1}}))
 	not "REVIEW_CYCLES_EXHAUSTED" in codes(d)
 	d.status_after == "READY"
 	status_events(d) == {"RESPONSE_DRAFT v1 rejected"}
@@ -158,7 +158,7 @@ test_review_cycles_twin if {
 }
 
 test_review_cycles_missing_limit_never_loops if {
-	d := support_decision_without_cycles(review("REVISE", gates, [defect("D-1", "answers_question")]), st_review)
+	d := support_decision_without_cycles(review("REVISE", failing("answers_question"), [defect("D-1", "answers_question")]), st_review)
 	"REVIEW_CYCLES_EXHAUSTED" in codes(d)
 }
 
@@ -167,7 +167,7 @@ support_decision_without_cycles(req, st) := d if {
 }
 
 test_quality_gate_failed_on_revise if {
-	d := decide(review("REVISE", gates, [defect("D-1", "answers_question")]), st_review)
+	d := decide(review("REVISE", failing("answers_question"), [defect("D-1", "answers_question")]), st_review)
 	codes(d) == {"QUALITY_GATE_FAILED"}
 	d.outcome == "revise"
 	d.revise == [{"artifact": "RESPONSE_DRAFT", "producer": "support_agent", "defects": ["D-1"]}]
@@ -178,4 +178,119 @@ test_quality_gate_failed_on_revise if {
 test_quality_gate_twin_accept if {
 	d := decide(review("ACCEPT", gates, []), st_review)
 	not "QUALITY_GATE_FAILED" in codes(d)
+}
+
+# --- identity: the Reviewer is an agent --------------------------------------------------
+
+test_review_by_a_person_with_the_reviewers_id if {
+	d := decide(object.union(review("ACCEPT", gates, []), {"actor": {"type": "human", "id": "reviewer"}}), st_review)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+	d.outcome == "block"
+	d.reasons[0].path == "actor.type"
+	d.reasons[0].gate == "SEC-IDENTITY"
+}
+
+test_review_by_a_person_with_a_role_is_still_not_the_reviewer if {
+	d := decide(object.union(review("ACCEPT", gates, []), {"actor": specialist}), st_review)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+	d.outcome == "block"
+}
+
+test_review_by_a_service_with_the_reviewers_id if {
+	d := decide(object.union(review("ACCEPT", gates, []), {"actor": system("reviewer")}), st_review)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+	count(d.events) == 0
+}
+
+test_review_identity_twin_the_reviewer_agent if {
+	d := decide(review("ACCEPT", gates, []), st_review)
+	count(d.reasons) == 0
+	d.outcome == "allow"
+	status_events(d) == {"RESPONSE_DRAFT v1 approved", "ORDER_RESULT v1 approved"}
+}
+
+# --- freshness at review: from the retrieval time, not the record time --------------------
+
+with_result(st, content) := with_artifacts(st, {"ORDER_RESULT": one("ORDER_RESULT", "under_review", content)})
+
+test_accept_refused_on_a_result_retrieved_long_ago if {
+	# Recorded a minute ago, but read from the order system 20 hours ago.
+	d := decide(review("ACCEPT", gates, []), with_result(st_review, object.union(order_content, {"retrieved_at": "2026-03-09T14:00:00Z"})))
+	codes(d) == {"STALE_EVIDENCE"}
+	contains(d.reasons[0].message, "retrieved at 2026-03-09T14:00:00Z")
+}
+
+test_accept_twin_retrieved_within_a_results_life if {
+	d := decide(review("ACCEPT", gates, []), with_result(st_review, object.union(order_content, {"retrieved_at": "2026-03-10T09:30:00Z"})))
+	count(d.reasons) == 0
+	d.outcome == "allow"
+}
+
+test_accept_refused_once_the_estimate_has_passed if {
+	past := object.union(order_content, {"estimated_delivery": "2026-03-09"})
+	claims := object.union(draft_content, {"order_claims": {"order_status": "in_transit", "estimated_delivery": "2026-03-09"}})
+	st := with_artifacts(with_result(st_review, past), {"RESPONSE_DRAFT": one("RESPONSE_DRAFT", "under_review", claims)})
+	d := decide(review("ACCEPT", gates, []), st)
+	codes(d) == {"STALE_EVIDENCE"}
+	contains(d.reasons[0].message, "has passed")
+}
+
+test_accept_twin_estimate_today if {
+	today := object.union(order_content, {"estimated_delivery": "2026-03-10"})
+	claims := object.union(draft_content, {"order_claims": {"order_status": "in_transit", "estimated_delivery": "2026-03-10"}})
+	st := with_artifacts(with_result(st_review, today), {"RESPONSE_DRAFT": one("RESPONSE_DRAFT", "under_review", claims)})
+	d := decide(review("ACCEPT", gates, []), st)
+	count(d.reasons) == 0
+}
+
+# --- a verdict agrees with its own gates and defects ---------------------------------------
+
+test_accept_with_a_defect if {
+	d := decide(review("ACCEPT", gates, [object.union(defect("D-1", "no_unsupported_promise"), {"severity": "S3"})]), st_review)
+	codes(d) == {"REVIEW_CHECKS_INCOMPLETE"}
+	d.outcome == "block"
+	d.reasons[0].path == "defects[0]"
+	count(d.events) == 0
+}
+
+test_accept_with_a_defect_twin_without if {
+	d := decide(review("ACCEPT", gates, []), st_review)
+	not "REVIEW_CHECKS_INCOMPLETE" in codes(d)
+	d.outcome == "allow"
+}
+
+test_subjective_defect_citing_a_passed_check if {
+	d := decide(review("REVISE", gates, [defect("D-1", "answers_question")]), st_review)
+	"SUBJECTIVE_DEFECT" in codes(d)
+	d.outcome == "block"
+	some r in d.reasons
+	r.code == "SUBJECTIVE_DEFECT"
+	r.path == "defects[0].check"
+	contains(r.message, "reports as passed")
+}
+
+test_subjective_defect_twin_citing_a_failed_check if {
+	d := decide(review("REVISE", failing("answers_question"), [defect("D-1", "answers_question")]), st_review)
+	not "SUBJECTIVE_DEFECT" in codes(d)
+	d.outcome == "revise"
+}
+
+test_subjective_defect_origin_not_judged if {
+	d := decide(review("REVISE", failing("answers_question"), [object.union(defect("D-1", "answers_question"), {"origin": "CASE"})]), st_review)
+	"SUBJECTIVE_DEFECT" in codes(d)
+	some r in d.reasons
+	r.path == "defects[0].origin"
+}
+
+test_subjective_defect_origin_downstream if {
+	wrong := {"id": "D-1", "severity": "S2", "artifact": "ORDER_RESULT", "origin": "RESPONSE_DRAFT", "check": "evidence_supported", "description": "Status not supported"}
+	d := decide(review("REVISE", failing("evidence_supported"), [wrong]), st_review)
+	"SUBJECTIVE_DEFECT" in codes(d)
+}
+
+test_subjective_defect_twin_origin_upstream if {
+	upstream := object.union(defect("D-1", "evidence_supported"), {"origin": "ORDER_RESULT"})
+	d := decide(review("REVISE", failing("evidence_supported"), [upstream]), st_review)
+	not "SUBJECTIVE_DEFECT" in codes(d)
+	d.outcome == "revise"
 }

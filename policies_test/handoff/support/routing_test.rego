@@ -3,6 +3,8 @@
 # depth and concurrency are configured limits.
 package handoff.support_test
 
+import data.handoff.support
+
 unverified_state := with_artifacts(st_ready, {"AUTHORIZATION_RECORD": one("AUTHORIZATION_RECORD", "approved", unverified_content)})
 
 test_authorization_required_unverified_customer if {
@@ -158,4 +160,124 @@ test_availability_comes_before_cost if {
 	st := with_state(st_ready, {"counters": {"delegations/T3": 3, "usage/model_calls": 24}})
 	d := decide(dispatch_t3, st)
 	codes(d) == {"DELEGATION_LIMIT_EXCEEDED"}
+}
+
+# --- least privilege: only granted scopes are passed on ----------------------------------
+
+claiming(req, scopes) := object.union(req, {"authorization_context": object.union(req.authorization_context, {"scopes": scopes})})
+
+over_claim := claiming(dispatch_t3, ["order_status:read", "address:change", "refund:approve"])
+
+test_scope_not_granted_beyond_the_grant if {
+	d := decide(over_claim, st_ready)
+	codes(d) == {"SCOPE_NOT_GRANTED"}
+	count(d.reasons) == 2
+	d.outcome == "block"
+	every r in d.reasons {
+		r.path == "authorization_context.scopes"
+		r.gate == "SEC-SCOPE"
+	}
+	count(d.events) == 0
+}
+
+test_scope_not_granted_twin_only_granted_scopes if {
+	d := decide(dispatch_t3, st_ready)
+	count(d.reasons) == 0
+	d.next[0].context.must_know.assignment.authorization_context.scopes == ["order_status:read"]
+	some e in d.events
+	e.type == "artifact_recorded"
+	e.content.authorization_context.scopes == ["order_status:read"]
+}
+
+test_scope_never_passed_on_even_past_the_rule if {
+	# The assignment the dispatch would record keeps only the granted scope.
+	p := support._dispatch_proposal with input as input_of(over_claim, st_ready)
+	some e in p.events
+	e.type == "artifact_recorded"
+	e.content.authorization_context.scopes == ["order_status:read"]
+	p.next[0].context.must_know.assignment.authorization_context.scopes == ["order_status:read"]
+}
+
+wide_grant := with_artifacts(st_ready, {"AUTHORIZATION_RECORD": one("AUTHORIZATION_RECORD", "approved", object.union(auth_content, {"scopes": ["order_status:read", "refund:approve"]}))})
+
+test_scope_not_granted_beyond_the_task if {
+	d := decide(claiming(dispatch_t3, ["order_status:read", "refund:approve"]), wide_grant)
+	codes(d) == {"SCOPE_NOT_GRANTED"}
+	contains(d.reasons[0].message, "does not need")
+}
+
+test_scope_twin_the_task_scope_of_a_wider_grant if {
+	d := decide(dispatch_t3, wide_grant)
+	count(d.reasons) == 0
+	d.next[0].context.must_know.AUTHORIZATION_RECORD.must_know.scopes == ["order_status:read"]
+}
+
+t4_ready := with_tasks(with_artifacts(st_t4, {"TASK_ASSIGNMENT": assignments(["T3"])}), {"T4": task("ready", "support_agent", ["T3"])})
+
+test_scope_not_granted_for_a_task_without_records if {
+	d := decide(claiming(dispatch_t4, ["refund:approve"]), t4_ready)
+	codes(d) == {"SCOPE_NOT_GRANTED"}
+}
+
+test_scope_twin_a_task_without_records_claims_none if {
+	d := decide(dispatch_t4, t4_ready)
+	count(d.reasons) == 0
+	d.next[0].context.must_know.assignment.authorization_context == not_required
+}
+
+reverified := with_state(
+	with_artifacts(st_ready, {"AUTHORIZATION_RECORD": history("AUTHORIZATION_RECORD", [
+		version("AUTHORIZATION_RECORD", 1, "approved", auth_content),
+		version("AUTHORIZATION_RECORD", 2, "approved", auth_content),
+	])}),
+	{"counters": {"delegations/T3": 1, "retry/T3": 1}, "effects": {"recovery/T3": "acknowledged"}},
+)
+
+after_reverification(scopes) := claiming(
+	object.union(dispatch_t3, {
+		"input_artifacts": [ref("AUTHORIZATION_RECORD", 2)],
+		"authorization_context": object.union(verified_ctx, {"reference": ref("AUTHORIZATION_RECORD", 2)}),
+	}),
+	scopes,
+)
+
+test_scope_not_granted_on_the_retry_after_an_authorization_failure if {
+	d := decide(after_reverification(["order_status:read", "address:change"]), reverified)
+	codes(d) == {"SCOPE_NOT_GRANTED"}
+}
+
+test_scope_twin_on_the_retry_after_an_authorization_failure if {
+	d := decide(after_reverification(["order_status:read"]), reverified)
+	count(d.reasons) == 0
+	d.status_after == "RUNNING"
+}
+
+test_authorization_required_comes_before_scope if {
+	d := decide(claiming(dispatch_t3, ["order_status:read", "refund:approve"]), unverified_state)
+	codes(d) == {"AUTHORIZATION_REQUIRED"}
+}
+
+# --- the Supervisor's own tasks (T1, T2, T6) claim no authority either ------------------------
+
+test_own_task_claims_a_forged_authorization if {
+	forged := {"status": "verified", "reference": object.union(ref("AUTHORIZATION_RECORD", 1), {"hash": hash("forged")})}
+	d := decide(object.union(send(response_content), {"authorization_context": forged}), st_accepted)
+	codes(d) == {"AUTHORIZATION_REQUIRED"}
+	d.reasons[0].path == "authorization_context.reference"
+}
+
+test_own_task_claims_a_scope if {
+	d := decide(object.union(classify(classification_content), {"authorization_context": {"status": "not_required", "scopes": ["refund:approve"]}}), st_created)
+	codes(d) == {"SCOPE_NOT_GRANTED"}
+}
+
+test_own_task_twin_names_the_recorded_authorization if {
+	d := decide(object.union(send(response_content), {"authorization_context": {"status": "verified", "reference": ref("AUTHORIZATION_RECORD", 1)}}), st_accepted)
+	count(d.reasons) == 0
+	d.outcome == "allow"
+}
+
+test_own_task_twin_claims_nothing if {
+	d := decide(classify(classification_content), st_created)
+	count(d.reasons) == 0
 }

@@ -23,10 +23,17 @@ test_out_of_sequence_twin_classification_when_created if {
 	not "OUT_OF_SEQUENCE" in codes(d)
 }
 
-test_out_of_sequence_outcome_of_a_settled_effect if {
-	st := with_state(st_review, {"effects": {"retry/T3": "acknowledged"}})
+test_out_of_sequence_outcome_of_an_effect_the_status_does_not_wait_for if {
+	st := with_state(st_review, {"effects": {"retry/T3": "pending"}})
 	d := decide(outcome("retry/T3", "acknowledged", "retry-scheduler"), st)
 	codes(d) == {"OUT_OF_SEQUENCE"}
+	d.reasons[0].path == "effect_id"
+}
+
+test_outcome_of_a_settled_effect if {
+	st := with_state(st_review, {"effects": {"retry/T3": "acknowledged"}})
+	d := decide(outcome("retry/T3", "acknowledged", "retry-scheduler"), st)
+	codes(d) == {"EFFECT_ALREADY_SETTLED"}
 	d.reasons[0].path == "effect_id"
 }
 
@@ -157,4 +164,80 @@ test_service_sends_a_dispatch if {
 test_service_twin_gateway_records_t2 if {
 	d := decide(authorize(auth_content), st_planned)
 	not "UNAUTHORIZED_SUBJECT" in codes(d)
+}
+
+# --- messages: the article fits the word ------------------------------------------------
+
+test_message_an_outcome if {
+	d := decide(object.union(outcome(delivery, "acknowledged", "delivery-service"), {"actor": agent("supervisor")}), st_sending("pending"))
+	d.reasons[0].message == `agent "supervisor" may not report an outcome: the host's services do`
+}
+
+test_message_twin_a_failure if {
+	d := decide(object.union(failure("T3", "order_research", "timeout"), {"actor": agent("order_research")}), st_t3)
+	d.reasons[0].message == `agent "order_research" may not report a failure: the host's services do`
+}
+
+test_message_an_object if {
+	req := object.union(order_result(order_content), {"required_output": object.union(required_output.T3, {"evidence": "object"})})
+	st := with_artifacts(st_t3, {"TASK_ASSIGNMENT": history("TASK_ASSIGNMENT", [version("TASK_ASSIGNMENT", 1, "approved", object.union(assignment("T3"), {"required_output": req.required_output}))])})
+	d := decide(req, st)
+	some r in d.reasons
+	r.code == "SCHEMA_INVALID"
+	startswith(r.message, "output.content.evidence is not an object as required_output says")
+}
+
+test_message_an_authorization_required_response if {
+	refusal := object.union(draft_content, {"kind": "authorization_required"})
+	d := decide(draft(refusal), st_t4)
+	some r in d.reasons
+	r.code == "ROUTE_MISMATCH"
+	startswith(r.message, "an authorization_required response does not fit route order_status")
+}
+
+# --- a service acts within its duty -------------------------------------------------------
+
+test_service_outside_its_duty_acknowledges_a_delivery if {
+	d := decide(outcome(delivery, "acknowledged", "ticketing-service"), st_sending("pending"))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+	d.outcome == "block"
+	d.reasons[0].path == "actor.id"
+	count(d.events) == 0
+}
+
+test_service_within_its_duty_twin_the_delivery_service if {
+	d := decide(outcome(delivery, "acknowledged", "delivery-service"), st_sending("pending"))
+	count(d.reasons) == 0
+	d.status_after == "COMPLETED"
+}
+
+test_service_outside_its_duty_reports_a_failure if {
+	d := decide(object.union(failure("T3", "order_research", "timeout"), {"actor": system("delivery-service")}), st_t3)
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_service_outside_its_duty_reports_a_retry_due if {
+	d := decide(outcome("retry/T3", "acknowledged", "support-orchestrator"), st_retry_pending(1, 3))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_service_outside_its_duty_starts_a_workflow if {
+	d := decide(object.union(start, {"actor": system("tool-gateway")}), state("CREATED", {}, {}))
+	codes(d) == {"UNAUTHORIZED_SUBJECT"}
+}
+
+test_service_duties_missing_deny if {
+	d := decide_without(outcome(delivery, "acknowledged", "delivery-service"), st_sending("pending"), "effect_reporters")
+	codes(d) == {"CONTRACT_MISSING", "UNAUTHORIZED_SUBJECT"}
+}
+
+test_start_by_a_specialist_whose_role_the_pack_lacks if {
+	d := support.decision with input as input_of(object.union(start, {"actor": specialist}), state("CREATED", {}, {})) with data.handoff.support.contract as json.remove(contract, ["roles/support_specialist"])
+	"UNAUTHORIZED_SUBJECT" in codes(d)
+	d.outcome == "block"
+}
+
+test_cancel_by_a_specialist_whose_role_the_pack_lacks if {
+	d := support.decision with input as input_of(cancel(specialist), st_ready) with data.handoff.support.contract as json.remove(contract, ["roles/support_specialist"])
+	"UNAUTHORIZED_SUBJECT" in codes(d)
 }
