@@ -15,7 +15,7 @@ _claim_problems(draft) := ((_claims_outside_order(draft) | _claims_missing(draft
 _claims_outside_order(draft) := {msg |
 	draft.order_claims
 	draft.kind != "order_status"
-	msg := sprintf("%s response states no order facts: the order status is told only from a verified order result", [_a(draft.kind)])
+	msg := sprintf("%s response states no order facts: the order status is told only from a verified order result", [core.with_article(draft.kind)])
 }
 
 _claims_missing(draft) := {"an order_status response states its order facts in order_claims" |
@@ -71,7 +71,7 @@ reasons contains r if {
 
 _kind_problems contains ["output.content.kind", msg] if {
 	not _content.kind in _response_kinds
-	msg := sprintf("%s response does not fit route %s (allowed: %v)", [_a(_content.kind), _route, _response_kinds])
+	msg := sprintf("%s response does not fit route %s (allowed: %v)", [core.with_article(_content.kind), _route, _response_kinds])
 }
 
 _kind_problems contains ["output.content.escalation", "an escalation summary says why and summarizes the case for the person taking over"] if {

@@ -278,7 +278,7 @@ reasons contains r if {
 	_result
 	some field, want in _request.required_output
 	not _type_ok(want, object.get(_content, field, {"missing": true}))
-	r := _gate_reason("SCHEMA_INVALID", sprintf("output.content.%s is not %s as required_output says (got %v)", [field, _a(want), object.get(_content, field, "nothing")]), sprintf("output.content.%s", [field]), "OUTPUT_TYPES")
+	r := _gate_reason("SCHEMA_INVALID", sprintf("output.content.%s is not %s as required_output says (got %v)", [field, core.with_article(want), object.get(_content, field, "nothing")]), sprintf("output.content.%s", [field]), "OUTPUT_TYPES")
 }
 
 # --- per-call timeout ------------------------------------------------------------------

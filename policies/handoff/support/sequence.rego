@@ -1,5 +1,7 @@
 package handoff.support
 
+import data.handoff.core
+
 # Which request each status waits for, who may send what, the correlation id, and the
 # start. Seed phase 2 (roles and boundaries), phase 7 (correlation ids) and phase 12
 # (service identities).
@@ -222,7 +224,7 @@ reasons contains r if {
 	_ready
 	_kind in {"failure", "outcome"}
 	_actor_type != "system"
-	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not report %s: the host's services do", [_actor_type, _actor_id, _a(_kind)]), "actor.type", "SEC-IDENTITY")
+	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not report %s: the host's services do", [_actor_type, _actor_id, core.with_article(_kind)]), "actor.type", "SEC-IDENTITY")
 }
 
 # _effect_kind is the kind of the effect an outcome names: its id up to the first "/".

@@ -97,7 +97,7 @@ _handoff_proposal := _send_proposal if _send
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the support pack decides %s request in status %s", [_a(_kind), _status]), "")
+_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the support pack decides %s request in status %s", [core.with_article(_kind), _status]), "")
 
 # --- input -------------------------------------------------------------------------
 
@@ -325,11 +325,6 @@ _reason_outcome(code, message, path, outcome) := {"code": code, "message": messa
 _gate_reason(code, message, path, gate) := object.union(_reason(code, message, path), {"gate": gate})
 
 _gate_reason_outcome(code, message, path, gate, outcome) := object.union(_reason_outcome(code, message, path, outcome), {"gate": gate})
-
-# _a is a word with its indefinite article, for messages: "an outcome", "a review".
-_a(word) := sprintf("an %s", [word]) if {
-	regex.match(`^[aeiouAEIOU]`, word)
-} else := sprintf("a %s", [word])
 
 _empty_context := {"must_know": {}, "may_know": {}}
 
