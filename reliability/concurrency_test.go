@@ -94,7 +94,7 @@ func TestSameVersionRace(t *testing.T) {
 	ctx := context.Background()
 	// The request raced is a human's cancel: small, and allowed on a new workflow.
 	f := loadFlow(t, "20-failure-retry-cancel")
-	const cancel = 10
+	cancel := f.index(t, "approver cancels")
 	for round := range rounds {
 		wf := fmt.Sprintf("wf-race-%d", round)
 		startWorkflow(t, eng, "acme", wf)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -41,6 +42,8 @@ func size(t testing.TB, env string, ci, smoke int) int {
 type flow struct {
 	steps    []map[string]any // raw, placeholders unresolved
 	outcomes []engine.Outcome
+	names    []string
+	at       []time.Time // when each step is decided; zero when the scenario sets no time
 }
 
 var (
@@ -68,6 +71,7 @@ func readFlow(name string) (*flow, error) {
 		return nil, err
 	}
 	f := &flow{}
+	var at time.Time
 	for _, st := range sc.Steps {
 		dec := json.NewDecoder(bytes.NewReader(st.Request))
 		dec.UseNumber()
@@ -75,8 +79,15 @@ func readFlow(name string) (*flow, error) {
 		if err := dec.Decode(&m); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		if st.Now != "" {
+			if at, err = time.Parse(time.RFC3339, st.Now); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+		}
 		f.steps = append(f.steps, m)
 		f.outcomes = append(f.outcomes, st.Expect.Outcome)
+		f.names = append(f.names, st.Name)
+		f.at = append(f.at, at)
 	}
 	flows[name] = f
 	return f, nil
@@ -134,6 +145,27 @@ func (f *flow) render(ctx context.Context, eng stateReader, i int, tenant, workf
 		return nil, err
 	}
 	return json.Marshal(out)
+}
+
+// ctxAt is ctx with the time step i is decided at, as the scenario plays it (a step
+// after a timed one keeps that time); ctx itself when the scenario sets no time.
+func (f *flow) ctxAt(ctx context.Context, i int) context.Context {
+	if f.at[i].IsZero() {
+		return ctx
+	}
+	return engine.WithTime(ctx, f.at[i])
+}
+
+// index is the step of the flow with the given name.
+func (f *flow) index(t testing.TB, name string) int {
+	t.Helper()
+	for i, n := range f.names {
+		if n == name {
+			return i
+		}
+	}
+	t.Fatalf("no step %q", name)
+	return -1
 }
 
 // mustStep is step for tests.
@@ -221,6 +253,9 @@ type play struct {
 
 // done reports whether every step was submitted.
 func (p *play) done() bool { return p.next >= len(p.f.steps) }
+
+// ctx is ctx with the time the next step is decided at.
+func (p *play) ctx(ctx context.Context) context.Context { return p.f.ctxAt(ctx, p.next) }
 
 // body renders the next step.
 func (p *play) body(ctx context.Context, eng stateReader) ([]byte, error) {

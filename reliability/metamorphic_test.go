@@ -95,7 +95,7 @@ func TestInjectionIsMetamorphic(t *testing.T) {
 						"%s: outcome %s %v (was %s) without INJECTION_SUSPECTED", where, d.Outcome, d.Codes(), orig.Outcome)
 				}
 			}
-			d, err := eng.Submit(ctx, body)
+			d, err := eng.Submit(p.ctx(ctx), body)
 			require.NoError(t, err)
 			require.NoError(t, p.observe(d))
 		}

@@ -96,9 +96,9 @@ for i, org in enumerate(["globex-marketing", "ACME-MARKETING", "acme-marketing-e
 
 # ---- approval bypass ----------------------------------------------------------
 for i, (actor, code) in enumerate([
-        ({"type": "human", "id": "copywriter", "roles": ["campaign_approver"]}, "SELF_APPROVAL"),
-        ({"type": "human", "id": "visual_prompt_agent", "roles": ["campaign_approver"]}, "SELF_APPROVAL"),
-        ({"type": "human", "id": "qa_agent", "roles": ["campaign_approver"]}, "SELF_APPROVAL"),
+        ({"type": "human", "id": "copywriter", "roles": ["campaign_approver"]}, "UNAUTHORIZED_SUBJECT"),  # a person carrying an agent's id
+        ({"type": "human", "id": "visual_prompt_agent", "roles": ["campaign_approver"]}, "UNAUTHORIZED_SUBJECT"),  # a person carrying an agent's id
+        ({"type": "human", "id": "qa_agent", "roles": ["campaign_approver"]}, "UNAUTHORIZED_SUBJECT"),  # a person carrying an agent's id
         ({"type": "agent", "id": "delivery_agent"}, "UNAUTHORIZED_SUBJECT"),
         ({"type": "agent", "id": "qa_agent"}, "UNAUTHORIZED_SUBJECT"),
         ({"type": "agent", "id": "copywriter"}, "UNAUTHORIZED_SUBJECT"),
