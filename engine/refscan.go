@@ -18,24 +18,38 @@ func collectRefs(v map[string]any) []any {
 }
 
 func walkRefs(v any, path string, out *[]any) {
+	walkJSON(v, path, func(path string, v any) {
+		if m, ok := v.(map[string]any); ok {
+			if ref, ok := refOf(m); ok {
+				ref["path"] = path
+				*out = append(*out, ref)
+			}
+		}
+	})
+}
+
+// walkJSON calls fn with v and every value under it, objects' keys in sorted order, each
+// with its path in the policies' notation (output.content.claims[2].text).
+func walkJSON(v any, path string, fn func(path string, v any)) {
+	fn(path, v)
 	switch x := v.(type) {
 	case map[string]any:
-		if ref, ok := refOf(x); ok {
-			ref["path"] = path
-			*out = append(*out, ref)
-		}
 		for _, k := range sortedMapKeys(x) {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			walkRefs(x[k], p, out)
+			walkJSON(x[k], joinKey(path, k), fn)
 		}
 	case []any:
 		for i, e := range x {
-			walkRefs(e, path+"["+strconv.Itoa(i)+"]", out)
+			walkJSON(e, path+"["+strconv.Itoa(i)+"]", fn)
 		}
 	}
+}
+
+// joinKey is the path of key k of the object at path.
+func joinKey(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
 }
 
 // refOf reads an object as an artifact reference: {id, type, version, hash} with the types

@@ -9,7 +9,6 @@ import (
 	"regexp/syntax"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -286,25 +285,18 @@ func (s *textScanner) leaks(texts []scanText, joined string) []TextHit {
 	return hits
 }
 
-// collectTexts appends every string value and object key under v, keys in sorted order.
+// collectTexts appends every string value and object key under v.
 func collectTexts(v any, path string, out *[]scanText) {
-	switch x := v.(type) {
-	case string:
-		*out = append(*out, scanText{path: path, text: x})
-	case map[string]any:
-		for _, k := range sortedMapKeys(x) {
-			p := k
-			if path != "" {
-				p = path + "." + k
+	walkJSON(v, path, func(path string, v any) {
+		switch x := v.(type) {
+		case string:
+			*out = append(*out, scanText{path: path, text: x})
+		case map[string]any:
+			for _, k := range sortedMapKeys(x) {
+				*out = append(*out, scanText{path: joinKey(path, k), text: k})
 			}
-			*out = append(*out, scanText{path: p, text: k})
-			collectTexts(x[k], p, out)
 		}
-	case []any:
-		for i, e := range x {
-			collectTexts(e, path+"["+strconv.Itoa(i)+"]", out)
-		}
-	}
+	})
 }
 
 func joinTexts(texts []scanText) string {
