@@ -309,7 +309,7 @@ _outcome_proposal := {
 # An outcome of an effect the workflow never recorded: core blocks it.
 _outcome_proposal := {"outcome": "block", "status_after": _status} if not _effect_status
 
-# An outcome of a settled effect: DUPLICATE_EVENT blocks it.
+# An outcome of a settled effect: EFFECT_ALREADY_SETTLED blocks it.
 _outcome_proposal := {"outcome": "block", "status_after": _status} if _effect_settled
 
 _effect_settled if {
@@ -325,11 +325,11 @@ _effect_settled if {
 #   refused and counts nothing: a failed delivery is tried again only by a new
 #   CLIENT_PACKAGE version, whose effect gets its own outcome.
 # custom:
-#   code: DUPLICATE_EVENT
+#   code: EFFECT_ALREADY_SETTLED
 #   outcome: block
 reasons contains r if {
 	_ready
 	_kind == "outcome"
 	_effect_settled
-	r := _reason("DUPLICATE_EVENT", sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [_request.effect_id, _effect_status, _request.result]), "effect_id", "block")
+	r := _reason("EFFECT_ALREADY_SETTLED", sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [_request.effect_id, _effect_status, _request.result]), "effect_id", "block")
 }

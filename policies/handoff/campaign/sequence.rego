@@ -259,7 +259,7 @@ _now_ms := floor(time.parse_rfc3339_ns(input.now) / 1000000)
 #   was due: the retry cannot have run and failed yet, so the report repeats the failure
 #   already counted (under a new request_id). It is refused and counts nothing.
 # custom:
-#   code: DUPLICATE_EVENT
+#   code: FAILURE_REPEATED
 #   outcome: block
 reasons contains r if {
 	_ready
@@ -267,5 +267,5 @@ reasons contains r if {
 	due := _state.counters[_retry_due_counter_of(_request.task)]
 	is_number(due)
 	_now_ms < due
-	r := _reason("DUPLICATE_EVENT", sprintf("task %q was retried to run from %s; a failure reported %d ms before that repeats the failure already counted", [_request.task, time.format(due * 1000000), due - _now_ms]), "task", "block")
+	r := _reason("FAILURE_REPEATED", sprintf("task %q was retried to run from %s; a failure reported %d ms before that repeats the failure already counted", [_request.task, time.format(due * 1000000), due - _now_ms]), "task", "block")
 }

@@ -240,14 +240,14 @@ _retry_due_ms := _counter(_retry_due_counter(_request.task)) if _kind == "failur
 #   under a new request_id, or the host retried early. It is refused and not counted:
 #   a duplicate never spends the retry budget or escalates the work.
 # custom:
-#   code: RETRY_NOT_DUE
+#   code: FAILURE_REPEATED
 #   outcome: block
 reasons contains r if {
 	_ready
 	_kind == "failure"
 	_expected
 	_now_ms < _retry_due_ms
-	r := _reason("RETRY_NOT_DUE", sprintf("task %q of agent %q was retried with a delay due at %d ms since the epoch; this failure arrives %d ms before, so no retry has run yet: not counted", [_request.task, _request.agent, _retry_due_ms, _retry_due_ms - _now_ms]), "task", "block")
+	r := _reason("FAILURE_REPEATED", sprintf("task %q of agent %q was retried with a delay due at %d ms since the epoch; this failure arrives %d ms before, so no retry has run yet: not counted", [_request.task, _request.agent, _retry_due_ms, _retry_due_ms - _now_ms]), "task", "block")
 }
 
 # A failure whose retry budget is spent (or that is not retryable) escalates to the

@@ -180,7 +180,7 @@ test_failed_delivery_records_when_its_retry_is_due if {
 test_outcome_duplicate_failed_again if {
 	st := with_state(st_delivering("failed"), {"counters": {"retry/delivery": 1}})
 	d := decide(outcome("client-package@v1", "failed"), st)
-	codes(d) == {"DUPLICATE_EVENT"}
+	codes(d) == {"EFFECT_ALREADY_SETTLED"}
 	d.outcome == "block"
 	d.status_after == "DELIVERY"
 	count(d.events) == 0
@@ -188,12 +188,12 @@ test_outcome_duplicate_failed_again if {
 
 test_outcome_duplicate_acknowledged_after_failed if {
 	d := decide(outcome("client-package@v1", "acknowledged"), st_delivering("failed"))
-	codes(d) == {"DUPLICATE_EVENT"}
+	codes(d) == {"EFFECT_ALREADY_SETTLED"}
 }
 
 test_outcome_duplicate_twin_first_report if {
 	d := decide(outcome("client-package@v1", "failed"), st_delivering("pending"))
-	not "DUPLICATE_EVENT" in codes(d)
+	not "EFFECT_ALREADY_SETTLED" in codes(d)
 	d.outcome == "retry"
 }
 

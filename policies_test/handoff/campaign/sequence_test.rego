@@ -234,7 +234,7 @@ test_start_by_person_without_a_pack_role if {
 test_failure_before_its_retry_was_due if {
 	st := with_state(st_production, {"counters": {"retry/copy": 1, "retry_due_ms/copy": now_ms + 4000}})
 	d := decide(failure("copy", "copywriter", "timeout"), st)
-	codes(d) == {"DUPLICATE_EVENT"}
+	codes(d) == {"FAILURE_REPEATED"}
 	d.outcome == "block"
 	count(d.events) == 0
 }

@@ -23,7 +23,7 @@ test_retry_records_when_it_is_due if {
 
 test_duplicate_failure_before_the_retry_is_due if {
 	d := decide(failure("prompting", "vfx-supervisor", "timeout"), st_retry_pending)
-	codes(d) == {"RETRY_NOT_DUE"}
+	codes(d) == {"FAILURE_REPEATED"}
 	d.outcome == "block"
 	d.status_after == "PROMPTING"
 	count(d.events) == 0
@@ -31,7 +31,7 @@ test_duplicate_failure_before_the_retry_is_due if {
 
 test_duplicate_failure_of_another_class_before_the_retry_is_due if {
 	d := decide_at(failure("prompting", "vfx-supervisor", "permanent"), st_retry_pending, "2026-04-02T10:00:03.999Z")
-	"RETRY_NOT_DUE" in codes(d)
+	"FAILURE_REPEATED" in codes(d)
 	d.outcome == "block"
 }
 
