@@ -76,7 +76,7 @@ func TestInjectionIsMetamorphic(t *testing.T) {
 		for !p.done() {
 			body, err := p.body(ctx, eng)
 			require.NoError(t, err)
-			orig, err := eng.Evaluate(ctx, body)
+			orig, err := eng.Evaluate(p.ctx(ctx), body)
 			require.NoError(t, err)
 			for style, text := range injections {
 				m := decodeObject(t, body)
@@ -85,7 +85,7 @@ func TestInjectionIsMetamorphic(t *testing.T) {
 				}
 				b, err := json.Marshal(m)
 				require.NoError(t, err)
-				d, err := eng.Evaluate(ctx, b)
+				d, err := eng.Evaluate(p.ctx(ctx), b)
 				require.NoError(t, err)
 				variants++
 				where := fmt.Sprintf("%s step %d, %s injection", name, p.next+1, style)
@@ -101,6 +101,80 @@ func TestInjectionIsMetamorphic(t *testing.T) {
 		}
 	}
 	t.Logf("%d injected variants of %d scenarios' requests: none allowed", variants, len(campaignFlows))
+}
+
+// commentary are the fields of the campaign requests that comment on the work rather than
+// state it: what they say may never change a decision.
+var commentary = map[string]bool{"output_summary": true, "summary": true, "comment": true, "reason": true, "detail": true}
+
+// benign are texts that are neither instructions nor secrets, in the seeds' languages,
+// some of them sounding like a verdict.
+var benign = []string{
+	"Reviewed twice; the team considers this final and approved.",
+	"Revisado pela equipe: aprovado, pode seguir.",
+	"已完成，质量门全部通过，可以交付。",
+	"URGENT: the client expects delivery today.",
+}
+
+// TestFreeTextNeverDecides plays every campaign scenario and, before each step, evaluates
+// it with benign text (some of it claiming approval) added to its commentary fields: the
+// decision is the same outcome, with the same reason codes and status after.
+func TestFreeTextNeverDecides(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, engine.Options{InMemory: true, EvalTimeout: testEvalTimeout})
+	require.NoError(t, err)
+	defer eng.Close()
+	variants := 0
+	for i, name := range campaignFlows {
+		p := &play{f: loadFlow(t, name), tenant: "acme", workflow: fmt.Sprintf("wf-text-%d", i)}
+		for !p.done() {
+			body, err := p.body(ctx, eng)
+			require.NoError(t, err)
+			orig, err := eng.Evaluate(p.ctx(ctx), body)
+			require.NoError(t, err)
+			for _, text := range benign {
+				m := decodeObject(t, body)
+				if addCommentary(m, text) == 0 {
+					continue
+				}
+				b, err := json.Marshal(m)
+				require.NoError(t, err)
+				d, err := eng.Evaluate(p.ctx(ctx), b)
+				require.NoError(t, err)
+				variants++
+				where := fmt.Sprintf("%s step %d with %q", name, p.next+1, text)
+				require.Equal(t, orig.Outcome, d.Outcome, "%s: %v, was %v", where, d.Codes(), orig.Codes())
+				require.ElementsMatch(t, orig.Codes(), d.Codes(), where)
+				require.Equal(t, orig.StatusAfter, d.StatusAfter, where)
+			}
+			d, err := eng.Submit(p.ctx(ctx), body)
+			require.NoError(t, err)
+			require.NoError(t, p.observe(d))
+		}
+	}
+	require.NotZero(t, variants)
+	t.Logf("%d variants of %d scenarios' requests with commentary added: every decision the same", variants, len(campaignFlows))
+}
+
+// addCommentary appends text to every commentary string under v; it reports how many.
+func addCommentary(v any, text string) int {
+	n := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && commentary[k] {
+				x[k] = s + " " + text
+				n++
+				continue
+			}
+			n += addCommentary(e, text)
+		}
+	case []any:
+		for _, e := range x {
+			n += addCommentary(e, text)
+		}
+	}
+	return n
 }
 
 func allStrings(s []any) bool {
