@@ -90,6 +90,11 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err := e.load(ctx); err != nil {
 		return nil, errors.Join(err, l.Close())
 	}
+	if l.LegacyIdempotency() {
+		if err := e.upgradeIdempotency(ctx, l); err != nil {
+			return nil, errors.Join(err, l.Close())
+		}
+	}
 	e.log = l
 	return e, nil
 }

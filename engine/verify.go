@@ -179,13 +179,16 @@ func (e *Engine) verifyKeys(ctx context.Context, tenant string, checked map[stri
 			}
 			return nil
 		}
+		if keyed[k.Workflow] == nil {
+			keyed[k.Workflow] = map[string]bool{}
+		}
 		if w.answered == nil || w.stray {
 			return nil
 		}
 		a, answered := w.answered[k.Key]
 		switch {
-		case k.Digest == "" && k.Hash == "":
-			fail(w, 0, "key %q is undecodable", k.Key)
+		case k.Unbound:
+			fail(w, a.seq, "key %q was written by an earlier store format and is bound to no record: the answer it holds is no record's decision", k.Key)
 		case !answered && k.Seq > w.last:
 			// Recorded after the walk.
 		case !answered:
@@ -195,9 +198,6 @@ func (e *Engine) verifyKeys(ctx context.Context, tenant string, checked map[stri
 		case k.Digest != a.digest:
 			fail(w, a.seq, "key %q holds digest %s, but record %d answers a request with digest %s", k.Key, k.Digest, a.seq, a.digest)
 		}
-		if keyed[k.Workflow] == nil {
-			keyed[k.Workflow] = map[string]bool{}
-		}
 		keyed[k.Workflow][k.Key] = true
 		return nil
 	})
@@ -205,6 +205,12 @@ func (e *Engine) verifyKeys(ctx context.Context, tenant string, checked map[stri
 		return err
 	}
 	for _, k := range strays {
+		if k.Workflow == "" {
+			w := &verifiedWorkflow{rep: &store.VerifyReport{Tenant: tenant, Workflow: "", OK: true}, stray: true}
+			checked["\x00undecodable:"+k.Key] = w
+			fail(w, 0, "key %q is undecodable", k.Key)
+			continue
+		}
 		// A workflow created since the listing is not a stray.
 		if _, _, err := e.log.State(ctx, tenant, k.Workflow); err == nil {
 			continue

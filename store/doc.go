@@ -77,6 +77,11 @@ lists a tenant's keys. A key whose record is missing, or whose record does
 not hash to the bound hash, is never answered: the read fails with
 ErrTampered. Keys are kept forever.
 
+A store written by an earlier version kept a copy of the answer in each key
+instead (LegacyIdempotency reports it, from the format mark m/format);
+UpgradeIdempotency binds those keys to their records once, with the
+caller naming the record of each answer.
+
 A failed Append writes nothing. Errors that are answers about the data
 (*StaleError, *DuplicateError, ErrNotFound, ErrExists,
 ErrIdempotencyKeyReused, ErrInvalid, ErrTooLarge, ErrTampered) are distinct from storage

@@ -42,6 +42,9 @@ type Idempotency struct {
 	Workflow string
 	Seq      uint64
 	Hash     string
+	// Unbound says the key was written by an earlier store format (it held a copy of its
+	// answer) and UpgradeIdempotency could not bind it to a record: Seq and Hash are zero.
+	Unbound bool
 }
 
 // boundRecord reads the record an idempotency entry names and checks that it is the
@@ -99,6 +102,8 @@ func (l *Log) IdempotencyKeys(ctx context.Context, tenant string, fn func(Idempo
 			idem := Idempotency{Key: key}
 			if e, err := decodeIdem(v); err == nil {
 				idem = Idempotency{Key: key, Digest: e.Digest, Workflow: e.Workflow, Seq: e.Seq, Hash: e.Hash}
+			} else if e, err := decodeLegacyIdem(v); err == nil {
+				idem = Idempotency{Key: key, Digest: e.Digest, Workflow: e.Workflow, Unbound: true}
 			}
 			if err := fn(idem); err != nil {
 				return callbackError{err}

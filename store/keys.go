@@ -18,6 +18,7 @@ import (
 //	t/ T a/ <seq>        audit record of tenant T
 //	t/ T ah              audit head of tenant T
 //	o/ W                 owner of workflow W (value: the tenant)
+//	m/format             the store's format ("2": idempotency keys bound to records)
 //
 // T, W and K stand for the escaped components.
 const (

@@ -121,9 +121,10 @@ type Log struct {
 
 	trim *trimmer // nil in memory or when trimming is off
 
-	mu     sync.Mutex
-	closed bool
-	active sync.WaitGroup // calls in progress
+	mu         sync.Mutex
+	legacyIdem bool // written by an earlier version: see LegacyIdempotency
+	closed     bool
+	active     sync.WaitGroup // calls in progress
 }
 
 // Open opens the store in opts.Dir, creating it if needed, or an empty
@@ -166,6 +167,9 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	if opts.InMemory {
 		// Without a value log every value lives in the tree.
 		l.maxValueSize, l.valueThreshold = bo.ValueThreshold, bo.ValueThreshold+1
+	}
+	if err := l.checkFormat(); err != nil {
+		return nil, errors.Join(wrap("open", err), db.Close())
 	}
 	if !opts.InMemory {
 		l.trim = startTrimmer(opts.Dir, opts.Memory.TrimInterval)

@@ -403,7 +403,10 @@ func (c *cli) verified(reps []store.VerifyReport) error {
 			continue
 		}
 		chain := r.Workflow
-		if chain == "" {
+		switch {
+		case chain == "" && strings.HasPrefix(r.Problem, "idempotency:"):
+			chain = "(idempotency)"
+		case chain == "":
 			chain = "(audit)"
 		}
 		switch {

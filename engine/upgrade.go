@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/handoff-dev/handoff/store"
+)
+
+// upgradeIdempotency binds the idempotency keys of a store an earlier version wrote (each
+// held a copy of its decision) to the log records of those decisions: the record of the
+// key's workflow that holds the decision with the copy's decision_id, for the key's
+// request_id. A copy that is no record's decision is left unbound: resending that request
+// then fails with store.ErrTampered, and verify reports the key.
+func (e *Engine) upgradeIdempotency(ctx context.Context, l *store.Log) error {
+	type located struct{ seq uint64 }
+	index := map[string]map[string]located{} // tenant/workflow -> decision id -> record
+	bound, left, err := l.UpgradeIdempotency(ctx, func(tenant, workflow, key string, response []byte) (uint64, error) {
+		d, err := decodeDecision(response)
+		if err != nil || d.RequestID != key {
+			return 0, nil
+		}
+		w := tenant + "\x00" + workflow
+		if index[w] == nil {
+			index[w] = map[string]located{}
+			err := l.Records(ctx, tenant, workflow, 1, func(rec store.Record) error {
+				ent, err := decodeRecordedEntry(rec.Payload)
+				if err != nil {
+					return nil
+				}
+				if rd, err := decodeDecision(ent.Decision); err == nil && rd.DecisionID != "" {
+					index[w][rd.DecisionID] = located{rec.Seq}
+				}
+				return nil
+			})
+			if err != nil {
+				return 0, fmt.Errorf("engine: upgrade the idempotency keys of %s/%s: %w", tenant, workflow, err)
+			}
+		}
+		return index[w][d.DecisionID].seq, nil
+	})
+	if err != nil {
+		return err
+	}
+	e.logger.Info("bound the idempotency keys of an earlier store format to their records", "bound", bound, "left_unbound", left)
+	return nil
+}
