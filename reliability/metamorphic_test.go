@@ -61,46 +61,66 @@ func injectAt(v any, text string, depth int) int {
 	return n
 }
 
-// TestInjectionIsMetamorphic plays every campaign scenario and, before each step,
-// evaluates the step with instruction text injected into its free-text fields: the
-// injected request is never allowed, and its outcome differs from the original's only
-// with INJECTION_SUSPECTED among its reasons.
-func TestInjectionIsMetamorphic(t *testing.T) {
+// variant is one change of a request: a name for messages and the change, which reports
+// how many fields it changed.
+type variant struct {
+	name   string
+	change func(m map[string]any) int
+}
+
+// eachVariant plays every campaign scenario and, before each step, evaluates the step and
+// each variant of it at the step's time, calling check with both decisions; it returns how
+// many variants were evaluated.
+func eachVariant(t *testing.T, prefix string, variants []variant, check func(where string, orig, d *engine.Decision)) int {
 	ctx := context.Background()
 	eng, err := engine.Open(ctx, engine.Options{InMemory: true, EvalTimeout: testEvalTimeout})
 	require.NoError(t, err)
 	defer eng.Close()
-	variants := 0
+	n := 0
 	for i, name := range campaignFlows {
-		p := &play{f: loadFlow(t, name), tenant: "acme", workflow: fmt.Sprintf("wf-meta-%d", i)}
+		p := &play{f: loadFlow(t, name), tenant: "acme", workflow: fmt.Sprintf("wf-%s-%d", prefix, i)}
 		for !p.done() {
 			body, err := p.body(ctx, eng)
 			require.NoError(t, err)
 			orig, err := eng.Evaluate(p.ctx(ctx), body)
 			require.NoError(t, err)
-			for style, text := range injections {
+			for _, v := range variants {
 				m := decodeObject(t, body)
-				if inject(m, text) == 0 {
+				if v.change(m) == 0 {
 					continue
 				}
 				b, err := json.Marshal(m)
 				require.NoError(t, err)
 				d, err := eng.Evaluate(p.ctx(ctx), b)
 				require.NoError(t, err)
-				variants++
-				where := fmt.Sprintf("%s step %d, %s injection", name, p.next+1, style)
-				require.NotEqual(t, engine.Allow, d.Outcome, "%s: allowed", where)
-				if d.Outcome != orig.Outcome {
-					require.True(t, slices.Contains(d.Codes(), "INJECTION_SUSPECTED"),
-						"%s: outcome %s %v (was %s) without INJECTION_SUSPECTED", where, d.Outcome, d.Codes(), orig.Outcome)
-				}
+				n++
+				check(fmt.Sprintf("%s step %d, %s", name, p.next+1, v.name), orig, d)
 			}
 			d, err := eng.Submit(p.ctx(ctx), body)
 			require.NoError(t, err)
 			require.NoError(t, p.observe(d))
 		}
 	}
-	t.Logf("%d injected variants of %d scenarios' requests: none allowed", variants, len(campaignFlows))
+	return n
+}
+
+// TestInjectionIsMetamorphic plays every campaign scenario and, before each step,
+// evaluates the step with instruction text injected into its free-text fields: the
+// injected request is never allowed, and its outcome differs from the original's only
+// with INJECTION_SUSPECTED among its reasons.
+func TestInjectionIsMetamorphic(t *testing.T) {
+	var variants []variant
+	for style, text := range injections {
+		variants = append(variants, variant{style + " injection", func(m map[string]any) int { return inject(m, text) }})
+	}
+	n := eachVariant(t, "meta", variants, func(where string, orig, d *engine.Decision) {
+		require.NotEqual(t, engine.Allow, d.Outcome, "%s: allowed", where)
+		if d.Outcome != orig.Outcome {
+			require.True(t, slices.Contains(d.Codes(), "INJECTION_SUSPECTED"),
+				"%s: outcome %s %v (was %s) without INJECTION_SUSPECTED", where, d.Outcome, d.Codes(), orig.Outcome)
+		}
+	})
+	t.Logf("%d injected variants of %d scenarios' requests: none allowed", n, len(campaignFlows))
 }
 
 // commentary are the fields of the campaign requests that comment on the work rather than
@@ -120,40 +140,17 @@ var benign = []string{
 // it with benign text (some of it claiming approval) added to its commentary fields: the
 // decision is the same outcome, with the same reason codes and status after.
 func TestFreeTextNeverDecides(t *testing.T) {
-	ctx := context.Background()
-	eng, err := engine.Open(ctx, engine.Options{InMemory: true, EvalTimeout: testEvalTimeout})
-	require.NoError(t, err)
-	defer eng.Close()
-	variants := 0
-	for i, name := range campaignFlows {
-		p := &play{f: loadFlow(t, name), tenant: "acme", workflow: fmt.Sprintf("wf-text-%d", i)}
-		for !p.done() {
-			body, err := p.body(ctx, eng)
-			require.NoError(t, err)
-			orig, err := eng.Evaluate(p.ctx(ctx), body)
-			require.NoError(t, err)
-			for _, text := range benign {
-				m := decodeObject(t, body)
-				if addCommentary(m, text) == 0 {
-					continue
-				}
-				b, err := json.Marshal(m)
-				require.NoError(t, err)
-				d, err := eng.Evaluate(p.ctx(ctx), b)
-				require.NoError(t, err)
-				variants++
-				where := fmt.Sprintf("%s step %d with %q", name, p.next+1, text)
-				require.Equal(t, orig.Outcome, d.Outcome, "%s: %v, was %v", where, d.Codes(), orig.Codes())
-				require.ElementsMatch(t, orig.Codes(), d.Codes(), where)
-				require.Equal(t, orig.StatusAfter, d.StatusAfter, where)
-			}
-			d, err := eng.Submit(p.ctx(ctx), body)
-			require.NoError(t, err)
-			require.NoError(t, p.observe(d))
-		}
+	var variants []variant
+	for _, text := range benign {
+		variants = append(variants, variant{fmt.Sprintf("with %q", text), func(m map[string]any) int { return addCommentary(m, text) }})
 	}
-	require.NotZero(t, variants)
-	t.Logf("%d variants of %d scenarios' requests with commentary added: every decision the same", variants, len(campaignFlows))
+	n := eachVariant(t, "text", variants, func(where string, orig, d *engine.Decision) {
+		require.Equal(t, orig.Outcome, d.Outcome, "%s: %v, was %v", where, d.Codes(), orig.Codes())
+		require.ElementsMatch(t, orig.Codes(), d.Codes(), where)
+		require.Equal(t, orig.StatusAfter, d.StatusAfter, where)
+	})
+	require.NotZero(t, n)
+	t.Logf("%d variants of %d scenarios' requests with commentary added: every decision the same", n, len(campaignFlows))
 }
 
 // addCommentary appends text to every commentary string under v; it reports how many.
