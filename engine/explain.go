@@ -293,26 +293,39 @@ type annotatedRule struct {
 	pkg  map[string][]*ast.Rule // the rules of its package by name, for helpers
 }
 
-var (
-	annotatedOnce  sync.Map // *compiledPolicies -> map[string]*annotatedRule
-	rulesByCodeMap sync.Map // *compiledPolicies -> map[string][]RuleInfo
-)
+// catalog is the index of a bundle's rules that carry a reason code, built the first
+// time an explanation needs it and kept with the compiled policies.
+type catalog struct {
+	once   sync.Once
+	byLoc  map[string]*annotatedRule // by the rule's location
+	byCode map[string][]RuleInfo
+}
 
 // annotatedRules indexes the rules carrying a reason code by their location.
 func (e *Engine) annotatedRules() map[string]*annotatedRule {
-	if v, ok := annotatedOnce.Load(e.policies); ok {
-		return v.(map[string]*annotatedRule)
-	}
+	c := &e.policies.catalog
+	c.once.Do(func() { c.byLoc, c.byCode = indexAnnotatedRules(e.policies.modules) })
+	return c.byLoc
+}
+
+func (e *Engine) rulesByCode() map[string][]RuleInfo {
+	e.annotatedRules()
+	return e.policies.catalog.byCode
+}
+
+// indexAnnotatedRules indexes the rules of modules that carry a reason code, by location
+// and by code.
+func indexAnnotatedRules(modules map[string]*ast.Module) (map[string]*annotatedRule, map[string][]RuleInfo) {
 	out := map[string]*annotatedRule{}
 	byCode := map[string][]RuleInfo{}
-	names := make([]string, 0, len(e.policies.modules))
-	for n := range e.policies.modules {
+	names := make([]string, 0, len(modules))
+	for n := range modules {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	helpersOf := map[string]map[string][]*ast.Rule{} // package -> rule name -> rules
 	for _, n := range names {
-		m := e.policies.modules[n]
+		m := modules[n]
 		pkg := m.Package.Path.String()
 		if helpersOf[pkg] == nil {
 			helpersOf[pkg] = map[string][]*ast.Rule{}
@@ -323,7 +336,7 @@ func (e *Engine) annotatedRules() map[string]*annotatedRule {
 		}
 	}
 	for _, n := range names {
-		m := e.policies.modules[n]
+		m := modules[n]
 		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
 		helpers := helpersOf[m.Package.Path.String()]
 		for _, a := range m.Annotations {
@@ -342,15 +355,7 @@ func (e *Engine) annotatedRules() map[string]*annotatedRule {
 			byCode[code] = append(byCode[code], info)
 		}
 	}
-	annotatedOnce.Store(e.policies, out)
-	rulesByCodeMap.Store(e.policies, byCode)
-	return out
-}
-
-func (e *Engine) rulesByCode() map[string][]RuleInfo {
-	e.annotatedRules()
-	v, _ := rulesByCodeMap.Load(e.policies)
-	return v.(map[string][]RuleInfo)
+	return out, byCode
 }
 
 // ruleAfter returns the first rule of m that starts after row: the rule a METADATA

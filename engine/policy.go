@@ -57,6 +57,7 @@ type compiledPolicies struct {
 	data    map[string]any          // the data documents (exported tables)
 	modules map[string]*ast.Module  // every module as parsed, for explanations
 	store   storage.Store
+	catalog catalog // the rules carrying reason codes, indexed on first use
 }
 
 // policyGroup is the modules some entrypoints are compiled from, and their queries once
