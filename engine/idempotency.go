@@ -42,7 +42,7 @@ func answerOf(rec store.Record, requestID, digest string) (*Decision, error) {
 // the request was decided on may already hold the work of a concurrent submission of the
 // same request_id: a start that lost the race for its workflow id sees the workflow
 // "already exists", created by its own twin. That twin wrote its key in the same
-// transaction as the state the loser read, so the key is visible now; store.ErrStale
+// transaction as the state the loser read, so the key is visible now; errRedecide
 // makes Submit decide again, and the new lookup answers with the recorded decision (or
 // IDEMPOTENCY_KEY_REUSED when the payloads differ).
 func (e *Engine) keyStillFree(ctx context.Context, r *request) error {
@@ -51,7 +51,7 @@ func (e *Engine) keyStillFree(ctx context.Context, r *request) error {
 		return err
 	}
 	if found {
-		return store.ErrStale
+		return errRedecide
 	}
 	return nil
 }

@@ -17,6 +17,10 @@ import (
 // then answered STALE_STATE_VERSION by the policy.
 const maxRaceRetries = 8
 
+// errRedecide says the state a request was decided on has moved (another append won the
+// head, took the workflow id or the request_id): Submit decides it again on the new state.
+var errRedecide = errors.New("engine: decide again on the new state")
+
 // Evaluate decides a request without recording anything: a dry run. It is safe for
 // concurrent use. The error is non-nil only when no decision could be made (the store
 // failed); the host must then treat the request as blocked.
@@ -65,7 +69,7 @@ func (e *Engine) idempotency(ctx context.Context, r *request) (*Decision, error)
 func (e *Engine) Submit(ctx context.Context, body []byte) (*Decision, error) {
 	for range maxRaceRetries {
 		d, err := e.submitOnce(ctx, body)
-		if errors.Is(err, store.ErrStale) {
+		if errors.Is(err, store.ErrStale) || errors.Is(err, errRedecide) {
 			continue
 		}
 		return d, err
@@ -199,10 +203,10 @@ func (e *Engine) record(ctx context.Context, r *request, d *Decision, next *Stat
 		return nil
 	}
 	if errors.Is(err, store.ErrIdempotencyKeyReused) {
-		return store.ErrStale // decide again: the key is now taken and will be refused
+		return errRedecide // the key is now taken, and will be refused
 	}
 	if errors.Is(err, store.ErrExists) {
-		return store.ErrStale // another start took the workflow id: decide again
+		return errRedecide // another start took the workflow id
 	}
 	return err
 }
