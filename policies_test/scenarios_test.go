@@ -2,6 +2,7 @@ package policiestest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,4 +76,31 @@ func requireReplayIdentical(t *testing.T, eng *engine.Engine) {
 	})
 	require.NoError(t, err)
 	require.NotZero(t, n, "nothing replayed")
+}
+
+// TestScenarioWorkflowsAreDistinct: no two scenario files start the same workflow, so that
+// `handoffctl run --db DIR` can play a whole pack's directory into one store.
+func TestScenarioWorkflowsAreDistinct(t *testing.T) {
+	files, err := scenario.Files(os.DirFS("."))
+	require.NoError(t, err)
+	started := map[string]string{}
+	for _, f := range files {
+		sc, err := scenario.Load(f)
+		require.NoError(t, err)
+		for _, st := range sc.Steps {
+			var req struct {
+				Kind     string `json:"kind"`
+				Tenant   string `json:"tenant_id"`
+				Workflow string `json:"workflow_id"`
+			}
+			if json.Unmarshal(st.Request, &req) != nil || req.Kind != "start" || req.Workflow == "" {
+				continue
+			}
+			key := req.Tenant + "/" + req.Workflow
+			if other, ok := started[key]; ok && other != f {
+				t.Errorf("%s and %s both start workflow %s", other, f, key)
+			}
+			started[key] = f
+		}
+	}
 }
