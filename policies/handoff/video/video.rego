@@ -257,13 +257,17 @@ _skew_ns := n * 1000000 if {
 _normalized(s) := lower(regex.replace(strings.replace_n(_fullwidth, s), `[\s\p{Z}\p{C}\p{P}\p{S}]+`, "")) if is_string(s)
 
 # _fullwidth maps the full-width forms of A-Z, a-z and 0-9 (U+FF21.., U+FF41.., U+FF10..)
-# to ASCII, built from their code points.
-_fullwidth := {_char(wide + i): _char(ascii + i) |
-	some [wide, ascii, n] in [[65313, 65, 26], [65345, 97, 26], [65296, 48, 10]]
-	some i in numbers.range(0, n - 1)
+# to ASCII: a constant of Unicode, written out so that no evaluation builds it.
+_fullwidth := {
+	"Ａ": "A", "Ｂ": "B", "Ｃ": "C", "Ｄ": "D", "Ｅ": "E", "Ｆ": "F", "Ｇ": "G", "Ｈ": "H",
+	"Ｉ": "I", "Ｊ": "J", "Ｋ": "K", "Ｌ": "L", "Ｍ": "M", "Ｎ": "N", "Ｏ": "O", "Ｐ": "P",
+	"Ｑ": "Q", "Ｒ": "R", "Ｓ": "S", "Ｔ": "T", "Ｕ": "U", "Ｖ": "V", "Ｗ": "W", "Ｘ": "X",
+	"Ｙ": "Y", "Ｚ": "Z", "ａ": "a", "ｂ": "b", "ｃ": "c", "ｄ": "d", "ｅ": "e", "ｆ": "f",
+	"ｇ": "g", "ｈ": "h", "ｉ": "i", "ｊ": "j", "ｋ": "k", "ｌ": "l", "ｍ": "m", "ｎ": "n",
+	"ｏ": "o", "ｐ": "p", "ｑ": "q", "ｒ": "r", "ｓ": "s", "ｔ": "t", "ｕ": "u", "ｖ": "v",
+	"ｗ": "w", "ｘ": "x", "ｙ": "y", "ｚ": "z", "０": "0", "１": "1", "２": "2", "３": "3",
+	"４": "4", "５": "5", "６": "6", "７": "7", "８": "8", "９": "9",
 }
-
-_char(code) := json.unmarshal(sprintf("\"\\u%04x\"", [code]))
 
 # _placeholder_set is a configuration list of placeholders, normalised.
 _placeholder_set(name) := {_normalized(p) | some p in object.get(_config, name, []); is_string(p)}
