@@ -106,10 +106,11 @@ func (e *Engine) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkTables(b, cc); err != nil {
+	tables, err := cc.tableDocuments()
+	if err != nil {
 		return err
 	}
-	pc, err := compilePolicies(ctx, b.Policies, cc.packNames(), e.opts.LazyPolicies)
+	pc, err := compilePolicies(ctx, b.Policies, tables, cc.packNames(), e.opts.LazyPolicies)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -219,14 +220,26 @@ func TestNonDeterministicBuiltinsDoNotLoad(t *testing.T) {
 	}
 }
 
-func TestStaleTablesRefused(t *testing.T) {
+// TestTheCUETablesAreInForce: the engine reads the contract tables from CUE, whatever
+// the committed copies say (they are what stock `opa test` reads, and CheckTables says
+// when they are stale).
+func TestTheCUETablesAreInForce(t *testing.T) {
 	b := toyBundle(t, toyAllow)
 	pfs := b.Policies.(fstest.MapFS)
 	pfs[packTablesPath("toy")] = &fstest.MapFile{Data: []byte(`{"name": "toy"}`)}
-	_, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
 	var stale *StaleTablesError
-	require.ErrorAs(t, err, &stale)
+	require.ErrorAs(t, CheckTables(b), &stale)
 	assert.Equal(t, packTablesPath("toy"), stale.Path)
+
+	e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
+	require.NoError(t, err)
+	defer e.Close()
+	tables, ok := e.Tables("toy")
+	require.True(t, ok)
+	assert.Contains(t, tables, "agents", "the tables in force are CUE's, not the stale copy")
+	data, err := storage.ReadOne(context.Background(), e.policies.store, storage.MustParsePath("/handoff/toy/contract"))
+	require.NoError(t, err)
+	assert.Contains(t, data, "agents", "the policies read CUE's tables")
 }
 
 func TestStateMachineWithoutExitRefused(t *testing.T) {
@@ -303,13 +316,13 @@ func TestPackConfigIsExportedAndChecked(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"budget": 3, "routes": ["a", "b"]}`, string(tables[packConfigPath("toy")]))
 
-	_, err = Open(context.Background(), Options{InMemory: true, Bundle: &b})
 	var stale *StaleTablesError
-	require.ErrorAs(t, err, &stale, "a config value that is not committed is stale")
+	require.ErrorAs(t, CheckTables(b), &stale, "a config value that is not committed is stale")
 	assert.Equal(t, packConfigPath("toy"), stale.Path)
 
 	pfs := b.Policies.(fstest.MapFS)
 	pfs[packConfigPath("toy")] = &fstest.MapFile{Data: tables[packConfigPath("toy")]}
+	require.NoError(t, CheckTables(b))
 	e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
 	require.NoError(t, err)
 	require.NoError(t, e.Close())

@@ -13,6 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
 )
 
 // coreEntrypoint decides requests the engine cannot route to a pack: it always blocks.
@@ -74,7 +75,7 @@ type policyGroup struct {
 // Unless lazy is set, it compiles them in one compiler and prepares every entrypoint, so
 // that a policy that does not compile fails here; with lazy, each entrypoint's group is
 // compiled when the entrypoint is first evaluated.
-func compilePolicies(ctx context.Context, fsys fs.FS, packs []string, lazy bool) (*compiledPolicies, error) {
+func compilePolicies(ctx context.Context, fsys fs.FS, tables map[string]any, packs []string, lazy bool) (*compiledPolicies, error) {
 	caps := capabilities()
 	res, err := loader.NewFileLoader().WithFS(fsys).WithCapabilities(caps).WithProcessAnnotation(true).
 		Filtered([]string{"."}, func(abspath string, info fs.FileInfo, depth int) bool {
@@ -83,15 +84,20 @@ func compilePolicies(ctx context.Context, fsys fs.FS, packs []string, lazy bool)
 	if err != nil {
 		return nil, fmt.Errorf("engine: load policies: %w", err)
 	}
-	store, err := res.Store()
-	if err != nil {
-		return nil, fmt.Errorf("engine: policy data: %w", err)
+	// The contract tables are the CUE values, whatever the committed copies say: those are
+	// the fixture stock `opa test` reads.
+	docs := res.Documents
+	for path, v := range tables {
+		if err := setDocument(docs, strings.Split(path, "/"), v); err != nil {
+			return nil, fmt.Errorf("engine: policy data: %w", err)
+		}
 	}
+	store := inmem.NewFromObject(docs)
 	hint, err := ast.ParseModuleWithOpts(memoHintFile, memoHint, ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	cp := &compiledPolicies{groups: map[string]*policyGroup{}, data: res.Documents, modules: res.ParsedModules(), store: store}
+	cp := &compiledPolicies{groups: map[string]*policyGroup{}, data: docs, modules: res.ParsedModules(), store: store}
 	owners := map[string]string{"core": coreEntrypoint}
 	for _, p := range packs {
 		owners[p] = packEntrypoint(p)
@@ -120,6 +126,23 @@ func compilePolicies(ctx context.Context, fsys fs.FS, packs []string, lazy bool)
 		}
 	}
 	return cp, nil
+}
+
+// setDocument puts v at path in the data tree docs, making the objects on the way.
+func setDocument(docs map[string]any, path []string, v any) error {
+	for _, seg := range path[:len(path)-1] {
+		next, ok := docs[seg].(map[string]any)
+		if !ok {
+			if _, taken := docs[seg]; taken {
+				return fmt.Errorf("data %s is not an object", seg)
+			}
+			next = map[string]any{}
+			docs[seg] = next
+		}
+		docs = next
+	}
+	docs[path[len(path)-1]] = v
+	return nil
 }
 
 // moduleOwner is the third segment of a module's package path: "core" or a pack name

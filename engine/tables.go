@@ -4,7 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/util"
 )
 
 // Tables are the contract tables Rego reads as data, exported from CUE: CUE is their
@@ -63,21 +68,43 @@ func (e *StaleTablesError) Error() string {
 	return fmt.Sprintf("engine: contract tables %s are stale: run `handoffctl tables --write` to export them from CUE", e.Path)
 }
 
-// checkTables refuses a bundle whose committed tables differ from the CUE export.
-func checkTables(b Bundle, cc *compiledContracts) error {
-	want, err := cc.exportTables()
+// CheckTables compares a bundle's committed tables with the CUE export: a
+// *StaleTablesError names the first that differs or is missing. The engine itself reads
+// the CUE values (Open puts them in the policies' data); the committed files are what
+// stock `opa test` reads.
+func CheckTables(b Bundle) error {
+	want, err := ExportTables(b)
 	if err != nil {
 		return err
 	}
-	for path, w := range want {
+	for _, path := range slices.Sorted(maps.Keys(want)) {
 		got, err := fs.ReadFile(b.Policies, path)
 		if err != nil {
 			return &StaleTablesError{Path: path}
 		}
 		var gv, wv any
-		if json.Unmarshal(got, &gv) != nil || json.Unmarshal(w, &wv) != nil || !reflect.DeepEqual(gv, wv) {
+		if json.Unmarshal(got, &gv) != nil || json.Unmarshal(want[path], &wv) != nil || !reflect.DeepEqual(gv, wv) {
 			return &StaleTablesError{Path: path}
 		}
 	}
 	return nil
+}
+
+// tableDocuments are the CUE tables as the policies' data documents, by their path in the
+// data tree (handoff/<pack>/contract, handoff/<pack>/config, handoff/core/contract), with
+// numbers as OPA reads them.
+func (cc *compiledContracts) tableDocuments() (map[string]any, error) {
+	files, err := cc.exportTables()
+	if err != nil {
+		return nil, err
+	}
+	docs := map[string]any{}
+	for path, b := range files {
+		var v any
+		if err := util.UnmarshalJSON(b, &v); err != nil {
+			return nil, fmt.Errorf("engine: table %s: %w", path, err)
+		}
+		docs[strings.TrimSuffix(path, "/data.json")] = v
+	}
+	return docs, nil
 }

@@ -79,6 +79,15 @@ It prints "ok" with the packs found, or the error and exits 3.`,
 			rep := report{Bundle: c.bundleName()}
 			e, oerr := engine.Open(ctx, engine.Options{InMemory: true, Bundle: &b})
 			if oerr == nil {
+				// The engine runs the CUE tables; stale committed copies would make
+				// stock `opa test` test other tables than the ones in force.
+				if oerr = engine.CheckTables(b); oerr != nil {
+					if err := e.Close(); err != nil {
+						return err
+					}
+				}
+			}
+			if oerr == nil {
 				rep.OK, rep.Digest, rep.Packs = true, e.BundleDigest(), e.Packs()
 				if err := e.Close(); err != nil {
 					return err

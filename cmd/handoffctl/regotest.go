@@ -5,10 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/handoff-dev/handoff/engine"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/cover"
 	"github.com/open-policy-agent/opa/v1/storage"
@@ -24,7 +26,10 @@ does: every .rego and data file under the directories is loaded, compiled togeth
 and each test is evaluated. It prints the tests that failed, then "N passed, N failed",
 and exits 3 when any test failed or erred.
 
-Without DIR it uses policies and policies_test of the current directory.
+Without DIR it uses policies and policies_test of the current directory, or of
+--bundle DIR. When that directory holds a bundle (contracts and policies) whose
+committed tables differ from their CUE source, it refuses with exit 3: the tests
+would read other tables than the engine runs.
 
 With --coverage it also reports the Rego coverage of every policy file (test files
 left out: the lines of rules and expressions the tests evaluated, as 'opa test
@@ -64,9 +69,13 @@ type testLine struct {
 
 // regoTest runs the tests; with minCoverage >= 0 it also reports coverage.
 func (c *cli) regoTest(ctx context.Context, paths []string, verbose bool, minCoverage float64) error {
+	root := "."
+	if c.bundle.set {
+		root = c.bundle.value
+	}
 	if len(paths) == 0 {
 		for _, p := range []string{"policies", "policies_test"} {
-			if isDir(p) {
+			if p = filepath.Join(root, p); isDir(p) {
 				paths = append(paths, p)
 			}
 		}
@@ -79,6 +88,9 @@ func (c *cli) regoTest(ctx context.Context, paths []string, verbose bool, minCov
 		if !isDir(p) && !isFile(p) {
 			return withHint(fmt.Errorf("%s: no such file or directory", p), "check the path")
 		}
+	}
+	if err := testedTablesInForce(root); err != nil {
+		return err
 	}
 	modules, st, err := tester.Load(paths, nil)
 	if err != nil {
@@ -221,4 +233,21 @@ func resultLines(tr *tester.Result) []testLine {
 		out = append(out, l)
 	}
 	return out
+}
+
+// testedTablesInForce refuses to test the policies of a bundle whose committed tables
+// differ from its CUE source: the tests would read tables the engine does not run.
+func testedTablesInForce(root string) error {
+	if !isDir(filepath.Join(root, "contracts")) || !isDir(filepath.Join(root, "policies")) {
+		return nil
+	}
+	err := engine.CheckTables(engine.DirBundle(root))
+	var stale *engine.StaleTablesError
+	if errors.As(err, &stale) {
+		return &negativeError{msg: err.Error() + "\nhint: the tests would read other tables than the engine runs; run 'handoffctl tables --write'"}
+	}
+	if err != nil {
+		return withHint(err, "'handoffctl check' shows what is wrong with the bundle")
+	}
+	return nil
 }
