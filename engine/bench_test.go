@@ -127,7 +127,8 @@ func BenchmarkCheckResult(b *testing.B) {
 func BenchmarkFold(b *testing.B) {
 	e, body := benchRequest(b)
 	r := routed(b, e, body)
-	d, next := e.decide(context.Background(), r)
+	res := e.decide(context.Background(), r, evaluation{})
+	d, next := res.decision, res.next
 	require.NotNil(b, next, "%+v", d.Reasons)
 	now := formatTime(r.now)
 	for b.Loop() {
@@ -161,6 +162,15 @@ func BenchmarkEvaluate(b *testing.B) {
 			}
 		})
 	})
+}
+
+// BenchmarkNewDecider compiles the shipped bundle, all of it: the cold start of the
+// commands that report on the bundle.
+func BenchmarkNewDecider(b *testing.B) {
+	for b.Loop() {
+		_, err := NewDecider(context.Background(), DeciderOptions{})
+		require.NoError(b, err)
+	}
 }
 
 // BenchmarkOpen compiles the shipped bundle and opens an in-memory store: the cold start

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
@@ -24,7 +23,7 @@ const (
 
 // validate checks a routed request against its pack's contract: the request kind's
 // definition and, for outputs, the artifact type's content definition.
-func (e *Engine) validate(r *request) {
+func (dc *Decider) validate(r *request) {
 	if r.value == nil || r.pack == nil {
 		return
 	}
@@ -98,51 +97,107 @@ func validationValues(errs []ValidationError) []any {
 	return out
 }
 
-// policyDecision evaluates the request's entrypoint and returns the checked policy result,
-// or a fail-closed block with POLICY_ERROR or POLICY_TIMEOUT.
-func (e *Engine) policyDecision(ctx context.Context, r *request) (*Decision, string) {
-	entrypoint := coreEntrypoint
-	if r.pack != nil {
-		entrypoint = packEntrypoint(r.pack.name)
+// evaluation says how decide evaluates the policy.
+type evaluation struct {
+	// timeout is the deadline of the evaluation; zero is the Decider's. A recorded
+	// decision is evaluated again on whatever machine replays it: the deadline there is
+	// the caller's.
+	timeout time.Duration
+	// explain traces the evaluation with rule indexing off (so every rule is checked,
+	// and reported) and explains the decision.
+	explain bool
+}
+
+// result is what decide returns: the decision, the workflow's state after it (nil when
+// nothing changes) and, when asked for, the explanation.
+type result struct {
+	decision    *Decision
+	next        *State
+	explanation *Explanation
+}
+
+// decide is the pipeline every decision goes through, from a decoded, routed request
+// to the decision and the next state: validate, derive, evaluate the policy, settle the
+// decision under the engine invariants, redact. Evaluate, Submit, Decide, replay and
+// explain all call it. Derived values already set (replay keeps some recorded ones)
+// are kept.
+func (dc *Decider) decide(ctx context.Context, r *request, ev evaluation) result {
+	dc.validate(r)
+	if r.derived == nil {
+		r.derive(dc.contracts.scanner)
 	}
+	var tr *ruleTracer
+	if ev.explain {
+		tr = &ruleTracer{entered: map[string]*ast.Rule{}, exited: map[string]bool{}}
+	}
+	d, entrypoint := dc.evaluate(ctx, r, ev.timeout, tr)
+	next := dc.settle(r, d, entrypoint)
+	res := result{decision: d, next: dc.redact(r, d, next)}
+	if tr != nil {
+		res.explanation = dc.explanation(r, tr, entrypoint)
+	}
+	return res
+}
+
+// entrypoint is the query a request is decided by: its pack's, or the core's when it
+// could not be routed.
+func (r *request) entrypoint() string {
+	if r.pack != nil {
+		return packEntrypoint(r.pack.name)
+	}
+	return coreEntrypoint
+}
+
+// evaluate evaluates the request's entrypoint and returns the checked policy result, or
+// a fail-closed block with POLICY_ERROR or POLICY_TIMEOUT. With tr set the evaluation
+// is traced, with rule indexing off.
+func (dc *Decider) evaluate(ctx context.Context, r *request, timeout time.Duration, tr *ruleTracer) (*Decision, string) {
+	entrypoint := r.entrypoint()
 	in, err := r.input()
 	if err != nil {
-		return e.failClosed(codePolicyError, "building the policy input failed: "+err.Error()), entrypoint
+		return dc.failClosed(codePolicyError, "building the policy input failed: "+err.Error()), entrypoint
 	}
-	q, err := e.policies.query(ctx, entrypoint)
+	q, err := dc.policies.query(ctx, entrypoint)
 	if err != nil {
-		return e.failClosed(codePolicyError, err.Error()), entrypoint
+		return dc.failClosed(codePolicyError, err.Error()), entrypoint
 	}
-	timeout := e.opts.EvalTimeout
+	if timeout <= 0 {
+		timeout = dc.timeout
+	}
+	deadline := timeout
 	if canary.NoEvalDeadline {
-		timeout = time.Hour
+		deadline = time.Hour
 	}
-	ectx, cancel := context.WithTimeout(ctx, timeout)
+	ectx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
+	opts := []rego.EvalOption{rego.EvalParsedInput(in)}
+	if tr != nil {
+		opts = append(opts, rego.EvalQueryTracer(tr), rego.EvalRuleIndexing(false))
+	}
 	var rs rego.ResultSet
 	if err = failpoint.Eval(ectx, "engine/evaluate"); err == nil {
-		rs, err = q.Eval(ectx, rego.EvalParsedInput(in))
+		rs, err = q.Eval(ectx, opts...)
 	}
 	if err != nil {
 		if errors.Is(ectx.Err(), context.DeadlineExceeded) {
-			return e.failClosed(codePolicyTimeout, fmt.Sprintf("the policy did not decide within %s", e.opts.EvalTimeout)), entrypoint
+			return dc.failClosed(codePolicyTimeout, fmt.Sprintf("the policy did not decide within %s", timeout)), entrypoint
 		}
-		return e.failClosed(codePolicyError, "policy evaluation failed: "+err.Error()), entrypoint
+		return dc.failClosed(codePolicyError, "policy evaluation failed: "+err.Error()), entrypoint
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return e.failClosed(codePolicyError, entrypoint+" is undefined for this request"), entrypoint
+		return dc.failClosed(codePolicyError, entrypoint+" is undefined for this request"), entrypoint
 	}
-	d, err := e.checkResult(rs[0].Expressions[0].Value)
+	d, err := dc.checkResult(rs[0].Expressions[0].Value)
 	if err != nil {
-		return e.failClosed(codePolicyError, err.Error()), entrypoint
+		return dc.failClosed(codePolicyError, err.Error()), entrypoint
 	}
 	return d, entrypoint
 }
 
 // checkResult checks a policy result against CUE core.#PolicyResult and decodes it. The
 // result is checked as OPA returns it (maps, slices, json.Number), before any encoding.
-func (e *Engine) checkResult(v any) (*Decision, error) {
-	if errs := e.contracts.result.validate(v); len(errs) > 0 {
+func (dc *Decider) checkResult(v any) (*Decision, error) {
+	if errs := dc.contracts.result.validate(v); len(errs) > 0 {
 		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)
 	}
 	b, err := json.Marshal(v)
@@ -171,20 +226,19 @@ func (e *Engine) checkResult(v any) (*Decision, error) {
 }
 
 // failClosed is the decision when the policy could not decide: block.
-func (e *Engine) failClosed(code, msg string) *Decision {
+func (dc *Decider) failClosed(code, msg string) *Decision {
 	return &Decision{
 		Outcome: Block, Reasons: []Reason{{Code: code, Message: msg, Outcome: Block}},
 		Next: []Next{}, Revise: []Revision{}, Events: []Event{},
 	}
 }
 
-// decide runs the whole pipeline for one decoded, routed request and returns the
-// decision and, when it changes the workflow, the new state.
-func (e *Engine) decide(ctx context.Context, r *request) (*Decision, *State) {
-	e.validate(r)
-	r.derive(e.contracts.scanner)
-	d, entrypoint := e.policyDecision(ctx, r)
-	d.Policy = PolicyRef{BundleDigest: e.digest, Entrypoint: entrypoint}
+// settle completes a policy decision: the request's identity, the decision id, the
+// time, the status and version before, then the engine invariants, failing closed when
+// the decision breaks one. It returns the new state, or nil when nothing changes.
+func (dc *Decider) settle(r *request, d *Decision, entrypoint string) *State {
+	d.Policy = PolicyRef{BundleDigest: dc.digest, Entrypoint: entrypoint}
+	d.DecisionID = r.decisionID
 	d.RequestID, d.TenantID, d.WorkflowID, d.TraceID, d.Kind = r.requestID, r.tenant, r.workflow, r.trace, r.kind
 	d.DecidedAt = formatTime(r.now)
 	d.StatusBefore = "NONE"
@@ -195,19 +249,16 @@ func (e *Engine) decide(ctx context.Context, r *request) (*Decision, *State) {
 		d.StatusBefore = r.state.Status
 		d.StateVersion = r.state.StateVersion
 	}
-	if id, err := uuid.NewV7(); err == nil {
-		d.DecisionID = id.String()
-	}
-	next, err := e.enforce(r, d)
+	next, err := dc.enforce(r, d)
 	if err != nil {
-		*d = *e.rebase(d, e.failClosed(codePolicyError, "the policy's decision breaks an engine invariant: "+err.Error()))
-		return d, nil
+		*d = *dc.rebase(d, dc.failClosed(codePolicyError, "the policy's decision breaks an engine invariant: "+err.Error()))
+		return nil
 	}
-	return d, e.redact(r, d, next)
+	return next
 }
 
 // rebase keeps the identity fields of d on a fail-closed decision.
-func (e *Engine) rebase(d, fc *Decision) *Decision {
+func (dc *Decider) rebase(d, fc *Decision) *Decision {
 	fc.DecisionID, fc.RequestID, fc.TenantID, fc.WorkflowID, fc.TraceID, fc.Kind, fc.Pack = d.DecisionID, d.RequestID, d.TenantID, d.WorkflowID, d.TraceID, d.Kind, d.Pack
 	fc.StatusBefore, fc.StatusAfter, fc.StateVersion, fc.Policy, fc.DecidedAt = d.StatusBefore, d.StatusBefore, d.StateVersion, d.Policy, d.DecidedAt
 	return fc
@@ -216,7 +267,7 @@ func (e *Engine) rebase(d, fc *Decision) *Decision {
 // enforce holds the engine invariants whatever the policy said (context packages reach
 // the next agent wrapped as untrusted data), and folds the events into a copy of the
 // state. It returns the new state, or nil when nothing changes.
-func (e *Engine) enforce(r *request, d *Decision) (*State, error) {
+func (dc *Decider) enforce(r *request, d *Decision) (*State, error) {
 	if d.StatusAfter == "" {
 		d.StatusAfter = d.StatusBefore
 	}

@@ -172,7 +172,7 @@ func (e *Engine) logEvent(rec store.Record, ent recordedEntry, state *State, str
 // A policy may also pass a sensitive value on, in the context of the next step or in
 // some other part of the result or state: every string removed (of 4 characters or more)
 // is therefore removed wherever else it appears in the state and the result.
-func (e *Engine) mask(pack string, input map[string]any, result any) []string {
+func (dc *Decider) mask(pack string, input map[string]any, result any) []string {
 	var erased []string
 	values := map[string]bool{}
 	erase := func(v any, path []string, at []string) {
@@ -181,7 +181,7 @@ func (e *Engine) mask(pack string, input map[string]any, result any) []string {
 			collectStrings(hit.value, values)
 		}
 	}
-	for _, f := range e.sensitiveFields(pack) {
+	for _, f := range dc.sensitiveFields(pack) {
 		path := strings.Split(f, ".")
 		erase(input["request"], path, []string{"input", "request"})
 		rest, ok := strings.CutPrefix(f, "output.content.")
@@ -307,12 +307,12 @@ func eraseValues(v any, values map[string]bool, at []string) []string {
 
 // sensitiveFields reads a pack's sensitive_fields table. A decision of no known pack (a
 // request blocked before routing) is masked with the fields of every pack.
-func (e *Engine) sensitiveFields(pack string) []string {
-	packs := []*packContract{e.contracts.packs[pack]}
+func (dc *Decider) sensitiveFields(pack string) []string {
+	packs := []*packContract{dc.contracts.packs[pack]}
 	if packs[0] == nil {
 		packs = packs[:0]
-		for _, n := range e.contracts.packNames() {
-			packs = append(packs, e.contracts.packs[n])
+		for _, n := range dc.contracts.packNames() {
+			packs = append(packs, dc.contracts.packs[n])
 		}
 	}
 	seen := map[string]bool{}

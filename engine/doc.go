@@ -8,6 +8,11 @@
 //	bytes ─► strict decode ─► CUE validate ─► load state ─► build input ─► Rego decide
 //	      ─► engine invariants ─► one store transaction (record, state, head, idempotency key)
 //
+// The pipeline from a decoded request and the workflow's state to the decision and the
+// next state is one pure function, Decider.Decide: a Decider is the compiled bundle
+// alone, and an Engine is a Decider with a store (idempotency, routing reads, the
+// commit). Replay, explain and bench decide through the same function.
+//
 // A block is a Decision, not an error. Evaluate and Submit return an error only when no
 // decision could be made (the store failed, the context ended); the host must then treat
 // the request as blocked. When the policy errs, times out, is undefined or returns a

@@ -8,11 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/handoff-dev/handoff/internal/canonjson"
@@ -85,25 +82,15 @@ var ErrDecisionNotFound = errors.New("engine: decision not found")
 // decision, which is then explained with the state as it is now (Reproduced says
 // whether that gives the same decision). It is safe for concurrent use.
 func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation, error) {
-	r := e.decodeRequest(body, e.now(ctx))
-	prior, err := e.idempotency(ctx, r)
+	res, prior, err := e.evaluate(ctx, body, e.opts.Clock(), evaluation{explain: true, timeout: replayTimeout(e.Decider, 0)})
 	if err != nil {
 		return nil, err
 	}
-	if err := e.route(ctx, r); err != nil {
-		return nil, err
-	}
-	e.validate(r)
-	r.derive(e.contracts.scanner)
-	d, ex := e.traced(ctx, r, replayTimeout(e, 0))
+	d, ex := res.decision, res.explanation
+	ex.Reproduced = true
 	if prior != nil {
 		ex.Reproduced = sameOutcome(prior, d)
 		d = prior
-	} else {
-		ex.Reproduced = true
-		if id, err := uuid.NewV7(); err == nil {
-			d.DecisionID = id.String()
-		}
 	}
 	ex.Decision = d
 	e.attach(ex)
@@ -134,7 +121,7 @@ func (e *Engine) Explain(ctx context.Context, decisionID string) (*Explanation, 
 	}
 	var out *Explanation
 	stop := errors.New("found")
-	err = e.replayWorkflow(ctx, e, replayTarget{loc.tenant, loc.workflow}, replayPlan{only: loc.seq, explain: true, timeout: replayTimeout(e, 0)},
+	err = e.replayWorkflow(ctx, e.Decider, replayTarget{loc.tenant, loc.workflow}, replayPlan{only: loc.seq, explain: true, timeout: replayTimeout(e.Decider, 0)},
 		func(res ReplayResult) error {
 			out = res.explanation
 			out.Reproduced = len(res.Changed) == 0
@@ -152,7 +139,7 @@ func (e *Engine) Explain(ctx context.Context, decisionID string) (*Explanation, 
 }
 
 // attach lists each reason of the decision with the rules that fired for its code.
-func (e *Engine) attach(ex *Explanation) {
+func (dc *Decider) attach(ex *Explanation) {
 	fired := map[string][]FiredRule{}
 	for _, f := range ex.firedRules() {
 		fired[f.Code] = append(fired[f.Code], f)
@@ -162,7 +149,7 @@ func (e *Engine) attach(ex *Explanation) {
 		rules := fired[r.Code]
 		if rules == nil {
 			// Not traced (an audit record) or not fired here: name the rules by code.
-			for _, info := range e.rulesByCode()[r.Code] {
+			for _, info := range dc.rulesByCode()[r.Code] {
 				rules = append(rules, FiredRule{RuleInfo: info, Inputs: []InputValue{}})
 			}
 		}
@@ -175,17 +162,13 @@ func (e *Engine) attach(ex *Explanation) {
 
 func (ex *Explanation) firedRules() []FiredRule { return ex.fired }
 
-// traced evaluates the request's entrypoint with a tracer and returns the decision,
-// completed as decide completes it (without drawing a decision id or jitter), and the
-// explanation of the rules.
-func (e *Engine) traced(ctx context.Context, r *request, timeout time.Duration) (*Decision, *Explanation) {
-	tr := &ruleTracer{entered: map[string]*ast.Rule{}, exited: map[string]bool{}}
-	d, entrypoint := e.evalPolicy(ctx, r, tr, timeout)
-	e.settle(r, d, entrypoint)
+// explanation explains a traced evaluation: the rules carrying reason codes that
+// fired, with the input values they read, and those checked that did not.
+func (dc *Decider) explanation(r *request, tr *ruleTracer, entrypoint string) *Explanation {
 	ex := &Explanation{Entrypoint: entrypoint, Passed: []RuleInfo{}}
 	in, _ := r.input()
 	var fired []FiredRule
-	byLoc := e.annotatedRules()
+	byLoc := dc.annotatedRules()
 	keys := make([]string, 0, len(tr.entered))
 	for k := range tr.entered {
 		keys = append(keys, k)
@@ -197,14 +180,14 @@ func (e *Engine) traced(ctx context.Context, r *request, timeout time.Duration) 
 			continue
 		}
 		if tr.exited[k] {
-			fired = append(fired, FiredRule{RuleInfo: ar.info, Inputs: e.inputsOf(ar, in)})
+			fired = append(fired, FiredRule{RuleInfo: ar.info, Inputs: dc.inputsOf(ar, in)})
 		} else {
 			ex.Passed = append(ex.Passed, ar.info)
 		}
 	}
 	sortRules(ex.Passed)
 	ex.fired = fired
-	return d, ex
+	return ex
 }
 
 func sortRules(rs []RuleInfo) {
@@ -218,46 +201,6 @@ func sortRules(rs []RuleInfo) {
 		}
 		return a.Line < b.Line
 	})
-}
-
-// evalPolicy evaluates the request's entrypoint as policyDecision does, with its own
-// deadline and, when tr is set, a query tracer and rule indexing off (so every rule is
-// checked, and reported). Replay and explain use it: a recorded decision is evaluated
-// again on whatever machine replays it, so the deadline there is the caller's.
-func (e *Engine) evalPolicy(ctx context.Context, r *request, tr topdown.QueryTracer, timeout time.Duration) (*Decision, string) {
-	entrypoint := coreEntrypoint
-	if r.pack != nil {
-		entrypoint = packEntrypoint(r.pack.name)
-	}
-	in, err := r.input()
-	if err != nil {
-		return e.failClosed(codePolicyError, "building the policy input failed: "+err.Error()), entrypoint
-	}
-	q, err := e.policies.query(ctx, entrypoint)
-	if err != nil {
-		return e.failClosed(codePolicyError, err.Error()), entrypoint
-	}
-	ectx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	opts := []rego.EvalOption{rego.EvalParsedInput(in)}
-	if tr != nil {
-		opts = append(opts, rego.EvalQueryTracer(tr), rego.EvalRuleIndexing(false))
-	}
-	rs, err := q.Eval(ectx, opts...)
-	if err != nil {
-		if errors.Is(ectx.Err(), context.DeadlineExceeded) {
-			return e.failClosed(codePolicyTimeout, fmt.Sprintf("the policy did not decide within %s", timeout)), entrypoint
-		}
-		return e.failClosed(codePolicyError, "policy evaluation failed: "+err.Error()), entrypoint
-	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return e.failClosed(codePolicyError, entrypoint+" is undefined for this request"), entrypoint
-	}
-	d, err := e.checkResult(rs[0].Expressions[0].Value)
-	if err != nil {
-		return e.failClosed(codePolicyError, err.Error()), entrypoint
-	}
-	return d, entrypoint
 }
 
 // ruleTracer records which rules were entered and which exited (fired), by location.
@@ -302,15 +245,15 @@ type catalog struct {
 }
 
 // annotatedRules indexes the rules carrying a reason code by their location.
-func (e *Engine) annotatedRules() map[string]*annotatedRule {
-	c := &e.policies.catalog
-	c.once.Do(func() { c.byLoc, c.byCode = indexAnnotatedRules(e.policies.modules) })
+func (dc *Decider) annotatedRules() map[string]*annotatedRule {
+	c := &dc.policies.catalog
+	c.once.Do(func() { c.byLoc, c.byCode = indexAnnotatedRules(dc.policies.modules) })
 	return c.byLoc
 }
 
-func (e *Engine) rulesByCode() map[string][]RuleInfo {
-	e.annotatedRules()
-	return e.policies.catalog.byCode
+func (dc *Decider) rulesByCode() map[string][]RuleInfo {
+	dc.annotatedRules()
+	return dc.policies.catalog.byCode
 }
 
 // indexAnnotatedRules indexes the rules of modules that carry a reason code, by location
@@ -377,7 +320,7 @@ func ruleAfter(m *ast.Module, row int) *ast.Rule {
 // A helper rule of the package that stands for an input path (_request := input.request,
 // _kind := object.get(_request, "kind", "")) counts as that path; a path with a variable
 // is cut before the variable, so the value shown is the collection it ranges over.
-func (e *Engine) inputsOf(ar *annotatedRule, in ast.Value) []InputValue {
+func (dc *Decider) inputsOf(ar *annotatedRule, in ast.Value) []InputValue {
 	res := &pathResolver{helpers: ar.pkg, memo: map[string]ast.Ref{}, busy: map[string]bool{}}
 	refs := map[string]ast.Ref{}
 	add := func(p ast.Ref) {

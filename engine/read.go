@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -57,17 +56,8 @@ func (e *Engine) Audit(ctx context.Context, tenant string, fn func(Entry) error)
 }
 
 func decodeEntry(rec store.Record) (Entry, error) {
-	var raw struct {
-		Request    json.RawMessage   `json:"request"`
-		Validation []ValidationError `json:"validation"`
-		Derived    map[string]any    `json:"derived"`
-		Now        string            `json:"now"`
-		Decision   *Decision         `json:"decision"`
-		Redaction  *Redaction        `json:"redaction"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(rec.Payload))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
+	raw, err := decodeLogEntry[json.RawMessage, *Decision](rec.Payload)
+	if err != nil {
 		return Entry{}, fmt.Errorf("engine: record %d: %w", rec.Seq, err)
 	}
 	return Entry{Seq: rec.Seq, Time: formatTime(rec.Time), Hash: rec.Hash, Request: raw.Request,

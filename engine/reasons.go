@@ -18,9 +18,9 @@ type ReasonInfo struct {
 
 // Reasons lists the reason codes of the bundle's policies: one entry per rule whose
 // METADATA carries custom.code, sorted by package, then code, then file and line.
-func (e *Engine) Reasons() []ReasonInfo {
+func (dc *Decider) Reasons() []ReasonInfo {
 	var out []ReasonInfo
-	for _, m := range e.policies.modules {
+	for _, m := range dc.policies.modules {
 		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
 		for _, a := range m.Annotations {
 			code, ok := a.Custom["code"].(string)

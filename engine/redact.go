@@ -51,9 +51,9 @@ type redactionTable struct {
 // redactionTable reads guardrails.redaction from the core tables. A missing or
 // malformed table redacts on the default codes with nothing kept but the envelope ids:
 // redaction never fails open.
-func (e *Engine) redactionTable() redactionTable {
+func (dc *Decider) redactionTable() redactionTable {
 	t := redactionTable{codes: map[string]bool{}, marker: "[REDACTED]"}
-	g, _ := e.contracts.guardrails.(map[string]any)
+	g, _ := dc.contracts.guardrails.(map[string]any)
 	tab, _ := g["redaction"].(map[string]any)
 	codes, _ := tab["codes"].([]any)
 	for _, c := range codes {
@@ -98,8 +98,8 @@ const minSecret = 4
 // and the validation's messages and paths and from the decision's trace_id, and makes
 // sure the decision blocks. It returns the state to record (nil when it forced a block).
 // When the copy cannot be made safe, r.redactErr is set and Submit records nothing.
-func (e *Engine) redact(r *request, d *Decision, next *State) *State {
-	tab := e.redactionTable()
+func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
+	tab := dc.redactionTable()
 	var codes []string
 	for _, rs := range d.Reasons {
 		if tab.codes[rs.Code] && !slices.Contains(codes, rs.Code) {
@@ -131,7 +131,7 @@ func (e *Engine) redact(r *request, d *Decision, next *State) *State {
 	}
 	secrets := secretList(offending)
 	if d.Outcome != Block {
-		*d = *e.rebase(d, e.failClosed(codePolicyError, fmt.Sprintf("the policy's decision carries %s but does not block: a request carrying content to redact never changes a workflow", strings.Join(codes, ", "))))
+		*d = *dc.rebase(d, dc.failClosed(codePolicyError, fmt.Sprintf("the policy's decision carries %s but does not block: a request carrying content to redact never changes a workflow", strings.Join(codes, ", "))))
 		next = nil
 	}
 	scrubDecision(d, secrets, tab.marker)

@@ -35,11 +35,11 @@ type ReplayOptions struct {
 }
 
 // replayTimeout is the evaluation deadline of a replay or an explanation.
-func replayTimeout(e *Engine, d time.Duration) time.Duration {
+func replayTimeout(dc *Decider, d time.Duration) time.Duration {
 	if d > 0 {
 		return d
 	}
-	return max(10*e.opts.EvalTimeout, 30*time.Second)
+	return max(10*dc.timeout, 30*time.Second)
 }
 
 // ReplayResult is one recorded decision and the decision the candidate bundle makes on
@@ -114,9 +114,9 @@ var ErrReplayDiverged = errors.New("engine: replay: rebuilt state differs from t
 // "redacted" and no replayed decision.
 //
 // fn is called from one goroutine at a time. Replay is safe for concurrent use.
-func (e *Engine) Replay(ctx context.Context, candidate *Engine, opts ReplayOptions, fn func(ReplayResult) error) error {
+func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOptions, fn func(ReplayResult) error) error {
 	if candidate == nil {
-		candidate = e
+		candidate = e.Decider
 	}
 	targets, err := e.replayTargets(ctx, opts)
 	if err != nil {
@@ -191,7 +191,7 @@ func (e *Engine) Replay(ctx context.Context, candidate *Engine, opts ReplayOptio
 // policy blocked: a blocked start creates no workflow, so it is recorded there. Requests
 // the engine blocked before asking the policy (undecodable, unknown pack, an existing
 // workflow id, a reused request_id) are left out: no bundle can change them.
-func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Engine, tenant string, plan replayPlan, emit func(ReplayResult) error) error {
+func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tenant string, plan replayPlan, emit func(ReplayResult) error) error {
 	return e.log.AuditRecords(ctx, tenant, func(rec store.Record) error {
 		if rec.Time.Before(plan.since) {
 			return nil
@@ -269,25 +269,6 @@ func (e *Engine) replayTargets(ctx context.Context, opts ReplayOptions) ([]repla
 	return out, nil
 }
 
-// recordedEntry is a log record's payload with the decision kept as recorded.
-type recordedEntry struct {
-	Request    map[string]any    `json:"request"`
-	Validation []ValidationError `json:"validation"`
-	Derived    map[string]any    `json:"derived"`
-	Now        string            `json:"now"`
-	Decision   json.RawMessage   `json:"decision"`
-	Redaction  *Redaction        `json:"redaction"`
-}
-
-// decodeRecordedEntry reads a log record's payload, numbers kept exact.
-func decodeRecordedEntry(payload []byte) (recordedEntry, error) {
-	var ent recordedEntry
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.UseNumber()
-	err := dec.Decode(&ent)
-	return ent, err
-}
-
 // skipRedacted is the result for a record whose request the log holds redacted: it is
 // reported, never re-decided.
 func skipRedacted(ent recordedEntry, recorded *Decision) ReplayResult {
@@ -303,7 +284,7 @@ type replayPlan struct {
 	timeout time.Duration // the deadline of one evaluation
 }
 
-func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replayTarget, plan replayPlan, emit func(ReplayResult) error) error {
+func (e *Engine) replayWorkflow(ctx context.Context, candidate *Decider, t replayTarget, plan replayPlan, emit func(ReplayResult) error) error {
 	return e.walkWorkflow(ctx, t, func(v visit) error {
 		if plan.only == 0 && !v.rec.Time.Before(plan.since) || plan.only == v.rec.Seq {
 			if v.ent.Redaction != nil {
@@ -325,33 +306,26 @@ func (e *Engine) replayWorkflow(ctx context.Context, candidate *Engine, t replay
 // replayOne decides one recorded request with this engine's bundle on the recorded input
 // and the rebuilt state before it. It mirrors decide, without drawing a decision id.
 // With explain, the evaluation is traced.
-func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool, timeout time.Duration, seed ...ValidationError) (ReplayResult, error) {
+func (dc *Decider) replayOne(ent recordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool, timeout time.Duration, seed ...ValidationError) (ReplayResult, error) {
 	// The policy only reads the state and enforce folds into a copy, so the rebuilt
 	// state is passed as it is.
 	r := &request{
 		value: ent.Request, tenant: recorded.TenantID, workflow: recorded.WorkflowID,
 		requestID: recorded.RequestID, kind: recorded.Kind, trace: recorded.TraceID,
-		state: state, create: create, now: now, validation: seed,
+		state: state, create: create, now: now, validation: seed, decisionID: recorded.DecisionID,
 	}
-	r.derived = e.replayDerived(ent.Request, ent.Derived)
-	var d *Decision
-	var ex *Explanation
-	if pc, ok := e.contracts.packs[state.Pack]; ok {
+	r.derived = dc.replayDerived(ent.Request, ent.Derived)
+	var out result
+	if pc, ok := dc.contracts.packs[state.Pack]; ok {
 		r.pack = pc
-		e.validate(r)
-		if explain {
-			d, ex = e.traced(context.Background(), r, timeout)
-		} else {
-			var entrypoint string
-			d, entrypoint = e.evalPolicy(context.Background(), r, nil, timeout)
-			e.settle(r, d, entrypoint)
-		}
+		out = dc.decide(context.Background(), r, evaluation{timeout: timeout, explain: explain})
 	} else {
 		r.audit = true
-		d = e.failClosed(codePolicyError, fmt.Sprintf("pack %s is not in this bundle", state.Pack))
-		e.settle(r, d, coreEntrypoint)
+		d := dc.failClosed(codePolicyError, fmt.Sprintf("pack %s is not in this bundle", state.Pack))
+		dc.settle(r, d, coreEntrypoint)
+		out.decision = d
 	}
-	d.DecisionID = recorded.DecisionID
+	d, ex := out.decision, out.explanation
 	if _, seen := ent.Derived["jitter_permille"]; !seen && d.Retry != nil && recorded.Retry != nil {
 		base := d.Retry.DelayMS
 		if got := recorded.Retry.DelayMS; base > 0 && got >= base && got <= base+base/10 {
@@ -382,35 +356,15 @@ func (e *Engine) replayOne(ent recordedEntry, recorded *Decision, state *State, 
 // replayDerived is the derived input of a recorded request decided again: derived anew
 // from the request with e's scanner, with the recorded payload size (the log does not
 // keep the bytes) and jitter.
-func (e *Engine) replayDerived(value map[string]any, recorded map[string]any) map[string]any {
+func (dc *Decider) replayDerived(value map[string]any, recorded map[string]any) map[string]any {
 	r := &request{value: value}
-	r.derive(e.contracts.scanner)
+	r.derive(dc.contracts.scanner)
 	for _, k := range []string{"payload_bytes", "jitter_permille"} {
 		if v, ok := recorded[k]; ok {
 			r.derived[k] = v
 		}
 	}
 	return r.derived
-}
-
-// settle completes a policy decision as decide does: the request's identity, the time,
-// the status and version before, then the engine invariants (failing closed when the
-// decision breaks one). It draws no decision id.
-func (e *Engine) settle(r *request, d *Decision, entrypoint string) {
-	d.Policy = PolicyRef{BundleDigest: e.digest, Entrypoint: entrypoint}
-	d.RequestID, d.TenantID, d.WorkflowID, d.TraceID, d.Kind = r.requestID, r.tenant, r.workflow, r.trace, r.kind
-	d.DecidedAt = formatTime(r.now)
-	d.StatusBefore = "NONE"
-	if r.pack != nil {
-		d.Pack = r.pack.name
-	}
-	if r.state != nil {
-		d.StatusBefore = r.state.Status
-		d.StateVersion = r.state.StateVersion
-	}
-	if _, err := e.enforce(r, d); err != nil {
-		*d = *e.rebase(d, e.failClosed(codePolicyError, "the policy's decision breaks an engine invariant: "+err.Error()))
-	}
 }
 
 func sameValidation(a, b []ValidationError) bool {

@@ -23,6 +23,7 @@ const unknownTenant = "_unknown"
 
 // request is one request on its way through the pipeline.
 type request struct {
+	decisionID string
 	body       []byte
 	value      map[string]any // nil when undecodable
 	digest     string
@@ -46,9 +47,9 @@ type request struct {
 }
 
 // decodeRequest runs the strict decoder and reads the envelope fields it can trust.
-func (e *Engine) decodeRequest(body []byte, now time.Time) *request {
+func (dc *Decider) decodeRequest(body []byte, now time.Time) *request {
 	r := &request{body: body, now: now, tenant: unknownTenant}
-	v, err := strictjson.Decode(body, e.opts.Limits.decoder())
+	v, err := strictjson.Decode(body, dc.limits.decoder())
 	if err != nil {
 		r.digest = canonjson.HashBytes(body)
 		var se *strictjson.Error
@@ -81,6 +82,13 @@ func (e *Engine) decodeRequest(body []byte, now time.Time) *request {
 	r.kind, _ = obj["kind"].(string)
 	r.trace, _ = obj["trace_id"].(string)
 	return r
+}
+
+// refuse records a validation error found before the policy (routing, the store) and
+// sends the request to its tenant's security audit stream.
+func (r *request) refuse(ve ValidationError) {
+	r.validation = append(r.validation, ve)
+	r.audit = true
 }
 
 // idField returns an envelope id only when it is a well-formed id.

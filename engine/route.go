@@ -11,40 +11,46 @@ import (
 	"github.com/handoff-dev/handoff/store"
 )
 
-// route finds the pack and workflow state of a decoded request. A request that cannot
-// be routed keeps pack == nil and is decided by the core policy, which always blocks.
+// route finds the pack and workflow state of a decoded request in the store. A request
+// that cannot be routed keeps pack == nil and is decided by the core policy, which
+// always blocks.
 func (e *Engine) route(ctx context.Context, r *request) error {
 	if r.value == nil {
 		return nil
 	}
 	if r.kind == "start" {
-		return e.routeStart(ctx, r)
+		name, _ := r.value["pack"].(string)
+		if _, known := e.contracts.packs[name]; known && r.workflow != "" {
+			_, found, err := e.log.Owner(ctx, r.workflow)
+			if err != nil {
+				return err
+			}
+			if found {
+				r.refuse(ValidationError{Code: "WORKFLOW_EXISTS", Path: "workflow_id", Message: fmt.Sprintf("workflow %s already exists", r.workflow)})
+			}
+		}
+		return e.routeStart(r)
 	}
 	if r.workflow == "" {
-		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "workflow_id", Message: "workflow_id is required and must be a valid id"})
-		r.audit = true
-		return nil
+		return e.bind(r, nil)
 	}
+	// The owner first: another tenant's state is never read.
 	owner, found, err := e.log.Owner(ctx, r.workflow)
 	if err != nil {
 		return err
 	}
 	switch {
 	case !found:
-		r.validation = append(r.validation, ValidationError{Code: "WORKFLOW_NOT_FOUND", Path: "workflow_id", Message: fmt.Sprintf("workflow %s does not exist", r.workflow)})
-		r.audit = true
+		r.refuse(workflowNotFound(r.workflow))
 		return nil
 	case owner != r.tenant && !canary.SkipTenantCheck:
-		// The other tenant is never named: the requester learns only that it may not.
-		r.validation = append(r.validation, ValidationError{Code: "TENANT_MISMATCH", Path: "tenant_id", Message: fmt.Sprintf("workflow %s does not belong to tenant %s", r.workflow, r.tenant)})
-		r.audit = true
+		r.refuse(tenantMismatch(r.workflow, r.tenant))
 		return nil
 	}
 	snap, head, err := e.log.State(ctx, r.tenant, r.workflow)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			r.validation = append(r.validation, ValidationError{Code: "WORKFLOW_NOT_FOUND", Path: "workflow_id", Message: fmt.Sprintf("workflow %s does not exist", r.workflow)})
-			r.audit = true
+			r.refuse(workflowNotFound(r.workflow))
 			return nil
 		}
 		return err
@@ -56,23 +62,37 @@ func (e *Engine) route(ctx context.Context, r *request) error {
 	if st.StateVersion != head.StateVersion {
 		return fmt.Errorf("engine: workflow %s: snapshot version %d differs from head %d", r.workflow, st.StateVersion, head.StateVersion)
 	}
-	pc, ok := e.contracts.packs[st.Pack]
-	if !ok {
-		r.validation = append(r.validation, ValidationError{Code: "UNKNOWN_PACK", Path: "workflow_id", Message: fmt.Sprintf("workflow %s is governed by pack %s, which this bundle does not have", r.workflow, st.Pack)})
-		r.audit = true
-		return nil
-	}
-	r.pack, r.state = pc, st
+	e.routeState(r, st)
 	return nil
 }
 
-// routeStart prepares the state a start would create.
-func (e *Engine) routeStart(ctx context.Context, r *request) error {
-	name, _ := r.value["pack"].(string)
-	pc, ok := e.contracts.packs[name]
+func workflowNotFound(workflow string) ValidationError {
+	return ValidationError{Code: "WORKFLOW_NOT_FOUND", Path: "workflow_id", Message: fmt.Sprintf("workflow %s does not exist", workflow)}
+}
+
+// tenantMismatch never names the other tenant: the requester learns only that it may not.
+func tenantMismatch(workflow, tenant string) ValidationError {
+	return ValidationError{Code: "TENANT_MISMATCH", Path: "tenant_id", Message: fmt.Sprintf("workflow %s does not belong to tenant %s", workflow, tenant)}
+}
+
+// routeState routes a request to the workflow state it belongs to: its pack must be in
+// the bundle.
+func (dc *Decider) routeState(r *request, st *State) {
+	pc, ok := dc.contracts.packs[st.Pack]
 	if !ok {
-		r.validation = append(r.validation, ValidationError{Code: "UNKNOWN_PACK", Path: "pack", Message: fmt.Sprintf("no pack named %q", name)})
-		r.audit = true
+		r.refuse(ValidationError{Code: "UNKNOWN_PACK", Path: "workflow_id", Message: fmt.Sprintf("workflow %s is governed by pack %s, which this bundle does not have", r.workflow, st.Pack)})
+		return
+	}
+	r.pack, r.state = pc, st
+}
+
+// routeStart prepares the state a start would create. A start without a workflow id is
+// given a new one.
+func (dc *Decider) routeStart(r *request) error {
+	name, _ := r.value["pack"].(string)
+	pc, ok := dc.contracts.packs[name]
+	if !ok {
+		r.refuse(ValidationError{Code: "UNKNOWN_PACK", Path: "pack", Message: fmt.Sprintf("no pack named %q", name)})
 		return nil
 	}
 	if r.workflow == "" {
@@ -84,15 +104,6 @@ func (e *Engine) routeStart(ctx context.Context, r *request) error {
 			return err
 		}
 		r.workflow = id.String()
-	} else {
-		_, found, err := e.log.Owner(ctx, r.workflow)
-		if err != nil {
-			return err
-		}
-		if found {
-			r.validation = append(r.validation, ValidationError{Code: "WORKFLOW_EXISTS", Path: "workflow_id", Message: fmt.Sprintf("workflow %s already exists", r.workflow)})
-			r.audit = true
-		}
 	}
 	org, _ := r.value["organization_id"].(string)
 	subject, _ := r.value["subject_id"].(string)

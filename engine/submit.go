@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/internal/failpoint"
@@ -21,23 +22,55 @@ const maxRaceRetries = 8
 // head, took the workflow id or the request_id): Submit decides it again on the new state.
 var errRedecide = errors.New("engine: decide again on the new state")
 
-// Evaluate decides a request without recording anything: a dry run. It is safe for
-// concurrent use. The error is non-nil only when no decision could be made (the store
-// failed); the host must then treat the request as blocked.
+// Evaluate decides a request without recording anything: a dry run, at the time of
+// Options.Clock. It is safe for concurrent use. The error is non-nil only when no
+// decision could be made (the store failed); the host must then treat the request as
+// blocked.
 func (e *Engine) Evaluate(ctx context.Context, body []byte) (*Decision, error) {
+	return e.EvaluateAt(ctx, body, e.opts.Clock())
+}
+
+// EvaluateAt is Evaluate at the time at: the decision's decided_at and the policies'
+// input.now. Scenario files use it to play deadlines and expiries step by step.
+func (e *Engine) EvaluateAt(ctx context.Context, body []byte, at time.Time) (*Decision, error) {
+	res, prior, err := e.evaluate(ctx, body, at, evaluation{})
+	if err != nil || prior != nil {
+		return prior, err
+	}
+	return res.decision, nil
+}
+
+// evaluate decides a request on the state of the store, recording nothing. A request
+// decided before is answered by prior, the recorded decision.
+func (e *Engine) evaluate(ctx context.Context, body []byte, at time.Time, ev evaluation) (res result, prior *Decision, err error) {
 	if err := e.acquire(ctx); err != nil {
-		return nil, err
+		return result{}, nil, err
 	}
 	defer e.release()
-	r := e.decodeRequest(body, e.now(ctx))
-	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
-		return prior, err // already decided: the recorded decision
+	r, prior, _, err := e.prepare(ctx, body, at)
+	if err != nil {
+		return result{}, nil, err
 	}
+	if prior != nil && !ev.explain {
+		return result{}, prior, nil
+	}
+	return e.decide(ctx, r, ev), prior, nil
+}
+
+// prepare decodes a request and routes it on the store's state. A request decided
+// before is answered by prior, the recorded decision. keyFree says the request_id was
+// looked up and found unrecorded.
+func (e *Engine) prepare(ctx context.Context, body []byte, at time.Time) (r *request, prior *Decision, keyFree bool, err error) {
+	r = e.decodeRequest(body, at)
+	r.decisionID = newDecisionID()
+	if prior, err = e.idempotency(ctx, r); err != nil {
+		return nil, nil, false, err
+	}
+	keyFree = r.requestID != "" && !r.audit
 	if err := e.route(ctx, r); err != nil {
-		return nil, err
+		return nil, nil, false, err
 	}
-	d, _ := e.decide(ctx, r)
-	return d, nil
+	return r, prior, keyFree, nil
 }
 
 // idempotency looks the request_id up: the recorded decision when the same request was
@@ -67,8 +100,15 @@ func (e *Engine) idempotency(ctx context.Context, r *request) (*Decision, error)
 // only when no decision could be made or recorded, and the host must then treat the
 // request as blocked. Submit is safe for concurrent use.
 func (e *Engine) Submit(ctx context.Context, body []byte) (*Decision, error) {
+	return e.SubmitAt(ctx, body, e.opts.Clock())
+}
+
+// SubmitAt is Submit at the time at instead of Options.Clock's: the decision's
+// decided_at and the policies' input.now. It is for replaying a backfill or playing a
+// scenario's deadlines; a host keeps its own clock in Options.Clock.
+func (e *Engine) SubmitAt(ctx context.Context, body []byte, at time.Time) (*Decision, error) {
 	for range maxRaceRetries {
-		d, err := e.submitOnce(ctx, body)
+		d, err := e.submitOnce(ctx, body, at)
 		if errors.Is(err, store.ErrStale) || errors.Is(err, errRedecide) {
 			continue
 		}
@@ -77,8 +117,8 @@ func (e *Engine) Submit(ctx context.Context, body []byte) (*Decision, error) {
 	return nil, fmt.Errorf("engine: workflow too contended: gave up after %d attempts", maxRaceRetries)
 }
 
-func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error) {
-	r, d, next, keyFree, err := e.decideForSubmit(ctx, body)
+func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time) (*Decision, error) {
+	r, d, next, keyFree, err := e.decideForSubmit(ctx, body, at)
 	if r == nil || err != nil {
 		return d, err
 	}
@@ -112,27 +152,23 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte) (*Decision, error)
 // decideForSubmit decides a request to be recorded. r is nil when the request was
 // decided before: d is then the recorded decision. keyFree says the request_id was
 // looked up and found unrecorded.
-func (e *Engine) decideForSubmit(ctx context.Context, body []byte) (r *request, d *Decision, next *State, keyFree bool, err error) {
+func (e *Engine) decideForSubmit(ctx context.Context, body []byte, at time.Time) (r *request, d *Decision, next *State, keyFree bool, err error) {
 	if err := e.acquire(ctx); err != nil {
 		return nil, nil, nil, false, err
 	}
 	defer e.release()
-	r = e.decodeRequest(body, e.now(ctx))
-	if prior, err := e.idempotency(ctx, r); err != nil || prior != nil {
+	r, prior, keyFree, err := e.prepare(ctx, body, at)
+	if err != nil || prior != nil {
 		return nil, prior, nil, false, err
-	}
-	keyFree = r.requestID != "" && !r.audit
-	if err := e.route(ctx, r); err != nil {
-		return nil, nil, nil, false, err
 	}
 	if err := failpoint.Eval(ctx, "engine/before-decide"); err != nil {
 		return nil, nil, nil, false, err
 	}
-	d, next = e.decide(ctx, r)
+	res := e.decide(ctx, r, evaluation{})
 	if err := failpoint.Eval(ctx, "engine/after-decide"); err != nil {
 		return nil, nil, nil, false, err
 	}
-	return r, d, next, keyFree, nil
+	return r, res.decision, res.next, keyFree, nil
 }
 
 // acquire takes a decision slot, waiting while every slot is taken.
@@ -147,19 +183,8 @@ func (e *Engine) acquire(ctx context.Context) error {
 
 func (e *Engine) release() { <-e.slots }
 
-// logEntry is the payload of one log record: everything needed to explain and replay
-// the decision.
-type logEntry struct {
-	Request    any               `json:"request"`
-	Validation []ValidationError `json:"validation"`
-	Derived    map[string]any    `json:"derived"`
-	Now        string            `json:"now"`
-	Decision   *Decision         `json:"decision"`
-	// Redaction is set when Request is a redacted copy (see redact).
-	Redaction *Redaction `json:"redaction,omitempty"`
-}
-
-func (r *request) entry(d *Decision) logEntry {
+// entry is the log record of a decision.
+func (r *request) entry(d *Decision) writtenEntry {
 	var req any = r.value
 	if r.value == nil {
 		req = map[string]any{"undecodable": true, "digest": r.digest, "bytes": len(r.body)}
@@ -171,7 +196,7 @@ func (r *request) entry(d *Decision) logEntry {
 	if r.redaction != nil {
 		req = r.redacted
 	}
-	return logEntry{Request: req, Validation: v, Derived: r.derived, Now: formatTime(r.now), Decision: d, Redaction: r.redaction}
+	return writtenEntry{Request: req, Validation: v, Derived: r.derived, Now: formatTime(r.now), Decision: d, Redaction: r.redaction}
 }
 
 // record appends the decision to its workflow's log with the new state, head and

@@ -24,6 +24,11 @@ func TestScenarios(t *testing.T) {
 	files, err := scenario.Files(os.DirFS("."))
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "no scenario files found")
+	// One compiled bundle for every scenario, each on a store of its own. A pack's
+	// policies are compiled when its first scenario needs them; the deadline is long: on
+	// a loaded machine a slow decision is not a policy's fault.
+	dc, err := engine.NewDecider(context.Background(), engine.DeciderOptions{LazyPolicies: true, EvalTimeout: time.Minute})
+	require.NoError(t, err)
 	packs := map[string]int{}
 	for _, f := range files {
 		packs[strings.Split(f, "/")[1]]++
@@ -33,9 +38,7 @@ func TestScenarios(t *testing.T) {
 			sc, err := scenario.Load(f)
 			require.NoError(t, err)
 			ctx := context.Background()
-			// A scenario plays one pack: only its policies are compiled. The deadline is
-			// long: on a loaded machine a slow decision is not a policy's fault.
-			eng, err := engine.Open(ctx, engine.Options{Dir: t.TempDir(), LazyPolicies: true, EvalTimeout: time.Minute})
+			eng, err := engine.Open(ctx, engine.Options{Dir: t.TempDir(), Decider: dc})
 			require.NoError(t, err)
 			defer eng.Close()
 			require.NoError(t, scenario.Run(ctx, eng, sc, nil))
@@ -47,10 +50,7 @@ func TestScenarios(t *testing.T) {
 			requireReplayIdentical(t, eng)
 		})
 	}
-	eng, err := engine.Open(context.Background(), engine.Options{InMemory: true})
-	require.NoError(t, err)
-	defer eng.Close()
-	for _, p := range eng.Packs() {
+	for _, p := range dc.Packs() {
 		require.NotZero(t, packs[p.Name], "pack %s ships no scenario", p.Name)
 	}
 }

@@ -95,7 +95,7 @@ func crashChild() int {
 				}
 				rid := requestIDOf(body)
 				emit("S %s %s %s %s", p.tenant, p.workflow, rid, base64.StdEncoding.EncodeToString(body))
-				d, err := eng.Submit(p.ctx(ctx), body)
+				d, err := p.submit(ctx, eng, body)
 				if err != nil {
 					emit("E %s %s", rid, strings.ReplaceAll(err.Error(), "\n", " "))
 					continue

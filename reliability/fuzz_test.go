@@ -74,7 +74,7 @@ func FuzzEvaluate(f *testing.F) {
 	for range 5 {
 		body, err := p.body(ctx, eng)
 		require.NoError(f, err)
-		d, err := eng.Submit(p.ctx(ctx), body)
+		d, err := p.submit(ctx, eng, body)
 		require.NoError(f, err)
 		require.NoError(f, p.observe(d))
 	}

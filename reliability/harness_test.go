@@ -147,15 +147,6 @@ func (f *flow) render(ctx context.Context, eng stateReader, i int, tenant, workf
 	return json.Marshal(out)
 }
 
-// ctxAt is ctx with the time step i is decided at, as the scenario plays it (a step
-// after a timed one keeps that time); ctx itself when the scenario sets no time.
-func (f *flow) ctxAt(ctx context.Context, i int) context.Context {
-	if f.at[i].IsZero() {
-		return ctx
-	}
-	return engine.WithTime(ctx, f.at[i])
-}
-
 // index is the step of the flow with the given name.
 func (f *flow) index(t testing.TB, name string) int {
 	t.Helper()
@@ -254,8 +245,23 @@ type play struct {
 // done reports whether every step was submitted.
 func (p *play) done() bool { return p.next >= len(p.f.steps) }
 
-// ctx is ctx with the time the next step is decided at.
-func (p *play) ctx(ctx context.Context) context.Context { return p.f.ctxAt(ctx, p.next) }
+// submit submits body at the time the next step is decided at, as the scenario plays
+// it (a step after a timed one keeps that time); at the clock's when the scenario sets
+// no time.
+func (p *play) submit(ctx context.Context, eng *engine.Engine, body []byte) (*engine.Decision, error) {
+	if at := p.f.at[p.next]; !at.IsZero() {
+		return eng.SubmitAt(ctx, body, at)
+	}
+	return eng.Submit(ctx, body)
+}
+
+// evaluate is submit's dry run.
+func (p *play) evaluate(ctx context.Context, eng *engine.Engine, body []byte) (*engine.Decision, error) {
+	if at := p.f.at[p.next]; !at.IsZero() {
+		return eng.EvaluateAt(ctx, body, at)
+	}
+	return eng.Evaluate(ctx, body)
+}
 
 // body renders the next step.
 func (p *play) body(ctx context.Context, eng stateReader) ([]byte, error) {

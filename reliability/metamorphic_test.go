@@ -82,7 +82,7 @@ func eachVariant(t *testing.T, prefix string, variants []variant, check func(whe
 		for !p.done() {
 			body, err := p.body(ctx, eng)
 			require.NoError(t, err)
-			orig, err := eng.Evaluate(p.ctx(ctx), body)
+			orig, err := p.evaluate(ctx, eng, body)
 			require.NoError(t, err)
 			for _, v := range variants {
 				m := decodeObject(t, body)
@@ -91,12 +91,12 @@ func eachVariant(t *testing.T, prefix string, variants []variant, check func(whe
 				}
 				b, err := json.Marshal(m)
 				require.NoError(t, err)
-				d, err := eng.Evaluate(p.ctx(ctx), b)
+				d, err := p.evaluate(ctx, eng, b)
 				require.NoError(t, err)
 				n++
 				check(fmt.Sprintf("%s step %d, %s", name, p.next+1, v.name), orig, d)
 			}
-			d, err := eng.Submit(p.ctx(ctx), body)
+			d, err := p.submit(ctx, eng, body)
 			require.NoError(t, err)
 			require.NoError(t, p.observe(d))
 		}

@@ -66,7 +66,7 @@ func TestMixedRun(t *testing.T) {
 					if p.next > 0 && rng.IntN(8) == 0 {
 						// Another tenant sends this step to this workflow.
 						other := tenantName((w + 1 + rng.IntN(tenants-1)) % tenants)
-						d, err := eng.Submit(p.ctx(ctx), rewriteTenant(body, other))
+						d, err := p.submit(ctx, eng, rewriteTenant(body, other))
 						if err != nil {
 							fail(err)
 							return
@@ -77,7 +77,7 @@ func TestMixedRun(t *testing.T) {
 						}
 						attacks.Add(1)
 					}
-					d, err := eng.Submit(p.ctx(ctx), body)
+					d, err := p.submit(ctx, eng, body)
 					if err != nil {
 						fail(err)
 						return

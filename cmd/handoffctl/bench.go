@@ -817,7 +817,7 @@ func (c *cli) benchDry(ctx context.Context, b engine.Bundle, wfs []*benchWorkflo
 	jobs := make([]engine.PolicyInput, 0, total)
 	for _, w := range wfs {
 		for _, in := range inputs[w.tpl][:w.steps] {
-			if in.Entrypoint != "" {
+			if in.Entrypoint() != "" {
 				jobs = append(jobs, in)
 			}
 		}

@@ -29,12 +29,11 @@ With -o json the output is a JSON array of packs.`,
 			if len(args) > 0 {
 				return usagef("packs takes no arguments")
 			}
-			e, err := c.openCompiled(ctx, memoryStore)
+			dc, err := c.decider(ctx, false)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
-			packs := e.Packs()
+			packs := dc.Packs()
 			if c.json() {
 				return writeJSON(c.stdout, packs)
 			}
@@ -77,21 +76,14 @@ It prints "ok" with the packs found, or the error and exits 3.`,
 				Error  string            `json:"error,omitempty"`
 			}
 			rep := report{Bundle: c.bundleName()}
-			e, oerr := engine.Open(ctx, engine.Options{InMemory: true, Bundle: &b})
+			dc, oerr := engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b})
 			if oerr == nil {
 				// The engine runs the CUE tables; stale committed copies would make
 				// stock `opa test` test other tables than the ones in force.
-				if oerr = engine.CheckTables(b); oerr != nil {
-					if err := e.Close(); err != nil {
-						return err
-					}
-				}
+				oerr = engine.CheckTables(b)
 			}
 			if oerr == nil {
-				rep.OK, rep.Digest, rep.Packs = true, e.BundleDigest(), e.Packs()
-				if err := e.Close(); err != nil {
-					return err
-				}
+				rep.OK, rep.Digest, rep.Packs = true, dc.BundleDigest(), dc.Packs()
 			} else {
 				if ctx.Err() != nil {
 					return oerr

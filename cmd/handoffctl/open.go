@@ -31,33 +31,31 @@ func (c *cli) loadBundle() (engine.Bundle, error) {
 type storeMode int
 
 const (
-	memoryStore   storeMode = iota // an empty in-memory store: nothing touches the disk
-	existingStore                  // the --db store, which must already exist
+	existingStore storeMode = iota // the --db store, which must already exist
 	createStore                    // the --db store, created when missing
 	peekStore                      // the --db store when it exists, else an empty in-memory one
 )
 
-// open opens the engine on the store mode asks for. A command decides for a pack or two
-// at most, so a pack's policies are compiled when a request first needs them.
-func (c *cli) open(ctx context.Context, mode storeMode) (*engine.Engine, error) {
-	return c.openEngine(ctx, mode, true)
-}
-
-// openCompiled opens the engine as open does, with every policy compiled at once: for
-// the commands that report on the whole bundle or hold it up against a log.
-func (c *cli) openCompiled(ctx context.Context, mode storeMode) (*engine.Engine, error) {
-	return c.openEngine(ctx, mode, false)
-}
-
-func (c *cli) openEngine(ctx context.Context, mode storeMode, lazy bool) (*engine.Engine, error) {
+// decider compiles the bundle without opening any store: for the commands that report
+// on the bundle or decide with it on another engine's log. Lazy compiles a pack's
+// policies when a request first needs them.
+func (c *cli) decider(ctx context.Context, lazy bool) (*engine.Decider, error) {
 	b, err := c.loadBundle()
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.Options{Bundle: &b, LazyPolicies: lazy}
+	return engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b, LazyPolicies: lazy})
+}
+
+// open opens the engine on the store mode asks for. A command decides for a pack or two
+// at most, so a pack's policies are compiled when a request first needs them.
+func (c *cli) open(ctx context.Context, mode storeMode) (*engine.Engine, error) {
+	b, err := c.loadBundle()
+	if err != nil {
+		return nil, err
+	}
+	opts := engine.Options{Bundle: &b, LazyPolicies: true}
 	switch mode {
-	case memoryStore:
-		opts.InMemory = true
 	case existingStore, peekStore:
 		fi, err := os.Stat(c.db.value)
 		switch {

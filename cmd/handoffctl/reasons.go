@@ -29,12 +29,11 @@ With -o json the output is a JSON array of engine.ReasonInfo.`,
 			if len(args) > 0 {
 				return usagef("reasons takes no arguments")
 			}
-			e, err := c.open(ctx, memoryStore)
+			dc, err := c.decider(ctx, true)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
-			reasons := e.Reasons()
+			reasons := dc.Reasons()
 			switch {
 			case c.json():
 				return writeJSON(c.stdout, reasons)

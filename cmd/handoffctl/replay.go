@@ -71,11 +71,10 @@ bundle digest every replayed decision carries is not a change.`,
 				}
 				opts.Since = t
 			}
-			cand, err := c.openCompiled(ctx, memoryStore)
+			cand, err := c.decider(ctx, false)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(cand, &err)
 			rec := engine.ShippedBundle()
 			if *recorded != "" {
 				if rec, err = dirBundle(*recorded); err != nil {

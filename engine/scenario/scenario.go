@@ -161,6 +161,7 @@ type Result struct {
 // Engine is what a scenario is played against.
 type Engine interface {
 	Submit(ctx context.Context, body []byte) (*engine.Decision, error)
+	SubmitAt(ctx context.Context, body []byte, at time.Time) (*engine.Decision, error)
 	State(ctx context.Context, tenant, workflow string) (*engine.State, error)
 }
 
@@ -173,11 +174,12 @@ func Run(ctx context.Context, eng Engine, s *Scenario, fn func(Result)) error {
 		if err != nil {
 			return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)
 		}
-		sctx := ctx
-		if !st.at.IsZero() {
-			sctx = engine.WithTime(ctx, st.at)
+		var d *engine.Decision
+		if st.at.IsZero() {
+			d, err = eng.Submit(ctx, body)
+		} else {
+			d, err = eng.SubmitAt(ctx, body, st.at)
 		}
-		d, err := eng.Submit(sctx, body)
 		if err != nil {
 			return fmt.Errorf("scenario %s: step %d (%s): %w", s.Name, i+1, st.Name, err)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestWithTimeOverridesTheClock(t *testing.T) {
+func TestSubmitAtOverridesTheClock(t *testing.T) {
 	clock := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	e := openToy(t, toyAllow, func(o *Options) { o.Clock = func() time.Time { return clock } })
 	ctx := context.Background()
@@ -17,7 +17,7 @@ func TestWithTimeOverridesTheClock(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "2026-11-02T09:00:00.000Z", d.DecidedAt)
 	at := time.Date(2026, 11, 2, 9, 45, 30, 0, time.FixedZone("CET", 3600))
-	d, err = e.Submit(WithTime(ctx, at), []byte(toyStart))
+	d, err = e.SubmitAt(ctx, []byte(toyStart), at)
 	require.NoError(t, err)
 	assert.Equal(t, "2026-11-02T08:45:30.000Z", d.DecidedAt, "recorded in UTC")
 	var now string

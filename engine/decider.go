@@ -1,0 +1,190 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Decider is a compiled bundle: the contracts' validators, the policies' prepared
+// queries and the tables, compiled once. It decides a request on a given workflow state
+// and returns the decision and the state it leads to, touching no store: Engine is a
+// Decider plus a store, and replay, explain, the decision log and bench decide through
+// the same function. A Decider is safe for concurrent use.
+type Decider struct {
+	contracts *compiledContracts
+	policies  *compiledPolicies
+	digest    string
+	limits    Limits
+	timeout   time.Duration
+}
+
+// DeciderOptions configure a Decider. The zero value works: the shipped packs, a
+// two-second policy deadline and the default request limits.
+type DeciderOptions struct {
+	// Bundle holds the contracts and policies. Default: ShippedBundle().
+	Bundle *Bundle
+	// EvalTimeout is the deadline of one policy evaluation. Default 2s.
+	EvalTimeout time.Duration
+	// Limits bound the requests the decoder accepts; a zero field takes its default.
+	Limits Limits
+	// LazyPolicies compiles a pack's policies when a request first needs them instead
+	// of in NewDecider (see Options.LazyPolicies). Default false.
+	LazyPolicies bool
+}
+
+// NewDecider compiles a bundle. It fails when a contract or policy does not compile.
+// The contract tables the policies read are the CUE values themselves, put into the
+// policies' data: the committed JSON copies are not read (CheckTables compares them).
+func NewDecider(ctx context.Context, opts DeciderOptions) (*Decider, error) {
+	if opts.Bundle == nil {
+		b := ShippedBundle()
+		opts.Bundle = &b
+	}
+	if opts.EvalTimeout <= 0 {
+		opts.EvalTimeout = 2 * time.Second
+	}
+	b := *opts.Bundle
+	cc, err := compileContracts(b.Contracts)
+	if err != nil {
+		return nil, err
+	}
+	tables, err := cc.tableDocuments()
+	if err != nil {
+		return nil, err
+	}
+	pc, err := compilePolicies(ctx, b.Policies, tables, cc.packNames(), opts.LazyPolicies)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := b.digest()
+	if err != nil {
+		return nil, fmt.Errorf("engine: bundle digest: %w", err)
+	}
+	return &Decider{contracts: cc, policies: pc, digest: digest, limits: opts.Limits, timeout: opts.EvalTimeout}, nil
+}
+
+// Input is everything one decision depends on.
+type Input struct {
+	// Request is the request body, as a host would submit it.
+	Request []byte
+	// State is the workflow's state the request is decided on; nil for a start, which
+	// creates the workflow. A request for another tenant's workflow, or for a
+	// workflow other than State's, is blocked.
+	State *State
+	// Now is the decision's time: input.now of the policies and decided_at.
+	Now time.Time
+	// DecisionID is the decision's id; empty draws a new one (a UUIDv7).
+	DecisionID string
+}
+
+// Decide decides one request on the state it is given and returns the decision and
+// the workflow's state after it (nil when the decision changes nothing). Nothing is
+// read or written elsewhere: the same Input gives the same decision. What a store adds
+// (the request_id already recorded, whether a start's workflow id is taken, the race
+// for the workflow head) is Engine's. A block is a Decision, not an error: the error
+// is non-nil only when no decision could be made.
+func (dc *Decider) Decide(ctx context.Context, in Input) (*Decision, *State, error) {
+	r := dc.decodeRequest(in.Request, in.Now)
+	r.decisionID = in.DecisionID
+	if r.decisionID == "" {
+		r.decisionID = newDecisionID()
+	}
+	if err := dc.bind(r, in.State); err != nil {
+		return nil, nil, err
+	}
+	res := dc.decide(ctx, r, evaluation{})
+	return res.decision, res.next, nil
+}
+
+// Validate checks a request against its contract, as Decide does before the policy:
+// strict decoding, routing to the pack of its state (or of the pack a start names), the
+// request kind's definition and, for an output, the artifact type's. It lists every
+// error with its path; none means valid. The policy is not asked.
+func (dc *Decider) Validate(body []byte, st *State) ([]ValidationError, error) {
+	r := dc.decodeRequest(body, time.Time{})
+	if err := dc.bind(r, st); err != nil {
+		return nil, err
+	}
+	dc.validate(r)
+	return r.validation, nil
+}
+
+// bind routes a decoded request to the state it is given, as Engine's routing does
+// with the state it reads from the store.
+func (dc *Decider) bind(r *request, st *State) error {
+	switch {
+	case r.value == nil:
+	case r.kind == "start":
+		return dc.routeStart(r)
+	case r.workflow == "":
+		r.refuse(ValidationError{Code: "SCHEMA_INVALID", Path: "workflow_id", Message: "workflow_id is required and must be a valid id"})
+	case st == nil || st.WorkflowID != r.workflow:
+		r.refuse(workflowNotFound(r.workflow))
+	case st.TenantID != r.tenant:
+		r.refuse(tenantMismatch(r.workflow, r.tenant))
+	default:
+		dc.routeState(r, st)
+	}
+	return nil
+}
+
+// newDecisionID draws a decision id: a UUIDv7, so ids sort by time.
+func newDecisionID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return ""
+	}
+	return id.String()
+}
+
+// Packs lists the bundle's packs.
+func (dc *Decider) Packs() []PackInfo {
+	out := make([]PackInfo, 0, len(dc.contracts.packs))
+	for _, name := range dc.contracts.packNames() {
+		p := dc.contracts.packs[name]
+		info := PackInfo{Name: name, Entrypoint: packEntrypoint(name), Initial: p.initial}
+		info.Title, _ = p.tables["title"].(string)
+		info.Version, _ = p.tables["version"].(string)
+		for t := range p.terminal {
+			info.Terminal = append(info.Terminal, t)
+		}
+		sort.Strings(info.Terminal)
+		out = append(out, info)
+	}
+	return out
+}
+
+// PackInfo describes a loaded pack.
+type PackInfo struct {
+	Name       string   `json:"name"`
+	Title      string   `json:"title"`
+	Version    string   `json:"version"`
+	Entrypoint string   `json:"entrypoint"`
+	Initial    string   `json:"initial"`
+	Terminal   []string `json:"terminal"`
+}
+
+// BundleDigest is the digest every decision records.
+func (dc *Decider) BundleDigest() string { return dc.digest }
+
+// Tables returns a pack's contract tables as exported from CUE.
+func (dc *Decider) Tables(pack string) (map[string]any, bool) {
+	p, ok := dc.contracts.packs[pack]
+	if !ok {
+		return nil, false
+	}
+	return p.tables, true
+}
+
+func (cc *compiledContracts) packNames() []string {
+	names := make([]string, 0, len(cc.packs))
+	for n := range cc.packs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

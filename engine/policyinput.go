@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+)
+
+// PolicyInput is the input of one policy evaluation as the engine builds it, ready for
+// the policy: the entrypoint the request is routed to and the input document.
+type PolicyInput struct {
+	entrypoint string
+	value      ast.Value
+}
+
+// Entrypoint is the query the input is for; empty for the zero PolicyInput.
+func (in PolicyInput) Entrypoint() string { return in.entrypoint }
+
+// PolicyInput runs the steps of Evaluate that come before the policy (decode, idempotency
+// lookup, route and state read, contract validation, derived values) and returns the
+// input the policy would be evaluated on. Nothing is decided or recorded. With EvalPolicy
+// it measures the cost of the policy alone, beside the whole decision. It is safe for
+// concurrent use.
+func (e *Engine) PolicyInput(ctx context.Context, body []byte) (PolicyInput, error) {
+	r, _, _, err := e.prepare(ctx, body, e.opts.Clock())
+	if err != nil {
+		return PolicyInput{}, err
+	}
+	e.validate(r)
+	r.derive(e.contracts.scanner)
+	in, err := r.input()
+	if err != nil {
+		return PolicyInput{}, fmt.Errorf("engine: policy input: %w", err)
+	}
+	return PolicyInput{entrypoint: r.entrypoint(), value: in}, nil
+}
+
+// EvalPolicy evaluates the prepared query of the input's entrypoint on it and nothing
+// else: no decoding, validation, state, result check or recording. The error is non-nil
+// when the evaluation fails or is undefined. It is safe for concurrent use.
+func (dc *Decider) EvalPolicy(ctx context.Context, in PolicyInput) error {
+	q, err := dc.policies.query(ctx, in.entrypoint)
+	if err != nil {
+		return err
+	}
+	ectx, cancel := context.WithTimeout(ctx, dc.timeout)
+	defer cancel()
+	rs, err := q.Eval(ectx, rego.EvalParsedInput(in.value))
+	if err != nil {
+		return fmt.Errorf("engine: evaluate %s: %w", in.entrypoint, err)
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return errors.New("engine: " + in.entrypoint + " is undefined for this input")
+	}
+	return nil
+}
