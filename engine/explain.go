@@ -247,7 +247,12 @@ type catalog struct {
 // annotatedRules indexes the rules carrying a reason code by their location.
 func (dc *Decider) annotatedRules() map[string]*annotatedRule {
 	c := &dc.policies.catalog
-	c.once.Do(func() { c.byLoc, c.byCode = indexAnnotatedRules(dc.policies.modules) })
+	c.once.Do(func() {
+		// A module that does not parse has no rule to explain; the decision that
+		// needed it failed closed already.
+		modules, _ := dc.policies.modules()
+		c.byLoc, c.byCode = indexAnnotatedRules(modules)
+	})
 	return c.byLoc
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -56,15 +57,22 @@ func capabilities() *ast.Capabilities {
 type compiledPolicies struct {
 	groups  map[string]*policyGroup // entrypoint -> the group that prepares it
 	data    map[string]any          // the data documents (exported tables)
-	modules map[string]*ast.Module  // every module as parsed, for explanations
 	store   storage.Store
 	catalog catalog // the rules carrying reason codes, indexed on first use
+	// sources are the policy files by path, read but not parsed when compilation is
+	// lazy: a process that decides for one pack parses only its modules.
+	sources    map[string][]byte
+	parsedOnce sync.Once
+	parsed     map[string]*ast.Module // every module, parsed on first need
+	parseErr   error
 }
 
 // policyGroup is the modules some entrypoints are compiled from, and their queries once
 // compiled.
 type policyGroup struct {
 	entrypoints []string
+	owner       string   // with lazy compilation: the pack, "core", or "" for all
+	files       []string // with lazy compilation: the files to parse and compile
 	modules     map[string]*ast.Module
 	once        sync.Once
 	queries     map[string]rego.PreparedEvalQuery
@@ -77,10 +85,13 @@ type policyGroup struct {
 // compiled when the entrypoint is first evaluated.
 func compilePolicies(ctx context.Context, fsys fs.FS, tables map[string]any, packs []string, lazy bool) (*compiledPolicies, error) {
 	caps := capabilities()
+	// With lazy compilation the loader reads the data files only; the Rego files are
+	// read and parsed a pack at a time.
+	skip := func(abspath string, info fs.FileInfo, depth int) bool {
+		return strings.HasSuffix(info.Name(), "_test.rego") || lazy && strings.HasSuffix(info.Name(), ".rego")
+	}
 	res, err := loader.NewFileLoader().WithFS(fsys).WithCapabilities(caps).WithProcessAnnotation(true).
-		Filtered([]string{"."}, func(abspath string, info fs.FileInfo, depth int) bool {
-			return strings.HasSuffix(info.Name(), "_test.rego")
-		})
+		Filtered([]string{"."}, skip)
 	if err != nil {
 		return nil, fmt.Errorf("engine: load policies: %w", err)
 	}
@@ -93,18 +104,16 @@ func compilePolicies(ctx context.Context, fsys fs.FS, tables map[string]any, pac
 		}
 	}
 	store := inmem.NewFromObject(docs)
-	hint, err := ast.ParseModuleWithOpts(memoHintFile, memoHint, ast.ParserOptions{RegoVersion: ast.RegoV1})
-	if err != nil {
-		return nil, fmt.Errorf("engine: %w", err)
-	}
-	cp := &compiledPolicies{groups: map[string]*policyGroup{}, data: docs, modules: res.ParsedModules(), store: store}
+	cp := &compiledPolicies{groups: map[string]*policyGroup{}, data: docs, store: store}
 	owners := map[string]string{"core": coreEntrypoint}
 	for _, p := range packs {
 		owners[p] = packEntrypoint(p)
 	}
 	if !lazy {
-		all := &policyGroup{modules: map[string]*ast.Module{memoHintFile: hint}}
-		maps.Copy(all.modules, cp.modules)
+		cp.parsed = res.ParsedModules()
+		cp.parsedOnce.Do(func() {})
+		all := &policyGroup{modules: map[string]*ast.Module{}}
+		maps.Copy(all.modules, cp.parsed)
 		for _, ep := range owners {
 			all.entrypoints = append(all.entrypoints, ep)
 			cp.groups[ep] = all
@@ -113,19 +122,75 @@ func compilePolicies(ctx context.Context, fsys fs.FS, tables map[string]any, pac
 		_, err := cp.query(ctx, coreEntrypoint)
 		return cp, err
 	}
-	for _, ep := range owners {
-		cp.groups[ep] = &policyGroup{entrypoints: []string{ep}, modules: map[string]*ast.Module{memoHintFile: hint}}
+	if cp.sources, err = regoSources(fsys); err != nil {
+		return nil, err
 	}
-	for name, m := range cp.modules {
-		owner, ok := owners[moduleOwner(m)]
-		for ep, g := range cp.groups {
-			// Core and shared modules go to every group; a pack's only to its own.
-			if !ok || owner == ep || owner == coreEntrypoint {
-				g.modules[name] = m
+	for owner, ep := range owners {
+		g := &policyGroup{entrypoints: []string{ep}, owner: owner}
+		for _, path := range slices.Sorted(maps.Keys(cp.sources)) {
+			// Core and shared files go to every group; a pack's only to its own.
+			if o := fileOwner(path); o == "" || o == "core" || o == owner {
+				g.files = append(g.files, path)
 			}
 		}
+		cp.groups[ep] = g
 	}
 	return cp, nil
+}
+
+// regoSources reads every Rego file of a policy tree but its tests, by path.
+func regoSources(fsys fs.FS) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".rego") || strings.HasSuffix(path, "_test.rego") {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, path)
+		out[path] = b
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("engine: load policies: %w", err)
+	}
+	return out, nil
+}
+
+// fileOwner is the directory after handoff/ of a policy file: "core", a pack's name, or
+// "" for a file outside handoff/<name>/. The directory mirrors the package.
+func fileOwner(path string) string {
+	parts := strings.Split(path, "/")
+	if len(parts) < 3 || parts[0] != "handoff" {
+		return ""
+	}
+	return parts[1]
+}
+
+// parse parses policy files as the loader does.
+func parse(path string, src []byte) (*ast.Module, error) {
+	m, err := ast.ParseModuleWithOpts(path, string(src), ast.ParserOptions{
+		RegoVersion: ast.RegoV1, ProcessAnnotation: true, Capabilities: capabilities(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("engine: load policies: %w", err)
+	}
+	return m, nil
+}
+
+// modules is every module of the bundle, parsed: for the reason catalog and
+// explanations.
+func (cp *compiledPolicies) modules() (map[string]*ast.Module, error) {
+	cp.parsedOnce.Do(func() {
+		cp.parsed = map[string]*ast.Module{}
+		for path, src := range cp.sources {
+			m, err := parse(path, src)
+			if err != nil {
+				cp.parseErr = err
+				return
+			}
+			cp.parsed[path] = m
+		}
+	})
+	return cp.parsed, cp.parseErr
 }
 
 // setDocument puts v at path in the data tree docs, making the objects on the way.
@@ -168,19 +233,39 @@ func (cp *compiledPolicies) query(ctx context.Context, entrypoint string) (rego.
 	g.once.Do(func() {
 		// The compile serves every later call: the one that asked for it must not cut
 		// it short.
-		g.queries, g.err = g.compile(context.WithoutCancel(ctx), cp.store)
+		g.queries, g.err = g.compile(context.WithoutCancel(ctx), cp)
 	})
 	return g.queries[entrypoint], g.err
 }
 
-func (g *policyGroup) compile(ctx context.Context, store storage.Store) (map[string]rego.PreparedEvalQuery, error) {
+func (g *policyGroup) compile(ctx context.Context, cp *compiledPolicies) (map[string]rego.PreparedEvalQuery, error) {
+	if g.modules == nil {
+		g.modules = map[string]*ast.Module{}
+		for _, path := range g.files {
+			m, err := parse(path, cp.sources[path])
+			if err != nil {
+				return nil, err
+			}
+			// A module declares the package of its directory: a pack's files are
+			// compiled only with that pack.
+			if o := moduleOwner(m); o != fileOwner(path) && fileOwner(path) != "" {
+				return nil, fmt.Errorf("engine: %s declares package %s, outside its directory", path, m.Package.Path)
+			}
+			g.modules[path] = m
+		}
+	}
+	hint, err := ast.ParseModuleWithOpts(memoHintFile, memoHint, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	g.modules[memoHintFile] = hint
 	compiler := ast.NewCompiler().WithCapabilities(capabilities()).WithStrict(true).WithEnablePrintStatements(false)
 	if compiler.Compile(g.modules); compiler.Failed() {
 		return nil, fmt.Errorf("engine: compile policies: %v", compiler.Errors)
 	}
 	queries := map[string]rego.PreparedEvalQuery{}
 	for _, ep := range g.entrypoints {
-		q, err := prepare(ctx, compiler, store, ep)
+		q, err := prepare(ctx, compiler, cp.store, ep)
 		if err != nil {
 			return nil, err
 		}

@@ -63,6 +63,32 @@ func TestLazyPoliciesFailTheDecisionThatNeedsThem(t *testing.T) {
 	assert.ErrorIs(t, err, store.ErrNotFound, "a failed start creates no workflow")
 }
 
+// Lazily, a pack's files are parsed and compiled only with that pack: a file under
+// handoff/toy/ that declares another package is refused, not compiled into every pack.
+func TestLazyPoliciesKeepPackagesInTheirDirectories(t *testing.T) {
+	b := toyBundle(t, toyAllow)
+	b.Policies.(fstest.MapFS)["handoff/toy/stray.rego"] = &fstest.MapFile{Data: []byte("package handoff.core\n\nstray := true\n")}
+	e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b, LazyPolicies: true})
+	require.NoError(t, err)
+	defer e.Close()
+	d := submit(t, e, toyStart)
+	assert.Equal(t, Block, d.Outcome)
+	require.Equal(t, []string{codePolicyError}, d.Codes())
+	assert.Contains(t, d.Reasons[0].Message, "outside its directory")
+}
+
+func TestFileOwner(t *testing.T) {
+	for path, want := range map[string]string{
+		"handoff/core/common.rego":    "core",
+		"handoff/campaign/qa.rego":    "campaign",
+		"handoff/campaign/sub/x.rego": "campaign",
+		"handoff/top.rego":            "",
+		"lib/status.rego":             "",
+	} {
+		assert.Equal(t, want, fileOwner(path), path)
+	}
+}
+
 func TestModuleOwner(t *testing.T) {
 	for src, want := range map[string]string{
 		"package handoff.core\n":        "core",

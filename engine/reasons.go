@@ -17,10 +17,13 @@ type ReasonInfo struct {
 }
 
 // Reasons lists the reason codes of the bundle's policies: one entry per rule whose
-// METADATA carries custom.code, sorted by package, then code, then file and line.
+// METADATA carries custom.code, sorted by package, then code, then file and line. With
+// LazyPolicies, a module that does not parse is left out (a Decider compiled at once
+// refuses such a bundle).
 func (dc *Decider) Reasons() []ReasonInfo {
 	var out []ReasonInfo
-	for _, m := range dc.policies.modules {
+	modules, _ := dc.policies.modules()
+	for _, m := range modules {
 		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
 		for _, a := range m.Annotations {
 			code, ok := a.Custom["code"].(string)

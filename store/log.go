@@ -70,6 +70,9 @@ const valueThreshold = 512
 // memory, and the one being written is what stays resident.
 const valueLogFileSize = 64 << 20
 
+// inMemoryTableSize is the memtable of an in-memory store.
+const inMemoryTableSize = 16 << 20
+
 // Default memory sizes.
 const (
 	DefaultMemTableSize   = 4 << 20
@@ -140,7 +143,10 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	var bo badger.Options
 	switch {
 	case opts.InMemory:
-		bo = badger.DefaultOptions("").WithInMemory(true)
+		// Everything, values too, lives in the tables: a memtable of 16 MiB holds a
+		// group of appends up to 2.4 MiB, past the largest request, and costs a fraction
+		// of the default 64 MiB to open.
+		bo = badger.DefaultOptions("").WithInMemory(true).WithMemTableSize(inMemoryTableSize)
 	case opts.Dir == "":
 		return nil, invalid("options: Dir is required unless InMemory is set")
 	default:
