@@ -61,7 +61,7 @@ func (e *Engine) Heads(ctx context.Context) ([]ChainHead, error) {
 	var out []ChainHead
 	for _, t := range tenants {
 		var audit ChainHead
-		if err := e.log.AuditRecords(ctx, t, func(r store.Record) error {
+		if err := e.log.AuditRecords(ctx, t, 1, func(r store.Record) error {
 			audit = ChainHead{Tenant: t, Seq: r.Seq, Hash: r.Hash}
 			return nil
 		}); err != nil {
@@ -273,7 +273,7 @@ func (e *Engine) checkHead(ctx context.Context, h ChainHead) (*CheckpointFinding
 	}
 	var err error
 	if h.Workflow == "" {
-		err = e.log.AuditRecords(ctx, h.Tenant, visit)
+		err = e.log.AuditRecords(ctx, h.Tenant, 1, visit)
 	} else {
 		err = e.log.Records(ctx, h.Tenant, h.Workflow, h.Seq, visit)
 	}

@@ -96,7 +96,7 @@ func (e *Engine) DecisionLog(ctx context.Context, opts DecisionLogOptions, fn fu
 		if opts.Workflow != "" {
 			continue
 		}
-		err := e.log.AuditRecords(ctx, t, func(rec store.Record) error {
+		err := e.log.AuditRecords(ctx, t, 1, func(rec store.Record) error {
 			if rec.Time.Before(opts.Since) {
 				return nil
 			}

@@ -587,7 +587,7 @@ func (e *Engine) findDecision(ctx context.Context, id string) (*decisionLocation
 				return found, nil
 			}
 		}
-		if err := e.log.AuditRecords(ctx, t, check(t, "", true)); err != nil && !errors.Is(err, stop) {
+		if err := e.log.AuditRecords(ctx, t, 1, check(t, "", true)); err != nil && !errors.Is(err, stop) {
 			return nil, err
 		}
 		if found != nil {

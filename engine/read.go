@@ -46,7 +46,7 @@ func (e *Engine) History(ctx context.Context, tenant, workflow string, fn func(E
 
 // Audit calls fn for every record of a tenant's security audit stream, oldest first.
 func (e *Engine) Audit(ctx context.Context, tenant string, fn func(Entry) error) error {
-	return e.log.AuditRecords(ctx, tenant, func(rec store.Record) error {
+	return e.log.AuditRecords(ctx, tenant, 1, func(rec store.Record) error {
 		ent, err := decodeEntry(rec)
 		if err != nil {
 			return err

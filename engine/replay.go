@@ -192,7 +192,7 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 // the engine blocked before asking the policy (undecodable, unknown pack, an existing
 // workflow id, a reused request_id) are left out: no bundle can change them.
 func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tenant string, plan replayPlan, emit func(ReplayResult) error) error {
-	return e.log.AuditRecords(ctx, tenant, func(rec store.Record) error {
+	return e.log.AuditRecords(ctx, tenant, 1, func(rec store.Record) error {
 		if rec.Time.Before(plan.since) {
 			return nil
 		}

@@ -77,19 +77,40 @@ func (l *Log) auditTxn(tenant string, rec NewRecord, t time.Time) (storedRecord,
 	return sr, nil
 }
 
-// AuditRecords calls fn with the audit records of tenant in seq order, from
-// one consistent view. An error from fn stops the walk and is returned as
-// is. An empty stream calls fn never. It is safe for concurrent use.
-func (l *Log) AuditRecords(ctx context.Context, tenant string, fn func(Record) error) error {
+// AuditRecords calls fn with the audit records of tenant in seq order,
+// starting at fromSeq (0 and 1 both mean the first record), from one
+// consistent view. An error from fn stops the walk and is returned as is.
+// An empty stream calls fn never. It is safe for concurrent use.
+func (l *Log) AuditRecords(ctx context.Context, tenant string, fromSeq uint64, fn func(Record) error) error {
 	if err := l.begin(ctx); err != nil {
 		return err
 	}
 	defer l.end()
 	err := l.db.View(func(txn *badger.Txn) error {
-		_, err := walkRecords(ctx, txn, auditPrefix(tenant), 1, fn)
+		_, err := walkRecords(ctx, txn, auditPrefix(tenant), max(fromSeq, 1), fn)
 		return err
 	})
 	return unwrapCallback("audit records", err)
+}
+
+// AuditHead returns the head of the audit stream of tenant: one key read,
+// no walk. An empty stream has the zero Head. It is safe for concurrent
+// use.
+func (l *Log) AuditHead(ctx context.Context, tenant string) (Head, error) {
+	if err := l.begin(ctx); err != nil {
+		return Head{}, err
+	}
+	defer l.end()
+	var head Head
+	err := l.db.View(func(txn *badger.Txn) error {
+		var err error
+		head, _, err = getHead(txn, auditHeadKey(tenant))
+		return err
+	})
+	if err != nil {
+		return Head{}, wrap("audit head", err)
+	}
+	return head, nil
 }
 
 // VerifyAudit walks the audit stream of tenant like Verify walks a

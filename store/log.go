@@ -101,8 +101,8 @@ func (m Memory) embedded(bo badger.Options) badger.Options {
 // tenant.
 //
 // All methods are safe for concurrent use. Close waits for the calls in
-// progress; a callback passed to Records, Workflows or AuditRecords must
-// not call Close.
+// progress; a callback passed to Records, Workflows, AuditRecords or Chains
+// must not call Close.
 type Log struct {
 	db *badger.DB
 

@@ -224,3 +224,69 @@ func (l *Log) Tenants(ctx context.Context) ([]string, error) {
 	}
 	return tenants, nil
 }
+
+// Chain is one hash chain of the store: a workflow of a tenant, or a
+// tenant's audit stream.
+type Chain struct {
+	Tenant   string
+	Workflow string // "" for the audit stream
+	Audit    bool   // the tenant's audit stream
+	Head     Head   // zero when the chain's head is missing (Verify reports it)
+}
+
+// Chains calls fn with every chain of the store, from one consistent view,
+// in key order: tenant by tenant, each tenant's audit stream (when it has
+// one) before its workflows, which come in id order. An error from fn stops
+// the walk and is returned as is. fn runs inside the view: a caller that
+// reads a chain's records per chain should collect the chains first. It is
+// safe for concurrent use.
+func (l *Log) Chains(ctx context.Context, fn func(Chain) error) error {
+	if err := l.begin(ctx); err != nil {
+		return err
+	}
+	defer l.end()
+	err := l.db.View(func(txn *badger.Txn) error {
+		prefix := []byte(tagTenant)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Seek(prefix); it.Valid(); {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			tenant, _, ok := readComponent(it.Item().Key()[len(prefix):])
+			if !ok {
+				return fmt.Errorf("tenant key: %w", errCorrupt)
+			}
+			head, found, err := getHead(txn, auditHeadKey(tenant))
+			if err != nil {
+				return err
+			}
+			if found || hasKey(txn, auditPrefix(tenant)) {
+				if err := fn(Chain{Tenant: tenant, Audit: true, Head: head}); err != nil {
+					return callbackError{err}
+				}
+			}
+			wp := workflowsPrefix(tenant)
+			for it.Seek(wp); it.ValidForPrefix(wp); {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				workflow, _, ok := readComponent(it.Item().Key()[len(wp):])
+				if !ok {
+					return fmt.Errorf("workflow key: %w", errCorrupt)
+				}
+				head, _, err := getHead(txn, headKey(tenant, workflow))
+				if err != nil {
+					return err
+				}
+				if err := fn(Chain{Tenant: tenant, Workflow: workflow, Head: head}); err != nil {
+					return callbackError{err}
+				}
+				it.Seek(skipPast(workflowPrefix(tenant, workflow)))
+			}
+			it.Seek(skipPast(tenantPrefix(tenant)))
+		}
+		return nil
+	})
+	return unwrapCallback("chains", err)
+}
