@@ -12,8 +12,10 @@ import (
 // broken to trust, kept apart from every workflow. The stream has its own
 // seqs from 1 and its own hash chain (with workflow "" in the hash). tenant
 // may be "" for requests whose tenant could not be told. t is the record
-// time (the caller's clock). Audit returns the record once it is durable.
-// It is safe for concurrent use.
+// time (the caller's clock). A record with an ID is indexed with it, as
+// Append indexes; an ID already indexed fails with a *DuplicateIDError and
+// nothing is written. Audit returns the record once it is durable. It is
+// safe for concurrent use.
 func (l *Log) Audit(ctx context.Context, tenant string, rec NewRecord, t time.Time) (Record, error) {
 	if err := l.begin(ctx); err != nil {
 		return Record{}, err
@@ -48,6 +50,9 @@ func (l *Log) Audit(ctx context.Context, tenant string, rec NewRecord, t time.Ti
 func (l *Log) auditTxn(tenant string, rec NewRecord, t time.Time) (storedRecord, error) {
 	txn := l.db.NewTransaction(true)
 	defer txn.Discard()
+	if err := checkIDs(txn, []NewRecord{rec}); err != nil {
+		return storedRecord{}, err
+	}
 	hk := auditHeadKey(tenant)
 	head, _, err := getHead(txn, hk)
 	if err != nil {
@@ -70,6 +75,12 @@ func (l *Log) auditTxn(tenant string, rec NewRecord, t time.Time) (storedRecord,
 	}
 	if err := txn.Set(hk, encodeHead(Head{Seq: sr.Seq, Hash: sr.Hash})); err != nil {
 		return storedRecord{}, err
+	}
+	if rec.ID != "" {
+		loc := Location{Tenant: tenant, Seq: sr.Seq, Hash: sr.Hash}
+		if err := txn.Set(indexKey(rec.ID), loc.encode()); err != nil {
+			return storedRecord{}, err
+		}
 	}
 	if err := txn.Commit(); err != nil {
 		return storedRecord{}, err

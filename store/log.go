@@ -123,6 +123,7 @@ type Log struct {
 
 	mu         sync.Mutex
 	legacyIdem bool // written by an earlier version: see LegacyIdempotency
+	unindexed  bool // written by an earlier version: see Unindexed
 	closed     bool
 	active     sync.WaitGroup // calls in progress
 }

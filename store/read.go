@@ -225,6 +225,63 @@ func (l *Log) Tenants(ctx context.Context) ([]string, error) {
 	return tenants, nil
 }
 
+// Find returns where the record with id is, from the index written with it:
+// one key read, then one read of the record, which must be there with the
+// hash the index holds and must hash to it (ErrTampered otherwise). An id
+// no record has fails with an error matching ErrNotFound. Records appended
+// without an ID, and those of a store Unindexed reports, are not found. It
+// is safe for concurrent use.
+func (l *Log) Find(ctx context.Context, id string) (Location, error) {
+	if err := l.begin(ctx); err != nil {
+		return Location{}, err
+	}
+	defer l.end()
+	var loc Location
+	err := l.db.View(func(txn *badger.Txn) error {
+		v, found, err := getValue(txn, indexKey(id))
+		if err != nil {
+			return err
+		}
+		if !found {
+			return idNotFound{id}
+		}
+		if loc, err = decodeLocation(v); err != nil {
+			return fmt.Errorf("%w: the index entry of id %q is undecodable", ErrTampered, id)
+		}
+		if problem := checkIndexed(txn, loc); problem != "" {
+			return fmt.Errorf("%w: the index entry of id %q names %s", ErrTampered, id, problem)
+		}
+		return nil
+	})
+	if err != nil {
+		return Location{}, wrap("find", err)
+	}
+	return loc, nil
+}
+
+// checkIndexed reads the record an index entry names and returns what is
+// wrong with it, or "" when it is there, unaltered, with the hash the entry
+// holds.
+func checkIndexed(txn *badger.Txn, loc Location) string {
+	key, domain, name := recordKey(loc.Tenant, loc.Workflow, loc.Seq), domainRecord, fmt.Sprintf("record %d of workflow %q", loc.Seq, loc.Workflow)
+	if loc.Audit() {
+		key, domain, name = auditKey(loc.Tenant, loc.Seq), domainAudit, fmt.Sprintf("audit record %d", loc.Seq)
+	}
+	name += fmt.Sprintf(" of tenant %q", loc.Tenant)
+	v, found, err := getValue(txn, key)
+	if err != nil || !found {
+		return name + ", which is not there"
+	}
+	sr, err := decodeRecord(v)
+	if err != nil || sr.Seq != loc.Seq {
+		return name + ", which is undecodable"
+	}
+	if sr.Hash != loc.Hash || recordHash(domain, sr.Seq, sr.Time, sr.Type, sr.Payload, sr.PrevHash, loc.Tenant, loc.Workflow) != sr.Hash {
+		return name + ", whose hash differs"
+	}
+	return ""
+}
+
 // Chain is one hash chain of the store: a workflow of a tenant, or a
 // tenant's audit stream.
 type Chain struct {
