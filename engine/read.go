@@ -69,6 +69,21 @@ func (e *Engine) Workflows(ctx context.Context, tenant string, fn func(workflow 
 	return e.log.Workflows(ctx, tenant, fn)
 }
 
+// chains lists the chains of the store from one view of it, in key order (tenant by
+// tenant, a tenant's audit stream before its workflows, which come in id order): those
+// of tenant when it is set, and with workflow set that workflow only, without the audit
+// streams. The list is taken first so that no view is held while the chains are walked.
+func (e *Engine) chains(ctx context.Context, tenant, workflow string) ([]store.Chain, error) {
+	var out []store.Chain
+	err := e.log.Chains(ctx, func(c store.Chain) error {
+		if (tenant == "" || c.Tenant == tenant) && (workflow == "" || c.Workflow == workflow) {
+			out = append(out, c)
+		}
+		return nil
+	})
+	return out, err
+}
+
 // Tenants lists the tenants with any record.
 func (e *Engine) Tenants(ctx context.Context) ([]string, error) {
 	return e.log.Tenants(ctx)
