@@ -52,32 +52,19 @@ var (
 )
 
 // Heads returns the head of every workflow chain and every non-empty audit stream, sorted
-// by tenant, then workflow (a tenant's audit stream, workflow "", first).
+// by tenant, then workflow (a tenant's audit stream, workflow "", first). They are read
+// from one view of the store, each from its chain's head key (the audit stream's too):
+// no record is walked.
 func (e *Engine) Heads(ctx context.Context) ([]ChainHead, error) {
-	tenants, err := e.log.Tenants(ctx)
+	var out []ChainHead
+	err := e.log.Chains(ctx, func(c store.Chain) error {
+		if c.Head.Seq > 0 {
+			out = append(out, ChainHead{Tenant: c.Tenant, Workflow: c.Workflow, Seq: c.Head.Seq, Hash: c.Head.Hash})
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	var out []ChainHead
-	for _, t := range tenants {
-		var audit ChainHead
-		if err := e.log.AuditRecords(ctx, t, func(r store.Record) error {
-			audit = ChainHead{Tenant: t, Seq: r.Seq, Hash: r.Hash}
-			return nil
-		}); err != nil {
-			return nil, err
-		}
-		if audit.Seq > 0 {
-			out = append(out, audit)
-		}
-		if err := e.log.Workflows(ctx, t, func(w string, h store.Head) error {
-			if h.Seq > 0 {
-				out = append(out, ChainHead{Tenant: t, Workflow: w, Seq: h.Seq, Hash: h.Hash})
-			}
-			return nil
-		}); err != nil {
-			return nil, err
-		}
 	}
 	sortHeads(out)
 	return out, nil
@@ -264,16 +251,19 @@ func (e *Engine) checkHead(ctx context.Context, h ChainHead) (*CheckpointFinding
 		last = r.Seq
 		if r.Seq == h.Seq {
 			got = &r
-			return stop
 		}
-		if h.Workflow != "" {
-			return stop // Records starts at h.Seq: a later seq means a gap
-		}
-		return nil
+		return stop // the walk starts at h.Seq: a later seq means a gap
 	}
 	var err error
 	if h.Workflow == "" {
-		err = e.log.AuditRecords(ctx, h.Tenant, visit)
+		err = e.log.AuditRecords(ctx, h.Tenant, h.Seq, visit)
+		if got == nil && last == 0 && (err == nil || errors.Is(err, stop)) {
+			// Nothing from the checkpoint's head on: where does the stream end?
+			err = e.log.AuditRecords(ctx, h.Tenant, 1, func(r store.Record) error {
+				last = r.Seq
+				return nil
+			})
+		}
 	} else {
 		err = e.log.Records(ctx, h.Tenant, h.Workflow, h.Seq, visit)
 	}
@@ -284,7 +274,7 @@ func (e *Engine) checkHead(ctx context.Context, h ChainHead) (*CheckpointFinding
 		return nil, err
 	case got == nil && h.Workflow == "" && last == 0:
 		return finding("missing", "the audit stream is empty: the checkpoint names it with %d records", h.Seq), nil
-	case got == nil && (h.Workflow == "" || last == 0):
+	case got == nil && last < h.Seq:
 		if h.Workflow != "" {
 			var head store.Head
 			_ = e.log.Workflows(ctx, h.Tenant, func(w string, hd store.Head) error {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -60,26 +61,18 @@ type BundleInfo struct {
 // in the state and the result (the next step's context, for one). All are listed in
 // Erased. A segment name[*] of a field stands for every element of the list name.
 func (e *Engine) DecisionLog(ctx context.Context, opts DecisionLogOptions, fn func(DecisionLogEvent) error) error {
-	tenants := []string{opts.Tenant}
-	if opts.Tenant == "" {
-		var err error
-		if tenants, err = e.log.Tenants(ctx); err != nil {
-			return err
-		}
+	chains, err := e.chains(ctx, opts.Tenant, opts.Workflow)
+	if err != nil {
+		return err
 	}
-	for _, t := range tenants {
-		var wfs []string
-		if err := e.log.Workflows(ctx, t, func(w string, _ store.Head) error {
-			if opts.Workflow == "" || opts.Workflow == w {
-				wfs = append(wfs, w)
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		sort.Strings(wfs)
-		for _, w := range wfs {
-			err := e.walkWorkflow(ctx, replayTarget{t, w}, func(v visit) error {
+	// A tenant's audit stream after its workflows.
+	slices.SortStableFunc(chains, func(a, b store.Chain) int {
+		return cmp.Or(cmp.Compare(a.Tenant, b.Tenant), compareBool(a.Audit, b.Audit))
+	})
+	for _, c := range chains {
+		t := c.Tenant
+		if !c.Audit {
+			err := e.walkWorkflow(ctx, replayTarget{t, c.Workflow}, func(v visit) error {
 				if v.rec.Time.Before(opts.Since) {
 					return nil
 				}
@@ -92,11 +85,9 @@ func (e *Engine) DecisionLog(ctx context.Context, opts DecisionLogOptions, fn fu
 			if err != nil {
 				return err
 			}
-		}
-		if opts.Workflow != "" {
 			continue
 		}
-		err := e.log.AuditRecords(ctx, t, func(rec store.Record) error {
+		err := e.log.AuditRecords(ctx, t, 1, func(rec store.Record) error {
 			if rec.Time.Before(opts.Since) {
 				return nil
 			}
@@ -115,6 +106,17 @@ func (e *Engine) DecisionLog(ctx context.Context, opts DecisionLogOptions, fn fu
 		}
 	}
 	return nil
+}
+
+// compareBool orders false before true.
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // logEvent builds the event of one record.

@@ -61,7 +61,9 @@ type Engine struct {
 
 // Open compiles the bundle once and opens the store. It fails when a contract or policy
 // does not compile, or when another process holds the store
-// (errors.Is(err, store.ErrLocked)).
+// (errors.Is(err, store.ErrLocked)). A store written by an earlier version is upgraded
+// first, once: its idempotency keys are bound to their records and its records indexed
+// by decision id.
 func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Dir == "" {
 		opts.Dir = ".handoff"
@@ -89,6 +91,11 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	if l.LegacyIdempotency() {
 		if err := e.upgradeIdempotency(ctx, l); err != nil {
+			return nil, errors.Join(err, l.Close())
+		}
+	}
+	if l.Unindexed() {
+		if err := e.upgradeIndex(ctx, l); err != nil {
 			return nil, errors.Join(err, l.Close())
 		}
 	}

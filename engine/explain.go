@@ -552,52 +552,49 @@ type decisionLocation struct {
 	entry            Entry
 }
 
-// findDecision scans every log for a decision id.
+// findDecision finds a decision by its id in the store's record index: one read, then
+// the record it names, which must hold that decision (store.ErrTampered otherwise).
 func (e *Engine) findDecision(ctx context.Context, id string) (*decisionLocation, error) {
-	tenants, err := e.log.Tenants(ctx)
+	loc, err := e.log.Find(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrDecisionNotFound, id)
+	}
 	if err != nil {
 		return nil, err
 	}
 	var found *decisionLocation
 	stop := errors.New("found")
-	check := func(tenant, workflow string, audit bool) func(store.Record) error {
-		return func(rec store.Record) error {
-			if !strings.Contains(string(rec.Payload), id) {
-				return nil
-			}
-			ent, err := decodeEntry(rec)
-			if err != nil {
-				return err
-			}
-			if ent.Decision != nil && ent.Decision.DecisionID == id {
-				found = &decisionLocation{tenant: tenant, workflow: workflow, seq: rec.Seq, audit: audit, decision: ent.Decision, entry: ent}
-				return stop
-			}
-			return nil
+	visit := func(rec store.Record) error {
+		if rec.Seq != loc.Seq || rec.Hash != loc.Hash {
+			return stop
 		}
+		ent, err := decodeEntry(rec)
+		if err != nil {
+			return err
+		}
+		if ent.Decision != nil && ent.Decision.DecisionID == id {
+			found = &decisionLocation{tenant: loc.Tenant, workflow: loc.Workflow, seq: rec.Seq, audit: loc.Audit(), decision: ent.Decision, entry: ent}
+		}
+		return stop
 	}
-	for _, t := range tenants {
-		var wfs []string
-		if err := e.log.Workflows(ctx, t, func(w string, _ store.Head) error {
-			wfs = append(wfs, w)
-			return nil
-		}); err != nil {
-			return nil, err
-		}
-		for _, w := range wfs {
-			if err := e.log.Records(ctx, t, w, 1, check(t, w, false)); err != nil && !errors.Is(err, stop) {
-				return nil, err
-			}
-			if found != nil {
-				return found, nil
-			}
-		}
-		if err := e.log.AuditRecords(ctx, t, check(t, "", true)); err != nil && !errors.Is(err, stop) {
-			return nil, err
-		}
-		if found != nil {
-			return found, nil
-		}
+	if loc.Audit() {
+		err = e.log.AuditRecords(ctx, loc.Tenant, loc.Seq, visit)
+	} else {
+		err = e.log.Records(ctx, loc.Tenant, loc.Workflow, loc.Seq, visit)
 	}
-	return nil, fmt.Errorf("%w: %s", ErrDecisionNotFound, id)
+	if err != nil && !errors.Is(err, stop) {
+		return nil, err
+	}
+	if found == nil {
+		return nil, fmt.Errorf("engine: decision %s: the index names record %d of %s, which does not hold it: %w", id, loc.Seq, chainName(loc), store.ErrTampered)
+	}
+	return found, nil
+}
+
+// chainName names the chain of a location in messages.
+func chainName(loc store.Location) string {
+	if loc.Audit() {
+		return fmt.Sprintf("the audit stream of tenant %s", loc.Tenant)
+	}
+	return fmt.Sprintf("workflow %s of tenant %s", loc.Workflow, loc.Tenant)
 }

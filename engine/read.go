@@ -46,7 +46,7 @@ func (e *Engine) History(ctx context.Context, tenant, workflow string, fn func(E
 
 // Audit calls fn for every record of a tenant's security audit stream, oldest first.
 func (e *Engine) Audit(ctx context.Context, tenant string, fn func(Entry) error) error {
-	return e.log.AuditRecords(ctx, tenant, func(rec store.Record) error {
+	return e.log.AuditRecords(ctx, tenant, 1, func(rec store.Record) error {
 		ent, err := decodeEntry(rec)
 		if err != nil {
 			return err
@@ -67,6 +67,21 @@ func decodeEntry(rec store.Record) (Entry, error) {
 // Workflows lists a tenant's workflows with their heads.
 func (e *Engine) Workflows(ctx context.Context, tenant string, fn func(workflow string, head store.Head) error) error {
 	return e.log.Workflows(ctx, tenant, fn)
+}
+
+// chains lists the chains of the store from one view of it, in key order (tenant by
+// tenant, a tenant's audit stream before its workflows, which come in id order): those
+// of tenant when it is set, and with workflow set that workflow only, without the audit
+// streams. The list is taken first so that no view is held while the chains are walked.
+func (e *Engine) chains(ctx context.Context, tenant, workflow string) ([]store.Chain, error) {
+	var out []store.Chain
+	err := e.log.Chains(ctx, func(c store.Chain) error {
+		if (tenant == "" || c.Tenant == tenant) && (workflow == "" || c.Workflow == workflow) {
+			out = append(out, c)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // Tenants lists the tenants with any record.

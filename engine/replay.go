@@ -118,7 +118,7 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 	if candidate == nil {
 		candidate = e.Decider
 	}
-	targets, err := e.replayTargets(ctx, opts)
+	targets, audits, err := e.replayTargets(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -170,18 +170,10 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 	if firstErr != nil {
 		return firstErr
 	}
-	if opts.Workflow == "" {
-		tenants := []string{opts.Tenant}
-		if opts.Tenant == "" {
-			if tenants, err = e.log.Tenants(ctx); err != nil {
-				return err
-			}
-		}
-		plan := replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}
-		for _, t := range tenants {
-			if err := e.replayAuditStarts(ctx, candidate, t, plan, emit); err != nil {
-				return err
-			}
+	plan := replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}
+	for _, t := range audits {
+		if err := e.replayAuditStarts(ctx, candidate, t, plan, emit); err != nil {
+			return err
 		}
 	}
 	return ctx.Err()
@@ -192,7 +184,7 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 // the engine blocked before asking the policy (undecodable, unknown pack, an existing
 // workflow id, a reused request_id) are left out: no bundle can change them.
 func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tenant string, plan replayPlan, emit func(ReplayResult) error) error {
-	return e.log.AuditRecords(ctx, tenant, func(rec store.Record) error {
+	return e.log.AuditRecords(ctx, tenant, 1, func(rec store.Record) error {
 		if rec.Time.Before(plan.since) {
 			return nil
 		}
@@ -239,34 +231,21 @@ func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tena
 
 type replayTarget struct{ tenant, workflow string }
 
-// replayTargets lists the selected workflows, sorted by tenant then workflow.
-func (e *Engine) replayTargets(ctx context.Context, opts ReplayOptions) ([]replayTarget, error) {
-	tenants := []string{opts.Tenant}
-	if opts.Tenant == "" {
-		var err error
-		if tenants, err = e.log.Tenants(ctx); err != nil {
-			return nil, err
+// replayTargets lists the selected workflows, sorted by tenant then workflow, and the
+// tenants whose audit streams are selected (none when a workflow is), in order.
+func (e *Engine) replayTargets(ctx context.Context, opts ReplayOptions) (workflows []replayTarget, audits []string, err error) {
+	chains, err := e.chains(ctx, opts.Tenant, opts.Workflow)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range chains {
+		if c.Audit {
+			audits = append(audits, c.Tenant)
+		} else {
+			workflows = append(workflows, replayTarget{c.Tenant, c.Workflow})
 		}
 	}
-	var out []replayTarget
-	for _, t := range tenants {
-		err := e.log.Workflows(ctx, t, func(w string, _ store.Head) error {
-			if opts.Workflow == "" || opts.Workflow == w {
-				out = append(out, replayTarget{t, w})
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].tenant != out[j].tenant {
-			return out[i].tenant < out[j].tenant
-		}
-		return out[i].workflow < out[j].workflow
-	})
-	return out, nil
+	return workflows, audits, nil
 }
 
 // skipRedacted is the result for a record whose request the log holds redacted: it is

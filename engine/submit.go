@@ -209,7 +209,7 @@ func (e *Engine) record(ctx context.Context, r *request, d *Decision, next *Stat
 	a := store.Append{
 		Tenant: r.tenant, Workflow: r.workflow, Create: r.create,
 		ExpectedVersion: r.state.StateVersion, BumpVersion: next != nil,
-		Records:        []store.NewRecord{{Type: "decision", Payload: payload}},
+		Records:        []store.NewRecord{{Type: "decision", Payload: payload, ID: d.DecisionID}},
 		IdempotencyKey: r.requestID, RequestDigest: r.digest, Time: r.now,
 	}
 	if next != nil {
@@ -242,7 +242,7 @@ func (e *Engine) recordAudit(ctx context.Context, r *request, d *Decision) error
 	if err != nil {
 		return fmt.Errorf("engine: encode audit record: %w", err)
 	}
-	_, err = e.log.Audit(ctx, r.tenant, store.NewRecord{Type: "security", Payload: payload}, r.now)
+	_, err = e.log.Audit(ctx, r.tenant, store.NewRecord{Type: "security", Payload: payload, ID: d.DecisionID}, r.now)
 	return err
 }
 

@@ -45,3 +45,29 @@ func (e *Engine) upgradeIdempotency(ctx context.Context, l *store.Log) error {
 	e.logger.Info("bound the idempotency keys of an earlier store format to their records", "bound", bound, "left_unbound", left)
 	return nil
 }
+
+// upgradeIndex indexes the records of a store written before the record index by the
+// decision id each holds, so that Explain finds them with one read. A record holding no
+// decodable decision is left out; an id held by two records (which the engine never
+// draws) stays with the first.
+func (e *Engine) upgradeIndex(ctx context.Context, l *store.Log) error {
+	indexed, duplicates, err := l.UpgradeIndex(ctx, recordDecisionID)
+	if err != nil {
+		return err
+	}
+	e.logger.Info("indexed the records of an earlier store format by decision id", "indexed", indexed, "duplicates", duplicates)
+	return nil
+}
+
+// recordDecisionID is the id of the decision a log record holds, "" for none.
+func recordDecisionID(payload []byte) string {
+	ent, err := decodeRecordedEntry(payload)
+	if err != nil {
+		return ""
+	}
+	d, err := decodeDecision(ent.Decision)
+	if err != nil {
+		return ""
+	}
+	return d.DecisionID
+}

@@ -63,7 +63,7 @@ type Append struct {
 
 // Append writes a atomically and returns the workflow's new head. It
 // returns only once the write is durable. The error is a *StaleError,
-// a *DuplicateError, or matches ErrNotFound, ErrExists,
+// a *DuplicateError, a *DuplicateIDError, or matches ErrNotFound, ErrExists,
 // ErrIdempotencyKeyReused, ErrInvalid, ErrTooLarge or ErrClosed; anything
 // else is an *Error from the storage. On any error nothing was written.
 //
@@ -113,6 +113,9 @@ func (r *NewRecord) validate() error {
 	}
 	if !json.Valid(r.Payload) {
 		return invalid("record payload is not valid JSON")
+	}
+	if len(r.ID) > maxIDLen {
+		return invalid("record id longer than %d bytes", maxIDLen)
 	}
 	return nil
 }
@@ -215,7 +218,11 @@ func prepare(ctx context.Context, txn *badger.Txn, a *Append) (Head, []kv, error
 		return Head{}, nil, &StaleError{Expected: a.ExpectedVersion, Actual: cur.StateVersion}
 	}
 
-	writes := make([]kv, 0, len(a.Records)+4)
+	if err := checkIDs(txn, a.Records); err != nil {
+		return Head{}, nil, err
+	}
+
+	writes := make([]kv, 0, 2*len(a.Records)+4)
 	ts := formatTime(a.Time)
 	next := cur
 	for _, nr := range a.Records {
@@ -228,6 +235,10 @@ func prepare(ctx context.Context, txn *badger.Txn, a *Append) (Head, []kv, error
 		}
 		sealRecord(domainRecord, a.Tenant, a.Workflow, &r)
 		writes = append(writes, kv{recordKey(a.Tenant, a.Workflow, r.Seq), r.encode()})
+		if nr.ID != "" {
+			loc := Location{Tenant: a.Tenant, Workflow: a.Workflow, Seq: r.Seq, Hash: r.Hash}
+			writes = append(writes, kv{indexKey(nr.ID), loc.encode()})
+		}
 		next.Seq, next.Hash = r.Seq, r.Hash
 	}
 	if a.BumpVersion {
@@ -248,6 +259,31 @@ func prepare(ctx context.Context, txn *badger.Txn, a *Append) (Head, []kv, error
 		writes = append(writes, kv{ok, []byte(a.Tenant)})
 	}
 	return next, writes, nil
+}
+
+// checkIDs refuses records whose id the index holds already, as seen by
+// txn, or that share an id with each other: a *DuplicateIDError. Each id is
+// one point read, so two transactions writing the same id conflict.
+func checkIDs(txn *badger.Txn, recs []NewRecord) error {
+	for i, r := range recs {
+		if r.ID == "" {
+			continue
+		}
+		for _, o := range recs[:i] {
+			if o.ID == r.ID {
+				return &DuplicateIDError{ID: r.ID}
+			}
+		}
+		v, found, err := getValue(txn, indexKey(r.ID))
+		if err != nil {
+			return err
+		}
+		if found {
+			loc, _ := decodeLocation(v)
+			return &DuplicateIDError{ID: r.ID, Existing: loc}
+		}
+	}
+	return nil
 }
 
 // appendSingle performs a in a transaction of its own. After a conflict it

@@ -12,8 +12,10 @@ import (
 // broken to trust, kept apart from every workflow. The stream has its own
 // seqs from 1 and its own hash chain (with workflow "" in the hash). tenant
 // may be "" for requests whose tenant could not be told. t is the record
-// time (the caller's clock). Audit returns the record once it is durable.
-// It is safe for concurrent use.
+// time (the caller's clock). A record with an ID is indexed with it, as
+// Append indexes; an ID already indexed fails with a *DuplicateIDError and
+// nothing is written. Audit returns the record once it is durable. It is
+// safe for concurrent use.
 func (l *Log) Audit(ctx context.Context, tenant string, rec NewRecord, t time.Time) (Record, error) {
 	if err := l.begin(ctx); err != nil {
 		return Record{}, err
@@ -48,6 +50,9 @@ func (l *Log) Audit(ctx context.Context, tenant string, rec NewRecord, t time.Ti
 func (l *Log) auditTxn(tenant string, rec NewRecord, t time.Time) (storedRecord, error) {
 	txn := l.db.NewTransaction(true)
 	defer txn.Discard()
+	if err := checkIDs(txn, []NewRecord{rec}); err != nil {
+		return storedRecord{}, err
+	}
 	hk := auditHeadKey(tenant)
 	head, _, err := getHead(txn, hk)
 	if err != nil {
@@ -71,25 +76,52 @@ func (l *Log) auditTxn(tenant string, rec NewRecord, t time.Time) (storedRecord,
 	if err := txn.Set(hk, encodeHead(Head{Seq: sr.Seq, Hash: sr.Hash})); err != nil {
 		return storedRecord{}, err
 	}
+	if rec.ID != "" {
+		loc := Location{Tenant: tenant, Seq: sr.Seq, Hash: sr.Hash}
+		if err := txn.Set(indexKey(rec.ID), loc.encode()); err != nil {
+			return storedRecord{}, err
+		}
+	}
 	if err := txn.Commit(); err != nil {
 		return storedRecord{}, err
 	}
 	return sr, nil
 }
 
-// AuditRecords calls fn with the audit records of tenant in seq order, from
-// one consistent view. An error from fn stops the walk and is returned as
-// is. An empty stream calls fn never. It is safe for concurrent use.
-func (l *Log) AuditRecords(ctx context.Context, tenant string, fn func(Record) error) error {
+// AuditRecords calls fn with the audit records of tenant in seq order,
+// starting at fromSeq (0 and 1 both mean the first record), from one
+// consistent view. An error from fn stops the walk and is returned as is.
+// An empty stream calls fn never. It is safe for concurrent use.
+func (l *Log) AuditRecords(ctx context.Context, tenant string, fromSeq uint64, fn func(Record) error) error {
 	if err := l.begin(ctx); err != nil {
 		return err
 	}
 	defer l.end()
 	err := l.db.View(func(txn *badger.Txn) error {
-		_, err := walkRecords(ctx, txn, auditPrefix(tenant), 1, fn)
+		_, err := walkRecords(ctx, txn, auditPrefix(tenant), max(fromSeq, 1), fn)
 		return err
 	})
 	return unwrapCallback("audit records", err)
+}
+
+// AuditHead returns the head of the audit stream of tenant: one key read,
+// no walk. An empty stream has the zero Head. It is safe for concurrent
+// use.
+func (l *Log) AuditHead(ctx context.Context, tenant string) (Head, error) {
+	if err := l.begin(ctx); err != nil {
+		return Head{}, err
+	}
+	defer l.end()
+	var head Head
+	err := l.db.View(func(txn *badger.Txn) error {
+		var err error
+		head, _, err = getHead(txn, auditHeadKey(tenant))
+		return err
+	})
+	if err != nil {
+		return Head{}, wrap("audit head", err)
+	}
+	return head, nil
 }
 
 // VerifyAudit walks the audit stream of tenant like Verify walks a

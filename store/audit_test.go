@@ -13,7 +13,7 @@ import (
 func auditRecords(t *testing.T, l *Log, tenant string) []Record {
 	t.Helper()
 	var out []Record
-	require.NoError(t, l.AuditRecords(context.Background(), tenant, func(r Record) error {
+	require.NoError(t, l.AuditRecords(context.Background(), tenant, 0, func(r Record) error {
 		out = append(out, r)
 		return nil
 	}))

@@ -20,12 +20,12 @@ reads the global workflow index, so that a caller can refuse a request
 that names another tenant's workflow and a workflow id is never reused
 across tenants.
 
-Keys are built from escaped components: inside a tenant id, workflow id or
-idempotency key each 0x00 byte is written 0x00 0xFF, and the component ends
+Keys are built from escaped components: inside a tenant id, workflow id,
+idempotency key or record id each 0x00 byte is written 0x00 0xFF, and the component ends
 with 0x00 0x01. The encoding is prefix-free, so no choice of ids can make
 two different (tenant, workflow) pairs share a key or a key prefix, and it
-keeps byte order, so listings come out sorted. With T, W and K escaped and
-seqs as 8 bytes big-endian:
+keeps byte order, so listings come out sorted. With T, W, K and I escaped
+and seqs as 8 bytes big-endian:
 
 	t/ T w/ W e/ <seq>   workflow record
 	t/ T w/ W h          workflow head: last seq, state version, last hash
@@ -34,6 +34,7 @@ seqs as 8 bytes big-endian:
 	t/ T a/ <seq>        audit record
 	t/ T ah              audit head
 	o/ W                 owner index: the tenant that created W
+	x/ I                 record index: tenant, workflow, seq and hash of record I
 
 # Chain
 
@@ -55,6 +56,19 @@ workflow does not verify there. Verify and VerifyAudit recompute every
 hash, follow the prev_hash links, require seqs from 1 without gaps and
 compare the head with the last record; they report the first problem
 rather than failing.
+
+# Reads
+
+State reads a workflow's snapshot and head with one key read each, and
+AuditHead a tenant's audit head; Records and AuditRecords walk a chain
+from any seq. Chains lists every chain of the store with its head, tenant
+by tenant, from one consistent view. A record appended with an ID
+(NewRecord.ID; the engine passes the decision id) is indexed by it in the
+same transaction, and Find locates it with one key read: an id is unique
+in the store, and a record whose id is taken is refused with a
+*DuplicateIDError, writing nothing. Find checks the record it names
+against the hash the index holds and fails with ErrTampered when it is
+not that record.
 
 # Appends and idempotency
 
@@ -80,10 +94,13 @@ ErrTampered. Keys are kept forever.
 A store written by an earlier version kept a copy of the answer in each key
 instead (LegacyIdempotency reports it, from the format mark m/format);
 UpgradeIdempotency binds those keys to their records once, with the
-caller naming the record of each answer.
+caller naming the record of each answer. A store written before the record
+index (Unindexed reports it) is indexed once by UpgradeIndex, with the
+caller reading the id of each record from its payload. The oldest stores
+need both; each upgrade marks the format the store has reached.
 
 A failed Append writes nothing. Errors that are answers about the data
-(*StaleError, *DuplicateError, ErrNotFound, ErrExists,
+(*StaleError, *DuplicateError, *DuplicateIDError, ErrNotFound, ErrExists,
 ErrIdempotencyKeyReused, ErrInvalid, ErrTooLarge, ErrTampered) are distinct from storage
 failures, which are reported as *Error. To the engine any error means no
 decision was recorded.

@@ -18,6 +18,7 @@ var (
 
 	// ErrNotFound is returned when a workflow does not exist in the tenant
 	// asked for. A workflow owned by another tenant is not found either.
+	// Find returns it, with a message of its own, for an id no record has.
 	ErrNotFound = errors.New("store: workflow not found")
 
 	// ErrExists is returned by a creating Append when the workflow id is
@@ -31,6 +32,10 @@ var (
 	// ErrDuplicate is matched by a *DuplicateError: the idempotency key was
 	// already recorded for the same request.
 	ErrDuplicate = errors.New("store: duplicate request")
+
+	// ErrDuplicateID is matched by a *DuplicateIDError: a record's id is
+	// already indexed.
+	ErrDuplicateID = errors.New("store: record id already indexed")
 
 	// ErrStale is matched by a *StaleError: the expected state version is
 	// not the workflow's current one.
@@ -83,6 +88,26 @@ func (e *DuplicateError) Error() string { return ErrDuplicate.Error() }
 // Is reports whether target is ErrDuplicate.
 func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 
+// DuplicateIDError reports that a record to append or audit carries an id
+// the index already holds. Existing is where the record with that id is;
+// nothing was written. It matches ErrDuplicateID with errors.Is.
+type DuplicateIDError struct {
+	ID       string
+	Existing Location // zero when the id is taken by another record of the same append
+}
+
+func (e *DuplicateIDError) Error() string { return fmt.Sprintf("%s: %q", ErrDuplicateID, e.ID) }
+
+// Is reports whether target is ErrDuplicateID.
+func (e *DuplicateIDError) Is(target error) bool { return target == ErrDuplicateID }
+
+// idNotFound is Find's answer for an id no record has; it matches ErrNotFound.
+type idNotFound struct{ id string }
+
+func (e idNotFound) Error() string { return fmt.Sprintf("store: no record with id %q", e.id) }
+
+func (e idNotFound) Is(target error) bool { return target == ErrNotFound }
+
 // Error wraps a failure of the underlying storage (I/O, corruption, a
 // closed database) with the operation that saw it. Err never carries a type
 // of the storage engine.
@@ -122,10 +147,11 @@ func wrap(op string, err error) error {
 	var (
 		se *StaleError
 		de *DuplicateError
+		di *DuplicateIDError
 		ee *Error
 	)
 	switch {
-	case errors.As(err, &se), errors.As(err, &de), errors.As(err, &ee):
+	case errors.As(err, &se), errors.As(err, &de), errors.As(err, &di), errors.As(err, &ee):
 		return err
 	case errors.Is(err, ErrLocked), errors.Is(err, ErrNotFound), errors.Is(err, ErrExists),
 		errors.Is(err, ErrIdempotencyKeyReused), errors.Is(err, ErrClosed),

@@ -7,12 +7,17 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// formatKey holds the store's format. Format 2 binds every idempotency key to the
-// record that answers it; a store written before (format 1, without the key) kept a copy
-// of the answer in the key instead, and its keys are bound by UpgradeIdempotency.
+// formatKey holds the store's format. Format 3 indexes records by id; a store written
+// before (format 2) has no index, which UpgradeIndex builds. Format 2 binds every
+// idempotency key to the record that answers it; a store written before (format 1,
+// without the key) kept a copy of the answer in the key instead, and its keys are bound
+// by UpgradeIdempotency. A format 1 store needs both upgrades; each writes the mark
+// the store has reached once it is done, so an upgrade cut short is made again at the
+// next Open.
 const (
 	formatKey     = "m/format"
-	formatVersion = "2"
+	formatBound   = "2" // idempotency keys bound to records, no record index
+	formatVersion = "3"
 )
 
 // checkFormat reads the store's format at Open. An empty store is marked current; a
@@ -25,14 +30,34 @@ func (l *Log) checkFormat() error {
 			return err
 		case found && string(v) == formatVersion:
 			return nil
+		case found && string(v) == formatBound:
+			l.unindexed = true
+			return nil
 		case found:
 			return fmt.Errorf("%w: store format %q is not one this version reads (%s)", ErrInvalid, v, formatVersion)
 		case hasKey(txn, []byte(tagTenant)):
-			l.legacyIdem = true
+			l.legacyIdem, l.unindexed = true, true
 			return nil
 		}
 		return txn.Set([]byte(formatKey), []byte(formatVersion))
 	})
+}
+
+// markUpgraded records the format the store has reached once an upgrade is done: none
+// while its idempotency keys are unbound (format 1 has no mark), formatBound while it
+// has no index, else the current format.
+func (l *Log) markUpgraded() error {
+	l.mu.Lock()
+	legacy, unindexed := l.legacyIdem, l.unindexed
+	l.mu.Unlock()
+	if legacy {
+		return nil
+	}
+	mark := formatVersion
+	if unindexed {
+		mark = formatBound
+	}
+	return l.db.Update(func(txn *badger.Txn) error { return txn.Set([]byte(formatKey), []byte(mark)) })
 }
 
 // LegacyIdempotency reports whether the store was written by an earlier version whose
@@ -132,11 +157,139 @@ func (l *Log) UpgradeIdempotency(ctx context.Context, answer func(tenant, workfl
 		}
 	}
 	left = len(keys) - bound
-	if err := l.db.Update(func(txn *badger.Txn) error { return txn.Set([]byte(formatKey), []byte(formatVersion)) }); err != nil {
-		return bound, left, wrap("upgrade idempotency", err)
-	}
 	l.mu.Lock()
 	l.legacyIdem = false
 	l.mu.Unlock()
+	if err := l.markUpgraded(); err != nil {
+		l.mu.Lock()
+		l.legacyIdem = true
+		l.mu.Unlock()
+		return bound, left, wrap("upgrade idempotency", err)
+	}
 	return bound, left, nil
+}
+
+// Unindexed reports whether the store was written by an earlier version that kept no
+// record index: until UpgradeIndex builds it, Find finds none of the records written
+// before.
+func (l *Log) Unindexed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.unindexed
+}
+
+// indexBatch bounds the index entries UpgradeIndex writes in one transaction.
+const indexBatch = 256
+
+// UpgradeIndex indexes every record of the store, workflow records and audit records,
+// as Append and Audit index the records they write, then marks the store indexed. id is
+// given each record's payload and returns its id ("" for none: the record is left out).
+// An id already indexed for another record is not indexed again: the first record in key
+// order keeps it (tenant by tenant, the audit stream first, then the workflows), and the
+// others are counted in duplicates. It returns how many records were indexed. It is safe
+// to call again after a failure; it must not run beside appends.
+func (l *Log) UpgradeIndex(ctx context.Context, id func(payload []byte) string) (indexed, duplicates int, err error) {
+	if err := l.begin(ctx); err != nil {
+		return 0, 0, err
+	}
+	defer l.end()
+	type entry struct {
+		id  string
+		loc Location
+	}
+	var entries []entry
+	err = l.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(tagTenant)})
+		defer it.Close()
+		n := 0
+		for it.Seek([]byte(tagTenant)); it.Valid(); it.Next() {
+			if n++; n%ctxCheckEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			loc, ok := recordLocation(it.Item().Key())
+			if !ok {
+				continue
+			}
+			var sr storedRecord
+			if err := it.Item().Value(func(v []byte) error {
+				var err error
+				sr, err = decodeRecord(v)
+				return err
+			}); err != nil {
+				continue // Verify reports it
+			}
+			if rid := id(sr.Payload); rid != "" && len(rid) <= maxIDLen {
+				loc.Hash = sr.Hash
+				entries = append(entries, entry{rid, loc})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, wrap("upgrade index", err)
+	}
+	for len(entries) > 0 {
+		batch := entries[:min(indexBatch, len(entries))]
+		entries = entries[len(batch):]
+		var in, dup int
+		err := l.db.Update(func(txn *badger.Txn) error {
+			in, dup = 0, 0
+			for _, e := range batch {
+				v, found, err := getValue(txn, indexKey(e.id))
+				if err != nil {
+					return err
+				}
+				if found {
+					if old, err := decodeLocation(v); err != nil || old != e.loc {
+						dup++
+					}
+					continue
+				}
+				if err := txn.Set(indexKey(e.id), e.loc.encode()); err != nil {
+					return err
+				}
+				in++
+			}
+			return nil
+		})
+		if err != nil {
+			return indexed, duplicates, wrap("upgrade index", err)
+		}
+		indexed, duplicates = indexed+in, duplicates+dup
+	}
+	l.mu.Lock()
+	l.unindexed = false
+	l.mu.Unlock()
+	if err := l.markUpgraded(); err != nil {
+		l.mu.Lock()
+		l.unindexed = true
+		l.mu.Unlock()
+		return indexed, duplicates, wrap("upgrade index", err)
+	}
+	return indexed, duplicates, nil
+}
+
+// recordLocation parses a workflow record key (t/ T w/ W e/ <seq>) or an audit record
+// key (t/ T a/ <seq>) into a Location without its hash; ok is false for any other key.
+func recordLocation(key []byte) (loc Location, ok bool) {
+	tenant, rest, ok := readComponent(key[len(tagTenant):])
+	if !ok {
+		return Location{}, false
+	}
+	if seq, ok := seqFromKey(key, auditPrefix(tenant)); ok {
+		return Location{Tenant: tenant, Seq: seq}, true
+	}
+	if len(rest) < len(tagWorkflow) || string(rest[:len(tagWorkflow)]) != tagWorkflow {
+		return Location{}, false
+	}
+	workflow, _, ok := readComponent(rest[len(tagWorkflow):])
+	if !ok {
+		return Location{}, false
+	}
+	if seq, ok := seqFromKey(key, recordsPrefix(tenant, workflow)); ok {
+		return Location{Tenant: tenant, Workflow: workflow, Seq: seq}, true
+	}
+	return Location{}, false
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 )
 
-// Key layout. Every string component (tenant, workflow, idempotency key) is
+// Key layout. Every string component (tenant, workflow, idempotency key, record id) is
 // escaped by appendComponent: each 0x00 byte becomes 0x00 0xFF and the
 // component ends with 0x00 0x01. The encoding is prefix-free (no encoded
 // component is a proper prefix of another) and keeps byte order, so
@@ -18,9 +18,10 @@ import (
 //	t/ T a/ <seq>        audit record of tenant T
 //	t/ T ah              audit head of tenant T
 //	o/ W                 owner of workflow W (value: the tenant)
-//	m/format             the store's format ("2": idempotency keys bound to records)
+//	x/ I                 record index: where the record with id I is
+//	m/format             the store's format ("3": idempotency keys bound to records, records indexed by id)
 //
-// T, W and K stand for the escaped components.
+// T, W, K and I stand for the escaped components.
 const (
 	tagTenant    = "t/"
 	tagWorkflow  = "w/"
@@ -31,6 +32,7 @@ const (
 	tagAudit     = "a/"
 	tagAuditHead = "ah"
 	tagOwner     = "o/"
+	tagIndex     = "x/"
 
 	seqLen = 8 // bytes of a sequence number in a key
 )
@@ -124,6 +126,10 @@ func auditHeadKey(tenant string) []byte {
 
 func ownerKey(workflow string) []byte {
 	return appendComponent([]byte(tagOwner), workflow)
+}
+
+func indexKey(id string) []byte {
+	return appendComponent([]byte(tagIndex), id)
 }
 
 // seqFromKey returns the sequence number that ends a record key under

@@ -104,8 +104,8 @@ func (m Memory) embedded(bo badger.Options) badger.Options {
 // tenant.
 //
 // All methods are safe for concurrent use. Close waits for the calls in
-// progress; a callback passed to Records, Workflows or AuditRecords must
-// not call Close.
+// progress; a callback passed to Records, Workflows, AuditRecords or Chains
+// must not call Close.
 type Log struct {
 	db *badger.DB
 
@@ -126,6 +126,7 @@ type Log struct {
 
 	mu         sync.Mutex
 	legacyIdem bool // written by an earlier version: see LegacyIdempotency
+	unindexed  bool // written by an earlier version: see Unindexed
 	closed     bool
 	active     sync.WaitGroup // calls in progress
 }

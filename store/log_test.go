@@ -125,7 +125,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	assert.Equal(t, "acme", owner)
 
 	var audits []Record
-	require.NoError(t, l.AuditRecords(ctx, "acme", func(r Record) error {
+	require.NoError(t, l.AuditRecords(ctx, "acme", 0, func(r Record) error {
 		audits = append(audits, r)
 		return nil
 	}))
@@ -170,7 +170,10 @@ func TestClosed(t *testing.T) {
 			assert.ErrorIs(t, err, ErrClosed)
 			_, err = l.Audit(ctx, "a", rec("x", 1), t0)
 			assert.ErrorIs(t, err, ErrClosed)
-			assert.ErrorIs(t, l.AuditRecords(ctx, "a", func(Record) error { return nil }), ErrClosed)
+			assert.ErrorIs(t, l.AuditRecords(ctx, "a", 0, func(Record) error { return nil }), ErrClosed)
+			_, err = l.AuditHead(ctx, "a")
+			assert.ErrorIs(t, err, ErrClosed)
+			assert.ErrorIs(t, l.Chains(ctx, func(Chain) error { return nil }), ErrClosed)
 			_, err = l.VerifyAudit(ctx, "a")
 			assert.ErrorIs(t, err, ErrClosed)
 		})

@@ -224,3 +224,126 @@ func (l *Log) Tenants(ctx context.Context) ([]string, error) {
 	}
 	return tenants, nil
 }
+
+// Find returns where the record with id is, from the index written with it:
+// one key read, then one read of the record, which must be there with the
+// hash the index holds and must hash to it (ErrTampered otherwise). An id
+// no record has fails with an error matching ErrNotFound. Records appended
+// without an ID, and those of a store Unindexed reports, are not found. It
+// is safe for concurrent use.
+func (l *Log) Find(ctx context.Context, id string) (Location, error) {
+	if err := l.begin(ctx); err != nil {
+		return Location{}, err
+	}
+	defer l.end()
+	var loc Location
+	err := l.db.View(func(txn *badger.Txn) error {
+		v, found, err := getValue(txn, indexKey(id))
+		if err != nil {
+			return err
+		}
+		if !found {
+			return idNotFound{id}
+		}
+		if loc, err = decodeLocation(v); err != nil {
+			return fmt.Errorf("%w: the index entry of id %q is undecodable", ErrTampered, id)
+		}
+		if problem := checkIndexed(txn, loc); problem != "" {
+			return fmt.Errorf("%w: the index entry of id %q names %s", ErrTampered, id, problem)
+		}
+		return nil
+	})
+	if err != nil {
+		return Location{}, wrap("find", err)
+	}
+	return loc, nil
+}
+
+// checkIndexed reads the record an index entry names and returns what is
+// wrong with it, or "" when it is there, unaltered, with the hash the entry
+// holds.
+func checkIndexed(txn *badger.Txn, loc Location) string {
+	key, domain, name := recordKey(loc.Tenant, loc.Workflow, loc.Seq), domainRecord, fmt.Sprintf("record %d of workflow %q", loc.Seq, loc.Workflow)
+	if loc.Audit() {
+		key, domain, name = auditKey(loc.Tenant, loc.Seq), domainAudit, fmt.Sprintf("audit record %d", loc.Seq)
+	}
+	name += fmt.Sprintf(" of tenant %q", loc.Tenant)
+	v, found, err := getValue(txn, key)
+	if err != nil || !found {
+		return name + ", which is not there"
+	}
+	sr, err := decodeRecord(v)
+	if err != nil || sr.Seq != loc.Seq {
+		return name + ", which is undecodable"
+	}
+	if sr.Hash != loc.Hash || recordHash(domain, sr.Seq, sr.Time, sr.Type, sr.Payload, sr.PrevHash, loc.Tenant, loc.Workflow) != sr.Hash {
+		return name + ", whose hash differs"
+	}
+	return ""
+}
+
+// Chain is one hash chain of the store: a workflow of a tenant, or a
+// tenant's audit stream.
+type Chain struct {
+	Tenant   string
+	Workflow string // "" for the audit stream
+	Audit    bool   // the tenant's audit stream
+	Head     Head   // zero when the chain's head is missing (Verify reports it)
+}
+
+// Chains calls fn with every chain of the store, from one consistent view,
+// in key order: tenant by tenant, each tenant's audit stream (when it has
+// one) before its workflows, which come in id order. An error from fn stops
+// the walk and is returned as is. fn runs inside the view: a caller that
+// reads a chain's records per chain should collect the chains first. It is
+// safe for concurrent use.
+func (l *Log) Chains(ctx context.Context, fn func(Chain) error) error {
+	if err := l.begin(ctx); err != nil {
+		return err
+	}
+	defer l.end()
+	err := l.db.View(func(txn *badger.Txn) error {
+		prefix := []byte(tagTenant)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Seek(prefix); it.Valid(); {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			tenant, _, ok := readComponent(it.Item().Key()[len(prefix):])
+			if !ok {
+				return fmt.Errorf("tenant key: %w", errCorrupt)
+			}
+			head, found, err := getHead(txn, auditHeadKey(tenant))
+			if err != nil {
+				return err
+			}
+			if found || hasKey(txn, auditPrefix(tenant)) {
+				if err := fn(Chain{Tenant: tenant, Audit: true, Head: head}); err != nil {
+					return callbackError{err}
+				}
+			}
+			wp := workflowsPrefix(tenant)
+			for it.Seek(wp); it.ValidForPrefix(wp); {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				workflow, _, ok := readComponent(it.Item().Key()[len(wp):])
+				if !ok {
+					return fmt.Errorf("workflow key: %w", errCorrupt)
+				}
+				head, _, err := getHead(txn, headKey(tenant, workflow))
+				if err != nil {
+					return err
+				}
+				if err := fn(Chain{Tenant: tenant, Workflow: workflow, Head: head}); err != nil {
+					return callbackError{err}
+				}
+				it.Seek(skipPast(workflowPrefix(tenant, workflow)))
+			}
+			it.Seek(skipPast(tenantPrefix(tenant)))
+		}
+		return nil
+	})
+	return unwrapCallback("chains", err)
+}

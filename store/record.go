@@ -29,7 +29,26 @@ type Record struct {
 type NewRecord struct {
 	Type    string // required
 	Payload []byte // valid JSON
+
+	// ID, when set, names the record in the store's index, in the same
+	// transaction as the record: Find then locates it with one read. An id
+	// is unique in the store, across tenants and streams: a record whose id
+	// is already indexed is refused with a *DuplicateIDError. At most
+	// maxIDLen bytes. "" leaves the record out of the index.
+	ID string
 }
+
+// Location is where an indexed record is: its chain, its seq, and its hash
+// as it was written.
+type Location struct {
+	Tenant   string
+	Workflow string // "" for the tenant's audit stream
+	Seq      uint64
+	Hash     string
+}
+
+// Audit reports whether the record is in the tenant's audit stream.
+func (l Location) Audit() bool { return l.Workflow == "" }
 
 // Value encodings. Every length-prefixed field is a big-endian uint64 byte
 // count followed by the bytes.
@@ -37,6 +56,7 @@ type NewRecord struct {
 //	record:      0x01, seq uint64, time, type, payload, prev_hash, hash (all length-prefixed)
 //	head:        0x01, seq uint64, state_version uint64, hash (length-prefixed)
 //	idempotency: 0x01, digest, workflow (length-prefixed), seq uint64, hash (length-prefixed)
+//	index:       0x01, tenant, workflow (length-prefixed), seq uint64, hash (length-prefixed)
 const valueFormat byte = 0x01
 
 var errCorrupt = errors.New("undecodable value")
@@ -186,6 +206,21 @@ func decodeIdem(b []byte) (idemEntry, error) {
 	d := newDecoder(b)
 	e := idemEntry{Digest: string(d.field()), Workflow: string(d.field()), Seq: d.uint64(), Hash: string(d.field())}
 	return e, d.done()
+}
+
+func (l *Location) encode() []byte {
+	b := make([]byte, 0, 1+4*8+len(l.Tenant)+len(l.Workflow)+len(l.Hash))
+	b = append(b, valueFormat)
+	b = appendField(b, []byte(l.Tenant))
+	b = appendField(b, []byte(l.Workflow))
+	b = binary.BigEndian.AppendUint64(b, l.Seq)
+	return appendField(b, []byte(l.Hash))
+}
+
+func decodeLocation(b []byte) (Location, error) {
+	d := newDecoder(b)
+	l := Location{Tenant: string(d.field()), Workflow: string(d.field()), Seq: d.uint64(), Hash: string(d.field())}
+	return l, d.done()
 }
 
 // formatTime is the one place a record time becomes the string that is

@@ -38,7 +38,7 @@ func TestTenantIsolation(t *testing.T) {
 			t.Errorf("tenant-b lists %q", wf)
 			return nil
 		}))
-		require.NoError(t, l.AuditRecords(ctx, "tenant-b", func(Record) error {
+		require.NoError(t, l.AuditRecords(ctx, "tenant-b", 0, func(Record) error {
 			t.Error("tenant-b read an audit record of tenant-a")
 			return nil
 		}))
