@@ -206,6 +206,7 @@ _required_config := {
 	"retry_classes": "object",
 	"restricted_retry_context": "array",
 	"clock_skew_ms": "number",
+	"forbidden_context": "array",
 }
 
 # METADATA
