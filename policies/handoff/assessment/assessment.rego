@@ -207,6 +207,7 @@ _required_config := {
 	"restricted_retry_context": "array",
 	"clock_skew_ms": "number",
 	"forbidden_context": "array",
+	"security_codes": "array",
 }
 
 # METADATA
