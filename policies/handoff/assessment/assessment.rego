@@ -206,6 +206,8 @@ _required_config := {
 	"retry_classes": "object",
 	"restricted_retry_context": "array",
 	"clock_skew_ms": "number",
+	"forbidden_context": "array",
+	"security_codes": "array",
 }
 
 # METADATA
@@ -282,10 +284,9 @@ _gates := {g | some g in _gate_of}
 _human_statuses := _gates | {"VALIDATION", "CONFLICT_REVIEW", "HUMAN_REVIEW"}
 
 # _stage_of is the pipeline status in which an agent works (from workflow.actors).
-_stage_of[agent] := s if {
+_stage_of := {a.agent: s |
 	some s in _pipeline
 	some a in _actors_of(s)
-	agent := a.agent
 }
 
 _stage_index[s] := i if some i, s in _pipeline

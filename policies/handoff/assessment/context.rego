@@ -14,10 +14,10 @@ _context := c if {
 
 # _forbidden_context are the context keys no handoff may carry: the do_not_need lists of
 # the pack's context packages (another tenant's data, client memory, instructions taken
-# as commands, tool allowlists, secrets, raw logs, whole documents and prompts).
-_forbidden_context := {lower(k) |
-	some k in {k | some p in object.get(_contract, "context", {}); some k in object.get(p, "do_not_need", [])}
-}
+# as commands, tool allowlists, secrets, raw logs, whole documents and prompts), in lower
+# case. The table is config.forbidden_context in contracts/assessment/config.cue, drawn
+# from the context packages there.
+_forbidden_context := object.get(_config, "forbidden_context", [])
 
 # METADATA
 # title: Forbidden context

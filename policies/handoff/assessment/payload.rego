@@ -82,14 +82,24 @@ reasons contains r if {
 _foreign_assessment if {
 	_ready
 	_kind != "start"
+	_other_assessment_ids
 	some k, part in _request
 	k != "assessment_id"
 	walk(part, [_, o])
-	is_object(o)
 	v := o.assessment_id
 	is_string(v)
 	v != _state.subject_id
 }
+
+# _other_assessment_ids holds when the request may hold an assessment_id other than its
+# own and its output content's naming the workflow's assessment: the encoded request
+# names the key more often (every assessment_id key is encoded as "assessment_id":, and a
+# string never holds that text unescaped), so a request without one is never walked.
+_other_assessment_ids if count(indexof_n(json.marshal(_request), `"assessment_id":`)) > count(_own_assessment_ids)
+
+_own_assessment_ids contains "request" if "assessment_id" in object.keys(_request)
+
+_own_assessment_ids contains "content" if _request.output.content.assessment_id == _state.subject_id
 
 _scope_frameworks := {f | some f in object.get(_scope, "frameworks", [])}
 
@@ -111,20 +121,20 @@ _scoped_objects := [o |
 	is_object(o)
 ]
 
-_named_frameworks contains v if {
+# _named are [key, value] for every framework and control key of a scoped object.
+_named := [[k, v] |
 	some o in _scoped_objects
-	v := o.framework
-}
+	some k, v in object.filter(o, {"framework", "control_id", "control_ids", "scf_controls"})
+]
+
+_named_frameworks contains v if some ["framework", v] in _named
+
+_named_controls contains v if some ["control_id", v] in _named
 
 _named_controls contains v if {
-	some o in _scoped_objects
-	v := o.control_id
-}
-
-_named_controls contains v if {
-	some o in _scoped_objects
-	some k in {"control_ids", "scf_controls"}
-	some v in o[k]
+	some [k, l] in _named
+	k in {"control_ids", "scf_controls"}
+	some v in l
 }
 
 # A KNOWLEDGE_PACKAGE restates the scope it covers: its frameworks and domains.

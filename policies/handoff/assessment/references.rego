@@ -14,21 +14,39 @@ _source_kinds := object.get(_config, "source_kinds", {})
 
 _resolves(s) := object.get(_source_kinds, [s.kind, "resolves"], "none")
 
-# _source_entries are [path, source] for every source the output cites, at any depth
-# (conclusions, evidence candidates, conflict flags, the output as a whole).
-_source_entries contains [p, s] if {
+# _source_entries are [resolves, path, i, source] for every source the output cites, at
+# any depth (conclusions, evidence candidates, conflict flags, the output as a whole): how
+# its kind resolves, the walk path of its sources list and its index there. The path
+# string (_source_path) is made only for a problem found.
+_source_entries contains [_resolves(s), path, i, s] if {
 	_judged
 	walk(_content, [path, value])
-	count(path) > 0
-	path[count(path) - 1] == "sources"
 	is_array(value)
+	path[count(path) - 1] == "sources"
 	some i, s in value
 	is_object(s)
-	p := sprintf("output.content%s[%d]", [_rel_path(path), i])
 }
 
-# _types_with_id are the artifact types whose recorded id is id.
-_types_with_id(id) := {t | some t, h in _state.artifacts; h.id == id}
+_source_path(path, i) := sprintf("output.content%s[%d]", [_rel_path(path), i])
+
+# _artifact_sources, _kb_sources, _catalogue_sources and _unresolved_sources are
+# [path, i, source] for the sources of each resolution.
+_artifact_sources contains [path, i, s] if some ["artifact", path, i, s] in _source_entries
+
+_kb_sources contains [path, i, s] if some ["kb_candidate", path, i, s] in _source_entries
+
+_catalogue_sources contains [path, i, s] if some ["catalogue", path, i, s] in _source_entries
+
+_unresolved_sources contains [path, i, s] if some ["none", path, i, s] in _source_entries
+
+# _types_with_id are the artifact types whose recorded id is id, from _types_by_id (made
+# once per decision, not once per source).
+_types_with_id(id) := object.get(_types_by_id, [id], set())
+
+_types_by_id := {id: {t | some t, g in _state.artifacts; g.id == id} |
+	some h in _state.artifacts
+	id := h.id
+}
 
 # _named_version is the recorded version an "artifact-id@vN" id names.
 _named_version(id) := v if {
@@ -80,59 +98,60 @@ _ref_label(ref) := sprintf("%s v%v", [ref.type, ref.version])
 # _reference_problems are [code, path, message] for every reference of the output that
 # does not resolve to what it says.
 _reference_problems contains ["ARTIFACT_NOT_FOUND", sprintf("%s.ref", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) == "artifact"
+	some [path, i, s] in _artifact_sources
 	_has_ref(s)
 	not core.ref_version(s.ref)
+	p := _source_path(path, i)
 	msg := sprintf("%s cites %s, which this workflow has not recorded (latest recorded version: %d)", [p, _ref_label(s.ref), _latest_n(s.ref.type)])
 }
 
 _reference_problems contains ["ARTIFACT_NOT_FOUND", sprintf("%s.ref.id", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) == "artifact"
+	some [path, i, s] in _artifact_sources
 	v := core.ref_version(s.ref)
 	v.ref.id != s.ref.id
+	p := _source_path(path, i)
 	msg := sprintf("%s cites %s with id %q, but this workflow recorded it with id %q", [p, _ref_label(s.ref), s.ref.id, v.ref.id])
 }
 
 _reference_problems contains ["HASH_MISMATCH", sprintf("%s.ref.hash", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) == "artifact"
+	some [path, i, s] in _artifact_sources
 	v := core.ref_version(s.ref)
 	v.ref.hash != s.ref.hash
+	p := _source_path(path, i)
 	msg := sprintf("%s cites %s with a hash that differs from the recorded hash %s", [p, _ref_label(s.ref), v.ref.hash])
 }
 
 _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.id", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) == "artifact"
+	some [path, i, s] in _artifact_sources
 	_has_ref(s)
 	not s.id in {s.ref.id, _version_id(s.ref)}
+	p := _source_path(path, i)
 	msg := sprintf("%s has id %q but its ref names %s", [p, s.id, _version_id(s.ref)])
 }
 
 _reference_problems contains ["ARTIFACT_NOT_FOUND", sprintf("%s.id", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) == "artifact"
+	some [path, i, s] in _artifact_sources
 	not _has_ref(s)
 	not _named_version(s.id)
+	p := _source_path(path, i)
 	msg := sprintf("%s (%s %q) names no version this workflow recorded: cite an artifact version as artifact-id@vN or by its ref", [p, s.kind, s.id])
 }
 
 _reference_problems contains [code, sprintf("%s.kind", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) == "artifact"
+	some [path, i, s] in _artifact_sources
 	v := _source_version(s)
 	not v.status in object.get(_source_kinds, [s.kind, "statuses"], [])
 	code := _overstated_code(s.kind)
+	p := _source_path(path, i)
 	msg := sprintf("%s cites %s as %s, but it is %s", [p, _version_id(v.ref), s.kind, v.status])
 }
 
 _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.kind", [p]), msg] if {
-	some [p, s] in _source_entries
+	some [_, path, i, s] in _source_entries
 	object.get(_source_kinds, [s.kind, "agent_only"], false) == true
 	v := _source_version(s)
 	not _agent_producer(v)
+	p := _source_path(path, i)
 	msg := sprintf("%s cites %s as %s, but %q, not an agent, produced it", [p, _version_id(v.ref), s.kind, v.producer])
 }
 
@@ -143,10 +162,10 @@ _overstated_code(kind) := "APPROVAL_BYPASS" if kind == "approved_artifact"
 else := "REFERENCE_MISMATCH"
 
 _reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("%s.id", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) == "kb_candidate"
+	some [path, i, s] in _kb_sources
 	_output.type != "KNOWLEDGE_PACKAGE"
 	not s.id in _kb_candidates
+	p := _source_path(path, i)
 	msg := sprintf("%s names KB evidence candidate %q, which the KNOWLEDGE_PACKAGE it is made from (%s) does not list", [p, s.id, _package_label])
 }
 
@@ -155,10 +174,10 @@ _package_label := _version_id(_kb_package.ref) if _kb_package
 else := "none recorded"
 
 _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.ref", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) == "kb_candidate"
+	some [path, i, s] in _kb_sources
 	_has_ref(s)
 	not _candidate_ref(s)
+	p := _source_path(path, i)
 	msg := sprintf("%s names KB evidence candidate %q with ref %s, which is not a recorded KNOWLEDGE_PACKAGE version (with that id and hash) listing it", [p, s.id, _version_id(s.ref)])
 }
 
@@ -169,29 +188,29 @@ _candidate_ref(s) if {
 }
 
 _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.ref", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) == "catalogue"
+	some [path, i, s] in _catalogue_sources
 	_has_ref(s)
+	p := _source_path(path, i)
 	msg := sprintf("%s is %s, cited by its catalogue id; a ref names an artifact version of the workflow", [p, s.kind])
 }
 
 _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.id", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) in {"catalogue", "kb_candidate"}
+	some [path, i, s] in (_catalogue_sources | _kb_sources)
 	_names_artifact(s.id)
+	p := _source_path(path, i)
 	msg := sprintf("%s names %q, an artifact of this workflow, as %s", [p, s.id, s.kind])
 }
 
 _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.id", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) == "catalogue"
+	some [path, i, s] in _catalogue_sources
 	s.id in (_recorded_candidates | _candidates_of({"content": _content}))
+	p := _source_path(path, i)
 	msg := sprintf("%s names KB evidence candidate %q as %s: the KB is never normative", [p, s.id, s.kind])
 }
 
 _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.kind", [p]), msg] if {
-	some [p, s] in _source_entries
-	_resolves(s) == "none"
+	some [path, i, s] in _unresolved_sources
+	p := _source_path(path, i)
 	msg := sprintf("%s is of kind %q, which config.source_kinds does not resolve", [p, s.kind])
 }
 
@@ -207,12 +226,13 @@ _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("%s[%d
 	_judged
 	some field, keysets in object.get(_unique_keys, _output.type, {})
 	some keys in keysets
-	list := _items(field)
-	some i, x in list
-	some j, y in list
+	ks := [_key_of(x, keys) | some x in _items(field)]
+	count({k | some k in ks}) < count(ks)
+	some i, k in ks
+	some j, l in ks
 	i < j
-	_key_of(x, keys) == _key_of(y, keys)
-	msg := sprintf("%s[%d] and %s[%d] have the same %s %v: one id names one item", [field, i, field, j, concat(", ", keys), _key_of(x, keys)])
+	k == l
+	msg := sprintf("%s[%d] and %s[%d] have the same %s %v: one id names one item", [field, i, field, j, concat(", ", keys), k])
 }
 
 _reference_problems contains ["REFERENCE_MISMATCH", "output.id", msg] if {

@@ -10,16 +10,9 @@ package handoff.assessment
 # pattern names and codes, never the offending content.
 
 # _security_codes are the codes of the guardrails (GR-*) and security validations
-# (S20-*) of pack.gates.
-_security_codes := {g.code |
-	some name, g in object.get(_contract, "gates", {})
-	_security_gate(name)
-	g.code != "SECURITY_AUDIT"
-}
-
-_security_gate(name) if startswith(name, "GR-")
-
-_security_gate(name) if startswith(name, "S20-")
+# (S20-*) of pack.gates. The table is config.security_codes in
+# contracts/assessment/config.cue, drawn from pack.gates there.
+_security_codes := object.get(_config, "security_codes", [])
 
 _security_hits := {r.code |
 	some r in _base_reasons
