@@ -51,7 +51,7 @@ _gate_failures contains f if {
 _audience_defined(ta) if {
 	_non_blank(ta)
 	_normalized(ta) != ""
-	not _normalized(ta) in _audience_placeholders
+	not _audience_placeholders[_normalized(ta)]
 }
 
 # references 有实质内容: every reference is a link to a real page or a case described in
@@ -98,7 +98,7 @@ _reference_problem(r) := "it is not text" if {
 # _unlabelled is a reference without its label: "参考：暂无" is judged as "暂无".
 _unlabelled(r) := trim_space(m[2]) if {
 	m := regex.find_all_string_submatch_n(`^([^:：]{1,24})[:：](.*)$`, trim_space(r), 1)[0]
-	_normalized(m[1]) in _reference_labels
+	_reference_labels[_normalized(m[1])]
 } else := trim_space(r)
 
 # _links are the links in a reference: anything with a scheme (http://, ftp://, file://),
@@ -123,7 +123,7 @@ _link_problem(u) := "its link is not http(s)" if {
 	_domain_of(_host(u), h)
 } else := sprintf("its link's host %q names nothing", [_host(u)]) if {
 	every name in _host_names(_host(u)) {
-		_normalized(name) in _reference_placeholders
+		_reference_placeholders[_normalized(name)]
 	}
 }
 
@@ -152,7 +152,7 @@ _host_names(host) := [l |
 _text_problem(s) := "it holds no words" if {
 	_normalized(s) == ""
 } else := "it is a placeholder" if {
-	_normalized(s) in _reference_placeholders
+	_reference_placeholders[_normalized(s)]
 } else := "it repeats one character" if {
 	count({c | some c in split(_normalized(s), "")}) == 1
 } else := sprintf("it is shorter than %d characters", [_reference_min_chars]) if {
@@ -294,9 +294,9 @@ _uncarded_roles := _placeholder_set("uncarded_roles")
 # parenthetical (林夏（画外音）, LIN (V.O.)) is set aside.
 _carded(name) if _normalized(_bare_name(name)) in _carded_names
 
-_carded(name) if _normalized(_bare_name(name)) in _uncarded_roles
+_carded(name) if _uncarded_roles[_normalized(_bare_name(name))]
 
-_carded(name) if _normalized(name) in _uncarded_roles
+_carded(name) if _uncarded_roles[_normalized(name)]
 
 _bare_name(name) := trim_space(regex.replace(name, `\s*[（(][^）)]*[）)]\s*$`, "")) if is_string(name)
 

@@ -168,6 +168,8 @@ _required_config := {
 	"reference_min_chars": "number",
 	"clock_skew_ms": "number",
 	"uncarded_roles": "array",
+	"placeholder_index": "object",
+	"pending_max_runes": "number",
 	"checklist_skills": "object",
 	"judgement_gates": "object",
 	"item_artifacts": "object",
@@ -254,7 +256,13 @@ _skew_ns := n * 1000000 if {
 # full-width letters and digits read as ASCII (ＴＢＤ is TBD), and every space, control
 # character, punctuation mark and symbol removed, ASCII and full-width alike (。，、！？
 # ….:/-). "N/A.", "ｎ／ａ" and " n / a " all normalise to "na"; "-", "?" and "……" to "".
-_normalized(s) := lower(regex.replace(strings.replace_n(_fullwidth, s), `[\s\p{Z}\p{C}\p{P}\p{S}]+`, "")) if is_string(s)
+_normalized(s) := lower(regex.replace(_ascii(s), `[\s\p{Z}\p{C}\p{P}\p{S}]+`, "")) if is_string(s)
+
+# _ascii reads the full-width letters and digits of s as ASCII; a string without one
+# (nearly every string) is left as it is without building the replacement.
+_ascii(s) := strings.replace_n(_fullwidth, s) if regex.match(`[Ａ-Ｚａ-ｚ０-９]`, s)
+
+else := s
 
 # _fullwidth maps the full-width forms of A-Z, a-z and 0-9 (U+FF21.., U+FF41.., U+FF10..)
 # to ASCII: a constant of Unicode, written out so that no evaluation builds it.
@@ -269,15 +277,29 @@ _fullwidth := {
 	"４": "4", "５": "5", "６": "6", "７": "7", "８": "8", "９": "9",
 }
 
-# _placeholder_set is a configuration list of placeholders, normalised.
-_placeholder_set(name) := {_normalized(p) | some p in object.get(_config, name, []); is_string(p)}
+# _placeholder_set is a configuration list of placeholders, normalised, as an object
+# whose keys are the normalised values: config.placeholder_index[name], derived from
+# the list in contracts/video/config.cue. Look a value up as _placeholder_set(name)[v].
+_placeholder_set(name) := object.get(_config, ["placeholder_index", name], {})
 
 # _pending_placeholders are the values that say the work is still to be done.
 # The table is config.pending_placeholders in contracts/video/config.cue.
 _pending_placeholders := _placeholder_set("pending_placeholders")
 
+# _pending_shape matches the strings that normalisation may turn into a pending
+# placeholder: at most config.pending_max_runes characters that it keeps (it removes
+# separators and maps every other character to one). Any other string is no pending
+# placeholder, and is never normalised.
+_pending_shape := sprintf(`^[\s\p{Z}\p{C}\p{P}\p{S}]*(?:[^\s\p{Z}\p{C}\p{P}\p{S}][\s\p{Z}\p{C}\p{P}\p{S}]*){1,%d}$`, [n]) if {
+	n := _config.pending_max_runes
+	is_number(n)
+}
+
 # _pending holds for a string that holds a pending value (TBD, 待定, 待补充, ...), or
 # only question marks and ellipses.
-_pending(s) if _normalized(s) in _pending_placeholders
+_pending(s) if {
+	regex.match(_pending_shape, s)
+	_pending_placeholders[_normalized(s)]
+}
 
 _pending(s) if regex.match(`^[?？.。…⋯\s]+$`, s)
