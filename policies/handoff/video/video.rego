@@ -190,9 +190,39 @@ _required_config := {
 #   outcome: block
 reasons contains r if {
 	_valid
+	not _config_complete
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
 	r := _reason("CONTRACT_MISSING", sprintf("the video configuration has no %s %s", [want, name]), "", "block")
+}
+
+# _config_complete holds when every table of _required_config is there with its JSON
+# type, asked table by table; only when one is not are the tables listed one by one.
+_config_complete if {
+	is_object(_config.stages)
+	is_array(_config.stage_order)
+	is_array(_config.record_types)
+	is_object(_config.required_inputs)
+	is_object(_config.completeness_gate)
+	is_array(_config.may_be_blank)
+	is_array(_config.may_be_empty)
+	is_array(_config.pending_placeholders)
+	is_object(_config.may_be_pending)
+	is_array(_config.audience_placeholders)
+	is_array(_config.reference_placeholders)
+	is_array(_config.reference_labels)
+	is_array(_config.reference_placeholder_hosts)
+	is_number(_config.reference_min_chars)
+	is_number(_config.clock_skew_ms)
+	is_array(_config.uncarded_roles)
+	is_object(_config.placeholder_index)
+	is_number(_config.pending_max_runes)
+	is_object(_config.checklist_skills)
+	is_object(_config.judgement_gates)
+	is_object(_config.item_artifacts)
+	is_object(_config.item_of_gate)
+	is_object(_config.work_contexts)
+	is_object(_config.revisable)
 }
 
 _actors_of(status) := a if {
