@@ -169,7 +169,7 @@ _required_config := {
 	"clock_skew_ms": "number",
 	"uncarded_roles": "array",
 	"placeholder_index": "object",
-	"pending_max_runes": "number",
+	"pending_shape": "string",
 	"checklist_skills": "object",
 	"judgement_gates": "object",
 	"item_artifacts": "object",
@@ -216,7 +216,7 @@ _config_complete if {
 	is_number(_config.clock_skew_ms)
 	is_array(_config.uncarded_roles)
 	is_object(_config.placeholder_index)
-	is_number(_config.pending_max_runes)
+	is_string(_config.pending_shape)
 	is_object(_config.checklist_skills)
 	is_object(_config.judgement_gates)
 	is_object(_config.item_artifacts)
@@ -316,20 +316,23 @@ _placeholder_set(name) := object.get(_config, ["placeholder_index", name], {})
 # The table is config.pending_placeholders in contracts/video/config.cue.
 _pending_placeholders := _placeholder_set("pending_placeholders")
 
-# _pending_shape matches the strings that normalisation may turn into a pending
-# placeholder: at most config.pending_max_runes characters that it keeps (it removes
-# separators and maps every other character to one). Any other string is no pending
-# placeholder, and is never normalised.
-_pending_shape := sprintf(`^[\s\p{Z}\p{C}\p{P}\p{S}]*(?:[^\s\p{Z}\p{C}\p{P}\p{S}][\s\p{Z}\p{C}\p{P}\p{S}]*){1,%d}$`, [n]) if {
-	n := _config.pending_max_runes
-	is_number(n)
+# _pending_shape matches every string that may be pending: one that may normalise to a
+# pending placeholder (its first character normalisation keeps is one a placeholder
+# starts with, and it keeps no more characters than the longest has), or that holds
+# only separators. config.pending_shape, derived from the placeholder list in
+# contracts/video/config.cue. Any other string is not pending and is never normalised.
+_pending_shape := s if {
+	s := _config.pending_shape
+	is_string(s)
 }
 
 # _pending holds for a string that holds a pending value (TBD, 待定, 待补充, ...), or
 # only question marks and ellipses.
 _pending(s) if {
 	regex.match(_pending_shape, s)
-	_pending_placeholders[_normalized(s)]
+	_pending_form(s)
 }
 
-_pending(s) if regex.match(`^[?？.。…⋯\s]+$`, s)
+_pending_form(s) if _pending_placeholders[_normalized(s)]
+
+_pending_form(s) if regex.match(`^[?？.。…⋯\s]+$`, s)

@@ -39,6 +39,8 @@ wrong_type("object") := []
 
 wrong_type("number") := "1"
 
+wrong_type("string") := 1
+
 test_missing_config_blocks_everything if {
 	d := video.decision with input as input_of(deliver("A2"), st_scriptwriting) with data.handoff.video.config as {}
 	d.outcome == "block"

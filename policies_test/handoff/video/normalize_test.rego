@@ -22,6 +22,8 @@ tricky_strings := [
 	"t o  b e  d e t e r m i n e d . . . . . . . . . . . . . . . . . . . . . . .",
 	"ｔｏ ｂｅ ｄｅｔｅｒｍｉｎｅｄ", "ＴＯ　ＢＥ　ＤＥＴＥＲＭＩＮＥＤ", "to be determined x", "to be determinedx",
 	"tobedeterminedtbd", "Lorem Ipsum", "lorem-ipsum", "fill in", "FILL_IN", "xx", "XXX", "ＸＸＸＸ", "xxxxx",
+	"Ｘｘ", "XX", "xX", "Ｐｅｎｄｉｎｇ", "PENDING", "Fill In", "ＦＩＬＬ ＩＮ", "lorem ipsum dolor", "某某某", "  待定  ",
+	"İTBD", "Kxx", "TBDİ", "ｌｏｒｅｍ　ｉｐｓｕｍ", "「占位符」", "(placeholder)", "8s", "S1", "PROMPT", "light",
 	"x", "１５", "15s", "０", "Ａ", "A1", "pending", "Pending…", "pendingx", "placeholder", "place holder",
 	"👍TBD👍", "TBD\u200b", "\u200bTBD", "\u0000TBD", "T\u00adBD", "İ", "K", "KELVIN", "ſ",
 	"春季新品冷泡茶，想要一支30秒的抖音短片", "林夏（画外音）", "旁白", "V.O.", "voice-over",
@@ -63,5 +65,23 @@ test_placeholder_index_is_the_lists_normalised if {
 		object.keys(index) == plain_set(name)
 	}
 	object.keys(config.placeholder_index) == {"pending_placeholders", "audience_placeholders", "reference_placeholders", "reference_labels", "uncarded_roles"}
-	config.pending_max_runes == max({count(p) | some p in plain_set("pending_placeholders")})
 }
+
+# Every pending placeholder, in any case or width, and every string of separators alone
+# has the pending shape.
+test_pending_shape_admits_every_pending_form if {
+	every p in config.pending_placeholders {
+		regex.match(config.pending_shape, p)
+		regex.match(config.pending_shape, upper(p))
+		regex.match(config.pending_shape, strings.replace_n(ascii_to_fullwidth, upper(p)))
+		regex.match(config.pending_shape, strings.replace_n(ascii_to_fullwidth, lower(p)))
+		regex.match(config.pending_shape, sprintf("【%s】……", [p]))
+	}
+	every s in ["", " ", "？？", "……", "...", "⋯"] {
+		regex.match(config.pending_shape, s)
+	}
+	not regex.match(config.pending_shape, "林夏")
+	not regex.match(config.pending_shape, "to be determined later")
+}
+
+ascii_to_fullwidth := {v: k | some k, v in video._fullwidth}
