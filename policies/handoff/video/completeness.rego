@@ -76,10 +76,10 @@ _incomplete contains f if {
 	some type in _scope
 	gate := _completeness_gate[type]
 	walk(_doc(type), [path, value])
-	count(path) > 0
 	is_string(value)
-	_non_blank(value)
 	_pending(value)
+	_non_blank(value)
+	count(path) > 0
 	not path[0] in object.get(_may_be_pending, type, [])
 	p := _path_string(path)
 	f := _failure(type, "ARTIFACT_INCOMPLETE", gate, sprintf("%s: %s is missing (%q says it is still to be done)", [_label(type), p, value]), _at(type, p))

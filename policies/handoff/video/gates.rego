@@ -42,7 +42,7 @@ _gate_failures contains f if {
 _audience_placeholders := _placeholder_set("audience_placeholders")
 
 _gate_failures contains f if {
-	_in_scope("A1")
+	_scope.A1
 	ta := object.get(_doc("A1"), "target_audience", "")
 	not _audience_defined(ta)
 	f := _failure("A1", "QUALITY_GATE_FAILED", "target_audience_defined", sprintf("%s: target_audience %q does not define an audience", [_label("A1"), ta]), _at("A1", "target_audience"))
@@ -51,7 +51,7 @@ _gate_failures contains f if {
 _audience_defined(ta) if {
 	_non_blank(ta)
 	_normalized(ta) != ""
-	not _normalized(ta) in _audience_placeholders
+	not _audience_placeholders[_normalized(ta)]
 }
 
 # references 有实质内容: every reference is a link to a real page or a case described in
@@ -71,13 +71,13 @@ _reference_min_chars := n if {
 } else := 1000000
 
 _gate_failures contains f if {
-	_in_scope("A1")
+	_scope.A1
 	count(object.get(_doc("A1"), "references", [])) == 0
 	f := _failure("A1", "QUALITY_GATE_FAILED", "cd-sw.references_substantive", sprintf("%s: references lists no case or reference link", [_label("A1")]), _at("A1", "references"))
 }
 
 _gate_failures contains f if {
-	_in_scope("A1")
+	_scope.A1
 	some i, r in object.get(_doc("A1"), "references", [])
 	problem := _reference_problem(r)
 	f := _failure("A1", "QUALITY_GATE_FAILED", "cd-sw.references_substantive", sprintf("%s: reference %q has no substance (%s): give a link to a real page or describe the case", [_label("A1"), r, problem]), _at("A1", sprintf("references[%d]", [i])))
@@ -98,7 +98,7 @@ _reference_problem(r) := "it is not text" if {
 # _unlabelled is a reference without its label: "参考：暂无" is judged as "暂无".
 _unlabelled(r) := trim_space(m[2]) if {
 	m := regex.find_all_string_submatch_n(`^([^:：]{1,24})[:：](.*)$`, trim_space(r), 1)[0]
-	_normalized(m[1]) in _reference_labels
+	_reference_labels[_normalized(m[1])]
 } else := trim_space(r)
 
 # _links are the links in a reference: anything with a scheme (http://, ftp://, file://),
@@ -123,7 +123,7 @@ _link_problem(u) := "its link is not http(s)" if {
 	_domain_of(_host(u), h)
 } else := sprintf("its link's host %q names nothing", [_host(u)]) if {
 	every name in _host_names(_host(u)) {
-		_normalized(name) in _reference_placeholders
+		_reference_placeholders[_normalized(name)]
 	}
 }
 
@@ -152,7 +152,7 @@ _host_names(host) := [l |
 _text_problem(s) := "it holds no words" if {
 	_normalized(s) == ""
 } else := "it is a placeholder" if {
-	_normalized(s) in _reference_placeholders
+	_reference_placeholders[_normalized(s)]
 } else := "it repeats one character" if {
 	count({c | some c in split(_normalized(s), "")}) == 1
 } else := sprintf("it is shorter than %d characters", [_reference_min_chars]) if {
@@ -167,21 +167,21 @@ _text_problem(s) := "it holds no words" if {
 _checklist_skills := object.get(_config, "checklist_skills", {})
 
 _gate_failures contains f if {
-	_in_scope("SKILL_ROUTING")
+	_scope.SKILL_ROUTING
 	line := object.get(_doc("SKILL_ROUTING"), "style_line", "")
 	line != object.get(_doc("A1"), "style_line", "")
 	f := _failure("SKILL_ROUTING", "QUALITY_GATE_FAILED", "skill_routing_consistent", sprintf("%s: style_line %q is not A1's style line %q", [_label("SKILL_ROUTING"), line, object.get(_doc("A1"), "style_line", "")]), _at("SKILL_ROUTING", "style_line"))
 }
 
 _gate_failures contains f if {
-	_in_scope("SKILL_ROUTING")
+	_scope.SKILL_ROUTING
 	some i, route in object.get(_doc("SKILL_ROUTING"), "routes", [])
 	_producer(route.artifact) != route.agent
 	f := _failure("SKILL_ROUTING", "QUALITY_GATE_FAILED", "skill_routing_consistent", sprintf("%s: route %q gives %s to %q, but %s is produced by %q", [_label("SKILL_ROUTING"), route.skill, route.artifact, route.agent, route.artifact, _producer(route.artifact)]), _at("SKILL_ROUTING", sprintf("routes[%d]", [i])))
 }
 
 _gate_failures contains f if {
-	_in_scope("SKILL_ROUTING")
+	_scope.SKILL_ROUTING
 	some type, need in _checklist_skills
 	not _routes_skill(type, need)
 	f := _failure("SKILL_ROUTING", "QUALITY_GATE_FAILED", "skill_routing_consistent", sprintf("%s: %s is not routed to %q for %s, which the handoff checklist (%s) requires", [_label("SKILL_ROUTING"), need.skill, need.agent, type, need.item]), _at("SKILL_ROUTING", "routes"))
@@ -197,13 +197,13 @@ _routes_skill(type, need) if {
 # --- A2 ----------------------------------------------------------------------------
 
 _gate_failures contains f if {
-	_in_scope("A2")
+	_scope.A2
 	count(object.get(_doc("A2"), "characters", [])) == 0
 	f := _failure("A2", "QUALITY_GATE_FAILED", "all_characters_have_visual_notes", sprintf("%s has no character", [_label("A2")]), _at("A2", "characters"))
 }
 
 _gate_failures contains f if {
-	_in_scope("A2")
+	_scope.A2
 	some i, c in object.get(_doc("A2"), "characters", [])
 	not _non_blank(object.get(c, "visual_notes", ""))
 	f := _failure("A2", "QUALITY_GATE_FAILED", "all_characters_have_visual_notes", sprintf("%s: character %q has no visual_notes", [_label("A2"), object.get(c, "name", i)]), _at("A2", sprintf("characters[%d].visual_notes", [i])))
@@ -212,19 +212,19 @@ _gate_failures contains f if {
 # --- A3 ----------------------------------------------------------------------------
 
 _gate_failures contains f if {
-	_in_scope("A3")
+	_scope.A3
 	not _non_blank(object.get(_doc("A3"), "emotional_arc", ""))
 	f := _failure("A3", "QUALITY_GATE_FAILED", "emotional_arc_defined", sprintf("%s: emotional_arc is not defined", [_label("A3")]), _at("A3", "emotional_arc"))
 }
 
 _gate_failures contains f if {
-	_in_scope("A3")
+	_scope.A3
 	count(object.get(_doc("A3"), "key_moments", [])) == 0
 	f := _failure("A3", "QUALITY_GATE_FAILED", "key_moments_listed", sprintf("%s lists no key moment", [_label("A3")]), _at("A3", "key_moments"))
 }
 
 _gate_failures contains f if {
-	_in_scope("A3")
+	_scope.A3
 	some i, m in object.get(_doc("A3"), "key_moments", [])
 	not _non_blank(m)
 	f := _failure("A3", "QUALITY_GATE_FAILED", "key_moments_listed", sprintf("%s: key moment %d is blank", [_label("A3"), i + 1]), _at("A3", sprintf("key_moments[%d]", [i])))
@@ -235,20 +235,20 @@ _gate_failures contains f if {
 _scenes := [s | some s in object.get(_doc("A4"), "scenes", []); is_object(s)]
 
 _gate_failures contains f if {
-	_in_scope("A4")
+	_scope.A4
 	count(_scenes) == 0
 	f := _failure("A4", "QUALITY_GATE_FAILED", "all_scenes_have_duration", sprintf("%s has no scene", [_label("A4")]), _at("A4", "scenes"))
 }
 
 _gate_failures contains f if {
-	_in_scope("A4")
+	_scope.A4
 	some i, s in _scenes
 	not _seconds(object.get(s, "duration", ""))
 	f := _failure("A4", "QUALITY_GATE_FAILED", "all_scenes_have_duration", sprintf("%s: scene %q has no duration that reads as seconds (got %q)", [_label("A4"), object.get(s, "scene_id", i), object.get(s, "duration", "")]), _at("A4", sprintf("scenes[%d].duration", [i])))
 }
 
 _gate_failures contains f if {
-	_in_scope("A4")
+	_scope.A4
 	some i, s in _scenes
 	some field in ["plot_rhythm", "emotion_rhythm"]
 	not s[field]
@@ -275,7 +275,7 @@ else := 0
 # The people of a scene are A2's characters: a scene never brings in someone the
 # character cards do not describe (narration and extras aside: config.uncarded_roles).
 _gate_failures contains f if {
-	_in_scope("A4")
+	_scope.A4
 	some i, s in _scenes
 	some j, name in object.get(s, "characters_present", [])
 	not _carded(name)
@@ -294,9 +294,9 @@ _uncarded_roles := _placeholder_set("uncarded_roles")
 # parenthetical (林夏（画外音）, LIN (V.O.)) is set aside.
 _carded(name) if _normalized(_bare_name(name)) in _carded_names
 
-_carded(name) if _normalized(_bare_name(name)) in _uncarded_roles
+_carded(name) if _uncarded_roles[_normalized(_bare_name(name))]
 
-_carded(name) if _normalized(name) in _uncarded_roles
+_carded(name) if _uncarded_roles[_normalized(name)]
 
 _bare_name(name) := trim_space(regex.replace(name, `\s*[（(][^）)]*[）)]\s*$`, "")) if is_string(name)
 
@@ -330,7 +330,7 @@ else := "has seconds above 59" if _ts(t).seconds_ok == false
 else := "does not end after it starts"
 
 _gate_failures contains f if {
-	_in_scope("A5")
+	_scope.A5
 	some i, s in _shots
 	t := object.get(s, "timestamp", "")
 	not _ts_ok(t)
@@ -338,7 +338,7 @@ _gate_failures contains f if {
 }
 
 _gate_failures contains f if {
-	_in_scope("A5")
+	_scope.A5
 	first := _shots[0]
 	_ts_ok(first.timestamp)
 	_ts(first.timestamp).start != 0
@@ -346,7 +346,7 @@ _gate_failures contains f if {
 }
 
 _gate_failures contains f if {
-	_in_scope("A5")
+	_scope.A5
 	some i, s in _shots
 	i > 0
 	prev := _shots[i - 1]
@@ -365,7 +365,7 @@ _storyboard_seconds := _ts(_shots[count(_shots) - 1].timestamp).end if {
 }
 
 _gate_failures contains f if {
-	_in_scope("A5")
+	_scope.A5
 	want := object.get(_doc("A1"), "duration", null)
 	is_number(want)
 	_storyboard_seconds != want
@@ -373,7 +373,7 @@ _gate_failures contains f if {
 }
 
 _gate_failures contains f if {
-	_in_scope("A5")
+	_scope.A5
 	some s in _scenes
 	want := _seconds(s.duration)
 	shots := [x | some x in _shots; x.scene_ref == s.scene_id; _ts_ok(x.timestamp)]
@@ -386,7 +386,7 @@ _gate_failures contains f if {
 _clock(secs) := sprintf("%02d:%02d", [floor(secs / 60), secs % 60]) if is_number(secs)
 
 _gate_failures contains f if {
-	_in_scope("A5")
+	_scope.A5
 	some i, s in _shots
 	some field in ["movement", "angle", "distance"]
 	not _non_blank(object.get(s, ["camera", field], ""))
@@ -395,7 +395,7 @@ _gate_failures contains f if {
 
 # 情绪曲线视觉映射已对照: every scene of the emotion curve has shots, every shot a scene.
 _gate_failures contains f if {
-	_in_scope("A5")
+	_scope.A5
 	_has_doc("A4")
 	some s in _scenes
 	not _scene_shot(s.scene_id)
@@ -403,7 +403,7 @@ _gate_failures contains f if {
 }
 
 _gate_failures contains f if {
-	_in_scope("A5")
+	_scope.A5
 	_has_doc("A4")
 	ids := {s.scene_id | some s in _scenes}
 	some i, shot in _shots
@@ -412,7 +412,7 @@ _gate_failures contains f if {
 }
 
 _gate_failures contains f if {
-	_in_scope("A5")
+	_scope.A5
 	not _has_doc("A4")
 	f := _failure("A5", "QUALITY_GATE_FAILED", "dir-vfx.emotion_curve_mapped", sprintf("%s cannot be mapped: there is no A4", [_label("A5")]), _at("A5", "shots"))
 }
@@ -430,7 +430,7 @@ _heading := `(?i)^(?:(?:第\s*)?[0-9]+\s*(?:场)?[.、．:：]?\s*|场景\s*[0-9
 
 # Every line is spoken by an A2 character (or by narration: config.uncarded_roles).
 _gate_failures contains f if {
-	_in_scope("A6")
+	_scope.A6
 	some i, s in object.get(_doc("A6"), "scenes", [])
 	some j, line in object.get(s, "dialogue", [])
 	who := object.get(line, "character", "")
@@ -440,7 +440,7 @@ _gate_failures contains f if {
 }
 
 _gate_failures contains f if {
-	_in_scope("A6")
+	_scope.A6
 	some i, s in object.get(_doc("A6"), "scenes", [])
 	h := object.get(s, "scene_heading", "")
 	_non_blank(h)
@@ -457,14 +457,14 @@ _shot_times := {s.timestamp | some s in _shots; _ts_ok(s.timestamp)}
 _prompt_times := {trim_space(p.timestamp) | some p in _prompts; _ts_ok(p.timestamp)}
 
 _gate_failures contains f if {
-	_in_scope("PROMPT")
+	_scope.PROMPT
 	some i, p in _prompts
 	not _ts_ok(p.timestamp)
 	f := _failure("PROMPT", "QUALITY_GATE_FAILED", "timestamps_match_A5", sprintf("%s: prompt %d timestamp %q %s", [_label("PROMPT"), i + 1, p.timestamp, _ts_problem(p.timestamp)]), _at("PROMPT", sprintf("scene_prompts[%d].timestamp", [i])))
 }
 
 _gate_failures contains f if {
-	_in_scope("PROMPT")
+	_scope.PROMPT
 	_has_doc("A5")
 	some i, p in _prompts
 	_ts_ok(p.timestamp)
@@ -473,7 +473,7 @@ _gate_failures contains f if {
 }
 
 _gate_failures contains f if {
-	_in_scope("PROMPT")
+	_scope.PROMPT
 	_has_doc("A5")
 	some s in _shots
 	_ts_ok(s.timestamp)
@@ -482,14 +482,14 @@ _gate_failures contains f if {
 }
 
 _gate_failures contains f if {
-	_in_scope("PROMPT")
+	_scope.PROMPT
 	not _has_doc("A5")
 	f := _failure("PROMPT", "QUALITY_GATE_FAILED", "timestamps_match_A5", sprintf("%s cannot be matched: there is no A5", [_label("PROMPT")]), _at("PROMPT", "scene_prompts"))
 }
 
 # 负向提示词已设置: every prompt has a negative prompt.
 _gate_failures contains f if {
-	_in_scope("PROMPT")
+	_scope.PROMPT
 	some i, p in _prompts
 	not _non_blank(object.get(p, "negative_prompt", ""))
 	f := _failure("PROMPT", "QUALITY_GATE_FAILED", "vfx-ed.negative_prompts_set", sprintf("%s: prompt %d (%s) has no negative_prompt", [_label("PROMPT"), i + 1, p.timestamp]), _at("PROMPT", sprintf("scene_prompts[%d].negative_prompt", [i])))
@@ -497,7 +497,7 @@ _gate_failures contains f if {
 
 # 各平台格式正确: the prompts are written for the routed target platform.
 _gate_failures contains f if {
-	_in_scope("PROMPT")
+	_scope.PROMPT
 	got := object.get(_doc("PROMPT"), "platform", "")
 	want := object.get(_doc("SKILL_ROUTING"), "platform", "none")
 	got != want
@@ -506,7 +506,7 @@ _gate_failures contains f if {
 
 # prompt-schema: the technical specs last as long as the storyboard.
 _gate_failures contains f if {
-	_in_scope("PROMPT")
+	_scope.PROMPT
 	d := object.get(_doc("PROMPT"), ["technical_specs", "duration"], "")
 	_non_blank(d)
 	not _seconds(d) == _storyboard_seconds
@@ -522,7 +522,7 @@ else := "unknown"
 _cuts := [c | some c in object.get(_doc("EDIT_PLAN"), "timeline", []); is_object(c)]
 
 _gate_failures contains f if {
-	_in_scope("EDIT_PLAN")
+	_scope.EDIT_PLAN
 	ids := {c.shot_id | some c in _cuts}
 	some s in _shots
 	not s.shot_id in ids
@@ -530,7 +530,7 @@ _gate_failures contains f if {
 }
 
 _gate_failures contains f if {
-	_in_scope("EDIT_PLAN")
+	_scope.EDIT_PLAN
 	ids := {s.shot_id | some s in _shots}
 	some i, c in _cuts
 	not c.shot_id in ids
@@ -538,14 +538,14 @@ _gate_failures contains f if {
 }
 
 _gate_failures contains f if {
-	_in_scope("EDIT_PLAN")
+	_scope.EDIT_PLAN
 	some i, c in _cuts
 	not _ts_ok(c.timestamp)
 	f := _failure("EDIT_PLAN", "QUALITY_GATE_FAILED", "timeline_matches_A5", sprintf("%s: cut %d timestamp %q %s", [_label("EDIT_PLAN"), i + 1, c.timestamp, _ts_problem(c.timestamp)]), _at("EDIT_PLAN", sprintf("timeline[%d].timestamp", [i])))
 }
 
 _gate_failures contains f if {
-	_in_scope("EDIT_PLAN")
+	_scope.EDIT_PLAN
 	some i, c in _cuts
 	_ts_ok(c.timestamp)
 	start := _ts(c.timestamp).start
@@ -561,7 +561,7 @@ _cut_start(i) := _ts(_cuts[i - 1].timestamp).end if {
 }
 
 _gate_failures contains f if {
-	_in_scope("EDIT_PLAN")
+	_scope.EDIT_PLAN
 	count(_cuts) > 0
 	every c in _cuts {
 		_ts_ok(c.timestamp)
@@ -577,7 +577,7 @@ _gate_failures contains f if {
 _presented := [r | some r in object.get(_doc("CLIENT_CONFIRMATION"), "presented", []); is_object(r)]
 
 _gate_failures contains f if {
-	_in_scope("CLIENT_CONFIRMATION")
+	_scope.CLIENT_CONFIRMATION
 	some i, r in _presented
 	msg := _presented_problem(r)
 	f := _failure("CLIENT_CONFIRMATION", "QUALITY_GATE_FAILED", "presented_versions_current", sprintf("%s presents %s v%v, which %s", [_label("CLIENT_CONFIRMATION"), r.type, r.version, msg]), _at("CLIENT_CONFIRMATION", sprintf("presented[%d]", [i])))
@@ -595,7 +595,7 @@ _presented_problem(r) := "is not recorded" if {
 }
 
 _gate_failures contains f if {
-	_in_scope("CLIENT_CONFIRMATION")
+	_scope.CLIENT_CONFIRMATION
 	not _presents_edit_plan
 	f := _failure("CLIENT_CONFIRMATION", "QUALITY_GATE_FAILED", "presented_versions_current", sprintf("%s does not present the approved EDIT_PLAN v%d", [_label("CLIENT_CONFIRMATION"), _latest_n("EDIT_PLAN")]), _at("CLIENT_CONFIRMATION", "presented"))
 }

@@ -74,7 +74,9 @@ _verdict := object.get(_request, "verdict", "")
 
 # _item_artifacts are the artifacts each checklist item judges.
 # The table is config.item_artifacts in contracts/video/config.cue.
-_item_artifacts := {i: {t | some t in types} | some i, types in object.get(_config, "item_artifacts", {})}
+# Each item's list is read as it is (only membership is asked of it); _gate_targets
+# gives it as a set.
+_item_artifacts := object.get(_config, "item_artifacts", {})
 
 # _item_of_gate maps an artifact's quality gate to the checklist item it is part of.
 # The table is config.item_of_gate in contracts/video/config.cue.
@@ -110,7 +112,7 @@ _artifact_gates := {[t, g] |
 _type_gates(t) := {g | some g in object.get(_contract, ["artifacts", t, "gates"], [])} | {g | g := _completeness_gate[t]}
 
 # _gate_targets are the artifacts a gate or item named in a review result judges.
-_gate_targets(id) := _item_artifacts[id]
+_gate_targets(id) := {t | some t in types} if types := _item_artifacts[id]
 
 _gate_targets(id) := {t | some [t, g] in _artifact_gates; g == id} if not _item_artifacts[id]
 

@@ -168,6 +168,8 @@ _required_config := {
 	"reference_min_chars": "number",
 	"clock_skew_ms": "number",
 	"uncarded_roles": "array",
+	"placeholder_index": "object",
+	"pending_shape": "string",
 	"checklist_skills": "object",
 	"judgement_gates": "object",
 	"item_artifacts": "object",
@@ -188,9 +190,39 @@ _required_config := {
 #   outcome: block
 reasons contains r if {
 	_valid
+	not _config_complete
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
 	r := _reason("CONTRACT_MISSING", sprintf("the video configuration has no %s %s", [want, name]), "", "block")
+}
+
+# _config_complete holds when every table of _required_config is there with its JSON
+# type, asked table by table; only when one is not are the tables listed one by one.
+_config_complete if {
+	is_object(_config.stages)
+	is_array(_config.stage_order)
+	is_array(_config.record_types)
+	is_object(_config.required_inputs)
+	is_object(_config.completeness_gate)
+	is_array(_config.may_be_blank)
+	is_array(_config.may_be_empty)
+	is_array(_config.pending_placeholders)
+	is_object(_config.may_be_pending)
+	is_array(_config.audience_placeholders)
+	is_array(_config.reference_placeholders)
+	is_array(_config.reference_labels)
+	is_array(_config.reference_placeholder_hosts)
+	is_number(_config.reference_min_chars)
+	is_number(_config.clock_skew_ms)
+	is_array(_config.uncarded_roles)
+	is_object(_config.placeholder_index)
+	is_string(_config.pending_shape)
+	is_object(_config.checklist_skills)
+	is_object(_config.judgement_gates)
+	is_object(_config.item_artifacts)
+	is_object(_config.item_of_gate)
+	is_object(_config.work_contexts)
+	is_object(_config.revisable)
 }
 
 _actors_of(status) := a if {
@@ -254,7 +286,13 @@ _skew_ns := n * 1000000 if {
 # full-width letters and digits read as ASCII (ＴＢＤ is TBD), and every space, control
 # character, punctuation mark and symbol removed, ASCII and full-width alike (。，、！？
 # ….:/-). "N/A.", "ｎ／ａ" and " n / a " all normalise to "na"; "-", "?" and "……" to "".
-_normalized(s) := lower(regex.replace(strings.replace_n(_fullwidth, s), `[\s\p{Z}\p{C}\p{P}\p{S}]+`, "")) if is_string(s)
+_normalized(s) := lower(regex.replace(_ascii(s), `[\s\p{Z}\p{C}\p{P}\p{S}]+`, "")) if is_string(s)
+
+# _ascii reads the full-width letters and digits of s as ASCII; a string without one
+# (nearly every string) is left as it is without building the replacement.
+_ascii(s) := strings.replace_n(_fullwidth, s) if regex.match(`[Ａ-Ｚａ-ｚ０-９]`, s)
+
+else := s
 
 # _fullwidth maps the full-width forms of A-Z, a-z and 0-9 (U+FF21.., U+FF41.., U+FF10..)
 # to ASCII: a constant of Unicode, written out so that no evaluation builds it.
@@ -269,15 +307,32 @@ _fullwidth := {
 	"４": "4", "５": "5", "６": "6", "７": "7", "８": "8", "９": "9",
 }
 
-# _placeholder_set is a configuration list of placeholders, normalised.
-_placeholder_set(name) := {_normalized(p) | some p in object.get(_config, name, []); is_string(p)}
+# _placeholder_set is a configuration list of placeholders, normalised, as an object
+# whose keys are the normalised values: config.placeholder_index[name], derived from
+# the list in contracts/video/config.cue. Look a value up as _placeholder_set(name)[v].
+_placeholder_set(name) := object.get(_config, ["placeholder_index", name], {})
 
 # _pending_placeholders are the values that say the work is still to be done.
 # The table is config.pending_placeholders in contracts/video/config.cue.
 _pending_placeholders := _placeholder_set("pending_placeholders")
 
+# _pending_shape matches every string that may be pending: one that may normalise to a
+# pending placeholder (its first character normalisation keeps is one a placeholder
+# starts with, and it keeps no more characters than the longest has), or that holds
+# only separators. config.pending_shape, derived from the placeholder list in
+# contracts/video/config.cue. Any other string is not pending and is never normalised.
+_pending_shape := s if {
+	s := _config.pending_shape
+	is_string(s)
+}
+
 # _pending holds for a string that holds a pending value (TBD, 待定, 待补充, ...), or
 # only question marks and ellipses.
-_pending(s) if _normalized(s) in _pending_placeholders
+_pending(s) if {
+	regex.match(_pending_shape, s)
+	_pending_form(s)
+}
 
-_pending(s) if regex.match(`^[?？.。…⋯\s]+$`, s)
+_pending_form(s) if _pending_placeholders[_normalized(s)]
+
+_pending_form(s) if regex.match(`^[?？.。…⋯\s]+$`, s)

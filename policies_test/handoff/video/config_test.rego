@@ -24,6 +24,23 @@ test_every_config_table_is_required if {
 	}
 }
 
+test_every_config_table_has_its_type if {
+	every name, want in video._required_config {
+		d := video.decision with input as input_of(deliver("A2"), st_scriptwriting)
+			with data.handoff.video.config as object.union(config, {name: wrong_type(want)})
+		"CONTRACT_MISSING" in codes(d)
+		d.outcome == "block"
+	}
+}
+
+wrong_type("array") := {}
+
+wrong_type("object") := []
+
+wrong_type("number") := "1"
+
+wrong_type("string") := 1
+
 test_missing_config_blocks_everything if {
 	d := video.decision with input as input_of(deliver("A2"), st_scriptwriting) with data.handoff.video.config as {}
 	d.outcome == "block"

@@ -236,6 +236,7 @@ test_references_substantive_twins if {
 test_references_placeholders_come_from_the_config if {
 	d := video.decision with input as input_of(deliver_with("A1", patch(a1, "/references/1", "参考片待选")), st_creative)
 		with data.handoff.video.config.reference_placeholders as array.concat(config.reference_placeholders, ["参考片待选"])
+		with data.handoff.video.config.placeholder_index.reference_placeholders as object.union(config.placeholder_index.reference_placeholders, {"参考片待选": true})
 	gates_of(d, "QUALITY_GATE_FAILED") == {"cd-sw.references_substantive"}
 	d2 := decide(deliver_with("A1", patch(a1, "/references/1", "参考片待选")), st_creative)
 	count(d2.reasons) == 0
