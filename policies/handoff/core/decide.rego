@@ -64,20 +64,18 @@ _block_result(rs) := {
 # result is the proposal with defaults filled and every reason attached. Reasons are
 # sorted root cause first (guardrails.root_causes, then the pack's root_causes), then by
 # code, path and message.
-decide(reasons_in, proposal) := _block_result(rs) if {
-	rs := _collect(reasons_in, proposal)
+decide(reasons_in, proposal) := _decide(_collect(reasons_in, proposal), proposal)
+
+# _decide is decide for the collected reasons rs, gathered once.
+_decide(rs, proposal) := _block_result(rs) if {
 	some r in rs
 	_blocking(r)
 } else := _block_result(rs | problems) if {
-	rs := _collect(reasons_in, proposal)
 	problems := _proposal_problems(rs, proposal)
 	count(problems) > 0
 } else := _block_result(rs) if {
-	rs := _collect(reasons_in, proposal)
 	proposal.outcome == "block"
-} else := object.union(object.union(_proposal_defaults, proposal), {"reasons": _sorted(rs)}) if {
-	rs := _collect(reasons_in, proposal)
-}
+} else := object.union(object.union(_proposal_defaults, proposal), {"reasons": _sorted(rs)})
 
 _proposal_problems(rs, proposal) := (_shape_problems(rs, proposal) | _transition_problems(proposal)) | _retry_problems(rs, proposal)
 
