@@ -27,7 +27,12 @@ _collect(reasons_in, proposal) := {r | some r in reasons_in} | {r | some r in _p
 
 # _root_causes are the codes that name why a request is refused, in precedence order:
 # the core's, then the pack's.
-_root_causes := array.concat(_table("root_causes", []), _root_causes_of_pack)
+_root_causes := array.concat(_core_root_causes, _root_causes_of_pack)
+
+_core_root_causes := l if {
+	l := _guardrails.root_causes
+	is_array(l)
+} else := []
 
 _root_causes_of_pack := l if {
 	l := _pack.root_causes

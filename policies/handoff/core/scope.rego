@@ -68,7 +68,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_foreign_scope
-	scope_fields := _table("scope_fields", {})
+	scope_fields := _guardrails.scope_fields
 	walk(_request, [path, value])
 	count(path) > 1
 	field := path[count(path) - 1]
@@ -86,7 +86,7 @@ reasons contains r if {
 # pays for them.
 _foreign_scope if {
 	_valid
-	scope_fields := _table("scope_fields", {})
+	scope_fields := _guardrails.scope_fields
 	walk(_request, [_, o])
 	is_object(o)
 	some field, value in o
