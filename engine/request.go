@@ -102,13 +102,14 @@ func idField(obj map[string]any, key string) string {
 
 // derive computes the values policies need that are costly or impossible in Rego:
 // content hashes and sizes, the forbidden-content and injection hits of every string
-// (one scan, in Go), every artifact reference the request holds, and the request's
-// jitter.
+// (one scan, in Go), every artifact reference and scope field the request holds, and
+// the request's jitter.
 func (r *request) derive(scanner *textScanner) {
 	d := map[string]any{"output_hash": "", "input_hash": "", "context_bytes": 0, "payload_bytes": len(r.body), "jitter_permille": jitterPermille(r.digest)}
 	forbidden, injection := scanner.scan(r.value)
 	d["forbidden"], d["injection"] = hitValues(forbidden), hitValues(injection)
 	d["refs"] = collectRefs(r.value)
+	d["scopes"] = scanScopes(r.value, scanner.scopeTable())
 	if r.value != nil {
 		if out, ok := r.value["output"].(map[string]any); ok {
 			if c, ok := out["content"]; ok {

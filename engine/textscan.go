@@ -26,6 +26,8 @@ type textScanner struct {
 	forbidden []scanPattern
 	injection []scanPattern
 	gitleaks  *detect.Detector // nil unless secret_rulesets names gitleaks
+	// scopeFields is the core table scope_fields, for scanScopes.
+	scopeFields map[string]string
 }
 
 // scanPattern is one compiled #Pattern.
@@ -55,6 +57,7 @@ type guardrailPatterns struct {
 		Name    string   `json:"name"`
 		Exclude []string `json:"exclude"`
 	} `json:"secret_rulesets"`
+	ScopeFields map[string]string `json:"scope_fields"`
 }
 
 type patternSpec struct {
@@ -76,7 +79,7 @@ func newTextScanner(guardrails any) (*textScanner, error) {
 	if err := json.Unmarshal(b, &g); err != nil {
 		return nil, fmt.Errorf("engine: core guardrails: %w", err)
 	}
-	s := &textScanner{}
+	s := &textScanner{scopeFields: g.ScopeFields}
 	if s.forbidden, err = compilePatterns("forbidden", g.Forbidden); err != nil {
 		return nil, err
 	}

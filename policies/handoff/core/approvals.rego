@@ -36,7 +36,7 @@ _may_resolve if {
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind in _table("human_only_kinds", [])
+	_kind in _guardrails.human_only_kinds
 	_actor_type != "human"
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send %s request; only a person with a role of pack %q may", [_actor_type, _actor_id, with_article(_kind), _pack_name]), "actor.type")
 }
@@ -51,7 +51,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind in _table("agent_only_kinds", [])
+	_kind in _guardrails.agent_only_kinds
 	_actor_type != "agent"
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send %s request; only an agent of pack %q may", [_actor_type, _actor_id, with_article(_kind), _pack_name]), "actor.type")
 }
@@ -66,8 +66,8 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind in _table("agent_forbidden_kinds", [])
-	not _kind in _table("human_only_kinds", [])
+	_kind in _guardrails.agent_forbidden_kinds
+	not _kind in _guardrails.human_only_kinds
 	_actor_type == "agent"
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("agent %q may not send %s request", [_actor_id, with_article(_kind)]), "actor.type")
 }
@@ -80,7 +80,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind in _table("human_only_kinds", [])
+	_kind in _guardrails.human_only_kinds
 	_actor_type == "human"
 	count(_actor_pack_roles) == 0
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of pack %q (roles given: %v)", [_actor_id, _pack_name, object.get(_actor, "roles", [])]), "actor.roles")

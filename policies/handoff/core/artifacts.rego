@@ -40,7 +40,7 @@ ref_matches(ref) if {
 # is_approved holds when a recorded version's status counts as approved.
 is_approved(version) if version.status in _approved_statuses
 
-_approved_statuses := _table("approved_statuses", ["approved", "final"])
+_approved_statuses := _guardrails.approved_statuses
 
 # _requires_approval holds when the type's contract requires approval; a type without a
 # contract requires it (fail closed).

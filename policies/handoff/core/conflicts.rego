@@ -19,7 +19,7 @@ _conflicts_open if count(_open_conflicts) > 0
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind in _table("conflict_blocked_kinds", [])
+	_kind in _guardrails.conflict_blocked_kinds
 	_conflicts_open
 	r := _reason("CONFLICT_OPEN", sprintf("workflow %q has open conflicts %v; a person must resolve them before %s", [_workflow_id, sort(_open_conflicts), with_article(_kind)]), "")
 }

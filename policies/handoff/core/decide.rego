@@ -27,7 +27,12 @@ _collect(reasons_in, proposal) := {r | some r in reasons_in} | {r | some r in _p
 
 # _root_causes are the codes that name why a request is refused, in precedence order:
 # the core's, then the pack's.
-_root_causes := array.concat(_table("root_causes", []), _root_causes_of_pack)
+_root_causes := array.concat(_core_root_causes, _root_causes_of_pack)
+
+_core_root_causes := l if {
+	l := _guardrails.root_causes
+	is_array(l)
+} else := []
 
 _root_causes_of_pack := l if {
 	l := _pack.root_causes
@@ -64,20 +69,18 @@ _block_result(rs) := {
 # result is the proposal with defaults filled and every reason attached. Reasons are
 # sorted root cause first (guardrails.root_causes, then the pack's root_causes), then by
 # code, path and message.
-decide(reasons_in, proposal) := _block_result(rs) if {
-	rs := _collect(reasons_in, proposal)
+decide(reasons_in, proposal) := _decide(_collect(reasons_in, proposal), proposal)
+
+# _decide is decide for the collected reasons rs, gathered once.
+_decide(rs, proposal) := _block_result(rs) if {
 	some r in rs
 	_blocking(r)
 } else := _block_result(rs | problems) if {
-	rs := _collect(reasons_in, proposal)
 	problems := _proposal_problems(rs, proposal)
 	count(problems) > 0
 } else := _block_result(rs) if {
-	rs := _collect(reasons_in, proposal)
 	proposal.outcome == "block"
-} else := object.union(object.union(_proposal_defaults, proposal), {"reasons": _sorted(rs)}) if {
-	rs := _collect(reasons_in, proposal)
-}
+} else := object.union(object.union(_proposal_defaults, proposal), {"reasons": _sorted(rs)})
 
 _proposal_problems(rs, proposal) := (_shape_problems(rs, proposal) | _transition_problems(proposal)) | _retry_problems(rs, proposal)
 

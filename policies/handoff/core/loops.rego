@@ -10,7 +10,7 @@ else := _reverse_edge
 # _ping_pong holds when the recent edges and the new one end in an alternating run
 # A>B, B>A, A>B, B>A of the core table's ping_pong_edges length.
 _ping_pong if {
-	n := _table("ping_pong_edges", 4)
+	n := _guardrails.ping_pong_edges
 	recent := object.get(_state, "recent_edges", [])
 	seq := array.concat(recent, [_edge])
 	count(seq) >= n
@@ -31,7 +31,7 @@ _ping_pong if {
 reasons contains r if {
 	_handoff
 	_ping_pong
-	r := _reason("LOOP_DETECTED", sprintf("handoff %s would make the last %d handoffs alternate between %q and %q", [_edge, _table("ping_pong_edges", 4), _request.source_agent, _request.target_agent]), "target_agent")
+	r := _reason("LOOP_DETECTED", sprintf("handoff %s would make the last %d handoffs alternate between %q and %q", [_edge, _guardrails.ping_pong_edges, _request.source_agent, _request.target_agent]), "target_agent")
 }
 
 # METADATA

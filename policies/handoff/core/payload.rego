@@ -42,9 +42,9 @@ reasons contains r if {
 
 # claim_fields are the output content fields holding claims that need sources: the core
 # table's claims.fields plus, when a pack's contract has one, its claim_fields list.
-claim_fields := {f | some f in _table("claims", {}).fields} | {f | some f in object.get(_pack, "claim_fields", [])}
+claim_fields := {f | some f in _guardrails.claims.fields} | {f | some f in object.get(_pack, "claim_fields", [])}
 
-_source_keys := {k | some k in _table("claims", {}).source_keys}
+_source_keys := {k | some k in _guardrails.claims.source_keys}
 
 # unsourced_claims are the paths (relative to content) of the claims in the given fields
 # of content that name no source: a field holding a list or object of claims checks each

@@ -67,30 +67,26 @@ reasons contains r if {
 #   code: SCOPE_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_foreign_scope
-	scope_fields := _table("scope_fields", {})
+	_valid
+	some s in _scopes
+	state_field := _guardrails.scope_fields[s.field]
+	want := _state[state_field]
+	s.value != want
+	r := _reason("SCOPE_MISMATCH", sprintf("%s is %q, not the workflow's %s %q", [s.path, s.value, state_field, want]), s.path)
+}
+
+# _scopes are the scope fields inside the request body: every key named in the core
+# table scope_fields below the top level of the request, with a string value, as
+# {path, field, value}. The engine finds them once, in Go, and hands them over as
+# input.derived.scopes; an input without that list (one built by hand) is walked here.
+_scopes := s if {
+	s := input.derived.scopes
+	is_array(s)
+} else := [{"path": _path_string(path), "field": field, "value": value} |
 	walk(_request, [path, value])
 	count(path) > 1
 	field := path[count(path) - 1]
 	is_string(field)
-	state_field := scope_fields[field]
+	_guardrails.scope_fields[field]
 	is_string(value)
-	want := _state[state_field]
-	value != want
-	p := _path_string(path)
-	r := _reason("SCOPE_MISMATCH", sprintf("%s is %q, not the workflow's %s %q", [p, value, state_field, want]), p)
-}
-
-# _foreign_scope holds when some object of the request has a scope field whose value
-# differs from the workflow's; found without building paths, so a clean request never
-# pays for them.
-_foreign_scope if {
-	_valid
-	scope_fields := _table("scope_fields", {})
-	walk(_request, [_, o])
-	is_object(o)
-	some field, value in o
-	state_field := scope_fields[field]
-	is_string(value)
-	value != _state[state_field]
-}
+]

@@ -47,11 +47,6 @@ _limit(name) := n if {
 	is_number(n)
 }
 
-_table(name, default_value) := v if {
-	v := _guardrails[name]
-	type_name(v) == type_name(default_value)
-} else := default_value
-
 # _required_pack_tables are the pack tables the core rules read, with their JSON types.
 _required_pack_tables := [
 	{"path": ["agents"], "type": "object"},
@@ -82,14 +77,49 @@ _required_guardrail_tables := [
 	{"path": ["ping_pong_edges"], "type": "number"},
 ]
 
+# The tables are exported from CUE, which checks them against #Pack and #Guardrails
+# when the engine loads them (every table above is required there, with its type), so
+# the rules read them as they are. _pack_tables_complete and _guardrail_tables_complete
+# say in one step each, by literal lookups, that every required table is there with its
+# type; only when one is not are the tables listed one by one.
+_pack_tables_complete if {
+	is_object(_pack.agents)
+	is_object(_pack.artifacts)
+	is_array(_pack.workflow.transitions)
+	is_array(_pack.workflow.terminal)
+	is_number(_pack.limits.max_review_cycles)
+	is_number(_pack.limits.max_handoffs_per_stage)
+	is_number(_pack.limits.max_edge_visits)
+	is_number(_pack.limits.loop_window)
+	is_number(_pack.limits.max_context_bytes)
+	is_object(_pack.limits.retry)
+}
+
+_guardrail_tables_complete if {
+	is_array(_guardrails.claims.fields)
+	is_array(_guardrails.claims.source_keys)
+	is_object(_guardrails.scope_fields)
+	is_array(_guardrails.trace_required_kinds)
+	is_array(_guardrails.approved_statuses)
+	is_array(_guardrails.conflict_blocked_kinds)
+	is_array(_guardrails.human_only_kinds)
+	is_array(_guardrails.agent_forbidden_kinds)
+	is_array(_guardrails.agent_only_kinds)
+	is_array(_guardrails.terminal_exempt_kinds)
+	is_array(_guardrails.root_causes)
+	is_number(_guardrails.ping_pong_edges)
+}
+
 # _missing_pack_tables and _missing_guardrail_tables are the required tables that are
 # absent or of the wrong JSON type.
 _missing_pack_tables contains t if {
+	not _pack_tables_complete
 	some t in _required_pack_tables
 	type_name(object.get(_pack, t.path, null)) != t.type
 }
 
 _missing_guardrail_tables contains t if {
+	not _guardrail_tables_complete
 	some t in _required_guardrail_tables
 	type_name(object.get(_guardrails, t.path, null)) != t.type
 }
@@ -120,6 +150,7 @@ reasons contains r if {
 reasons contains r if {
 	_valid
 	_pack_loaded
+	not _pack_tables_complete
 	some t in _missing_pack_tables
 	r := _reason("CONTRACT_MISSING", sprintf("the contract of pack %q has no %s %s", [_pack_name, t.type, concat(".", t.path)]), "")
 }
@@ -135,6 +166,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_valid
+	not _guardrail_tables_complete
 	some t in _missing_guardrail_tables
 	r := _reason("CONTRACT_MISSING", sprintf("the core guardrail tables have no %s %s", [t.type, concat(".", t.path)]), "")
 }

@@ -342,7 +342,7 @@ _derived_needed["context_bytes"] := "number" if is_object(_request.context)
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind in _table("trace_required_kinds", [k | some k in _all_kinds])
+	_kind in _guardrails.trace_required_kinds
 	not _has_text(_request, "trace_id")
 	r := _reason("MISSING_TRACE_ID", sprintf("%s request %q carries no trace_id", [_kind, object.get(_request, "request_id", "")]), "trace_id")
 }

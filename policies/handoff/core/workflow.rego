@@ -27,7 +27,7 @@ reasons contains r if {
 reasons contains r if {
 	_valid
 	_terminal
-	not _kind in _table("terminal_exempt_kinds", [])
+	not _kind in _guardrails.terminal_exempt_kinds
 	r := _reason("WORKFLOW_TERMINAL", sprintf("workflow %q is in terminal status %q; %s request cannot change it", [_workflow_id, _state.status, with_article(_kind)]), "")
 }
 

@@ -60,3 +60,36 @@ test_scope_mismatch_inside_context_and_report if {
 test_scope_inside_twin if {
 	clean(with_request(handoff_input, {"output": {"content": {"customer": {"tenant_id": "tenant-a", "subject_id": "project-7"}}}}))
 }
+
+# The engine lists the scope fields inside the request as input.derived.scopes; the
+# policy compares those with the state and does not walk the request again.
+with_scopes(inp, scopes) := object.union(inp, {"derived": object.union(inp.derived, {"scopes": scopes})})
+
+test_scope_mismatch_from_derived_scopes if {
+	inp := with_scopes(
+		with_request(handoff_input, {"output": {"content": {"customer": {"tenant_id": "tenant-b"}}}}),
+		[{"path": "output.content.customer.tenant_id", "field": "tenant_id", "value": "tenant-b"}],
+	)
+	codes_for(inp) == {"SCOPE_MISMATCH"}
+	message_of(inp, "SCOPE_MISMATCH", "output.content.customer.tenant_id") == `output.content.customer.tenant_id is "tenant-b", not the workflow's tenant_id "tenant-a"`
+}
+
+test_scope_from_derived_scopes_twin if {
+	clean(with_scopes(
+		with_request(handoff_input, {"output": {"content": {"customer": {"tenant_id": "tenant-a"}}}}),
+		[{"path": "output.content.customer.tenant_id", "field": "tenant_id", "value": "tenant-a"}],
+	))
+}
+
+test_derived_scopes_outside_the_table_ignored if {
+	clean(with_scopes(handoff_input, [{"path": "output.content.region", "field": "region", "value": "eu"}]))
+}
+
+# The walk and the engine's list agree: both find the same field with the same path.
+test_scope_walk_matches_derived_scopes if {
+	inp := with_request(review_input, {"report": {"rows": [{"subject_id": "project-9"}]}})
+	walked := reasons_for(inp)
+	listed := reasons_for(with_scopes(inp, [{"path": "report.rows[0].subject_id", "field": "subject_id", "value": "project-9"}]))
+	walked == listed
+	count(walked) > 0
+}

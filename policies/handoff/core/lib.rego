@@ -1,0 +1,61 @@
+package handoff.core
+
+# The public library: helpers every pack writes its reasons, events and lookups with.
+# A pack calls them as core.<name>(...) instead of keeping a private copy. Each one
+# gives exactly what the copies in the packs give.
+
+# path_string turns a walk path into the request path notation:
+# ["output", "content", "claims", 2] is output.content.claims[2].
+path_string(path) := _path_string(path)
+
+# reason is a reason that blocks; path "" leaves the path out.
+reason(code, message, path) := _reason(code, message, path)
+
+# reason_outcome is a reason with the given outcome (block, await_human, revise, ...);
+# path "" leaves the path out.
+reason_outcome(code, message, path, outcome) := _reason_outcome(code, message, path, outcome)
+
+# gate_reason is reason_outcome naming the gate (or control) that produced it.
+gate_reason(code, message, path, gate, outcome) := object.union(_reason_outcome(code, message, path, outcome), {"gate": gate})
+
+# short cuts quoted text down to 80 characters for messages.
+short(s) := _short(s)
+
+# counter is the workflow counter name (state.counters), 0 when absent.
+counter(name) := n if {
+	n := _state.counters[name]
+	is_number(n)
+} else := 0
+
+# latest_number is the highest recorded version number of an artifact type, 0 when none.
+latest_number(type) := _latest_number(type)
+
+# history_id is the artifact id the workflow records for a type, default_id when the
+# type has no version yet.
+history_id(type, default_id) := h.id if {
+	h := artifact(type)
+} else := default_id
+
+# producer is the agent the pack's contract names as a type's producer, default_value
+# when the contract names none.
+producer(type, default_value) := p if {
+	p := _artifact_contracts[type].producer
+	is_string(p)
+} else := default_value
+
+# content_hash is the hash of an artifact content as the events carry it:
+# "sha256:" and the hex SHA-256 of its JSON.
+content_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])
+
+# open_statuses are the artifact statuses a newer version supersedes.
+open_statuses := {"draft", "under_review", "revision_required"}
+
+# status_event is the artifact_status event setting version n of a type to status.
+status_event(type, n, status) := {"type": "artifact_status", "artifact": type, "version": n, "status": status}
+
+# supersede_open is [the event superseding the latest version of a type] while that
+# version is still open, else [].
+supersede_open(type) := [status_event(type, v.ref.version, "superseded") |
+	v := latest_version(type)
+	v.status in open_statuses
+]
