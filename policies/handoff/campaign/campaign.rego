@@ -179,6 +179,30 @@ _required_config := {
 	"research_evidence_sections": "array",
 }
 
+# _config_complete holds when every table of _required_config is there with its type:
+# the same test as CONTRACT_MISSING's, one table after the other, so that a complete
+# configuration is not checked again table by table.
+_config_complete if {
+	is_array(_config.deliverable_types)
+	is_array(_config.upstream_types)
+	is_object(_config.upstream_of)
+	is_array(_config.final_types)
+	is_object(_config.required_inputs)
+	is_object(_config.review_scope)
+	is_object(_config.cycle_counter)
+	is_object(_config.approval_stages)
+	is_object(_config.revisable)
+	is_object(_config.fixed)
+	is_object(_config.coverage)
+	is_array(_config.strategy_summary_fields)
+	is_object(_config.proven_checks)
+	is_number(_config.verbatim_min_words)
+	is_number(_config.clock_skew_ms)
+	is_array(_config.research_required_lists)
+	is_array(_config.research_declared_lists)
+	is_array(_config.research_evidence_sections)
+}
+
 # METADATA
 # title: Campaign configuration missing
 # description: >-
@@ -192,6 +216,7 @@ _required_config := {
 #   outcome: block
 reasons contains r if {
 	_valid
+	not _config_complete
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
 	r := _reason("CONTRACT_MISSING", sprintf("the campaign configuration has no %s %s", [want, name]), "", "block")

@@ -197,7 +197,7 @@ reasons contains r if {
 	some i, item in object.get(_content, "selected_supporting_research", [])
 	not _canon(item) in _research_statements
 	path := sprintf("output.content.selected_supporting_research[%d]", [i])
-	count({p | some [p, _] in _pollution; p == path}) == 0
+	not path in _polluted_paths
 	r := _gate_reason("UNGROUNDED_CLAIM", sprintf("selected_supporting_research[%d] %q is no finding or claim of %s", [i, _short(item), _research_label]), path, "HG-2", "block")
 }
 
@@ -248,14 +248,16 @@ _passed_on_fields := fields if {
 	count(fields) > 0
 } else := {f | some f, _ in _content} - {"rejected_alternatives"}
 
-# _passed_on_strings are [request path, text] for every string of those fields.
-_passed_on_strings contains [path, s] if {
+# _passed_on_texts are [field, walk path, canonical text, words] for every string of
+# those fields (the request path is built only for a string that reproduces a source).
+_passed_on_texts contains [f, p, _canon(s), _words(s)] if {
 	some f in _passed_on_fields
 	v := _content[f]
 	walk(v, [p, s])
 	is_string(s)
-	path := concat("", array.concat([sprintf("output.content.%s", [f])], [_path_segment(x) | some x in p]))
 }
+
+_passed_on_path(f, p) := concat("", array.concat([sprintf("output.content.%s", [f])], [_path_segment(x) | some x in p]))
 
 _path_segment(x) := sprintf("[%d]", [x]) if is_number(x)
 
@@ -279,26 +281,42 @@ _verbatim_min_words := n if {
 	is_number(n)
 } else := 1
 
-# _reproduces holds when text equals source (ignoring case, spacing and a final full stop)
-# or contains it as whole words and source has at least verbatim_min_words words.
-_reproduces(text, source) if _canon(text) == _canon(source)
-
-_reproduces(text, source) if {
-	count(split(trim_space(_words(source)), " ")) >= _verbatim_min_words
-	_contains_words(text, source)
+# _source_form is [source, canonical text, words, word count] of a text that a passed-on
+# string may not reproduce, computed once per source.
+_source_form(source) := [source, _canon(source), w, count(split(trim_space(w), " "))] if {
+	w := _words(source)
 }
 
-_pollution contains [path, sprintf("%s reproduces a line of the raw research conversation (research_log: %q)", [path, _short(line)])] if {
-	some [path, s] in _passed_on_strings
-	some line in _research_log_lines
-	_reproduces(s, line)
+_log_forms := {_source_form(l) | some l in _research_log_lines}
+
+_alternative_forms := {_source_form(a) | some a in _rejected_alternatives}
+
+# _reproduces holds when a text (its canonical text and words) equals a source (ignoring
+# case, spacing and a final full stop) or contains it as whole words and the source has
+# at least verbatim_min_words words.
+_reproduces(canon, _, [_, source_canon, _, _]) if canon == source_canon
+
+_reproduces(_, words, [_, _, source_words, n]) if {
+	n >= _verbatim_min_words
+	source_words != "  "
+	contains(words, source_words)
 }
 
-_pollution contains [path, sprintf("%s reproduces the rejected strategic alternative %q", [path, _short(alt)])] if {
-	some [path, s] in _passed_on_strings
-	some alt in _rejected_alternatives
-	_reproduces(s, alt)
+_pollution contains [path, sprintf("%s reproduces a line of the raw research conversation (research_log: %q)", [path, _short(form[0])])] if {
+	some form in _log_forms
+	some [f, p, canon, words] in _passed_on_texts
+	_reproduces(canon, words, form)
+	path := _passed_on_path(f, p)
 }
+
+_pollution contains [path, sprintf("%s reproduces the rejected strategic alternative %q", [path, _short(form[0])])] if {
+	some form in _alternative_forms
+	some [f, p, canon, words] in _passed_on_texts
+	_reproduces(canon, words, form)
+	path := _passed_on_path(f, p)
+}
+
+_polluted_paths := {p | some [p, _] in _pollution}
 
 # METADATA
 # title: Do-not-need content passed on

@@ -19,7 +19,18 @@ _all_text := concat("\n", [s | walk(_request, [_, s]); is_string(s)])
 
 _personal_data_hits contains p if {
 	some p in _personal_data_patterns
+	_may_match(p)
 	regex.match(p.regex, _all_text)
+}
+
+# _may_match holds when the request's text may hold a match of a pattern: it has no
+# keywords, or the text contains one of them (config.personal_data's keywords are ASCII
+# without letters or white space, so case folding and spacing change nothing).
+_may_match(p) if not p.keywords
+
+_may_match(p) if {
+	some k in p.keywords
+	contains(_all_text, k)
 }
 
 # METADATA

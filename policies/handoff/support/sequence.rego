@@ -395,6 +395,42 @@ _required_config := {
 	"cancellable": "array",
 }
 
+# _config_complete holds when every table of _required_config is there with its type:
+# the same test as CONTRACT_MISSING's, one table after the other, so that a complete
+# configuration is not checked again table by table.
+_config_complete if {
+	is_number(_config.per_call_timeout_ms)
+	is_number(_config.max_workflow_duration_ms)
+	is_number(_config.review_deadline_ms)
+	is_number(_config.max_model_calls)
+	is_number(_config.max_tool_calls)
+	is_number(_config.cost_budget_micros)
+	is_number(_config.max_concurrent_tasks)
+	is_number(_config.max_delegation_depth)
+	is_number(_config.max_evidence_age_ms)
+	is_number(_config.max_result_age_ms)
+	is_number(_config.clock_skew_ms)
+	is_number(_config.min_classification_confidence)
+	is_number(_config.authorization_ttl_ms)
+	is_object(_config.source_authority)
+	is_array(_config.verified_provenance)
+	is_object(_config.intents)
+	is_object(_config.routes)
+	is_object(_config.tasks)
+	is_object(_config.review_checks)
+	is_array(_config.system_actors)
+	is_array(_config.authorization_services)
+	is_object(_config.service_requests)
+	is_object(_config.effect_reporters)
+	is_object(_config.sensitive_actions)
+	is_array(_config.allowed_promises)
+	is_array(_config.approved_knowledge_sources)
+	is_array(_config.personal_data)
+	is_object(_config.untrusted_fields)
+	is_object(_config.stop_exits)
+	is_array(_config.cancellable)
+}
+
 # METADATA
 # title: Support configuration missing
 # description: >-
@@ -406,6 +442,7 @@ _required_config := {
 #   outcome: block
 reasons contains r if {
 	_valid
+	not _config_complete
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
 	r := _reason("CONTRACT_MISSING", sprintf("the support configuration has no %s %s", [want, name]), "")

@@ -37,3 +37,20 @@ test_deliverables_come_from_the_config if {
 	config.deliverable_types == ["COPY_PACKAGE", "VISUAL_PACKAGE"]
 	config.coverage.VISUAL_PACKAGE.gate == "required_format"
 }
+
+test_every_config_table_of_another_type_is_refused if {
+	every name in object.keys(config) - {"version"} {
+		d := campaign.decision with input as input_of(strategy_delivered, st_strategy)
+			with data.handoff.campaign.config as object.union(config, {name: true})
+		some r in d.reasons
+		r.code == "CONTRACT_MISSING"
+		endswith(r.message, sprintf(" %s", [name]))
+	}
+}
+
+test_every_missing_config_table_is_named if {
+	every name in object.keys(config) - {"version"} {
+		d := decide_without_config(strategy_delivered, st_strategy, name)
+		[r.message | some r in d.reasons; r.code == "CONTRACT_MISSING"] == [sprintf("the campaign configuration has no %s %s", [campaign._required_config[name], name])]
+	}
+}

@@ -115,6 +115,21 @@ test_contract_missing_config_value if {
 	d.outcome == "block"
 }
 
+test_every_config_value_is_required if {
+	every name, want in support._required_config {
+		d := decide_without(dispatch_t3, st_ready, name)
+		[r.message | some r in d.reasons; r.code == "CONTRACT_MISSING"] == [sprintf("the support configuration has no %s %s", [want, name])]
+	}
+}
+
+test_every_config_value_of_another_type_is_refused if {
+	every name, want in support._required_config {
+		d := support.decision with input as input_of(dispatch_t3, st_ready)
+			with data.handoff.support.config as object.union(config, {name: true})
+		[r.message | some r in d.reasons; r.code == "CONTRACT_MISSING"] == [sprintf("the support configuration has no %s %s", [want, name])]
+	}
+}
+
 test_contract_missing_twin if {
 	d := decide(dispatch_t3, st_ready)
 	not "CONTRACT_MISSING" in codes(d)
