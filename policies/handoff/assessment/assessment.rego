@@ -160,10 +160,7 @@ _input_version(type) := v if {
 	v := core.ref_version(r)
 }
 
-_counter(name) := n if {
-	n := _state.counters[name]
-	is_number(n)
-} else := 0
+_counter(name) := core.counter(name)
 
 _trace := t if {
 	t := _request.trace_id
@@ -377,10 +374,8 @@ _same_version(a, b) if {
 
 # --- reasons ---------------------------------------------------------------------------
 
-_reason(code, message, path, outcome) := {"code": code, "message": message, "path": path, "outcome": outcome} if {
-	path != ""
-} else := {"code": code, "message": message, "outcome": outcome}
+_reason(code, message, path, outcome) := core.reason_outcome(code, message, path, outcome)
 
-_gate_reason(code, message, path, gate, outcome) := object.union(_reason(code, message, path, outcome), {"gate": gate})
+_gate_reason(code, message, path, gate, outcome) := core.gate_reason(code, message, path, gate, outcome)
 
 _blocks(r) if object.get(r, "outcome", "block") == "block"

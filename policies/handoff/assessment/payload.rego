@@ -479,13 +479,7 @@ reasons contains r if {
 
 # --- paths -----------------------------------------------------------------------------
 
-_path_string(path) := concat("", [_segment(i, s) | some i, s in path])
-
-_segment(i, s) := sprintf("[%d]", [s]) if is_number(s)
-
-else := s if i == 0
-
-else := sprintf(".%v", [s])
+_path_string(path) := core.path_string(path)
 
 # _rel_path is a walk path below a prefix: ".a[2].b".
 _rel_path(path) := concat("", [_rel_segment(s) | some s in path])

@@ -136,10 +136,7 @@ _input_types := {r.type | some r in _inputs}
 
 _inputs_of(type) := [r | some r in _inputs; r.type == type]
 
-_counter(name) := n if {
-	n := _state.counters[name]
-	is_number(n)
-} else := 0
+_counter(name) := core.counter(name)
 
 # --- contract tables -----------------------------------------------------------------
 
@@ -309,11 +306,9 @@ _strategy_basis(v) := {r.version | some r in v.based_on; r.type == "STRATEGY_BRI
 
 # --- reasons -------------------------------------------------------------------------
 
-_reason(code, message, path, outcome) := {"code": code, "message": message, "path": path, "outcome": outcome} if {
-	path != ""
-} else := {"code": code, "message": message, "outcome": outcome}
+_reason(code, message, path, outcome) := core.reason_outcome(code, message, path, outcome)
 
-_gate_reason(code, message, path, gate, outcome) := object.union(_reason(code, message, path, outcome), {"gate": gate})
+_gate_reason(code, message, path, gate, outcome) := core.gate_reason(code, message, path, gate, outcome)
 
 _norm(s) := lower(trim_space(s)) if is_string(s)
 

@@ -1,5 +1,7 @@
 package handoff.support
 
+import data.handoff.core
+
 # Security as policy (seed phase 12) beyond core's guardrails (secrets, injection,
 # tenant and scope isolation): no unnecessary personal data in recorded events, and the
 # customer's words and tool content passed on as labeled, untrusted data.
@@ -54,10 +56,4 @@ reasons contains r if {
 	r := _gate_reason("PERSONAL_DATA_EXPOSED", sprintf("%s holds personal data (%s): redact it before it is recorded", [p, pattern.name]), p, "SEC-PII")
 }
 
-_path_string(path) := concat("", [_segment(i, s) | some i, s in path])
-
-_segment(i, s) := sprintf("[%d]", [s]) if {
-	is_number(s)
-} else := s if {
-	i == 0
-} else := sprintf(".%v", [s])
+_path_string(path) := core.path_string(path)

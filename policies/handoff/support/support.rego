@@ -177,10 +177,7 @@ _inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object
 
 _input_types := {r.type | some r in _inputs}
 
-_counter(name) := n if {
-	n := _state.counters[name]
-	is_number(n)
-} else := 0
+_counter(name) := core.counter(name)
 
 _now_ns := time.parse_rfc3339_ns(input.now)
 
@@ -316,15 +313,13 @@ _authorization_content := _latest_content("AUTHORIZATION_RECORD")
 
 # --- reasons -------------------------------------------------------------------------
 
-_reason(code, message, path) := _reason_outcome(code, message, path, "block")
+_reason(code, message, path) := core.reason(code, message, path)
 
-_reason_outcome(code, message, path, outcome) := {"code": code, "message": message, "path": path, "outcome": outcome} if {
-	path != ""
-} else := {"code": code, "message": message, "outcome": outcome}
+_reason_outcome(code, message, path, outcome) := core.reason_outcome(code, message, path, outcome)
 
-_gate_reason(code, message, path, gate) := object.union(_reason(code, message, path), {"gate": gate})
+_gate_reason(code, message, path, gate) := core.gate_reason(code, message, path, gate, "block")
 
-_gate_reason_outcome(code, message, path, gate, outcome) := object.union(_reason_outcome(code, message, path, outcome), {"gate": gate})
+_gate_reason_outcome(code, message, path, gate, outcome) := core.gate_reason(code, message, path, gate, outcome)
 
 _empty_context := {"must_know": {}, "may_know": {}}
 

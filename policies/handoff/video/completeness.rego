@@ -1,5 +1,7 @@
 package handoff.video
 
+import data.handoff.core
+
 # Completeness: the seed's "标记具体缺失字段". Every field of an artifact is filled in: a
 # blank string or an empty list is a missing field, reported with its exact path, one
 # reason per field. The key itself is required by the CUE contract; what the policy
@@ -110,19 +112,7 @@ reasons contains f.reason if some f in _incomplete
 # --- paths ---------------------------------------------------------------------------
 
 # _path_string turns a walk path into the request path notation: characters[1].visual_notes.
-_path_string(path) := concat("", [_segment(i, s) | some i, s in path])
-
-_segment(_, s) := sprintf("[%d]", [s]) if is_number(s)
-
-_segment(i, s) := s if {
-	is_string(s)
-	i == 0
-}
-
-_segment(i, s) := sprintf(".%s", [s]) if {
-	is_string(s)
-	i > 0
-}
+_path_string(path) := core.path_string(path)
 
 # _at is the full path of a field of an artifact: output.content.x or
 # artifacts.T.vN.content.x.

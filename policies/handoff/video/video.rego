@@ -129,10 +129,7 @@ _inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object
 
 _input_types := {r.type | some r in _inputs}
 
-_counter(name) := n if {
-	n := _state.counters[name]
-	is_number(n)
-} else := 0
+_counter(name) := core.counter(name)
 
 # --- contract tables ---------------------------------------------------------------
 
@@ -254,11 +251,9 @@ _max_cycles := n if {
 
 # --- reasons -----------------------------------------------------------------------
 
-_reason(code, message, path, outcome) := {"code": code, "message": message, "path": path, "outcome": outcome} if {
-	path != ""
-} else := {"code": code, "message": message, "outcome": outcome}
+_reason(code, message, path, outcome) := core.reason_outcome(code, message, path, outcome)
 
-_gate_reason(code, message, path, gate, outcome) := object.union(_reason(code, message, path, outcome), {"gate": gate})
+_gate_reason(code, message, path, gate, outcome) := core.gate_reason(code, message, path, gate, outcome)
 
 _non_blank(s) if {
 	is_string(s)
