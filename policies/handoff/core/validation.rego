@@ -285,6 +285,21 @@ _state_maps := {
 	"effects": "object",
 }
 
+# _state_maps_complete says in one step, by literal lookups, that the snapshot has every
+# map of _state_maps with its type; only when it does not are the maps listed one by one.
+_state_maps_complete if {
+	is_object(_state.artifacts)
+	is_object(_state.counters)
+	is_object(_state.edges)
+	is_object(_state.input_hashes)
+	is_array(_state.recent_edges)
+	is_object(_state.stage_handoffs)
+	is_object(_state.conflicts)
+	is_object(_state.approvals)
+	is_object(_state.defects)
+	is_object(_state.effects)
+}
+
 # METADATA
 # title: Validation list missing
 # description: >-
@@ -307,6 +322,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_valid
+	not _state_maps_complete
 	some name, want in _state_maps
 	type_name(object.get(_state, name, null)) != want
 	r := _reason("POLICY_ERROR", sprintf("input.state.%s is missing or not an %s", [name, want]), "")

@@ -78,6 +78,16 @@ test_policy_error_state_map_missing if {
 	contains(reason_with_code(inp, "POLICY_ERROR").message, "input.state.input_hashes")
 }
 
+# Each map the snapshot must hold, missing or of another type, is named on its own.
+test_policy_error_every_state_map if {
+	every name in ["artifacts", "counters", "edges", "input_hashes", "recent_edges", "stage_handoffs", "conflicts", "approvals", "defects", "effects"] {
+		inp := set_state_field(handoff_input, name, "not a map")
+		messages := {r.message | some r in reasons_for(inp); r.code == "POLICY_ERROR"}
+		some m in messages
+		startswith(m, sprintf("input.state.%s is missing", [name]))
+	}
+}
+
 test_policy_error_derived_missing if {
 	every field in ["input_hash", "output_hash", "context_bytes"] {
 		inp := object.union(handoff_input, {"derived": {field: null}})
