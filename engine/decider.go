@@ -83,7 +83,8 @@ type Input struct {
 
 // Decide decides one request on the state it is given and returns the decision and
 // the workflow's state after it (nil when the decision changes nothing). Nothing is
-// read or written elsewhere: the same Input gives the same decision. What a store adds
+// read or written elsewhere: the same Input gives the same decision (a start without
+// a workflow_id is given a new one, as Engine gives it). What a store adds
 // (the request_id already recorded, whether a start's workflow id is taken, the race
 // for the workflow head) is Engine's. A block is a Decision, not an error: the error
 // is non-nil only when no decision could be made.

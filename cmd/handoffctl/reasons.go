@@ -29,7 +29,9 @@ With -o json the output is a JSON array of engine.ReasonInfo.`,
 			if len(args) > 0 {
 				return usagef("reasons takes no arguments")
 			}
-			dc, err := c.decider(ctx, true)
+			// Compiled at once: a module that does not parse or compile fails the
+			// command instead of dropping out of the list.
+			dc, err := c.decider(ctx, false)
 			if err != nil {
 				return err
 			}
