@@ -9,7 +9,7 @@ import data.handoff.core
 
 _deciding if {
 	_ready
-	_kind == "approval"
+	input.request.kind == "approval"
 	_status in (_gates | {"VALIDATION", "HUMAN_REVIEW"})
 }
 

@@ -46,17 +46,17 @@ _proposal := p if {
 	count(_blocking_now) == 0
 } else := {"outcome": "block", "status_after": _status}
 
-_propose := _start_proposal if _kind == "start"
+_propose := _start_proposal if input.request.kind == "start"
 
-_propose := _handoff_proposal if _kind == "handoff"
+_propose := _handoff_proposal if input.request.kind == "handoff"
 
-_propose := _approval_proposal if _kind == "approval"
+_propose := _approval_proposal if input.request.kind == "approval"
 
-_propose := _resolution_proposal if _kind == "resolution"
+_propose := _resolution_proposal if input.request.kind == "resolution"
 
-_propose := _failure_proposal if _kind == "failure"
+_propose := _failure_proposal if input.request.kind == "failure"
 
-_propose := _cancel_proposal if _kind == "cancel"
+_propose := _cancel_proposal if input.request.kind == "cancel"
 
 # METADATA
 # title: No assessment rule decides the request
@@ -125,11 +125,11 @@ _handoff_type := object.get(_request, "handoff_type", "")
 
 _handoff if {
 	_ready
-	_kind == "handoff"
+	input.request.kind == "handoff"
 }
 
 _output := o if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	o := _request.output
 	is_object(o)
 }

@@ -157,7 +157,7 @@ _conflict_proposal := {
 
 _resolving if {
 	_ready
-	_kind == "resolution"
+	input.request.kind == "resolution"
 	_status == "CONFLICT_REVIEW"
 }
 

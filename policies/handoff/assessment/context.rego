@@ -7,7 +7,7 @@ import data.handoff.core
 # hash and status. Size is core's CONTEXT_TOO_LARGE (limits.max_context_bytes).
 
 _context := c if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	c := _request.context
 	is_object(c)
 } else := {}
@@ -31,7 +31,7 @@ _forbidden_context := object.get(_config, "forbidden_context", [])
 #   code: CONTEXT_FORBIDDEN
 #   outcome: block
 reasons contains r if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	ctx := _request.context
 	is_object(ctx)
 	some k, _ in ctx

@@ -184,7 +184,7 @@ _open_conflict_flags := [{"conflict_id": id, "conflict_type": c.conflict_type, "
 ]
 
 _closing(id) if {
-	_kind == "resolution"
+	input.request.kind == "resolution"
 	_request.conflict_id == id
 }
 

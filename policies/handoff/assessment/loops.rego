@@ -95,7 +95,7 @@ _human_review_required contains r if {
 	r := _reason("HUMAN_REVIEW_REQUIRED", sprintf("%s in %s: the work stops and a person decides (%v)", [_escalation_summary, _status, sort(_escalation_causes)]), "", "await_human")
 }
 
-_escalation_summary := sprintf("handoff %s>%s", [_source, _target]) if _kind == "handoff"
+_escalation_summary := sprintf("handoff %s>%s", [_source, _target]) if input.request.kind == "handoff"
 
 else := sprintf("failure of task %q (agent %q)", [object.get(_request, "task", ""), object.get(_request, "agent", "")])
 
@@ -113,11 +113,11 @@ _escalation_causes contains c if {
 
 # --- the escalation --------------------------------------------------------------------
 
-_escalation_agent := _source if _kind == "handoff"
+_escalation_agent := _source if input.request.kind == "handoff"
 
 else := object.get(_request, "agent", "")
 
-_escalation_task := object.get(_request, "task_type", "") if _kind == "handoff"
+_escalation_task := object.get(_request, "task_type", "") if input.request.kind == "handoff"
 
 else := object.get(_request, "task", "")
 
@@ -153,5 +153,5 @@ _escalation_retry_events := array.concat(
 	[_retry_record_event(true)],
 	[{"type": "counter", "name": sprintf("retry_pending/%s", [_request.task]), "value": 0}],
 ) if {
-	_kind == "failure"
+	input.request.kind == "failure"
 } else := []

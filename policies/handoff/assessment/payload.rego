@@ -254,19 +254,19 @@ else := sprintf("workflow %q has no recorded assessment trace (ASSESSMENT_SCOPE 
 # step (forward), a registered return to an earlier step (backward), an enrichment of the
 # agent working now by an earlier step's agent, or none of these (invalid).
 _edge_kind := "forward" if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	_current_actor(_source)
 	_target == _forward_target(_stage_of[_source])
 } else := "validation" if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	_validator(_target)
 } else := "backward" if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	_current_actor(_source)
 	_target in _hands_to(_source)
 	_stage_index[_stage_of[_target]] < _stage_index[_stage_of[_source]]
 } else := "enrichment" if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	not _current_actor(_source)
 	_current_actor(_target)
 	_target in _hands_to(_source)
@@ -400,7 +400,7 @@ _normalized(s) := lower(trim_space(s))
 # _inherited are [path, ref, limitation] for every limitation an input version records.
 _inherited contains [sprintf("input_artifacts[%d]", [i]), ref, l] if {
 	_valid
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	some i, ref in _inputs
 	v := core.ref_version(ref)
 	some l in v.limitations
@@ -418,7 +418,7 @@ _drops := [d | some d in object.get(_request, "limitations_dropped", []); is_obj
 
 _reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("limitations_dropped[%d].limitation", [i]), msg] if {
 	_valid
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	some i, d in _drops
 	not _normalized(d.limitation) in _inherited_texts
 	msg := sprintf("limitations_dropped[%d] names %q, which no input version records as a limitation", [i, d.limitation])
@@ -426,7 +426,7 @@ _reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("limitations_droppe
 
 _reference_problems contains ["REFERENCE_MISMATCH", sprintf("limitations_dropped[%d].limitation", [i]), msg] if {
 	_valid
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	some i, d in _drops
 	_normalized(d.limitation) in _carried_limitations
 	msg := sprintf("limitations_dropped[%d] drops %q, which the handoff's limitations still carry", [i, d.limitation])

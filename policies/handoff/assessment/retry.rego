@@ -12,7 +12,7 @@ import data.handoff.core
 
 _failure if {
 	_ready
-	_kind == "failure"
+	input.request.kind == "failure"
 }
 
 # _retry_classes are the failure classes each retry type may be reported with: transient

@@ -8,40 +8,40 @@ import data.handoff.core
 
 # A start in the initial status.
 _expected if {
-	_kind == "start"
+	input.request.kind == "start"
 	_status == object.get(_contract, ["workflow", "initial"], "INTAKE")
 }
 
 # A handoff by the agent the current status routes, with the task it routes it to.
 _expected if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	_routed(_source, object.get(_request, "task_type", ""))
 }
 
 # An enrichment: an agent of an earlier step adds context for the agent working now.
 _expected if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	_edge_kind == "enrichment"
 }
 
 # A person's decision in a human status; who may decide is core's check.
 _expected if {
-	_kind == "approval"
+	input.request.kind == "approval"
 	_status in (_gates | {"VALIDATION", "HUMAN_REVIEW"})
 }
 
 _expected if {
-	_kind == "resolution"
+	input.request.kind == "resolution"
 	_status == "CONFLICT_REVIEW"
 }
 
 # A failure of the task the current status routes to the failed agent.
 _expected if {
-	_kind == "failure"
+	input.request.kind == "failure"
 	_routed(object.get(_request, "agent", ""), object.get(_request, "task", ""))
 }
 
-_expected if _kind == "cancel"
+_expected if input.request.kind == "cancel"
 
 # _sequence_explained holds when a more specific rule says why the request does not fit
 # the current status (it then stands alone instead of OUT_OF_SEQUENCE).
@@ -72,9 +72,9 @@ reasons contains r if {
 	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
 }
 
-_request_label := sprintf("%s>%s (%s) by %q", [_source, _target, object.get(_request, "task_type", ""), _actor_id]) if _kind == "handoff"
+_request_label := sprintf("%s>%s (%s) by %q", [_source, _target, object.get(_request, "task_type", ""), _actor_id]) if input.request.kind == "handoff"
 
-else := sprintf("%s/%s", [object.get(_request, "agent", ""), object.get(_request, "task", "")]) if _kind == "failure"
+else := sprintf("%s/%s", [object.get(_request, "agent", ""), object.get(_request, "task", "")]) if input.request.kind == "failure"
 
 else := sprintf("by %q", [_actor_id])
 
@@ -84,7 +84,7 @@ _routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(_stat
 # or the validation step.
 _bypass_by_status if {
 	_ready
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	_status in (_gates | {"VALIDATION"})
 }
 
@@ -136,7 +136,7 @@ _escalation_codes := c if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "start"
+	input.request.kind == "start"
 	not _actor_type in {"system", "human"}
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start an assessment; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
 }
@@ -151,7 +151,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "start"
+	input.request.kind == "start"
 	_actor_type == "human"
 	count(_pack_roles) == 0
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the assessment pack and may not start an assessment", [_actor_id]), "actor.roles", "block")
@@ -170,7 +170,7 @@ _pack_roles := {role | some role in _actor_roles; object.get(_contract, ["roles"
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "cancel"
+	input.request.kind == "cancel"
 	_actor_type == "human"
 	count(_pack_roles) == 0
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the assessment pack and may not cancel", [_actor_id]), "actor.roles", "block")
@@ -253,7 +253,7 @@ _cancel_proposal := {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "start"
+	input.request.kind == "start"
 	_request.assessment_id != _request.subject_id
 	r := _gate_reason("SCOPE_MISMATCH", sprintf("start names assessment %q but subject %q", [_request.assessment_id, _request.subject_id]), "assessment_id", "S20-SCOPE", "block")
 }

@@ -7,7 +7,7 @@ import data.handoff.core
 
 _human_decision if {
 	_ready
-	_kind == "approval"
+	input.request.kind == "approval"
 	_status in _approval_statuses
 }
 

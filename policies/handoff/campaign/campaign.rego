@@ -32,19 +32,19 @@ _proposal := p if {
 	_expected
 } else := {"outcome": "block", "status_after": _status}
 
-_propose := _start_proposal if _kind == "start"
+_propose := _start_proposal if input.request.kind == "start"
 
-_propose := _handoff_proposal if _kind == "handoff"
+_propose := _handoff_proposal if input.request.kind == "handoff"
 
-_propose := _review_proposal if _kind == "review"
+_propose := _review_proposal if input.request.kind == "review"
 
-_propose := _approval_proposal if _kind == "approval"
+_propose := _approval_proposal if input.request.kind == "approval"
 
-_propose := _failure_proposal if _kind == "failure"
+_propose := _failure_proposal if input.request.kind == "failure"
 
-_propose := _outcome_proposal if _kind == "outcome"
+_propose := _outcome_proposal if input.request.kind == "outcome"
 
-_propose := _cancel_proposal if _kind == "cancel"
+_propose := _cancel_proposal if input.request.kind == "cancel"
 
 _handoff_proposal := _research_handoff_proposal if _output.type == "RESEARCH_BRIEF"
 
@@ -112,7 +112,7 @@ _actor_type := object.get(_actor, "type", "")
 _actor_roles := {r | some r in object.get(_actor, "roles", [])}
 
 _output := o if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	o := _request.output
 	is_object(o)
 }

@@ -209,7 +209,7 @@ _effect_open if _effect_status in {"pending", "unknown"}
 
 _delivery_failed if {
 	_ready
-	_kind == "outcome"
+	input.request.kind == "outcome"
 	_status == "DELIVERY"
 	_request.result == "failed"
 	_effect_open
@@ -240,7 +240,7 @@ reasons contains r if {
 #   outcome: await_human
 reasons contains r if {
 	_ready
-	_kind == "outcome"
+	input.request.kind == "outcome"
 	_status == "DELIVERY"
 	_request.result == "unknown"
 	_effect_open
@@ -329,7 +329,7 @@ _effect_settled if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "outcome"
+	input.request.kind == "outcome"
 	_effect_settled
 	r := _reason("EFFECT_ALREADY_SETTLED", sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [_request.effect_id, _effect_status, _request.result]), "effect_id", "block")
 }

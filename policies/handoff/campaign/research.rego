@@ -21,7 +21,7 @@ _research_handoff_proposal := {
 
 _validation if {
 	_ready
-	_kind == "review"
+	input.request.kind == "review"
 	_status == "RESEARCH_VALIDATION"
 }
 

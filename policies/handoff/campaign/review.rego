@@ -5,7 +5,7 @@ package handoff.campaign
 
 _review if {
 	_ready
-	_kind == "review"
+	input.request.kind == "review"
 	_status in {"RESEARCH_VALIDATION", "QA"}
 }
 

@@ -5,13 +5,13 @@ import data.handoff.core
 # _expected holds when the request is one the current status waits for: the routing
 # table workflow.actors says who acts in each status.
 _expected if {
-	_kind == "start"
+	input.request.kind == "start"
 	_status == object.get(_contract, ["workflow", "initial"], "INTAKE")
 }
 
 # A handoff by an agent the current status routes, with the task it routes it to.
 _expected if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	_output
 	_routed(_request.source_agent, _request.task_type)
 }
@@ -19,7 +19,7 @@ _expected if {
 # A review in a review status, by the agent that status routes: an agent, not a person or
 # a system that carries the agent's id.
 _expected if {
-	_kind == "review"
+	input.request.kind == "review"
 	_actor_type == "agent"
 	_status in {"RESEARCH_VALIDATION", "QA"}
 	some a in _actors_of(_status)
@@ -28,23 +28,23 @@ _expected if {
 
 # An approval in a human status; who may approve is core's check.
 _expected if {
-	_kind == "approval"
+	input.request.kind == "approval"
 	_status in _approval_statuses
 }
 
 # A failure of the task the current status routes to the failed agent.
 _expected if {
-	_kind == "failure"
+	input.request.kind == "failure"
 	_routed(_request.agent, _request.task)
 }
 
 # An outcome of a delivery; an unknown effect is core's EFFECT_NOT_FOUND.
 _expected if {
-	_kind == "outcome"
+	input.request.kind == "outcome"
 	_status == "DELIVERY"
 }
 
-_expected if _kind == "cancel"
+_expected if input.request.kind == "cancel"
 
 # _approval_statuses are the statuses a person decides in: the keys of _stages_for.
 _approval_statuses := {s | some s, _ in _stages_for}
@@ -83,9 +83,9 @@ reasons contains r if {
 	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
 }
 
-_request_label := sprintf("%s/%s by %q", [_request.source_agent, _request.task_type, _actor_id]) if _kind == "handoff"
+_request_label := sprintf("%s/%s by %q", [_request.source_agent, _request.task_type, _actor_id]) if input.request.kind == "handoff"
 
-else := sprintf("%s/%s", [_request.agent, _request.task]) if _kind == "failure"
+else := sprintf("%s/%s", [_request.agent, _request.task]) if input.request.kind == "failure"
 
 else := sprintf("by %q", [_actor_id])
 
@@ -106,7 +106,7 @@ reasons contains r if {
 
 _output_missing if {
 	_ready
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	not _output
 }
 
@@ -120,7 +120,7 @@ _output_missing if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "start"
+	input.request.kind == "start"
 	not _actor_type in {"system", "human"}
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start a campaign; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
 }
@@ -135,7 +135,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "cancel"
+	input.request.kind == "cancel"
 	_actor_type == "human"
 	count(_approving_roles) == 0
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no approving role of the campaign pack (roles given: %v) and may not cancel", [_actor_id, object.get(_actor, "roles", [])]), "actor.roles", "block")
@@ -148,13 +148,13 @@ _held_roles := {role | some role in _actor_roles; is_object(object.get(_contract
 _approving_roles := {role | some role in _held_roles; count(object.get(_contract, ["roles", role, "approves"], [])) > 0}
 
 _subject_problems contains ["actor.type", msg] if {
-	_kind == "review"
+	input.request.kind == "review"
 	_actor_type != "agent"
 	msg := sprintf("%s %q may not send a review: the QA agent the status routes does, as an agent", [_actor_type, _actor_id])
 }
 
 _subject_problems contains ["actor.type", msg] if {
-	_kind == "outcome"
+	input.request.kind == "outcome"
 	_actor_type == "agent"
 	msg := sprintf("agent %q may not report the outcome of a delivery: the host that made it (system) or a person with a role of the pack does", [_actor_id])
 }
@@ -167,14 +167,14 @@ _subject_problems contains ["actor.roles", msg] if {
 }
 
 _subject_problems contains ["agent", msg] if {
-	_kind == "failure"
+	input.request.kind == "failure"
 	_actor_type == "agent"
 	_actor_id != object.get(_request, "agent", "")
 	msg := sprintf("agent %q may not report a failure of agent %q: an agent reports only its own failures; the host reports the others", [_actor_id, object.get(_request, "agent", "")])
 }
 
 _subject_problems contains ["actor.roles", msg] if {
-	_kind == "failure"
+	input.request.kind == "failure"
 	_actor_type == "human"
 	count(_approving_roles) == 0
 	msg := sprintf("person %q holds no approving role of the campaign pack and may not report a task failure", [_actor_id])
@@ -263,7 +263,7 @@ _now_ms := floor(time.parse_rfc3339_ns(input.now) / 1000000)
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "failure"
+	input.request.kind == "failure"
 	due := _state.counters[_retry_due_counter_of(_request.task)]
 	is_number(due)
 	_now_ms < due

@@ -8,7 +8,7 @@ _actor_pack_roles contains role if {
 
 _approval if {
 	_valid
-	_kind == "approval"
+	input.request.kind == "approval"
 }
 
 _has_stage if is_string(_request.stage)
@@ -94,7 +94,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind == "resolution"
+	input.request.kind == "resolution"
 	_actor_type == "human"
 	count(_actor_pack_roles) > 0
 	not _may_resolve

@@ -59,13 +59,13 @@ _input_refs contains [sprintf("input_artifacts[%d]", [i]), ref] if {
 
 _review_refs contains [sprintf("artifacts[%d]", [i]), ref] if {
 	_valid
-	_kind == "review"
+	input.request.kind == "review"
 	some i, ref in _request.artifacts
 }
 
 _resolution_refs contains ["chosen", ref] if {
 	_valid
-	_kind == "resolution"
+	input.request.kind == "resolution"
 	ref := _request.chosen
 	is_object(ref)
 }

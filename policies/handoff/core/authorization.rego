@@ -148,7 +148,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind == "review"
+	input.request.kind == "review"
 	_actor_type == "agent"
 	some i, ref in _request.artifacts
 	not object.get(ref, "type", "") in _agent_list(_actor_id, "reviews")
@@ -163,7 +163,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind == "failure"
+	input.request.kind == "failure"
 	not _agent(object.get(_request, "agent", ""))
 	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("failed agent %q is not in the agent registry of pack %q", [object.get(_request, "agent", ""), _pack_name]), "agent")
 }

@@ -49,7 +49,7 @@ else := ""
 # _handoff holds for a valid handoff request.
 _handoff if {
 	_valid
-	_kind == "handoff"
+	input.request.kind == "handoff"
 }
 
 # _output is the new artifact a valid handoff delivers.

@@ -34,7 +34,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind == "resolution"
+	input.request.kind == "resolution"
 	id := _request.conflict_id
 	not id in _open_conflicts
 	r := _reason("CONFLICT_NOT_FOUND", sprintf("workflow %q has no open conflict %q (status: %s)", [_workflow_id, id, object.get(_state, ["conflicts", id, "status"], "unknown")]), "conflict_id")

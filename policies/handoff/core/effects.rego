@@ -11,7 +11,7 @@ package handoff.core
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind == "outcome"
+	input.request.kind == "outcome"
 	id := _request.effect_id
 	not _state.effects[id]
 	r := _reason("EFFECT_NOT_FOUND", sprintf("workflow %q has no side effect %q to report on", [_workflow_id, id]), "effect_id")

@@ -6,7 +6,7 @@ retry_counter(task) := sprintf("retry/%s", [task])
 
 _failure if {
 	_valid
-	_kind == "failure"
+	input.request.kind == "failure"
 }
 
 # failure_attempt is the number of the try that just failed: one more than the retries

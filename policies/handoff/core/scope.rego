@@ -51,7 +51,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_valid
-	_kind == "start"
+	input.request.kind == "start"
 	_request.pack != _pack_name
 	r := _reason("SCOPE_MISMATCH", sprintf("start names pack %q but is evaluated by pack %q", [_request.pack, _pack_name]), "pack")
 }

@@ -198,7 +198,7 @@ _delivery_effect if {
 _unknown_effect if {
 	_valid
 	is_object(input.state)
-	_kind == "outcome"
+	input.request.kind == "outcome"
 	not _state.effects[_effect_id]
 }
 

@@ -146,7 +146,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	v := _request.state_version
 	v != _state.state_version
 	r := _gate_reason("STALE_STATE_VERSION", sprintf("state_version %v is not the workflow's current version %v: reload and reconcile", [v, _state.state_version]), "state_version", "STATE_VERSION")
@@ -234,15 +234,15 @@ reasons contains r if {
 }
 
 _named_task := _request.task if {
-	_kind == "failure"
+	input.request.kind == "failure"
 } else := "T5" if {
-	_kind == "review"
+	input.request.kind == "review"
 } else := _task_id
 
 _named_task_path := "task" if {
-	_kind == "failure"
+	input.request.kind == "failure"
 } else := "actor.id" if {
-	_kind == "review"
+	input.request.kind == "review"
 } else := "task_id"
 
 # --- output types --------------------------------------------------------------------

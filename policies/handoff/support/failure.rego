@@ -112,9 +112,9 @@ _failure_proposal := {
 # _in_place_task is the task a request reports on where tasks are retried in place:
 # a failure's task, the review's T5, a result's task.
 _in_place_task := _failed_task if {
-	_kind == "failure"
+	input.request.kind == "failure"
 } else := "T5" if {
-	_kind == "review"
+	input.request.kind == "review"
 } else := _task_id if _result
 
 # _in_place_retry_pending holds while the retry of a task retried in place (T1, T2,

@@ -10,7 +10,7 @@ import data.handoff.core
 
 _handoff if {
 	_live
-	_kind == "handoff"
+	input.request.kind == "handoff"
 }
 
 _task_id := t if {
@@ -58,28 +58,28 @@ _send if {
 
 _review if {
 	_live
-	_kind == "review"
+	input.request.kind == "review"
 }
 
 _failure if {
 	_live
-	_kind == "failure"
+	input.request.kind == "failure"
 }
 
 _outcome if {
 	_ready
-	_kind == "outcome"
+	input.request.kind == "outcome"
 }
 
 _cancel if {
 	_ready
-	_kind == "cancel"
+	input.request.kind == "cancel"
 }
 
 # --- what each status waits for -------------------------------------------------------
 
 _expected if {
-	_kind == "start"
+	input.request.kind == "start"
 	_status == object.get(_contract, ["workflow", "initial"], "CREATED")
 }
 
@@ -169,9 +169,9 @@ reasons contains r if {
 	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s", [_kind, _request_label, _status]), "")
 }
 
-_request_label := sprintf("%s/%s (task %s) by %q", [_request.source_agent, _request.task_type, _task_id, _actor_id]) if _kind == "handoff"
+_request_label := sprintf("%s/%s (task %s) by %q", [_request.source_agent, _request.task_type, _task_id, _actor_id]) if input.request.kind == "handoff"
 
-else := sprintf("of task %s by %q", [_request.task, _actor_id]) if _kind == "failure"
+else := sprintf("of task %s by %q", [_request.task, _actor_id]) if input.request.kind == "failure"
 
 else := sprintf("by %q", [_actor_id])
 
@@ -233,7 +233,7 @@ _effect_kind := split(object.get(_request, "effect_id", ""), "/")[0]
 # _service_duty is what a service's request asks to do: a kind of request, or the
 # outcome of a kind of effect; and the services config allows to do it.
 _service_duty := [sprintf("report %s outcomes", [_effect_kind]), object.get(_config, ["effect_reporters", _effect_kind], [])] if {
-	_kind == "outcome"
+	input.request.kind == "outcome"
 } else := [sprintf("send %s requests", [_kind]), object.get(_config, ["service_requests", _kind], [])] if {
 	_kind in {"start", "cancel", "failure"}
 }
@@ -272,7 +272,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "review"
+	input.request.kind == "review"
 	_actor_type != "agent"
 	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a review: only the Reviewer agent running T5 reviews", [_actor_type, _actor_id]), "actor.type", "SEC-IDENTITY")
 }
@@ -287,7 +287,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	_actor_type == "system"
 	not _output.type == "AUTHORIZATION_RECORD"
 	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("system actor %q may not send a handoff as %q: only the gateway's T2 is sent by a service", [_actor_id, object.get(_request, "source_agent", "")]), "actor.type", "SEC-IDENTITY")
@@ -303,7 +303,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "start"
+	input.request.kind == "start"
 	not _may_start
 	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start a support workflow", [_actor_type, _actor_id]), "actor", "SEC-IDENTITY")
 }

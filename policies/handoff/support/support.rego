@@ -55,27 +55,27 @@ _propose := _stop_proposal if _stopping
 
 _propose := _start_proposal if {
 	not _stopping
-	_kind == "start"
+	input.request.kind == "start"
 }
 
 _propose := _handoff_proposal if {
 	not _stopping
-	_kind == "handoff"
+	input.request.kind == "handoff"
 }
 
 _propose := _review_proposal if {
 	not _stopping
-	_kind == "review"
+	input.request.kind == "review"
 }
 
 _propose := _failure_proposal if {
 	not _stopping
-	_kind == "failure"
+	input.request.kind == "failure"
 }
 
-_propose := _outcome_proposal if _kind == "outcome"
+_propose := _outcome_proposal if input.request.kind == "outcome"
 
-_propose := _cancel_proposal if _kind == "cancel"
+_propose := _cancel_proposal if input.request.kind == "cancel"
 
 _handoff_proposal := _classification_proposal if _classification
 
@@ -163,7 +163,7 @@ _actor_type := object.get(_actor, "type", "")
 _actor_roles := {r | some r in object.get(_actor, "roles", [])}
 
 _output := o if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	o := _request.output
 	is_object(o)
 }

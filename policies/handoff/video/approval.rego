@@ -14,7 +14,7 @@ _revise_types := {t | some t in object.get(_request, "revise", [])}
 
 _deciding if {
 	_ready
-	_kind == "approval"
+	input.request.kind == "approval"
 	_status in {"AWAITING_CLIENT", "ESCALATED"}
 }
 

@@ -12,11 +12,11 @@ package handoff.video
 _judgement_gates := object.get(_config, "judgement_gates", {})
 
 # _handoff_attestations are the attestations of the current handoff.
-_handoff_attestations := [a | some a in object.get(_request, "attestations", []); is_object(a)] if _kind == "handoff"
+_handoff_attestations := [a | some a in object.get(_request, "attestations", []); is_object(a)] if input.request.kind == "handoff"
 
 else := []
 
-_review_attestations := [a | some a in object.get(_request, "attestations", []); is_object(a)] if _kind == "review"
+_review_attestations := [a | some a in object.get(_request, "attestations", []); is_object(a)] if input.request.kind == "review"
 
 else := []
 

@@ -13,7 +13,7 @@ import data.handoff.core
 # the policy judges. Any other handoff is out of sequence (or fills a gap) and blocked.
 _producer_handoff if {
 	_ready
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	stage := _stages[_status]
 	_request.source_agent == stage.producer
 	_output.type in stage.types

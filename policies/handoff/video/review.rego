@@ -12,7 +12,7 @@ import data.handoff.core
 # _intake holds for the receiving agent's review at a check status.
 _intake if {
 	_ready
-	_kind == "review"
+	input.request.kind == "review"
 	_check_status
 	_routed_reviewer
 }
@@ -20,7 +20,7 @@ _intake if {
 # _internal holds for the internal review lead's review.
 _internal if {
 	_ready
-	_kind == "review"
+	input.request.kind == "review"
 	_status == "INTERNAL_REVIEW"
 	_routed_reviewer
 }
@@ -41,7 +41,7 @@ _routed_reviewer if {
 # receiving agents' checks and the internal review lead's (an agent) opinion.
 _review_by_non_agent if {
 	_ready
-	_kind == "review"
+	input.request.kind == "review"
 	_actor_type != "agent"
 }
 

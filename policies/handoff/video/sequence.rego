@@ -5,7 +5,7 @@ import data.handoff.core
 # _expected holds when the request is one the current status waits for: the routing
 # table workflow.actors says who acts in each status.
 _expected if {
-	_kind == "start"
+	input.request.kind == "start"
 	_status == object.get(_contract, ["workflow", "initial"], "NEW")
 }
 
@@ -18,17 +18,17 @@ _expected if _reviewing
 
 # A person's decision while the workflow waits for one; who may decide is core's check.
 _expected if {
-	_kind == "approval"
+	input.request.kind == "approval"
 	_status in {"AWAITING_CLIENT", "ESCALATED"}
 }
 
 # A failure of the task the current status routes to the failed agent.
 _expected if {
-	_kind == "failure"
+	input.request.kind == "failure"
 	_routed(_request.agent, _request.task)
 }
 
-_expected if _kind == "cancel"
+_expected if input.request.kind == "cancel"
 
 # _sequence_explained holds when a more specific rule says why the request does not fit
 # the current status (it then stands alone instead of OUT_OF_SEQUENCE).
@@ -59,9 +59,9 @@ reasons contains r if {
 	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
 }
 
-_request_label := sprintf("%s/%s of %v by %q", [_request.source_agent, _request.task_type, object.get(_request, ["output", "type"], "nothing"), _actor_id]) if _kind == "handoff"
+_request_label := sprintf("%s/%s of %v by %q", [_request.source_agent, _request.task_type, object.get(_request, ["output", "type"], "nothing"), _actor_id]) if input.request.kind == "handoff"
 
-else := sprintf("%s/%s", [_request.agent, _request.task]) if _kind == "failure"
+else := sprintf("%s/%s", [_request.agent, _request.task]) if input.request.kind == "failure"
 
 else := sprintf("by %q", [_actor_id])
 
@@ -82,7 +82,7 @@ reasons contains r if {
 
 _output_missing if {
 	_ready
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	not _output
 }
 
@@ -120,7 +120,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "start"
+	input.request.kind == "start"
 	not _actor_type in {"system", "human"}
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start a video workflow; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
 }
@@ -135,7 +135,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "start"
+	input.request.kind == "start"
 	_actor_type == "human"
 	count(_pack_roles_of_actor) == 0
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the video pack (roles given: %v) and may not start a workflow", [_actor_id, sort(_actor_roles)]), "actor.roles", "block")
@@ -150,12 +150,12 @@ else := set()
 # the failed agent itself (by type and id) or the production lead reports one.
 _failure_reporter_problem := sprintf("agent %q may not report a failure of agent %q: an agent reports only its own", [_actor_id, _request.agent]) if {
 	_ready
-	_kind == "failure"
+	input.request.kind == "failure"
 	_actor_type == "agent"
 	_actor_id != _request.agent
 } else := sprintf("person %q is not production lead and may not report a failure", [_actor_id]) if {
 	_ready
-	_kind == "failure"
+	input.request.kind == "failure"
 	_actor_type == "human"
 	not "production_lead" in _pack_roles_of_actor
 }
@@ -185,7 +185,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "cancel"
+	input.request.kind == "cancel"
 	_actor_type == "human"
 	not "production_lead" in _pack_roles_of_actor
 	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q is not production lead and may not cancel", [_actor_id]), "actor.roles", "block")
@@ -229,7 +229,7 @@ _now_ms := floor(_now_ns / 1000000)
 _retry_due_event := {"type": "counter", "name": _retry_due_counter(_request.task), "value": _now_ms + core.failure_retry.delay_ms}
 
 # _retry_due_ms is when the retry of the failed task is due; 0 when none is pending.
-_retry_due_ms := _counter(_retry_due_counter(_request.task)) if _kind == "failure"
+_retry_due_ms := _counter(_retry_due_counter(_request.task)) if input.request.kind == "failure"
 
 # METADATA
 # title: Failure reported before its retry was due
@@ -244,7 +244,7 @@ _retry_due_ms := _counter(_retry_due_counter(_request.task)) if _kind == "failur
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind == "failure"
+	input.request.kind == "failure"
 	_expected
 	_now_ms < _retry_due_ms
 	r := _reason("FAILURE_REPEATED", sprintf("task %q of agent %q was retried with a delay due at %d ms since the epoch; this failure arrives %d ms before, so no retry has run yet: not counted", [_request.task, _request.agent, _retry_due_ms, _retry_due_ms - _now_ms]), "task", "block")

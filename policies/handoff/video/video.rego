@@ -34,33 +34,33 @@ _proposal := p if {
 	_expected
 } else := {"outcome": "block", "status_after": _status}
 
-_propose := _start_proposal if _kind == "start"
+_propose := _start_proposal if input.request.kind == "start"
 
-_propose := _handoff_proposal if _kind == "handoff"
+_propose := _handoff_proposal if input.request.kind == "handoff"
 
 _propose := _intake_proposal if {
-	_kind == "review"
+	input.request.kind == "review"
 	_check_status
 }
 
 _propose := _internal_proposal if {
-	_kind == "review"
+	input.request.kind == "review"
 	_status == "INTERNAL_REVIEW"
 }
 
 _propose := _client_proposal if {
-	_kind == "approval"
+	input.request.kind == "approval"
 	_status == "AWAITING_CLIENT"
 }
 
 _propose := _escalation_proposal if {
-	_kind == "approval"
+	input.request.kind == "approval"
 	_status == "ESCALATED"
 }
 
-_propose := _failure_proposal if _kind == "failure"
+_propose := _failure_proposal if input.request.kind == "failure"
 
-_propose := _cancel_proposal if _kind == "cancel"
+_propose := _cancel_proposal if input.request.kind == "cancel"
 
 # METADATA
 # title: No video rule decides the request
@@ -120,7 +120,7 @@ _actor_type := object.get(_actor, "type", "")
 _actor_roles := {r | some r in object.get(_actor, "roles", [])}
 
 _output := o if {
-	_kind == "handoff"
+	input.request.kind == "handoff"
 	o := _request.output
 	is_object(o)
 }
