@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,37 +37,57 @@ func DirBundle(dir string) Bundle {
 	}
 }
 
-// digest is the sha256 over every CUE, Rego and JSON file of the bundle, path and content.
-func (b Bundle) digest() (string, error) {
-	h := sha256.New()
+// bundleDigests are the digest of the whole bundle and, for each pack, the digest of the
+// files its decisions can depend on: every file but the other packs' directories. Each
+// is a sha256 over the CUE, Rego and JSON files it covers, path and content.
+func (b Bundle) bundleDigests(packs []string) (string, map[string]string, error) {
+	type file struct{ dir, line string }
+	var files []file
 	for _, part := range []struct {
 		name string
 		fsys fs.FS
-	}{{"contracts", b.Contracts}, {"policies", b.Policies}} {
-		var files []string
+		dir  func(string) string // the pack directory a file is in, or ""
+	}{
+		{"contracts", b.Contracts, func(p string) string { return strings.SplitN(p, "/", 2)[0] }},
+		{"policies", b.Policies, fileOwner},
+	} {
+		var paths []string
 		err := fs.WalkDir(part.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
 			if !d.IsDir() && bundleFile(p) {
-				files = append(files, p)
+				paths = append(paths, p)
 			}
 			return nil
 		})
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		sort.Strings(files)
-		for _, f := range files {
-			data, err := fs.ReadFile(part.fsys, f)
+		sort.Strings(paths)
+		for _, p := range paths {
+			data, err := fs.ReadFile(part.fsys, p)
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 			sum := sha256.Sum256(data)
-			h.Write([]byte(part.name + "/" + f + "\x00" + hex.EncodeToString(sum[:]) + "\n"))
+			files = append(files, file{part.dir(p), part.name + "/" + p + "\x00" + hex.EncodeToString(sum[:]) + "\n"})
 		}
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	digest := func(keep func(dir string) bool) string {
+		h := sha256.New()
+		for _, f := range files {
+			if keep(f.dir) {
+				h.Write([]byte(f.line))
+			}
+		}
+		return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	}
+	perPack := map[string]string{}
+	for _, pack := range packs {
+		perPack[pack] = digest(func(dir string) bool { return dir == pack || !slices.Contains(packs, dir) })
+	}
+	return digest(func(string) bool { return true }), perPack, nil
 }
 
 // bundleFile says whether a file is part of a bundle (tests are not).

@@ -74,8 +74,11 @@ func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 		}
 		return nil
 	}
-	pc, ok := f.e.contracts.packs[state.Pack]
-	if !ok {
+	pc, err := f.e.contracts.pack(state.Pack)
+	if err != nil {
+		return err
+	}
+	if pc == nil {
 		return f.diverged(rec.Seq, "pack %s is not in the bundle the store was opened with", state.Pack)
 	}
 	// The state is folded in place: visitors never keep or change it.

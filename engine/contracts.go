@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"sync"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
@@ -25,75 +26,121 @@ type packContract struct {
 	window    int
 }
 
-// compiledContracts is the whole CUE side of a bundle.
+// compiledContracts is the whole CUE side of a bundle: the core package, compiled at
+// once, and each pack's, compiled at once or on first use.
 type compiledContracts struct {
 	ctx        *cue.Context
+	fsys       fs.FS
 	core       cue.Value // the core package
-	packs      map[string]*packContract
+	names      []string  // the pack directories, sorted
+	slots      map[string]*packSlot
 	guardrails any // the core tables
 	scanner    *textScanner
 	result     *validator // core.#PolicyResult
 	checker    *cueChecker
 }
 
+// packSlot is one pack's contracts, compiled once.
+type packSlot struct {
+	once sync.Once
+	pc   *packContract
+	err  error
+}
+
 // compileContracts loads the CUE module of a bundle: core and every pack directory.
-func compileContracts(fsys fs.FS) (*compiledContracts, error) {
+// With lazy, a pack is compiled when first needed (pack): a process that decides for one
+// pack builds only its CUE, and a pack that does not compile fails its own requests.
+func compileContracts(fsys fs.FS, lazy bool) (*compiledContracts, error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("engine: read contracts: %w", err)
 	}
-	var dirs []string
+	ctx := cuecontext.New()
+	cc := &compiledContracts{ctx: ctx, fsys: fsys, slots: map[string]*packSlot{}, checker: newCUEChecker(ctx)}
 	for _, e := range entries {
 		if e.IsDir() && e.Name() != "cue.mod" && e.Name() != "core" {
-			dirs = append(dirs, e.Name())
+			cc.names = append(cc.names, e.Name())
+			cc.slots[e.Name()] = &packSlot{}
 		}
 	}
-	sort.Strings(dirs)
-	args := []string{"./core"}
-	for _, d := range dirs {
-		args = append(args, "./"+d)
+	sort.Strings(cc.names)
+	v, err := cc.build("core")
+	if err != nil {
+		return nil, err
 	}
-	ctx := cuecontext.New()
-	insts := load.Instances(args, &load.Config{FS: fsys, Dir: "/"})
-	cc := &compiledContracts{ctx: ctx, packs: map[string]*packContract{}, checker: newCUEChecker(ctx)}
-	for i, inst := range insts {
-		if inst.Err != nil {
-			return nil, fmt.Errorf("engine: load contracts %s: %s", args[i], cueErr(inst.Err))
-		}
-		v := ctx.BuildInstance(inst)
-		if err := v.Err(); err != nil {
-			return nil, fmt.Errorf("engine: compile contracts %s: %s", args[i], cueErr(err))
-		}
-		if i == 0 {
-			cc.core = v
-			g := v.LookupPath(cue.ParsePath("guardrails"))
-			if err := g.Validate(cue.Concrete(true)); err != nil {
-				return nil, fmt.Errorf("engine: core guardrails: %s", cueErr(err))
-			}
-			if err := g.Decode(&cc.guardrails); err != nil {
-				return nil, fmt.Errorf("engine: core guardrails: %w", err)
-			}
-			if cc.scanner, err = newTextScanner(cc.guardrails); err != nil {
+	cc.core = v
+	g := v.LookupPath(cue.ParsePath("guardrails"))
+	if err := g.Validate(cue.Concrete(true)); err != nil {
+		return nil, fmt.Errorf("engine: core guardrails: %s", cueErr(err))
+	}
+	if err := g.Decode(&cc.guardrails); err != nil {
+		return nil, fmt.Errorf("engine: core guardrails: %w", err)
+	}
+	if cc.scanner, err = newTextScanner(cc.guardrails); err != nil {
+		return nil, err
+	}
+	result := v.LookupPath(cue.ParsePath("#PolicyResult"))
+	if !result.Exists() {
+		return nil, fmt.Errorf("engine: core contracts have no #PolicyResult")
+	}
+	cc.result = newValidator(result, cc.checker)
+	if !lazy {
+		for _, name := range cc.names {
+			if _, err := cc.pack(name); err != nil {
 				return nil, err
 			}
-			result := v.LookupPath(cue.ParsePath("#PolicyResult"))
-			if !result.Exists() {
-				return nil, fmt.Errorf("engine: core contracts have no #PolicyResult")
-			}
-			cc.result = newValidator(result, cc.checker)
-			continue
 		}
-		pc, err := compilePack(v, cc.checker)
-		if err != nil {
-			return nil, fmt.Errorf("engine: pack %s: %w", dirs[i-1], err)
-		}
-		if pc.name != dirs[i-1] {
-			return nil, fmt.Errorf("engine: pack in directory %s is named %q: the directory and pack.name must agree", dirs[i-1], pc.name)
-		}
-		cc.packs[pc.name] = pc
 	}
 	return cc, nil
 }
+
+// build loads and builds one directory of the module. The caller holds the checker's
+// lock or is the only user of the context.
+func (cc *compiledContracts) build(dir string) (cue.Value, error) {
+	inst := load.Instances([]string{"./" + dir}, &load.Config{FS: cc.fsys, Dir: "/"})[0]
+	if inst.Err != nil {
+		return cue.Value{}, fmt.Errorf("engine: load contracts ./%s: %s", dir, cueErr(inst.Err))
+	}
+	v := cc.ctx.BuildInstance(inst)
+	if err := v.Err(); err != nil {
+		return cue.Value{}, fmt.Errorf("engine: compile contracts ./%s: %s", dir, cueErr(err))
+	}
+	return v, nil
+}
+
+// pack returns a pack's compiled contracts, compiling them on first use. A name the
+// bundle has no directory for returns nil and no error.
+func (cc *compiledContracts) pack(name string) (*packContract, error) {
+	s, ok := cc.slots[name]
+	if !ok {
+		return nil, nil
+	}
+	s.once.Do(func() {
+		// The context is shared with the validators' CUE fallback.
+		cc.checker.mu.Lock()
+		defer cc.checker.mu.Unlock()
+		s.pc, s.err = cc.compilePackDir(name)
+	})
+	return s.pc, s.err
+}
+
+func (cc *compiledContracts) compilePackDir(dir string) (*packContract, error) {
+	v, err := cc.build(dir)
+	if err != nil {
+		return nil, err
+	}
+	pc, err := compilePack(v, cc.checker)
+	if err != nil {
+		return nil, fmt.Errorf("engine: pack %s: %w", dir, err)
+	}
+	if pc.name != dir {
+		return nil, fmt.Errorf("engine: pack in directory %s is named %q: the directory and pack.name must agree", dir, pc.name)
+	}
+	return pc, nil
+}
+
+// packNames are the bundle's packs, sorted.
+func (cc *compiledContracts) packNames() []string { return cc.names }
 
 // compilePack reads one pack instance and compiles its request and content definitions.
 func compilePack(v cue.Value, checker *cueChecker) (*packContract, error) {

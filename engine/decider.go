@@ -18,8 +18,10 @@ type Decider struct {
 	contracts *compiledContracts
 	policies  *compiledPolicies
 	digest    string
-	limits    Limits
-	timeout   time.Duration
+	// packDigests cover, per pack, the files its decisions can depend on.
+	packDigests map[string]string
+	limits      Limits
+	timeout     time.Duration
 }
 
 // DeciderOptions configure a Decider. The zero value works: the shipped packs, a
@@ -31,8 +33,8 @@ type DeciderOptions struct {
 	EvalTimeout time.Duration
 	// Limits bound the requests the decoder accepts; a zero field takes its default.
 	Limits Limits
-	// LazyPolicies compiles a pack's policies when a request first needs them instead
-	// of in NewDecider (see Options.LazyPolicies). Default false.
+	// LazyPolicies compiles a pack's contracts and policies when a request first needs
+	// them instead of in NewDecider (see Options.LazyPolicies). Default false.
 	LazyPolicies bool
 }
 
@@ -48,23 +50,19 @@ func NewDecider(ctx context.Context, opts DeciderOptions) (*Decider, error) {
 		opts.EvalTimeout = 2 * time.Second
 	}
 	b := *opts.Bundle
-	cc, err := compileContracts(b.Contracts)
+	cc, err := compileContracts(b.Contracts, opts.LazyPolicies)
 	if err != nil {
 		return nil, err
 	}
-	tables, err := cc.tableDocuments()
+	pc, err := compilePolicies(ctx, b.Policies, cc, opts.LazyPolicies)
 	if err != nil {
 		return nil, err
 	}
-	pc, err := compilePolicies(ctx, b.Policies, tables, cc.packNames(), opts.LazyPolicies)
-	if err != nil {
-		return nil, err
-	}
-	digest, err := b.digest()
+	digest, packDigests, err := b.bundleDigests(cc.packNames())
 	if err != nil {
 		return nil, fmt.Errorf("engine: bundle digest: %w", err)
 	}
-	return &Decider{contracts: cc, policies: pc, digest: digest, limits: opts.Limits, timeout: opts.EvalTimeout}, nil
+	return &Decider{contracts: cc, policies: pc, digest: digest, packDigests: packDigests, limits: opts.Limits, timeout: opts.EvalTimeout}, nil
 }
 
 // Input is everything one decision depends on.
@@ -128,7 +126,7 @@ func (dc *Decider) bind(r *request, st *State) error {
 	case st.TenantID != r.tenant:
 		r.refuse(tenantMismatch(r.workflow, r.tenant))
 	default:
-		dc.routeState(r, st)
+		return dc.routeState(r, st)
 	}
 	return nil
 }
@@ -142,11 +140,15 @@ func newDecisionID() string {
 	return id.String()
 }
 
-// Packs lists the bundle's packs.
+// Packs lists the bundle's packs. With LazyPolicies it compiles every pack's contracts
+// and leaves out one that does not compile (NewDecider without it fails on that pack).
 func (dc *Decider) Packs() []PackInfo {
-	out := make([]PackInfo, 0, len(dc.contracts.packs))
+	out := make([]PackInfo, 0, len(dc.contracts.packNames()))
 	for _, name := range dc.contracts.packNames() {
-		p := dc.contracts.packs[name]
+		p, err := dc.contracts.pack(name)
+		if err != nil {
+			continue
+		}
 		info := PackInfo{Name: name, Entrypoint: packEntrypoint(name), Initial: p.initial}
 		info.Title, _ = p.tables["title"].(string)
 		info.Version, _ = p.tables["version"].(string)
@@ -172,20 +174,17 @@ type PackInfo struct {
 // BundleDigest is the digest every decision records.
 func (dc *Decider) BundleDigest() string { return dc.digest }
 
+// PackDigest is the digest of the files a pack's decisions can depend on: its own
+// contract and policy directories, core's and every shared file; not the other packs'.
+// Two bundles with the same PackDigest decide that pack's requests alike. Empty for a
+// pack the bundle does not have.
+func (dc *Decider) PackDigest(pack string) string { return dc.packDigests[pack] }
+
 // Tables returns a pack's contract tables as exported from CUE.
 func (dc *Decider) Tables(pack string) (map[string]any, bool) {
-	p, ok := dc.contracts.packs[pack]
-	if !ok {
+	p, err := dc.contracts.pack(pack)
+	if err != nil || p == nil {
 		return nil, false
 	}
 	return p.tables, true
-}
-
-func (cc *compiledContracts) packNames() []string {
-	names := make([]string, 0, len(cc.packs))
-	for n := range cc.packs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -310,11 +310,15 @@ func eraseValues(v any, values map[string]bool, at []string) []string {
 // sensitiveFields reads a pack's sensitive_fields table. A decision of no known pack (a
 // request blocked before routing) is masked with the fields of every pack.
 func (dc *Decider) sensitiveFields(pack string) []string {
-	packs := []*packContract{dc.contracts.packs[pack]}
-	if packs[0] == nil {
-		packs = packs[:0]
+	var packs []*packContract
+	if p, _ := dc.contracts.pack(pack); p != nil {
+		packs = append(packs, p)
+	} else {
+		// A pack that does not compile has no tables to read.
 		for _, n := range dc.contracts.packNames() {
-			packs = append(packs, dc.contracts.packs[n])
+			if p, _ := dc.contracts.pack(n); p != nil {
+				packs = append(packs, p)
+			}
 		}
 	}
 	seen := map[string]bool{}

@@ -32,10 +32,11 @@ type Options struct {
 	// instead of batching concurrent ones into one (store.Options.NoGroupCommit).
 	// Slower under concurrency; meant for comparisons. Default false.
 	NoGroupCommit bool
-	// LazyPolicies compiles a pack's policies when a request first needs them instead
-	// of at Open: for a process that decides a request or two, such as a command line
-	// tool. A policy that does not compile then fails the decision that needs it
-	// (POLICY_ERROR) instead of Open. Default false.
+	// LazyPolicies compiles a pack's contracts and policies when a request first needs
+	// them instead of at Open (core's are compiled at Open): for a process that decides
+	// a request or two, such as a command line tool. A policy that does not compile then
+	// fails the decision that needs it (POLICY_ERROR), and a pack's CUE that does not
+	// compile fails its requests with an error, instead of Open. Default false.
 	LazyPolicies bool
 	// Decider, when set, is the compiled bundle the engine decides with, shared with
 	// whoever else uses it (several stores, tests): Bundle, EvalTimeout, Limits and

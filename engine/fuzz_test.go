@@ -56,7 +56,9 @@ func FuzzValidate(f *testing.F) {
 	f.Cleanup(func() { _ = e.Close() })
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, pc := range e.contracts.packs {
+		for _, name := range e.contracts.packNames() {
+			pc, err := e.contracts.pack(name)
+			require.NoError(t, err)
 			r := e.decodeRequest(body, now)
 			if r.value == nil {
 				return

@@ -56,8 +56,9 @@ func capabilities() *ast.Capabilities {
 // pays for a fraction of the compile.
 type compiledPolicies struct {
 	groups  map[string]*policyGroup // entrypoint -> the group that prepares it
-	data    map[string]any          // the data documents (exported tables)
-	store   storage.Store
+	data    map[string]any          // the data documents, with the tables compiled at once
+	store   storage.Store           // holds data
+	tables  tableSource
 	catalog catalog // the rules carrying reason codes, indexed on first use
 	// sources are the policy files by path, read but not parsed when compilation is
 	// lazy: a process that decides for one pack parses only its modules.
@@ -83,7 +84,7 @@ type policyGroup struct {
 // Unless lazy is set, it compiles them in one compiler and prepares every entrypoint, so
 // that a policy that does not compile fails here; with lazy, each entrypoint's group is
 // compiled when the entrypoint is first evaluated.
-func compilePolicies(ctx context.Context, fsys fs.FS, tables map[string]any, packs []string, lazy bool) (*compiledPolicies, error) {
+func compilePolicies(ctx context.Context, fsys fs.FS, tables tableSource, lazy bool) (*compiledPolicies, error) {
 	caps := capabilities()
 	// With lazy compilation the loader reads the data files only; the Rego files are
 	// read and parsed a pack at a time.
@@ -96,19 +97,31 @@ func compilePolicies(ctx context.Context, fsys fs.FS, tables map[string]any, pac
 		return nil, fmt.Errorf("engine: load policies: %w", err)
 	}
 	// The contract tables are the CUE values, whatever the committed copies say: those are
-	// the fixture stock `opa test` reads.
-	docs := res.Documents
-	for path, v := range tables {
-		if err := setDocument(docs, strings.Split(path, "/"), v); err != nil {
-			return nil, fmt.Errorf("engine: policy data: %w", err)
+	// the fixture stock `opa test` reads. With lazy compilation a pack's tables join the
+	// data of its own group, when it compiles.
+	core, err := tables.coreDocuments()
+	if err != nil {
+		return nil, err
+	}
+	docs, err := overlay(res.Documents, core)
+	if err != nil {
+		return nil, err
+	}
+	owners := map[string]string{"core": coreEntrypoint}
+	for _, p := range tables.packNames() {
+		owners[p] = packEntrypoint(p)
+		if lazy {
+			continue
+		}
+		pack, err := tables.packDocuments(p)
+		if err != nil {
+			return nil, err
+		}
+		if docs, err = overlay(docs, pack); err != nil {
+			return nil, err
 		}
 	}
-	store := inmem.NewFromObject(docs)
-	cp := &compiledPolicies{groups: map[string]*policyGroup{}, data: docs, store: store}
-	owners := map[string]string{"core": coreEntrypoint}
-	for _, p := range packs {
-		owners[p] = packEntrypoint(p)
-	}
+	cp := &compiledPolicies{groups: map[string]*policyGroup{}, data: docs, store: inmem.NewFromObject(docs), tables: tables}
 	if !lazy {
 		cp.parsed = res.ParsedModules()
 		cp.parsedOnce.Do(func() {})
@@ -193,7 +206,28 @@ func (cp *compiledPolicies) modules() (map[string]*ast.Module, error) {
 	return cp.parsed, cp.parseErr
 }
 
-// setDocument puts v at path in the data tree docs, making the objects on the way.
+// tableSource gives the data documents that come from the contracts, by their path in
+// the data tree.
+type tableSource interface {
+	coreDocuments() (map[string]any, error)
+	packDocuments(pack string) (map[string]any, error)
+	packNames() []string
+}
+
+// overlay returns docs with every table set at its path. docs is not changed: the
+// objects on each path are copied.
+func overlay(docs, tables map[string]any) (map[string]any, error) {
+	out := maps.Clone(docs)
+	for _, path := range slices.Sorted(maps.Keys(tables)) {
+		if err := setDocument(out, strings.Split(path, "/"), tables[path]); err != nil {
+			return nil, fmt.Errorf("engine: policy data: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// setDocument puts v at path in the data tree docs, copying the objects on the way (and
+// making those missing) so that no other tree sharing them changes.
 func setDocument(docs map[string]any, path []string, v any) error {
 	for _, seg := range path[:len(path)-1] {
 		next, ok := docs[seg].(map[string]any)
@@ -201,9 +235,12 @@ func setDocument(docs map[string]any, path []string, v any) error {
 			if _, taken := docs[seg]; taken {
 				return fmt.Errorf("data %s is not an object", seg)
 			}
-			next = map[string]any{}
-			docs[seg] = next
 		}
+		next = maps.Clone(next)
+		if next == nil {
+			next = map[string]any{}
+		}
+		docs[seg] = next
 		docs = next
 	}
 	docs[path[len(path)-1]] = v
@@ -263,9 +300,21 @@ func (g *policyGroup) compile(ctx context.Context, cp *compiledPolicies) (map[st
 	if compiler.Compile(g.modules); compiler.Failed() {
 		return nil, fmt.Errorf("engine: compile policies: %v", compiler.Errors)
 	}
+	store := cp.store
+	if g.owner != "" && g.owner != "core" {
+		pack, err := cp.tables.packDocuments(g.owner)
+		if err != nil {
+			return nil, err
+		}
+		docs, err := overlay(cp.data, pack)
+		if err != nil {
+			return nil, err
+		}
+		store = inmem.NewFromObject(docs)
+	}
 	queries := map[string]rego.PreparedEvalQuery{}
 	for _, ep := range g.entrypoints {
-		q, err := prepare(ctx, compiler, cp.store, ep)
+		q, err := prepare(ctx, compiler, store, ep)
 		if err != nil {
 			return nil, err
 		}

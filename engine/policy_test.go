@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -61,6 +62,34 @@ func TestLazyPoliciesFailTheDecisionThatNeedsThem(t *testing.T) {
 	}
 	_, err = e.State(context.Background(), "t1", "wf-1")
 	assert.ErrorIs(t, err, store.ErrNotFound, "a failed start creates no workflow")
+}
+
+// Lazily, a pack's contracts are compiled with its first request: a pack whose CUE does
+// not compile stops Open when compiled at once, and otherwise fails only its own
+// requests, with an error (no decision could be made), every time.
+func TestLazyContractsFailOnlyTheirPack(t *testing.T) {
+	b := toyBundle(t, toyAllow)
+	b.Contracts.(fstest.MapFS)["broken/broken.cue"] = &fstest.MapFile{Data: []byte("package broken\n\npack: name: 1 & 2\n")}
+	_, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
+	require.Error(t, err, "compiled at Open, the pack's error stops Open")
+	assert.Contains(t, err.Error(), "broken")
+
+	e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b, LazyPolicies: true})
+	require.NoError(t, err, "compiled lazily, only core is compiled at Open")
+	defer e.Close()
+	assert.Equal(t, Allow, submit(t, e, toyStart).Outcome, "the toy pack compiles on its own")
+	broken := strings.NewReplacer(`"pack":"toy"`, `"pack":"broken"`, `"r-start"`, `"r-broken"`, `"wf-1"`, `"wf-2"`).Replace(toyStart)
+	require.Contains(t, broken, `"pack":"broken"`)
+	for range 2 {
+		d, err := e.Submit(context.Background(), []byte(broken))
+		require.Error(t, err, "got %+v", d)
+		assert.Contains(t, err.Error(), "broken")
+	}
+	var names []string
+	for _, p := range e.Packs() {
+		names = append(names, p.Name)
+	}
+	assert.Equal(t, []string{"toy"}, names, "Packs leaves out a pack that does not compile")
 }
 
 // Lazily, a pack's files are parsed and compiled only with that pack: a file under

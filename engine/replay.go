@@ -32,6 +32,13 @@ type ReplayOptions struct {
 	// deadline must not turn into POLICY_TIMEOUT because the replaying machine is busy,
 	// while a candidate policy that never ends is still stopped.
 	EvalTimeout time.Duration
+	// SkipUnchanged does not re-decide a record of a pack whose contracts and policies
+	// the candidate shares with the engine's bundle (the same Decider.PackDigest), when
+	// the record was made by that bundle (its bundle_digest is the engine's): the same
+	// files decide it alike. The record is reported with Skipped "unchanged". Default
+	// false: every record is re-decided, which is what checking a new engine build on
+	// the same bundle needs.
+	SkipUnchanged bool
 }
 
 // replayTimeout is the evaluation deadline of a replay or an explanation.
@@ -65,7 +72,8 @@ type ReplayResult struct {
 	ValidationChanged bool `json:"validation_changed,omitempty"`
 	// Skipped says the record was not replayed, and why: "redacted" when the log holds a
 	// redacted copy of the request (it carried a secret or personal data), which no
-	// bundle can decide again. Replayed is then nil, and Identical false.
+	// bundle can decide again; "unchanged" when ReplayOptions.SkipUnchanged found its
+	// pack unchanged. Replayed is then nil, and Identical false.
 	Skipped string `json:"skipped,omitempty"`
 	// Redaction is the record's redaction when Skipped is "redacted".
 	Redaction *Redaction `json:"redaction,omitempty"`
@@ -149,11 +157,20 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 		}
 		return fn(res)
 	}
+	plan := replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}
+	if opts.SkipUnchanged {
+		plan.recordedDigest, plan.unchanged = e.BundleDigest(), map[string]bool{}
+		for _, p := range e.contracts.packNames() {
+			if d := e.PackDigest(p); d != "" && d == candidate.PackDigest(p) {
+				plan.unchanged[p] = true
+			}
+		}
+	}
 	jobs := make(chan replayTarget)
 	for range workers {
 		wg.Go(func() {
 			for t := range jobs {
-				if err := e.replayWorkflow(ctx, candidate, t, replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}, emit); err != nil {
+				if err := e.replayWorkflow(ctx, candidate, t, plan, emit); err != nil {
 					fail(err)
 				}
 			}
@@ -170,7 +187,6 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 	if firstErr != nil {
 		return firstErr
 	}
-	plan := replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}
 	for _, t := range audits {
 		if err := e.replayAuditStarts(ctx, candidate, t, plan, emit); err != nil {
 			return err
@@ -200,7 +216,7 @@ func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tena
 			return nil
 		}
 		if ent.Redaction != nil {
-			res := skipRedacted(ent, recorded)
+			res := plan.skip(ent, recorded)
 			res.Tenant, res.Workflow, res.Seq, res.Audit = tenant, recorded.WorkflowID, rec.Seq, true
 			return emit(res)
 		}
@@ -212,6 +228,11 @@ func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tena
 			case v.Code == "SCHEMA_INVALID" && v.Path == "workflow_id":
 				seed = append(seed, v) // found while routing, before validation
 			}
+		}
+		if plan.skips(recorded) {
+			res := plan.skip(ent, recorded)
+			res.Tenant, res.Workflow, res.Seq, res.Audit = tenant, recorded.WorkflowID, rec.Seq, true
+			return emit(res)
 		}
 		now, err := time.Parse("2006-01-02T15:04:05.000Z", ent.Now)
 		if err != nil {
@@ -248,26 +269,40 @@ func (e *Engine) replayTargets(ctx context.Context, opts ReplayOptions) (workflo
 	return workflows, audits, nil
 }
 
-// skipRedacted is the result for a record whose request the log holds redacted: it is
-// reported, never re-decided.
-func skipRedacted(ent recordedEntry, recorded *Decision) ReplayResult {
-	return ReplayResult{Recorded: recorded, Skipped: "redacted", Redaction: ent.Redaction, Changed: []string{}, request: ent.Request}
-}
-
-// replayWorkflow replays one workflow's records in order.
 // replayPlan says which records of a workflow replayWorkflow re-decides.
 type replayPlan struct {
 	since   time.Time     // records before it are only folded
 	only    uint64        // when set, only this seq is re-decided and the walk stops after it
 	explain bool          // trace the evaluation and explain it
 	timeout time.Duration // the deadline of one evaluation
+	// With SkipUnchanged: the engine's bundle digest and the packs the candidate does
+	// not change.
+	recordedDigest string
+	unchanged      map[string]bool
 }
+
+// skips says a record need not be re-decided: the engine's bundle made it and the
+// candidate does not change its pack.
+func (p replayPlan) skips(recorded *Decision) bool {
+	return p.unchanged[recorded.Pack] && recorded.Policy.BundleDigest == p.recordedDigest
+}
+
+// skip is the result for a record that is reported, not re-decided: its request is
+// recorded redacted, or its pack is unchanged.
+func (p replayPlan) skip(ent recordedEntry, recorded *Decision) ReplayResult {
+	if ent.Redaction != nil {
+		return ReplayResult{Recorded: recorded, Skipped: "redacted", Redaction: ent.Redaction, Changed: []string{}, request: ent.Request}
+	}
+	return ReplayResult{Recorded: recorded, Skipped: "unchanged", Changed: []string{}, request: ent.Request}
+}
+
+// replayWorkflow replays one workflow's records in order.
 
 func (e *Engine) replayWorkflow(ctx context.Context, candidate *Decider, t replayTarget, plan replayPlan, emit func(ReplayResult) error) error {
 	return e.walkWorkflow(ctx, t, func(v visit) error {
 		if plan.only == 0 && !v.rec.Time.Before(plan.since) || plan.only == v.rec.Seq {
-			if v.ent.Redaction != nil {
-				res := skipRedacted(v.ent, v.recorded)
+			if v.ent.Redaction != nil || plan.skips(v.recorded) {
+				res := plan.skip(v.ent, v.recorded)
 				res.Tenant, res.Workflow, res.Seq = t.tenant, t.workflow, v.rec.Seq
 				return emit(res)
 			}
@@ -295,12 +330,16 @@ func (dc *Decider) replayOne(ent recordedEntry, recorded *Decision, state *State
 	}
 	r.derived = dc.replayDerived(ent.Request, ent.Derived)
 	var out result
-	if pc, ok := dc.contracts.packs[state.Pack]; ok {
+	if pc, err := dc.contracts.pack(state.Pack); pc != nil {
 		r.pack = pc
 		out = dc.decide(context.Background(), r, evaluation{timeout: timeout, explain: explain})
 	} else {
 		r.audit = true
-		d := dc.failClosed(codePolicyError, fmt.Sprintf("pack %s is not in this bundle", state.Pack))
+		msg := fmt.Sprintf("pack %s is not in this bundle", state.Pack)
+		if err != nil {
+			msg = err.Error()
+		}
+		d := dc.failClosed(codePolicyError, msg)
 		dc.settle(r, d, coreEntrypoint)
 		out.decision = d
 	}

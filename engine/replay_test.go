@@ -3,7 +3,9 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,4 +94,80 @@ func TestReplayBlockedStart(t *testing.T) {
 	assert.True(t, got[0].Audit)
 	assert.True(t, got[0].Identical, "changed %v", got[0].Changed)
 	assert.Equal(t, d.DecisionID, got[0].Replayed.DecisionID)
+}
+
+// TestReplaySkipsUnchangedPacks: with SkipUnchanged, a record is left out only when the
+// engine's bundle made it and the candidate has the same files for its pack.
+func TestReplaySkipsUnchangedPacks(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Options{Dir: dir, LazyPolicies: true})
+	require.NoError(t, err)
+	_, err = e.Submit(ctx, []byte(explainStart))
+	require.NoError(t, err)
+	_, err = e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
+	require.NoError(t, err)
+	blocked := bytes.Replace([]byte(explainStart), []byte(`{"type": "system", "id": "orchestrator"}`), []byte(`{"type": "agent", "id": "research_agent"}`), 1)
+	blocked = bytes.Replace(blocked, []byte(`"req-start"`), []byte(`"req-agent-start"`), 1)
+	blocked = bytes.Replace(blocked, []byte(`"wf-explain"`), []byte(`"wf-agent"`), 1)
+	d, err := e.Submit(ctx, blocked)
+	require.NoError(t, err)
+	require.Equal(t, engine.Block, d.Outcome, "%+v", d.Reasons)
+
+	videoEdited := editedBundle(t, "handoff/video/video.rego")
+	campaignEdited := editedBundle(t, "handoff/campaign/campaign.rego")
+	replay := func(e *engine.Engine, b engine.Bundle, skip bool) (skipped, decided int) {
+		t.Helper()
+		cand, err := engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b, LazyPolicies: true})
+		require.NoError(t, err)
+		require.NoError(t, e.Replay(ctx, cand, engine.ReplayOptions{SkipUnchanged: skip}, func(r engine.ReplayResult) error {
+			if r.Skipped != "" {
+				assert.Equal(t, "unchanged", r.Skipped)
+				assert.Nil(t, r.Replayed)
+				skipped++
+				return nil
+			}
+			assert.Empty(t, r.Changed, "the edit is a comment")
+			decided++
+			return nil
+		}))
+		return skipped, decided
+	}
+	s, n := replay(e, videoEdited, true)
+	assert.Equal(t, [2]int{3, 0}, [2]int{s, n}, "the video edit leaves the campaign decisions out, the audit stream's too")
+	s, n = replay(e, videoEdited, false)
+	assert.Equal(t, [2]int{0, 3}, [2]int{s, n}, "without SkipUnchanged every record is decided")
+	s, n = replay(e, campaignEdited, true)
+	assert.Equal(t, [2]int{0, 3}, [2]int{s, n}, "the campaign edit decides the campaign records")
+	assert.NotEqual(t, e.PackDigest("campaign"), "")
+	require.NoError(t, e.Close())
+
+	// Read with a bundle that did not record the log, nothing vouches for the records:
+	// the same candidate decides them all.
+	e, err = engine.Open(ctx, engine.Options{Dir: dir, Bundle: &campaignEdited, LazyPolicies: true})
+	require.NoError(t, err)
+	defer e.Close()
+	s, n = replay(e, campaignEdited, true)
+	assert.Equal(t, [2]int{0, 3}, [2]int{s, n})
+}
+
+// editedBundle is the shipped bundle with a comment added to one policy file.
+func editedBundle(t *testing.T, path string) engine.Bundle {
+	t.Helper()
+	b := engine.ShippedBundle()
+	pfs := fstest.MapFS{}
+	require.NoError(t, fs.WalkDir(b.Policies, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(b.Policies, p)
+		if p == path {
+			data = append(data, "\n# edited\n"...)
+		}
+		pfs[p] = &fstest.MapFile{Data: data}
+		return err
+	}))
+	require.Contains(t, pfs, path)
+	b.Policies = pfs
+	return b
 }

@@ -20,7 +20,7 @@ func (e *Engine) route(ctx context.Context, r *request) error {
 	}
 	if r.kind == "start" {
 		name, _ := r.value["pack"].(string)
-		if _, known := e.contracts.packs[name]; known && r.workflow != "" {
+		if _, known := e.contracts.slots[name]; known && r.workflow != "" {
 			_, found, err := e.log.Owner(ctx, r.workflow)
 			if err != nil {
 				return err
@@ -62,8 +62,7 @@ func (e *Engine) route(ctx context.Context, r *request) error {
 	if st.StateVersion != head.StateVersion {
 		return fmt.Errorf("engine: workflow %s: snapshot version %d differs from head %d", r.workflow, st.StateVersion, head.StateVersion)
 	}
-	e.routeState(r, st)
-	return nil
+	return e.routeState(r, st)
 }
 
 func workflowNotFound(workflow string) ValidationError {
@@ -77,21 +76,28 @@ func tenantMismatch(workflow, tenant string) ValidationError {
 
 // routeState routes a request to the workflow state it belongs to: its pack must be in
 // the bundle.
-func (dc *Decider) routeState(r *request, st *State) {
-	pc, ok := dc.contracts.packs[st.Pack]
-	if !ok {
+func (dc *Decider) routeState(r *request, st *State) error {
+	pc, err := dc.contracts.pack(st.Pack)
+	switch {
+	case err != nil:
+		return err
+	case pc == nil:
 		r.refuse(ValidationError{Code: "UNKNOWN_PACK", Path: "workflow_id", Message: fmt.Sprintf("workflow %s is governed by pack %s, which this bundle does not have", r.workflow, st.Pack)})
-		return
+		return nil
 	}
 	r.pack, r.state = pc, st
+	return nil
 }
 
 // routeStart prepares the state a start would create. A start without a workflow id is
 // given a new one.
 func (dc *Decider) routeStart(r *request) error {
 	name, _ := r.value["pack"].(string)
-	pc, ok := dc.contracts.packs[name]
-	if !ok {
+	pc, err := dc.contracts.pack(name)
+	if err != nil {
+		return err
+	}
+	if pc == nil {
 		r.refuse(ValidationError{Code: "UNKNOWN_PACK", Path: "pack", Message: fmt.Sprintf("no pack named %q", name)})
 		return nil
 	}

@@ -76,7 +76,7 @@ func definitionsFor(cc *compiledContracts, req map[string]any) []definition {
 	}
 	var defs []definition
 	for _, name := range cc.packNames() {
-		p := cc.packs[name]
+		p, _ := cc.pack(name) // compiled at once: no error left
 		if v, ok := p.requests[kind]; ok {
 			defs = append(defs, definition{name + "/request/" + kind, v})
 		}
@@ -126,7 +126,7 @@ func checkAgainst(t tester, ctx *cue.Context, defs []definition, req any) (accep
 // adversarial corpus gets the same answer from the compiled schema as from CUE, against
 // every pack's definition of its kind and its content's artifact type.
 func TestSchemaAgreesWithCUEOnSeeds(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"))
+	cc, err := compileContracts(os.DirFS("../contracts"), false)
 	require.NoError(t, err)
 	seeds := seedRequests(t)
 	accepted, checked := 0, 0
@@ -144,7 +144,7 @@ func TestSchemaAgreesWithCUEOnSeeds(t *testing.T) {
 // values of the wrong kind, out of range, off the enum, failing a pattern) and checks
 // that the compiled schema and CUE agree on every one.
 func TestSchemaAgreesWithCUEOnMutations(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"))
+	cc, err := compileContracts(os.DirFS("../contracts"), false)
 	require.NoError(t, err)
 	seeds := seedRequests(t)
 	pool := scalarPool(seeds)
@@ -166,7 +166,7 @@ func TestSchemaAgreesWithCUEOnMutations(t *testing.T) {
 // TestSchemaAgreesWithCUEOnPolicyResults does the same for #PolicyResult, from a result
 // with one event of every type.
 func TestSchemaAgreesWithCUEOnPolicyResults(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"))
+	cc, err := compileContracts(os.DirFS("../contracts"), false)
 	require.NoError(t, err)
 	d := definition{"#PolicyResult", cc.result}
 	ref := map[string]any{"id": "a-1", "type": "NOTE", "version": 1, "hash": "sha256:" + fmt.Sprintf("%064d", 0)}
@@ -204,9 +204,9 @@ func TestSchemaAgreesWithCUEOnPolicyResults(t *testing.T) {
 // TestSchemaComparesNumbersExactly: a decimal a hair above a bound is above it, however
 // many digits it takes, and an int field refuses a number written with a fraction.
 func TestSchemaComparesNumbersExactly(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"))
+	cc, err := compileContracts(os.DirFS("../contracts"), false)
 	require.NoError(t, err)
-	def := definition{"campaign/request/handoff", cc.packs["campaign"].requests["handoff"]}
+	def := definition{"campaign/request/handoff", compiledPack(t, cc, "campaign").requests["handoff"]}
 	var handoff map[string]any
 	for _, s := range seedRequests(t) {
 		if s["kind"] == "handoff" && s["confidence_score"] != nil && contentOf(s) != nil && cueAccepts(t, cc.ctx, def.v.def, s) {
@@ -234,7 +234,7 @@ func TestSchemaComparesNumbersExactly(t *testing.T) {
 // compiled schema leaves to CUE: only the assessment handoff's tools_used, whose
 // elements depend on source_agent.
 func TestSchemaFallsBackOnlyWhereItMust(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"))
+	cc, err := compileContracts(os.DirFS("../contracts"), false)
 	require.NoError(t, err)
 	var got []string
 	collect := func(name string, s *schema) {
@@ -246,7 +246,7 @@ func TestSchemaFallsBackOnlyWhereItMust(t *testing.T) {
 	}
 	collect("#PolicyResult", cc.result.compiled())
 	for _, pn := range cc.packNames() {
-		p := cc.packs[pn]
+		p := compiledPack(t, cc, pn)
 		for k, v := range p.requests {
 			collect(pn+"/request/"+k, v.compiled())
 		}
@@ -453,4 +453,13 @@ func mutate(rt *rapid.T, v map[string]any, pool []any, names []string) map[strin
 		}
 	}
 	return v
+}
+
+// compiledPack is a pack of contracts compiled at once.
+func compiledPack(t *testing.T, cc *compiledContracts, name string) *packContract {
+	t.Helper()
+	p, err := cc.pack(name)
+	require.NoError(t, err)
+	require.NotNil(t, p, "pack %s", name)
+	return p
 }

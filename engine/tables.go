@@ -28,7 +28,7 @@ func packConfigPath(pack string) string { return "handoff/" + pack + "/config/da
 // ExportTables compiles a bundle's contracts and returns every table file by its path in
 // the policy tree, in the committed form.
 func ExportTables(b Bundle) (map[string][]byte, error) {
-	cc, err := compileContracts(b.Contracts)
+	cc, err := compileContracts(b.Contracts, false)
 	if err != nil {
 		return nil, err
 	}
@@ -42,21 +42,33 @@ func (cc *compiledContracts) exportTables() (map[string][]byte, error) {
 		return nil, err
 	}
 	out[coreTablesPath] = core
-	for name, p := range cc.packs {
-		b, err := tablesJSON(p.tables)
+	for _, name := range cc.names {
+		p, err := cc.pack(name)
 		if err != nil {
 			return nil, err
 		}
-		out[packTablesPath(name)] = b
-		if p.config != nil {
-			c, err := tablesJSON(p.config)
-			if err != nil {
-				return nil, err
-			}
-			out[packConfigPath(name)] = c
+		if err := p.exportTables(out); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// exportTables adds the pack's table files to out.
+func (p *packContract) exportTables(out map[string][]byte) error {
+	b, err := tablesJSON(p.tables)
+	if err != nil {
+		return err
+	}
+	out[packTablesPath(p.name)] = b
+	if p.config != nil {
+		c, err := tablesJSON(p.config)
+		if err != nil {
+			return err
+		}
+		out[packConfigPath(p.name)] = c
+	}
+	return nil
 }
 
 // StaleTablesError says a committed table no longer matches its CUE source.
@@ -90,14 +102,34 @@ func CheckTables(b Bundle) error {
 	return nil
 }
 
-// tableDocuments are the CUE tables as the policies' data documents, by their path in the
-// data tree (handoff/<pack>/contract, handoff/<pack>/config, handoff/core/contract), with
-// numbers as OPA reads them.
-func (cc *compiledContracts) tableDocuments() (map[string]any, error) {
-	files, err := cc.exportTables()
+// coreDocuments are the core tables as the policies' data documents, by their path in
+// the data tree (handoff/core/contract), with numbers as OPA reads them.
+func (cc *compiledContracts) coreDocuments() (map[string]any, error) {
+	b, err := tablesJSON(cc.guardrails)
 	if err != nil {
 		return nil, err
 	}
+	return tableDocuments(map[string][]byte{coreTablesPath: b})
+}
+
+// packDocuments are a pack's tables as data documents (handoff/<pack>/contract and
+// handoff/<pack>/config), compiling the pack's contracts if they were not yet.
+func (cc *compiledContracts) packDocuments(name string) (map[string]any, error) {
+	p, err := cc.pack(name)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, fmt.Errorf("engine: no pack %s", name)
+	}
+	files := map[string][]byte{}
+	if err := p.exportTables(files); err != nil {
+		return nil, err
+	}
+	return tableDocuments(files)
+}
+
+func tableDocuments(files map[string][]byte) (map[string]any, error) {
 	docs := map[string]any{}
 	for path, b := range files {
 		var v any

@@ -12,7 +12,7 @@ import (
 
 // shippedScanner is the scanner of the shipped core table, compiled once for the tests.
 var shippedScanner = sync.OnceValues(func() (*textScanner, error) {
-	cc, err := compileContracts(os.DirFS("../contracts"))
+	cc, err := compileContracts(os.DirFS("../contracts"), false)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func TestShannonEntropy(t *testing.T) {
 }
 
 func BenchmarkScan(b *testing.B) {
-	cc, err := compileContracts(os.DirFS("../contracts"))
+	cc, err := compileContracts(os.DirFS("../contracts"), false)
 	require.NoError(b, err)
 	_, body := benchRequest(b)
 	r := &request{}

@@ -61,7 +61,9 @@ func TestValidateFromManyGoroutines(t *testing.T) {
 					continue
 				}
 				for _, name := range e.contracts.packNames() {
-					r.pack, r.validation = e.contracts.packs[name], nil
+					pc, err := e.contracts.pack(name)
+					require.NoError(t, err)
+					r.pack, r.validation = pc, nil
 					e.validate(r)
 					got[g] = append(got[g], fmt.Sprint(r.validation))
 				}

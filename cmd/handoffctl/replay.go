@@ -16,7 +16,7 @@ import (
 
 var replayCmd = &command{
 	name:  "replay",
-	args:  "--bundle DIR [--tenant T] [--workflow W] [--since TIME] [--fail-on-flip]",
+	args:  "--bundle DIR [--recorded DIR] [--tenant T] [--workflow W] [--since TIME] [--all] [--fail-on-flip]",
 	short: "re-decide the recorded requests with a candidate bundle",
 	long: `Replay answers "what would this policy change have decided on real traffic?" Every
 recorded request of the store of --db is decided again by the candidate bundle of
@@ -40,11 +40,18 @@ be the one it was recorded with. Replaying against that same bundle reproduces e
 decision byte for byte, reusing the recorded decision ids and times; a retry delay is
 kept as recorded when it lies within the jitter of the replayed policy delay.
 
+A pack the candidate does not change is not decided again: when its files (the pack's
+contract and policy directories, core's and the shared ones) are byte for byte those of
+the recorded bundle, its decisions that bundle made are counted as unchanged and left
+out, so a change to one pack replays that pack's decisions only. --all decides every
+record again, as checking a new build of handoffctl on the same bundle needs.
+
 --since TIME (RFC 3339, or a date YYYY-MM-DD) replays only decisions recorded at or
 after TIME. With --fail-on-flip, replay exits 3 when any outcome would change.
 
 With -o json the output is one object: bundle_digest, replayed, workflows, changed,
-flips, loosened, and transitions (from, to, count, changes: tenant_id, workflow_id,
+flips, loosened, unchanged (the decisions of unchanged packs, not replayed),
+unchanged_packs, and transitions (from, to, count, changes: tenant_id, workflow_id,
 seq, audit, decision_id, request_id, kind, outcome_before, outcome_after, reasons_added,
 reasons_removed, status_after_before, status_after_after, fields: the decision's
 fields that differ, validation_changed), skipped and skipped_records (tenant_id,
@@ -56,6 +63,7 @@ bundle digest every replayed decision carries is not a change.`,
 		since := fs.String("since", "", "replay only decisions recorded at or after `TIME`")
 		recorded := fs.String("recorded", "", "the bundle `DIR` the log was recorded with (default: the shipped packs)")
 		failOnFlip := fs.Bool("fail-on-flip", false, "exit 3 when any outcome would change")
+		all := fs.Bool("all", false, "decide every record again, also those of packs the candidate does not change")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
 			if len(args) > 0 {
 				return usagef("replay takes no arguments")
@@ -63,7 +71,7 @@ bundle digest every replayed decision carries is not a change.`,
 			if !c.bundle.set {
 				return usagef("replay needs --bundle DIR: the candidate bundle to replay the log against")
 			}
-			opts := engine.ReplayOptions{Tenant: *tenant, Workflow: *workflow}
+			opts := engine.ReplayOptions{Tenant: *tenant, Workflow: *workflow, SkipUnchanged: !*all}
 			if *since != "" {
 				t, err := parseSince(*since)
 				if err != nil {
@@ -87,10 +95,21 @@ bundle digest every replayed decision carries is not a change.`,
 			}
 			defer closeEngine(e, &err)
 
-			rep := replayReport{BundleDigest: cand.BundleDigest(), Transitions: []*replayTransition{}, SkippedRecords: []replaySkip{}}
+			rep := replayReport{BundleDigest: cand.BundleDigest(), Transitions: []*replayTransition{}, SkippedRecords: []replaySkip{}, UnchangedPacks: []string{}}
+			if !*all {
+				for _, p := range e.Packs() {
+					if cand.PackDigest(p.Name) == e.PackDigest(p.Name) {
+						rep.UnchangedPacks = append(rep.UnchangedPacks, p.Name)
+					}
+				}
+			}
 			workflows := map[string]bool{}
 			var changes []replayChange
 			err = e.Replay(ctx, cand, opts, func(r engine.ReplayResult) error {
+				if r.Skipped == "unchanged" {
+					rep.Unchanged++
+					return nil
+				}
 				if r.Skipped != "" {
 					rep.Skipped++
 					rep.SkippedRecords = append(rep.SkippedRecords, newReplaySkip(r))
@@ -167,6 +186,10 @@ type replayReport struct {
 	Flips        int                 `json:"flips"`    // decisions whose outcome changes
 	Loosened     int                 `json:"loosened"` // block → allow flips
 	Transitions  []*replayTransition `json:"transitions"`
+	// Unchanged counts the decisions of UnchangedPacks, not replayed: packs whose files
+	// the candidate shares with the recorded bundle.
+	Unchanged      int      `json:"unchanged"`
+	UnchangedPacks []string `json:"unchanged_packs"`
 	// Skipped counts the records not replayed: their request is recorded redacted.
 	Skipped        int          `json:"skipped"`
 	SkippedRecords []replaySkip `json:"skipped_records"`
@@ -316,6 +339,9 @@ func (rep *replayReport) group(changes []replayChange) {
 
 func (rep *replayReport) print(c *cli) {
 	fmt.Fprintf(c.stdout, "replayed %d decisions of %d workflows against %s\n", rep.Replayed, rep.Workflows, rep.BundleDigest)
+	if len(rep.UnchangedPacks) > 0 {
+		fmt.Fprintf(c.stdout, "left out %d decisions of packs the candidate does not change: %s (--all decides them again)\n", rep.Unchanged, strings.Join(rep.UnchangedPacks, ", "))
+	}
 	if rep.Skipped > 0 {
 		fmt.Fprintf(c.stdout, "skipped %d not replayable: the log holds their request redacted\n", rep.Skipped)
 		for _, sk := range rep.SkippedRecords {
