@@ -73,7 +73,9 @@ type ReplayResult struct {
 	// Skipped says the record was not replayed, and why: "redacted" when the log holds a
 	// redacted copy of the request (it carried a secret or personal data), which no
 	// bundle can decide again; "unchanged" when ReplayOptions.SkipUnchanged found its
-	// pack unchanged. Replayed is then nil, and Identical false.
+	// pack unchanged. Replayed is then nil, and Identical false. An unchanged record of
+	// a workflow whose records are all unchanged is reported with the decision's ids,
+	// kind, pack, outcome and policy only: the rest of it is not read.
 	Skipped string `json:"skipped,omitempty"`
 	// Redaction is the record's redaction when Skipped is "redacted".
 	Redaction *Redaction `json:"redaction,omitempty"`
@@ -299,6 +301,11 @@ func (p replayPlan) skip(ent recordedEntry, recorded *Decision) ReplayResult {
 // replayWorkflow replays one workflow's records in order.
 
 func (e *Engine) replayWorkflow(ctx context.Context, candidate *Decider, t replayTarget, plan replayPlan, emit func(ReplayResult) error) error {
+	if len(plan.unchanged) > 0 && plan.only == 0 {
+		if done, err := e.skipWorkflow(ctx, t, plan, emit); done || err != nil {
+			return err
+		}
+	}
 	return e.walkWorkflow(ctx, t, func(v visit) error {
 		if plan.only == 0 && !v.rec.Time.Before(plan.since) || plan.only == v.rec.Seq {
 			if v.ent.Redaction != nil || plan.skips(v.recorded) {
@@ -315,6 +322,63 @@ func (e *Engine) replayWorkflow(ctx context.Context, candidate *Decider, t repla
 		}
 		return nil
 	})
+}
+
+// skipWorkflow emits every selected record of a workflow as unchanged when the plan
+// skips them all, without rebuilding the workflow's state (nothing is decided on it):
+// it reads only the recorded decisions. It emits nothing and returns false when a record
+// must be decided again or is redacted; the workflow is then walked as usual.
+func (e *Engine) skipWorkflow(ctx context.Context, t replayTarget, plan replayPlan, emit func(ReplayResult) error) (bool, error) {
+	var out []ReplayResult
+	errMustDecide := errors.New("a record must be decided again")
+	err := e.log.Records(ctx, t.tenant, t.workflow, 1, func(rec store.Record) error {
+		// One pass that keeps the decision's identity and skips the rest.
+		var ent struct {
+			Decision  *decisionIdentity `json:"decision"`
+			Redaction *Redaction        `json:"redaction"`
+		}
+		if err := json.Unmarshal(rec.Payload, &ent); err != nil || ent.Decision == nil {
+			return fmt.Errorf("engine: tenant %s workflow %s record %d: undecodable record: %v", t.tenant, t.workflow, rec.Seq, err)
+		}
+		recorded := ent.Decision.decision()
+		if ent.Redaction != nil || !plan.skips(recorded) {
+			return errMustDecide
+		}
+		if !rec.Time.Before(plan.since) {
+			out = append(out, ReplayResult{Tenant: t.tenant, Workflow: t.workflow, Seq: rec.Seq, Recorded: recorded, Skipped: "unchanged", Changed: []string{}})
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errMustDecide):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	for _, res := range out {
+		if err := emit(res); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// decisionIdentity is the part of a recorded decision an unchanged record is reported
+// with.
+type decisionIdentity struct {
+	DecisionID string    `json:"decision_id"`
+	RequestID  string    `json:"request_id"`
+	WorkflowID string    `json:"workflow_id"`
+	TenantID   string    `json:"tenant_id"`
+	Kind       string    `json:"kind"`
+	Pack       string    `json:"pack"`
+	Outcome    Outcome   `json:"outcome"`
+	Policy     PolicyRef `json:"policy"`
+}
+
+func (d *decisionIdentity) decision() *Decision {
+	return &Decision{DecisionID: d.DecisionID, RequestID: d.RequestID, WorkflowID: d.WorkflowID, TenantID: d.TenantID,
+		Kind: d.Kind, Pack: d.Pack, Outcome: d.Outcome, Policy: d.Policy}
 }
 
 // replayOne decides one recorded request with this engine's bundle on the recorded input

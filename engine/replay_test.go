@@ -152,7 +152,7 @@ func TestReplaySkipsUnchangedPacks(t *testing.T) {
 }
 
 // editedBundle is the shipped bundle with a comment added to one policy file.
-func editedBundle(t *testing.T, path string) engine.Bundle {
+func editedBundle(t testing.TB, path string) engine.Bundle {
 	t.Helper()
 	b := engine.ShippedBundle()
 	pfs := fstest.MapFS{}
