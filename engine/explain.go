@@ -82,7 +82,7 @@ var ErrDecisionNotFound = errors.New("engine: decision not found")
 // decision, which is then explained with the state as it is now (Reproduced says
 // whether that gives the same decision). It is safe for concurrent use.
 func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation, error) {
-	res, prior, err := e.evaluate(ctx, body, e.opts.Clock(), evaluation{explain: true, timeout: replayTimeout(e.Decider, 0)})
+	res, prior, err := e.evaluate(ctx, body, e.opts.Clock(), nil, evaluation{explain: true, timeout: replayTimeout(e.Decider, 0)})
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func (in PolicyInput) Entrypoint() string { return in.entrypoint }
 // it measures the cost of the policy alone, beside the whole decision. It is safe for
 // concurrent use.
 func (e *Engine) PolicyInput(ctx context.Context, body []byte) (PolicyInput, error) {
-	r, _, _, err := e.prepare(ctx, body, e.opts.Clock())
+	r, _, _, err := e.prepare(ctx, body, e.opts.Clock(), nil)
 	if err != nil {
 		return PolicyInput{}, err
 	}

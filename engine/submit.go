@@ -33,7 +33,7 @@ func (e *Engine) Evaluate(ctx context.Context, body []byte) (*Decision, error) {
 // EvaluateAt is Evaluate at the time at: the decision's decided_at and the policies'
 // input.now. Scenario files use it to play deadlines and expiries step by step.
 func (e *Engine) EvaluateAt(ctx context.Context, body []byte, at time.Time) (*Decision, error) {
-	res, prior, err := e.evaluate(ctx, body, at, evaluation{})
+	res, prior, err := e.evaluate(ctx, body, at, nil, evaluation{})
 	if err != nil || prior != nil {
 		return prior, err
 	}
@@ -42,12 +42,12 @@ func (e *Engine) EvaluateAt(ctx context.Context, body []byte, at time.Time) (*De
 
 // evaluate decides a request on the state of the store, recording nothing. A request
 // decided before is answered by prior, the recorded decision.
-func (e *Engine) evaluate(ctx context.Context, body []byte, at time.Time, ev evaluation) (res result, prior *Decision, err error) {
+func (e *Engine) evaluate(ctx context.Context, body []byte, at time.Time, from *Principal, ev evaluation) (res result, prior *Decision, err error) {
 	if err := e.acquire(ctx); err != nil {
 		return result{}, nil, err
 	}
 	defer e.release()
-	r, prior, _, err := e.prepare(ctx, body, at)
+	r, prior, _, err := e.prepare(ctx, body, at, from)
 	if err != nil {
 		return result{}, nil, err
 	}
@@ -57,12 +57,16 @@ func (e *Engine) evaluate(ctx context.Context, body []byte, at time.Time, ev eva
 	return e.decide(ctx, r, ev), prior, nil
 }
 
-// prepare decodes a request and routes it on the store's state. A request decided
-// before is answered by prior, the recorded decision. keyFree says the request_id was
-// looked up and found unrecorded.
-func (e *Engine) prepare(ctx context.Context, body []byte, at time.Time) (r *request, prior *Decision, keyFree bool, err error) {
+// prepare decodes a request, checks it against the principal that sent it (when the
+// host authenticated one) and routes it on the store's state. A request decided before
+// is answered by prior, the recorded decision. keyFree says the request_id was looked
+// up and found unrecorded.
+func (e *Engine) prepare(ctx context.Context, body []byte, at time.Time, from *Principal) (r *request, prior *Decision, keyFree bool, err error) {
 	r = e.decodeRequest(body, at)
 	r.decisionID = newDecisionID()
+	if r.authenticate(from) {
+		return r, nil, false, nil
+	}
 	if prior, err = e.idempotency(ctx, r); err != nil {
 		return nil, nil, false, err
 	}
@@ -107,8 +111,14 @@ func (e *Engine) Submit(ctx context.Context, body []byte) (*Decision, error) {
 // decided_at and the policies' input.now. It is for replaying a backfill or playing a
 // scenario's deadlines; a host keeps its own clock in Options.Clock.
 func (e *Engine) SubmitAt(ctx context.Context, body []byte, at time.Time) (*Decision, error) {
+	return e.submitRetrying(ctx, body, at, nil)
+}
+
+// submitRetrying decides and records a request, deciding it again while the state it
+// was decided on moves.
+func (e *Engine) submitRetrying(ctx context.Context, body []byte, at time.Time, from *Principal) (*Decision, error) {
 	for range maxRaceRetries {
-		d, err := e.submitOnce(ctx, body, at)
+		d, err := e.submitOnce(ctx, body, at, from)
 		if errors.Is(err, store.ErrStale) || errors.Is(err, errRedecide) {
 			continue
 		}
@@ -117,8 +127,8 @@ func (e *Engine) SubmitAt(ctx context.Context, body []byte, at time.Time) (*Deci
 	return nil, fmt.Errorf("engine: workflow too contended: gave up after %d attempts", maxRaceRetries)
 }
 
-func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time) (*Decision, error) {
-	r, d, next, keyFree, err := e.decideForSubmit(ctx, body, at)
+func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time, from *Principal) (*Decision, error) {
+	r, d, next, keyFree, err := e.decideForSubmit(ctx, body, at, from)
 	if r == nil || err != nil {
 		return d, err
 	}
@@ -152,12 +162,12 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time) (*De
 // decideForSubmit decides a request to be recorded. r is nil when the request was
 // decided before: d is then the recorded decision. keyFree says the request_id was
 // looked up and found unrecorded.
-func (e *Engine) decideForSubmit(ctx context.Context, body []byte, at time.Time) (r *request, d *Decision, next *State, keyFree bool, err error) {
+func (e *Engine) decideForSubmit(ctx context.Context, body []byte, at time.Time, from *Principal) (r *request, d *Decision, next *State, keyFree bool, err error) {
 	if err := e.acquire(ctx); err != nil {
 		return nil, nil, nil, false, err
 	}
 	defer e.release()
-	r, prior, keyFree, err := e.prepare(ctx, body, at)
+	r, prior, keyFree, err := e.prepare(ctx, body, at, from)
 	if err != nil || prior != nil {
 		return nil, prior, nil, false, err
 	}

@@ -30,6 +30,7 @@ _validation_codes := {
 	"UNKNOWN_PACK",
 	"WORKFLOW_EXISTS",
 	"IDEMPOTENCY_KEY_REUSED",
+	"IDENTITY_MISMATCH",
 }
 
 # _validation_reason turns one validation error into a reason with its path.
@@ -142,6 +143,22 @@ reasons contains r if {
 	some e in _validation_errors
 	e.code == "TENANT_MISMATCH"
 	r := _validation_reason("TENANT_MISMATCH", e)
+}
+
+# METADATA
+# title: Identity mismatch
+# description: >-
+#   The host authenticated the request's sender (a service token) and the request names
+#   another tenant, another actor, or a role the sender does not hold. Nothing of the
+#   tenant it names was read; the request is kept in the sender's tenant's audit stream.
+#   Repeated from input.validation.errors with its path.
+# custom:
+#   code: IDENTITY_MISMATCH
+#   outcome: block
+reasons contains r if {
+	some e in _validation_errors
+	e.code == "IDENTITY_MISMATCH"
+	r := _validation_reason("IDENTITY_MISMATCH", e)
 }
 
 # METADATA

@@ -12,6 +12,7 @@ validation_codes := [
 	"UNKNOWN_PACK",
 	"WORKFLOW_EXISTS",
 	"IDEMPOTENCY_KEY_REUSED",
+	"IDENTITY_MISMATCH",
 ]
 
 with_errors(inp, errors) := object.union(inp, {"validation": {"errors": errors}})

@@ -1,0 +1,6 @@
+//go:build !canary_actor
+
+package canary
+
+// SkipActorCheck is on in the canary_actor build.
+const SkipActorCheck = false
