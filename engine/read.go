@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/handoff-dev/handoff/store"
@@ -87,4 +88,36 @@ func (e *Engine) chains(ctx context.Context, tenant, workflow string) ([]store.C
 // Tenants lists the tenants with any record.
 func (e *Engine) Tenants(ctx context.Context) ([]string, error) {
 	return e.log.Tenants(ctx)
+}
+
+// errFound stops a walk at the record looked for.
+var errFound = errors.New("engine: found")
+
+// Standing returns the latest decision of a workflow that was not a block: the one the
+// workflow stands on (await_human: it waits for a person). Blocks change nothing, so
+// they are passed over. It reads the log backwards from the head, one record at a time.
+// Nil when every decision was a block.
+func (e *Engine) Standing(ctx context.Context, tenant, workflow string) (*Decision, error) {
+	_, head, err := e.log.State(ctx, tenant, workflow)
+	if err != nil {
+		return nil, err
+	}
+	for seq := head.Seq; seq >= 1; seq-- {
+		var d *Decision
+		err := e.log.Records(ctx, tenant, workflow, seq, func(rec store.Record) error {
+			ent, err := decodeEntry(rec)
+			if err != nil {
+				return err
+			}
+			d = ent.Decision
+			return errFound
+		})
+		if err != nil && !errors.Is(err, errFound) {
+			return nil, err
+		}
+		if d != nil && d.Outcome != Block {
+			return d, nil
+		}
+	}
+	return nil, nil
 }

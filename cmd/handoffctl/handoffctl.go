@@ -52,6 +52,7 @@ func init() {
 		stateCmd, logCmd, verifyCmd,
 		reasonsCmd, runCmd, testCmd, benchCmd,
 		replayCmd, explainCmd, keygenCmd, checkpointCmd, decisionsCmd,
+		serveCmd, tokenCmd,
 	}
 }
 

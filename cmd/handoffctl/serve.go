@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/service"
+)
+
+var serveCmd = &command{
+	name:  "serve",
+	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev]",
+	short: "serve the engine over HTTP: the /v1 API, health and metrics",
+	long: `Serve runs the engine on the store of --db (created when missing) and serves it over
+HTTP until SIGTERM or SIGINT, then drains the calls in flight (at most
+--shutdown-timeout) and closes the store. The bundle is compiled at start: one that does
+not compile stops serve before it listens.
+
+Every /v1 call needs "Authorization: Bearer TOKEN" with a token of the principals file
+of --principals (or HANDOFF_PRINCIPALS): a JSON document
+
+  {"principals": [{"name": "orchestrator", "token_sha256": "<handoffctl token>",
+                   "tenant_id": "acme", "type": "system", "id": "orchestrator"},
+                  {"name": "maria", "token_sha256": "...", "tenant_id": "acme",
+                   "type": "human", "id": "maria", "roles": ["campaign_approver"]}]}
+
+A request must name its principal's tenant and actor and claim only its roles, or it
+is refused with 403 IDENTITY_MISMATCH (and kept in the principal's tenant's audit
+stream); reads are scoped to the principal's tenant, except for a principal with
+"admin": true. /health, /health/ready, /metrics and /v1/openapi.json need no token.
+
+--insecure-dev serves without tokens, every caller an admin and every request
+submitted unchecked: for a demo on a loopback address only, and it says so at start.
+
+The API is described by /v1/openapi.json. A block is a decision (200); 401 no or unknown
+token, 403 another tenant or IDENTITY_MISMATCH, 404 no such workflow or decision,
+400 a bad parameter, 413 a body over 1 MiB, 415 not application/json, 503 no decision
+could be made (the host treats the request as blocked and sends it again with the same
+request_id). One access log line per call goes to standard error (JSON).`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT`")
+		principals := fs.String("principals", os.Getenv("HANDOFF_PRINCIPALS"), "the principals `FILE` (default HANDOFF_PRINCIPALS)")
+		cert := fs.String("tls-cert", "", "serve HTTPS with the certificate `FILE`")
+		key := fs.String("tls-key", "", "the private key `FILE` of --tls-cert")
+		insecure := fs.Bool("insecure-dev", false, "no authentication: a loopback demo only")
+		drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long calls in flight may finish at shutdown")
+		return func(ctx context.Context, c *cli, args []string) (err error) {
+			if len(args) > 0 {
+				return usagef("serve takes no arguments")
+			}
+			if (*cert == "") != (*key == "") {
+				return usagef("--tls-cert and --tls-key go together")
+			}
+			opts := service.Options{Logger: slog.New(slog.NewJSONHandler(c.stderr, nil))}
+			switch {
+			case *insecure:
+				host, _, err := net.SplitHostPort(*addr)
+				if ip := net.ParseIP(host); err != nil || host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+					return usagef("--insecure-dev serves a loopback address only (127.0.0.1:PORT), not %q", *addr)
+				}
+				opts.InsecureDev = true
+			case *principals == "":
+				return usagef("serve needs --principals FILE (or HANDOFF_PRINCIPALS): the tokens it accepts; see 'handoffctl help serve'")
+			default:
+				if opts.Principals, err = service.LoadPrincipals(*principals); err != nil {
+					return err
+				}
+			}
+			b, err := c.loadBundle()
+			if err != nil {
+				return err
+			}
+			e, err := engine.Open(ctx, engine.Options{Dir: c.db.value, Bundle: &b})
+			if err != nil {
+				return err
+			}
+			defer closeEngine(e, &err)
+			ln, err := net.Listen("tcp", *addr)
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{
+				Handler:           service.New(e, opts),
+				ReadHeaderTimeout: 5 * time.Second,
+				ReadTimeout:       30 * time.Second,
+				WriteTimeout:      2 * time.Minute,
+				IdleTimeout:       2 * time.Minute,
+				MaxHeaderBytes:    64 << 10,
+			}
+			scheme := "http"
+			if *cert != "" {
+				scheme = "https"
+			}
+			if opts.InsecureDev {
+				fmt.Fprintln(c.stderr, "WARNING: --insecure-dev: no authentication, every caller is an admin and every request is taken as sent. Never expose this address.")
+			}
+			fmt.Fprintf(c.stdout, "serving %s on %s://%s (store %s, bundle %s)\n", "handoff", scheme, ln.Addr(), c.db.value, e.BundleDigest())
+			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			served := make(chan error, 1)
+			go func() {
+				if *cert != "" {
+					served <- srv.ServeTLS(ln, *cert, *key)
+				} else {
+					served <- srv.Serve(ln)
+				}
+			}()
+			select {
+			case err := <-served:
+				return err
+			case <-sig.Done():
+			}
+			fmt.Fprintln(c.stdout, "shutting down: draining calls in flight")
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), *drain)
+			defer cancel()
+			if err := srv.Shutdown(dctx); err != nil {
+				return fmt.Errorf("shutdown: %w", err)
+			}
+			if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return err
+			}
+			return nil
+		}
+	},
+}
+
+var tokenCmd = &command{
+	name:  "token",
+	args:  "[TOKEN]",
+	short: "make a bearer token for a principals file, or hash one",
+	long: `Token prints a new random bearer token and the SHA-256 a principals file holds for it
+(token_sha256; see 'handoffctl help serve'). With TOKEN it prints that token's hash. The
+token goes to the principal; only the hash goes in the file.`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		return func(_ context.Context, c *cli, args []string) error {
+			switch len(args) {
+			case 0:
+				b := make([]byte, 32)
+				if _, err := rand.Read(b); err != nil {
+					return err
+				}
+				tok := base64.RawURLEncoding.EncodeToString(b)
+				if c.json() {
+					return writeJSON(c.stdout, map[string]string{"token": tok, "token_sha256": service.HashToken(tok)})
+				}
+				fmt.Fprintf(c.stdout, "token         %s\ntoken_sha256  %s\n", tok, service.HashToken(tok))
+			case 1:
+				if c.json() {
+					return writeJSON(c.stdout, map[string]string{"token_sha256": service.HashToken(args[0])})
+				}
+				fmt.Fprintln(c.stdout, service.HashToken(args[0]))
+			default:
+				return usagef("token takes at most one argument")
+			}
+			return nil
+		}
+	},
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/service"
+)
+
+// syncBuffer is a buffer a command writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestServe runs handoffctl serve on a store, plays a start over HTTP, stops it as a
+// signal would, and finds the decision recorded in the store it closed.
+func TestServe(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db")
+	token := "tok-orchestrator"
+	doc := `{"principals": [{"name": "orchestrator", "token_sha256": "` + service.HashToken(token) + `", "tenant_id": "acme", "type": "system", "id": "orchestrator"}]}`
+	principals := filepath.Join(dir, "principals.json")
+	require.NoError(t, os.WriteFile(principals, []byte(doc), 0o600))
+
+	ctx, stop := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--principals", principals}, strings.NewReader(""), &stdout, &stderr)
+	}()
+	listening := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	var base string
+	require.Eventually(t, func() bool {
+		m := listening.FindStringSubmatch(stdout.String())
+		if m != nil {
+			base = m[1]
+		}
+		return m != nil
+	}, 60*time.Second, 20*time.Millisecond, "serve did not start: %s", stderr.String())
+
+	body := `{"request_id": "req-start", "kind": "start", "tenant_id": "acme", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign", "subject_id": "s1", "brief": {"client": "Brightbrew", "business_objective": "Grow trial sign-ups", "product": "Brightbrew Cold Brew"}, "workflow_id": "wf-serve"}`
+	req, err := http.NewRequest("POST", base+"/v1/requests", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", out)
+	var d engine.Decision
+	require.NoError(t, json.Unmarshal(out, &d))
+	assert.Equal(t, engine.Allow, d.Outcome)
+
+	resp, err = http.Get(base + "/v1/tenants/acme/workflows")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "no token, no read")
+
+	stop()
+	select {
+	case code := <-done:
+		require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	assert.Contains(t, stdout.String(), "shutting down")
+	assert.Contains(t, stderr.String(), `"route":"/v1/requests","status":200`, "an access log line per call")
+	assert.NotContains(t, stderr.String(), "Brightbrew", "the access log never holds a body")
+
+	e, err := engine.Open(context.Background(), engine.Options{Dir: db, LazyPolicies: true})
+	require.NoError(t, err, "serve closed the store")
+	defer e.Close()
+	st, err := e.State(context.Background(), "acme", "wf-serve")
+	require.NoError(t, err)
+	assert.Equal(t, "RESEARCH", st.Status)
+}
+
+func TestServeRefusals(t *testing.T) {
+	code, _, stderr := runArgs(t, "--db", t.TempDir(), "serve")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "serve needs --principals FILE")
+	code, _, stderr = runArgs(t, "--db", t.TempDir(), "serve", "--insecure-dev", "--addr", "0.0.0.0:8080")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--insecure-dev serves a loopback address only")
+	bad := filepath.Join(t.TempDir(), "p.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"principals": [{"name": "x", "token_sha256": "abc", "tenant_id": "acme", "type": "system", "id": "h"}]}`), 0o600))
+	code, _, stderr = runArgs(t, "--db", t.TempDir(), "serve", "--principals", bad)
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, stderr, "token_sha256 must be 64 lowercase hex digits")
+}
+
+func TestToken(t *testing.T) {
+	code, stdout, _ := runArgs(t, "-o", "json", "token")
+	require.Equal(t, exitOK, code)
+	var tok struct {
+		Token       string `json:"token"`
+		TokenSHA256 string `json:"token_sha256"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &tok))
+	assert.Len(t, tok.Token, 43)
+	assert.Equal(t, service.HashToken(tok.Token), tok.TokenSHA256)
+	code, stdout, _ = runArgs(t, "token", "abc")
+	require.Equal(t, exitOK, code)
+	assert.Equal(t, service.HashToken("abc")+"\n", stdout)
+}

@@ -1,0 +1,316 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
+)
+
+const codeIdentityMismatch = "IDENTITY_MISMATCH"
+
+func (h *Handler) submit(w http.ResponseWriter, r *http.Request, p *Principal) {
+	h.decide(w, r, p, true)
+}
+
+func (h *Handler) evaluate(w http.ResponseWriter, r *http.Request, p *Principal) {
+	h.decide(w, r, p, false)
+}
+
+// decide answers a request with its decision: 200 for every decision, a block too; 403
+// when the request is not its principal's (the block is recorded in the principal's
+// tenant's audit stream and returned with the error); 503 when no decision could be made.
+func (h *Handler) decide(w http.ResponseWriter, r *http.Request, p *Principal, record bool) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, apiError{Code: codeUnsupportedMedia, Message: "a request is sent as application/json", Hint: "set Content-Type: application/json"})
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: codeTooLarge, Message: "the request body is larger than the server accepts", Hint: "a request is at most 1 MiB"})
+			return
+		}
+		writeError(w, http.StatusBadRequest, apiError{Code: codeBadRequest, Message: "the request body could not be read: " + err.Error()})
+		return
+	}
+	start := time.Now()
+	var d *engine.Decision
+	switch {
+	case h.opts.InsecureDev && record:
+		d, err = h.e.Submit(r.Context(), body)
+	case h.opts.InsecureDev:
+		d, err = h.e.Evaluate(r.Context(), body)
+	case record:
+		d, err = h.e.SubmitFrom(r.Context(), body, p.engine())
+	default:
+		d, err = h.e.EvaluateFrom(r.Context(), body, p.engine())
+	}
+	if err != nil {
+		h.metrics.noDecision.Inc()
+		writeError(w, http.StatusServiceUnavailable, apiError{Code: codeNoDecision, Message: err.Error(),
+			Hint: "no decision could be made: treat the request as blocked, and send it again with the same request_id"})
+		return
+	}
+	h.metrics.observeDecision(d, record, time.Since(start))
+	if slices.Contains(d.Codes(), codeIdentityMismatch) {
+		msg := "the request is not the authenticated principal's"
+		if len(d.Reasons) > 0 {
+			msg = d.Reasons[0].Message
+		}
+		writeError(w, http.StatusForbidden, apiError{Code: codeIdentityMismatch, Message: msg,
+			Hint: "a token sends requests of its own tenant and actor only, claiming only its roles", Decision: d})
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// tenant returns the call's tenant when the principal may read it; otherwise it answers
+// 403 and returns false.
+func tenant(w http.ResponseWriter, r *http.Request, p *Principal) (string, bool) {
+	t := r.PathValue("tenant")
+	if !p.may(t) {
+		writeError(w, http.StatusForbidden, apiError{Code: codeForbidden, Message: "the token may not read tenant " + t, Hint: "a token reads its own tenant only, unless its principal is an admin"})
+		return "", false
+	}
+	return t, true
+}
+
+// WorkflowSummary is one workflow of a list.
+type WorkflowSummary struct {
+	Workflow     string `json:"workflow_id"`
+	Pack         string `json:"pack"`
+	Status       string `json:"status"`
+	Terminal     bool   `json:"terminal"`
+	StateVersion uint64 `json:"state_version"`
+	UpdatedAt    string `json:"updated_at"`
+	// Standing is the outcome of the latest decision that was not a block: await_human
+	// when the workflow waits for a person. Empty when every decision was a block.
+	Standing engine.Outcome `json:"standing"`
+}
+
+func (h *Handler) workflows(w http.ResponseWriter, r *http.Request, p *Principal) {
+	t, ok := tenant(w, r, p)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	awaiting := q.Get("awaiting")
+	if awaiting != "" && awaiting != "human" {
+		writeError(w, http.StatusBadRequest, apiError{Code: codeBadRequest, Message: "awaiting must be human", Hint: "awaiting=human lists the workflows that wait for a person"})
+		return
+	}
+	var ids []string
+	err := h.e.Workflows(r.Context(), t, func(wf string, _ store.Head) error {
+		ids = append(ids, wf)
+		return nil
+	})
+	if err != nil {
+		internal(w, err)
+		return
+	}
+	out := []WorkflowSummary{}
+	for _, wf := range ids {
+		st, err := h.e.State(r.Context(), t, wf)
+		if err != nil {
+			internal(w, err)
+			return
+		}
+		if q.Has("pack") && st.Pack != q.Get("pack") || q.Has("status") && st.Status != q.Get("status") {
+			continue
+		}
+		s := WorkflowSummary{Workflow: wf, Pack: st.Pack, Status: st.Status, Terminal: st.Terminal, StateVersion: st.StateVersion, UpdatedAt: st.UpdatedAt}
+		d, err := h.e.Standing(r.Context(), t, wf)
+		if err != nil {
+			internal(w, err)
+			return
+		}
+		if d != nil {
+			s.Standing = d.Outcome
+		}
+		if awaiting == "human" && s.Standing != engine.AwaitHuman {
+			continue
+		}
+		out = append(out, s)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": t, "workflows": out})
+}
+
+func (h *Handler) state(w http.ResponseWriter, r *http.Request, p *Principal) {
+	t, ok := tenant(w, r, p)
+	if !ok {
+		return
+	}
+	st, err := h.e.State(r.Context(), t, r.PathValue("workflow"))
+	if err != nil {
+		readError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (h *Handler) history(w http.ResponseWriter, r *http.Request, p *Principal) {
+	t, ok := tenant(w, r, p)
+	if !ok {
+		return
+	}
+	wf := r.PathValue("workflow")
+	if _, err := h.e.State(r.Context(), t, wf); err != nil {
+		readError(w, err)
+		return
+	}
+	entries := []engine.Entry{}
+	err := h.e.History(r.Context(), t, wf, func(e engine.Entry) error {
+		entries = append(entries, e)
+		return nil
+	})
+	if err != nil {
+		internal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": t, "workflow_id": wf, "entries": entries})
+}
+
+func (h *Handler) audit(w http.ResponseWriter, r *http.Request, p *Principal) {
+	t, ok := tenant(w, r, p)
+	if !ok {
+		return
+	}
+	entries := []engine.Entry{}
+	err := h.e.Audit(r.Context(), t, func(e engine.Entry) error {
+		entries = append(entries, e)
+		return nil
+	})
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		internal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": t, "entries": entries})
+}
+
+func (h *Handler) verify(w http.ResponseWriter, r *http.Request, p *Principal) {
+	t, ok := tenant(w, r, p)
+	if !ok {
+		return
+	}
+	var reports []store.VerifyReport
+	var err error
+	if wf := r.URL.Query().Get("workflow"); wf != "" {
+		var rep store.VerifyReport
+		rep, err = h.e.Verify(r.Context(), t, wf)
+		reports = []store.VerifyReport{rep}
+	} else {
+		reports, err = h.e.VerifyTenant(r.Context(), t)
+	}
+	if err != nil {
+		readError(w, err)
+		return
+	}
+	allOK := true
+	for _, rep := range reports {
+		allOK = allOK && rep.OK
+	}
+	if reports == nil {
+		reports = []store.VerifyReport{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": t, "ok": allOK, "reports": reports})
+}
+
+// decisionLog streams a tenant's decisions in OPA's decision-log shape, one JSON object
+// per line, from the time of ?since= (RFC 3339) when given.
+func (h *Handler) decisionLog(w http.ResponseWriter, r *http.Request, p *Principal) {
+	t, ok := tenant(w, r, p)
+	if !ok {
+		return
+	}
+	opts := engine.DecisionLogOptions{Tenant: t, Workflow: r.URL.Query().Get("workflow")}
+	if s := r.URL.Query().Get("since"); s != "" {
+		since, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, apiError{Code: codeBadRequest, Message: "since must be an RFC 3339 time", Hint: "since=2026-11-02T09:00:00Z; the timestamp of the last event read is the cursor to go on from"})
+			return
+		}
+		opts.Since = since
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	enc := json.NewEncoder(w)
+	flusher, _ := w.(http.Flusher)
+	started := false
+	err := h.e.DecisionLog(r.Context(), opts, func(ev engine.DecisionLogEvent) error {
+		started = true
+		if err := enc.Encode(ev); err != nil {
+			return err
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return nil
+	})
+	if err != nil && !started {
+		internal(w, err)
+	}
+}
+
+func (h *Handler) explain(w http.ResponseWriter, r *http.Request, p *Principal) {
+	ex, err := h.e.Explain(r.Context(), r.PathValue("id"))
+	notFound := apiError{Code: codeNotFound, Message: "no decision with this id", Hint: "decision ids are in every decision and log entry"}
+	switch {
+	case errors.Is(err, engine.ErrDecisionNotFound):
+		writeError(w, http.StatusNotFound, notFound)
+		return
+	case err != nil:
+		internal(w, err)
+		return
+	case ex.Decision == nil || !p.may(ex.Decision.TenantID):
+		// Another tenant's decision is not found, not forbidden: its existence is its
+		// tenant's business.
+		writeError(w, http.StatusNotFound, notFound)
+		return
+	}
+	writeJSON(w, http.StatusOK, ex)
+}
+
+func (h *Handler) packs(w http.ResponseWriter, r *http.Request, _ *Principal) {
+	writeJSON(w, http.StatusOK, map[string]any{"bundle_digest": h.e.BundleDigest(), "packs": h.e.Packs()})
+}
+
+func (h *Handler) reasons(w http.ResponseWriter, r *http.Request, _ *Principal) {
+	writeJSON(w, http.StatusOK, map[string]any{"bundle_digest": h.e.BundleDigest(), "reasons": h.e.Reasons()})
+}
+
+func (h *Handler) health(w http.ResponseWriter, _ *http.Request, _ *Principal) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// healthReady answers 200 when the store answers a read.
+func (h *Handler) healthReady(w http.ResponseWriter, r *http.Request, _ *Principal) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	// A point read of a workflow no tenant can have: not found means the store answers.
+	if _, err := h.e.State(ctx, "_ready", "_ready"); err != nil && !errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusServiceUnavailable, apiError{Code: "NOT_READY", Message: err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func readError(w http.ResponseWriter, err error) {
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, apiError{Code: codeNotFound, Message: "no such workflow in this tenant", Hint: "GET /v1/tenants/{tenant}/workflows lists them"})
+		return
+	}
+	internal(w, err)
+}
+
+func internal(w http.ResponseWriter, err error) {
+	writeError(w, http.StatusInternalServerError, apiError{Code: codeInternal, Message: err.Error()})
+}

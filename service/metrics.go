@@ -1,0 +1,99 @@
+package service
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/handoff-dev/handoff/engine"
+)
+
+// metrics are the service's Prometheus collectors. Labels never carry a tenant, an id
+// or any request content.
+type metrics struct {
+	decisions   *prometheus.CounterVec   // pack, kind, outcome, mode
+	latency     *prometheus.HistogramVec // mode
+	policyFails *prometheus.CounterVec   // code: POLICY_ERROR, POLICY_TIMEOUT
+	noDecision  prometheus.Counter
+	authRefused *prometheus.CounterVec // why: missing, unknown
+	calls       *prometheus.CounterVec // route, status
+	callTime    *prometheus.HistogramVec
+	handler     http.Handler
+}
+
+func newMetrics(opts *Options) *metrics {
+	reg, gather := opts.Registerer, opts.Gatherer
+	if reg == nil {
+		r := prometheus.NewRegistry()
+		r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		reg, gather = r, r
+	}
+	f := func(c prometheus.Collector) prometheus.Collector { reg.MustRegister(c); return c }
+	m := &metrics{
+		decisions: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_decisions_total",
+			Help: "Decisions made, by pack, request kind, outcome and mode (submit records, evaluate does not)."},
+			[]string{"pack", "kind", "outcome", "mode"})).(*prometheus.CounterVec),
+		latency: f(prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "handoff_decision_seconds",
+			Help: "Time to decide a request (and record it, for submit).", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)},
+			[]string{"mode"})).(*prometheus.HistogramVec),
+		policyFails: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_policy_failures_total",
+			Help: "Decisions the policy could not make, blocked closed: POLICY_ERROR or POLICY_TIMEOUT."},
+			[]string{"code"})).(*prometheus.CounterVec),
+		noDecision: f(prometheus.NewCounter(prometheus.CounterOpts{Name: "handoff_no_decision_total",
+			Help: "Requests answered 503: no decision could be made (the store failed)."})).(prometheus.Counter),
+		authRefused: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_auth_refused_total",
+			Help: "Calls refused 401, by why: missing token, unknown token."}, []string{"why"})).(*prometheus.CounterVec),
+		calls: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_http_requests_total",
+			Help: "HTTP calls by route and status."}, []string{"route", "status"})).(*prometheus.CounterVec),
+		callTime: f(prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "handoff_http_request_seconds",
+			Help: "HTTP call duration by route.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)},
+			[]string{"route"})).(*prometheus.HistogramVec),
+	}
+	if gather != nil {
+		m.handler = promhttp.HandlerFor(gather, promhttp.HandlerOpts{})
+	}
+	return m
+}
+
+// knownKinds are the request kinds a label may name.
+var knownKinds = map[string]bool{"start": true, "handoff": true, "review": true, "approval": true,
+	"failure": true, "resolution": true, "outcome": true, "cancel": true}
+
+func (m *metrics) observeDecision(d *engine.Decision, record bool, took time.Duration) {
+	mode := "evaluate"
+	if record {
+		mode = "submit"
+	}
+	pack := d.Pack
+	if pack == "" {
+		pack = "none"
+	}
+	kind := d.Kind
+	if !knownKinds[kind] { // the request's own text: never a label
+		kind = "other"
+	}
+	m.decisions.WithLabelValues(pack, kind, string(d.Outcome), mode).Inc()
+	m.latency.WithLabelValues(mode).Observe(took.Seconds())
+	for _, c := range d.Codes() {
+		if c == "POLICY_ERROR" || c == "POLICY_TIMEOUT" {
+			m.policyFails.WithLabelValues(c).Inc()
+		}
+	}
+}
+
+func (m *metrics) observeCall(route string, status int, took time.Duration) {
+	m.calls.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	m.callTime.WithLabelValues(route).Observe(took.Seconds())
+}
+
+func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request, _ *Principal) {
+	if h.metrics.handler == nil {
+		writeError(w, http.StatusNotFound, apiError{Code: codeNotFound, Message: "metrics are served by the host's own registry"})
+		return
+	}
+	h.metrics.handler.ServeHTTP(w, r)
+}

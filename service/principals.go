@@ -1,0 +1,118 @@
+package service
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/handoff-dev/handoff/engine"
+)
+
+// Principal is one holder of a bearer token: the tenant it acts for, its actor and
+// roles, and whether it may read every tenant.
+type Principal struct {
+	// Name names the principal in logs and metrics; it is not the actor id.
+	Name string `json:"name"`
+	// TokenSHA256 is the hex SHA-256 of the token (HashToken): the file never holds a
+	// token itself.
+	TokenSHA256 string   `json:"token_sha256"`
+	Tenant      string   `json:"tenant_id"`
+	Type        string   `json:"type"` // agent, human or system
+	ID          string   `json:"id"`
+	Roles       []string `json:"roles,omitempty"`
+	// Admin reads every tenant. It never submits for another tenant or actor.
+	Admin bool `json:"admin,omitempty"`
+}
+
+// engine is the principal as the engine checks requests against it.
+func (p *Principal) engine() engine.Principal {
+	return engine.Principal{Tenant: p.Tenant, Type: p.Type, ID: p.ID, Roles: p.Roles}
+}
+
+// may says whether the principal reads tenant's data.
+func (p *Principal) may(tenant string) bool { return p.Admin || p.Tenant == tenant }
+
+// Principals maps token hashes to principals.
+type Principals struct {
+	byHash map[string]*Principal
+}
+
+var (
+	hexSHA256 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$`)
+)
+
+// HashToken is the hex SHA-256 of a token, as a principals file holds it.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// LoadPrincipals reads a principals file: {"principals": [Principal, ...]}.
+func LoadPrincipals(path string) (*Principals, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("service: principals: %w", err)
+	}
+	return ParsePrincipals(b)
+}
+
+// ParsePrincipals checks and indexes a principals document. Every principal needs a
+// name, a token hash, a tenant and an actor; two may not share a token.
+func ParsePrincipals(b []byte) (*Principals, error) {
+	var doc struct {
+		Principals []*Principal `json:"principals"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("service: principals: %w", err)
+	}
+	ps := &Principals{byHash: map[string]*Principal{}}
+	var errs []error
+	for i, p := range doc.Principals {
+		at := fmt.Sprintf("principals[%d] (%s)", i, p.Name)
+		switch {
+		case p.Name == "":
+			errs = append(errs, fmt.Errorf("%s: name is required", at))
+		case !hexSHA256.MatchString(p.TokenSHA256):
+			errs = append(errs, fmt.Errorf("%s: token_sha256 must be 64 lowercase hex digits (handoffctl token hash)", at))
+		case !idPattern.MatchString(p.Tenant):
+			errs = append(errs, fmt.Errorf("%s: tenant_id must be an id", at))
+		case p.Type != "agent" && p.Type != "human" && p.Type != "system":
+			errs = append(errs, fmt.Errorf("%s: type must be agent, human or system", at))
+		case !idPattern.MatchString(p.ID):
+			errs = append(errs, fmt.Errorf("%s: id must be an id", at))
+		case ps.byHash[p.TokenSHA256] != nil:
+			errs = append(errs, fmt.Errorf("%s: another principal has the same token", at))
+		default:
+			ps.byHash[p.TokenSHA256] = p
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("service: principals: %w", err)
+	}
+	return ps, nil
+}
+
+// lookup returns the principal of a token, nil when none holds it.
+func (ps *Principals) lookup(token string) *Principal {
+	if ps == nil || token == "" {
+		return nil
+	}
+	h := HashToken(token)
+	p := ps.byHash[h]
+	if p == nil || subtle.ConstantTimeCompare([]byte(p.TokenSHA256), []byte(h)) != 1 {
+		return nil
+	}
+	return p
+}
+
+// Len is the number of principals.
+func (ps *Principals) Len() int { return len(ps.byHash) }

@@ -1,0 +1,178 @@
+package service
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/handoff-dev/handoff/engine"
+)
+
+// Options configure a Handler. The zero value serves nobody: set Principals, or
+// InsecureDev for a demo.
+type Options struct {
+	// Principals authenticate every /v1 call. Nil refuses them all, unless InsecureDev.
+	Principals *Principals
+	// InsecureDev serves /v1 without authentication, every caller an admin and every
+	// request submitted unchecked: for a demo on loopback only. Default false.
+	InsecureDev bool
+	// MaxBodyBytes bounds a request body; a larger one is answered 413. Default: the
+	// engine's request limit (1 MiB) plus 4 KiB.
+	MaxBodyBytes int64
+	// Logger receives one access log line per call (method, path, status, principal,
+	// duration; never a body). Nil is silent.
+	Logger *slog.Logger
+	// Registerer receives the service's metrics. Default: a registry of its own, served
+	// at /metrics with the Go and process collectors.
+	Registerer prometheus.Registerer
+	// Gatherer is served at /metrics when Registerer is set. Default: the registry of
+	// its own.
+	Gatherer prometheus.Gatherer
+}
+
+// Handler serves one engine.
+type Handler struct {
+	e       *engine.Engine
+	opts    Options
+	mux     *http.ServeMux
+	metrics *metrics
+	ready   func(context.Context) error
+}
+
+// New returns the handler of an engine. The engine stays the caller's to close, after
+// the server that uses the handler has shut down.
+func New(e *engine.Engine, opts Options) *Handler {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 1<<20 + 4<<10
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{e: e, opts: opts, mux: http.NewServeMux()}
+	h.metrics = newMetrics(&h.opts)
+	h.routes()
+	return h
+}
+
+// route is one endpoint of the API, as the OpenAPI document lists it.
+type route struct {
+	method, path string
+	public       bool // served without a token
+	handle       func(http.ResponseWriter, *http.Request, *Principal)
+}
+
+func (h *Handler) endpoints() []route {
+	return []route{
+		{"GET", "/health", true, h.health},
+		{"GET", "/health/ready", true, h.healthReady},
+		{"GET", "/metrics", true, h.serveMetrics},
+		{"GET", "/v1/openapi.json", true, h.openapi},
+		{"POST", "/v1/requests", false, h.submit},
+		{"POST", "/v1/evaluate", false, h.evaluate},
+		{"GET", "/v1/tenants/{tenant}/workflows", false, h.workflows},
+		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}", false, h.state},
+		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}/log", false, h.history},
+		{"GET", "/v1/tenants/{tenant}/audit", false, h.audit},
+		{"GET", "/v1/tenants/{tenant}/verify", false, h.verify},
+		{"GET", "/v1/tenants/{tenant}/decisions", false, h.decisionLog},
+		{"GET", "/v1/decisions/{id}/explain", false, h.explain},
+		{"GET", "/v1/packs", false, h.packs},
+		{"GET", "/v1/reasons", false, h.reasons},
+	}
+}
+
+// Routes lists the endpoints served, as "METHOD /path" with the OpenAPI document's path
+// templates.
+func Routes() []string {
+	var out []string
+	for _, rt := range (&Handler{}).endpoints() {
+		out = append(out, rt.method+" "+rt.path)
+	}
+	return out
+}
+
+func (h *Handler) routes() {
+	for _, rt := range h.endpoints() {
+		h.mux.Handle(rt.method+" "+rt.path, h.wrap(rt))
+	}
+	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, apiError{Code: codeNotFound, Message: "no such endpoint", Hint: "the endpoints are listed at /v1/openapi.json"})
+	})
+}
+
+// ServeHTTP serves the API.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// wrap authenticates a call, bounds its body and logs it.
+func (h *Handler) wrap(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		var p *Principal
+		defer func() {
+			name := ""
+			if p != nil {
+				name = p.Name
+			}
+			h.metrics.observeCall(rt.path, sw.status, time.Since(start))
+			h.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "http",
+				slog.String("method", r.Method), slog.String("route", rt.path), slog.Int("status", sw.status),
+				slog.String("principal", name), slog.Duration("duration", time.Since(start)))
+		}()
+		if !rt.public {
+			var ok bool
+			if p, ok = h.authenticate(sw, r); !ok {
+				return
+			}
+		}
+		r.Body = http.MaxBytesReader(sw, r.Body, h.opts.MaxBodyBytes)
+		rt.handle(sw, r, p)
+	})
+}
+
+// devPrincipal is every caller of an InsecureDev handler.
+var devPrincipal = &Principal{Name: "insecure-dev", Admin: true}
+
+// authenticate finds the principal of the call's bearer token, or answers 401.
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*Principal, bool) {
+	if h.opts.InsecureDev {
+		return devPrincipal, true
+	}
+	auth := r.Header.Get("Authorization")
+	token, found := strings.CutPrefix(auth, "Bearer ")
+	if !found || token == "" {
+		h.metrics.authRefused.WithLabelValues("missing").Inc()
+		writeError(w, http.StatusUnauthorized, apiError{Code: codeUnauthenticated, Message: "no bearer token", Hint: "send Authorization: Bearer TOKEN with a token of the server's principals file"})
+		return nil, false
+	}
+	p := h.opts.Principals.lookup(token)
+	if p == nil {
+		h.metrics.authRefused.WithLabelValues("unknown").Inc()
+		writeError(w, http.StatusUnauthorized, apiError{Code: codeUnauthenticated, Message: "the token is not a principal's", Hint: "check the token; the server's principals file holds its SHA-256 (handoffctl token hash)"})
+		return nil, false
+	}
+	return p, true
+}
+
+// statusWriter remembers the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
