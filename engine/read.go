@@ -121,3 +121,14 @@ func (e *Engine) Standing(ctx context.Context, tenant, workflow string) (*Decisi
 	}
 	return nil, nil
 }
+
+// Decision returns a recorded decision by its id, with the log entry that holds it,
+// read through the decision-id index: nothing is evaluated. It fails with
+// ErrDecisionNotFound when no log holds the id.
+func (e *Engine) Decision(ctx context.Context, id string) (Entry, error) {
+	loc, err := e.findDecision(ctx, id)
+	if err != nil {
+		return Entry{}, err
+	}
+	return loc.entry, nil
+}

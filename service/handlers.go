@@ -260,23 +260,38 @@ func (h *Handler) decisionLog(w http.ResponseWriter, r *http.Request, p *Princip
 	}
 }
 
-func (h *Handler) explain(w http.ResponseWriter, r *http.Request, p *Principal) {
-	ex, err := h.e.Explain(r.Context(), r.PathValue("id"))
-	notFound := apiError{Code: codeNotFound, Message: "no decision with this id", Hint: "decision ids are in every decision and log entry"}
+// decision answers a recorded decision and its log entry, read through the decision-id
+// index.
+func (h *Handler) decision(w http.ResponseWriter, r *http.Request, p *Principal) {
+	ent, err := h.e.Decision(r.Context(), r.PathValue("id"))
 	switch {
 	case errors.Is(err, engine.ErrDecisionNotFound):
-		writeError(w, http.StatusNotFound, notFound)
-		return
+		writeError(w, http.StatusNotFound, decisionNotFound)
 	case err != nil:
 		internal(w, err)
-		return
-	case ex.Decision == nil || !p.may(ex.Decision.TenantID):
-		// Another tenant's decision is not found, not forbidden: its existence is its
-		// tenant's business.
-		writeError(w, http.StatusNotFound, notFound)
-		return
+	case ent.Decision == nil || !p.may(ent.Decision.TenantID):
+		writeError(w, http.StatusNotFound, decisionNotFound)
+	default:
+		writeJSON(w, http.StatusOK, ent)
 	}
-	writeJSON(w, http.StatusOK, ex)
+}
+
+// decisionNotFound answers a decision id no log holds, or another tenant's: its
+// existence is its tenant's business.
+var decisionNotFound = apiError{Code: codeNotFound, Message: "no decision with this id", Hint: "decision ids are in every decision and log entry"}
+
+func (h *Handler) explain(w http.ResponseWriter, r *http.Request, p *Principal) {
+	ex, err := h.e.Explain(r.Context(), r.PathValue("id"))
+	switch {
+	case errors.Is(err, engine.ErrDecisionNotFound):
+		writeError(w, http.StatusNotFound, decisionNotFound)
+	case err != nil:
+		internal(w, err)
+	case ex.Decision == nil || !p.may(ex.Decision.TenantID):
+		writeError(w, http.StatusNotFound, decisionNotFound)
+	default:
+		writeJSON(w, http.StatusOK, ex)
+	}
 }
 
 func (h *Handler) packs(w http.ResponseWriter, r *http.Request, _ *Principal) {

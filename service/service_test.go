@@ -30,7 +30,7 @@ const (
 	adminToken  = "tok-admin"
 )
 
-func principals(t *testing.T) *service.Principals {
+func principals(t testing.TB) *service.Principals {
 	t.Helper()
 	doc := map[string]any{"principals": []map[string]any{
 		{"name": "orchestrator", "token_sha256": service.HashToken(hostToken), "tenant_id": "acme", "type": "system", "id": "orchestrator"},
@@ -204,6 +204,11 @@ func TestWorkflowOverHTTP(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(string(out), "\n"), "%s", out)
 
 	id, _ := d["decision_id"].(string)
+	status, out = a.call("GET", "/v1/decisions/"+id, mariaToken, "", nil)
+	require.Equal(t, http.StatusOK, status, "%s", out)
+	assert.Contains(t, string(out), id)
+	status, _ = a.call("GET", "/v1/decisions/"+id, globexToken, "", nil)
+	assert.Equal(t, http.StatusNotFound, status, "another tenant's decision is not found")
 	status, out = a.call("GET", "/v1/decisions/"+id+"/explain", hostToken, "", nil)
 	require.Equal(t, http.StatusOK, status, "%s", out)
 	status, _ = a.call("GET", "/v1/decisions/"+id+"/explain", globexToken, "", nil)

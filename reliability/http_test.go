@@ -1,0 +1,136 @@
+package reliability
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/service"
+)
+
+// TestHTTPLoad plays the untimed campaign scenarios over real HTTP on loopback: many
+// clients at once, each its own workflows, interleaved, on 8 tenants. Every decision a
+// client got a 200 for must then be in the store under its decision id, every chain
+// verifies (so no workflow has two records for one state version), and each workflow's
+// chain holds exactly the requests its client played. The server is an InsecureDev one:
+// the scenarios' actors are many, and authentication has tests of its own (service).
+// HANDOFF_HTTP_SECONDS sets the duration (CI: 120), HANDOFF_HTTP_CLIENTS the clients
+// (CI: 64).
+func TestHTTPLoad(t *testing.T) {
+	seconds := size(t, "HANDOFF_HTTP_SECONDS", 120, 3)
+	clients := size(t, "HANDOFF_HTTP_CLIENTS", 64, 8)
+	const tenants = 8
+	eng, _ := openDisk(t)
+	srv := httptest.NewServer(service.New(eng, service.Options{InsecureDev: true}))
+	defer srv.Close()
+	client := srv.Client()
+	client.Transport.(*http.Transport).MaxIdleConnsPerHost = clients
+	var untimed []string
+	for _, name := range campaignFlows {
+		f := loadFlow(t, name)
+		timed := false
+		for _, at := range f.at {
+			timed = timed || !at.IsZero()
+		}
+		if !timed {
+			untimed = append(untimed, name)
+		}
+	}
+	require.NotEmpty(t, untimed)
+
+	ctx := context.Background()
+	deadline := time.Now().Add(time.Duration(seconds) * time.Second)
+	var (
+		mu       sync.Mutex
+		acked    []string              // decision ids answered 200 and recorded
+		played   = map[[2]string]int{} // tenant, workflow → requests recorded on it
+		failed   atomic.Pointer[error]
+		requests atomic.Int64
+	)
+	fail := func(err error) { failed.CompareAndSwap(nil, &err) }
+	post := func(body []byte) (*engine.Decision, error) {
+		resp, err := client.Post(srv.URL+"/v1/requests", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		out, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("status %d: %s", resp.StatusCode, out)
+		}
+		var d engine.Decision
+		return &d, json.Unmarshal(out, &d)
+	}
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(c), 11))
+			tenant := fmt.Sprintf("tenant-%d", c%tenants)
+			for n := 0; failed.Load() == nil && time.Now().Before(deadline); n++ {
+				p := &play{f: loadFlow(t, untimed[rng.IntN(len(untimed))]), tenant: tenant, workflow: fmt.Sprintf("%s.h%d.%d", tenant, c, n)}
+				for !p.done() && failed.Load() == nil {
+					body, err := p.body(ctx, eng)
+					if err != nil {
+						fail(err)
+						return
+					}
+					d, err := post(body)
+					if err != nil {
+						fail(fmt.Errorf("%s/%s step %d: %w", p.tenant, p.workflow, p.next, err))
+						return
+					}
+					requests.Add(1)
+					if err := p.observe(d); err != nil {
+						fail(err)
+						return
+					}
+					if d.Recorded {
+						mu.Lock()
+						acked = append(acked, d.DecisionID)
+						if d.WorkflowID == p.workflow {
+							played[[2]string{p.tenant, p.workflow}]++
+						}
+						mu.Unlock()
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if p := failed.Load(); p != nil {
+		require.NoError(t, *p)
+	}
+
+	for _, id := range acked {
+		ent, err := eng.Decision(ctx, id)
+		require.NoError(t, err, "decision %s was answered 200 and is not in the store", id)
+		require.Equal(t, id, ent.Decision.DecisionID)
+	}
+	reports, err := eng.VerifyAll(ctx)
+	require.NoError(t, err)
+	for _, r := range reports {
+		require.True(t, r.OK, "%+v", r)
+	}
+	for key, n := range played {
+		length := 0
+		require.NoError(t, eng.History(ctx, key[0], key[1], func(engine.Entry) error { length++; return nil }))
+		require.Equal(t, n, length, "chain of %s/%s", key[0], key[1])
+	}
+	t.Logf("%d requests over HTTP from %d clients in %ds: %d decisions acknowledged and found, %d workflows, %d chains verified",
+		requests.Load(), clients, seconds, len(acked), len(played), len(reports))
+}
