@@ -106,6 +106,8 @@ type evaluation struct {
 	// explain traces the evaluation with rule indexing off (so every rule is checked,
 	// and reported) and explains the decision.
 	explain bool
+	// stages times the validate and policy stages; nil times nothing.
+	stages *stages
 }
 
 // result is what decide returns: the decision, the workflow's state after it (nil when
@@ -122,16 +124,20 @@ type result struct {
 // explain all call it. Derived values already set (replay keeps some recorded ones)
 // are kept.
 func (dc *Decider) decide(ctx context.Context, r *request, ev evaluation) result {
+	end := ev.stages.start(StageValidate)
 	dc.validate(r)
 	if r.derived == nil {
 		r.derive(dc.contracts.scanner)
 	}
+	end()
 	var tr *ruleTracer
 	if ev.explain {
 		tr = &ruleTracer{entered: map[string]*ast.Rule{}, exited: map[string]bool{}}
 	}
+	end = ev.stages.start(StagePolicy)
 	d, entrypoint := dc.evaluate(ctx, r, ev.timeout, tr)
 	next := dc.settle(r, d, entrypoint)
+	end()
 	res := result{decision: d, next: dc.redact(r, d, next)}
 	if tr != nil {
 		res.explanation = dc.explanation(r, tr, entrypoint)

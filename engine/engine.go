@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -45,6 +47,13 @@ type Options struct {
 	// StoreMemory is the store's memory budget (memtables, block and index caches).
 	// The zero value is a small profile for an embedded library: see store.Memory.
 	StoreMemory store.Memory
+	// Observer receives the time of each stage of every decision and the size of each
+	// group commit (see Observer; Engine.SetObserver changes it later). Nil: nobody.
+	Observer Observer
+	// TracerProvider traces every Submit and Evaluate: a span per decision with a
+	// child span per stage (decode, validate, policy, commit), labelled with the
+	// request's trace_id, the decision id, pack and outcome. Nil traces nothing.
+	TracerProvider trace.TracerProvider
 }
 
 // Engine is a Decider with a store: it decides requests against the bundle and records
@@ -57,7 +66,9 @@ type Engine struct {
 	// slots bounds the decisions being made at once (decode to decision, not the
 	// recording): the work is CPU-bound, so more in flight than a few per core only
 	// holds more memory.
-	slots chan struct{}
+	slots    chan struct{}
+	observer observerSlot
+	tracer   trace.Tracer
 }
 
 // Open compiles the bundle once and opens the store. It fails when a contract or policy
@@ -76,10 +87,19 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{opts: opts, logger: logger, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
+	e := &Engine{opts: opts, logger: logger, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), tracer: noopTracer}
+	if opts.TracerProvider != nil {
+		e.tracer = opts.TracerProvider.Tracer("github.com/handoff-dev/handoff/engine")
+	}
+	e.SetObserver(opts.Observer)
+	onCommit := func(appends int) {
+		if o := e.observe(); o != nil {
+			o.GroupCommit(appends)
+		}
+	}
 	// The store first: a second process on the same directory learns at once that the
 	// store is locked, before the bundle is compiled.
-	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit, Memory: opts.StoreMemory})
+	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit, Memory: opts.StoreMemory, OnCommit: onCommit})
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +123,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e.log = l
 	return e, nil
 }
+
+// StoreSize is the store's size on disk in bytes, as the storage engine last measured it.
+func (e *Engine) StoreSize() int64 { return e.log.Size() }
 
 // Close closes the store. Decisions in flight finish first.
 func (e *Engine) Close() error {

@@ -35,11 +35,7 @@ func (e *Engine) SubmitFrom(ctx context.Context, body []byte, p Principal) (*Dec
 // EvaluateFrom is Evaluate for a request the host authenticated as p, checked as
 // SubmitFrom checks it. Nothing is recorded.
 func (e *Engine) EvaluateFrom(ctx context.Context, body []byte, p Principal) (*Decision, error) {
-	res, prior, err := e.evaluate(ctx, body, e.opts.Clock(), &p, evaluation{})
-	if err != nil || prior != nil {
-		return prior, err
-	}
-	return res.decision, nil
+	return e.evaluateTraced(ctx, body, e.opts.Clock(), &p)
 }
 
 // authenticate binds a decoded request to the principal that sent it. On a mismatch the

@@ -33,7 +33,14 @@ func (e *Engine) Evaluate(ctx context.Context, body []byte) (*Decision, error) {
 // EvaluateAt is Evaluate at the time at: the decision's decided_at and the policies'
 // input.now. Scenario files use it to play deadlines and expiries step by step.
 func (e *Engine) EvaluateAt(ctx context.Context, body []byte, at time.Time) (*Decision, error) {
-	res, prior, err := e.evaluate(ctx, body, at, nil, evaluation{})
+	return e.evaluateTraced(ctx, body, at, nil)
+}
+
+// evaluateTraced is a dry run in a span of its own, its stages timed.
+func (e *Engine) evaluateTraced(ctx context.Context, body []byte, at time.Time, from *Principal) (d *Decision, err error) {
+	ctx, span := e.decisionSpan(ctx, "handoff.evaluate")
+	defer func() { endDecisionSpan(span, d, err) }()
+	res, prior, err := e.evaluate(ctx, body, at, from, evaluation{stages: e.stages(ctx)})
 	if err != nil || prior != nil {
 		return prior, err
 	}
@@ -47,7 +54,9 @@ func (e *Engine) evaluate(ctx context.Context, body []byte, at time.Time, from *
 		return result{}, nil, err
 	}
 	defer e.release()
+	end := ev.stages.start(StageDecode)
 	r, prior, _, err := e.prepare(ctx, body, at, from)
+	end()
 	if err != nil {
 		return result{}, nil, err
 	}
@@ -116,7 +125,9 @@ func (e *Engine) SubmitAt(ctx context.Context, body []byte, at time.Time) (*Deci
 
 // submitRetrying decides and records a request, deciding it again while the state it
 // was decided on moves.
-func (e *Engine) submitRetrying(ctx context.Context, body []byte, at time.Time, from *Principal) (*Decision, error) {
+func (e *Engine) submitRetrying(ctx context.Context, body []byte, at time.Time, from *Principal) (d *Decision, err error) {
+	ctx, span := e.decisionSpan(ctx, "handoff.submit")
+	defer func() { endDecisionSpan(span, d, err) }()
 	for range maxRaceRetries {
 		d, err := e.submitOnce(ctx, body, at, from)
 		if errors.Is(err, store.ErrStale) || errors.Is(err, errRedecide) {
@@ -128,7 +139,8 @@ func (e *Engine) submitRetrying(ctx context.Context, body []byte, at time.Time, 
 }
 
 func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time, from *Principal) (*Decision, error) {
-	r, d, next, keyFree, err := e.decideForSubmit(ctx, body, at, from)
+	st := e.stages(ctx)
+	r, d, next, keyFree, err := e.decideForSubmit(ctx, body, at, from, st)
 	if r == nil || err != nil {
 		return d, err
 	}
@@ -139,16 +151,18 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time, from
 	if err := failpoint.Eval(ctx, "engine/before-commit"); err != nil {
 		return nil, err
 	}
+	end := st.start(StageCommit)
 	if r.audit || (r.create && next == nil) {
 		if keyFree {
-			if err := e.keyStillFree(ctx, r); err != nil {
-				return nil, err
-			}
+			err = e.keyStillFree(ctx, r)
 		}
-		err = e.recordAudit(ctx, r, d)
+		if err == nil {
+			err = e.recordAudit(ctx, r, d)
+		}
 	} else {
 		err = e.record(ctx, r, d, next)
 	}
+	end()
 	if err != nil {
 		return nil, err
 	}
@@ -162,19 +176,21 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time, from
 // decideForSubmit decides a request to be recorded. r is nil when the request was
 // decided before: d is then the recorded decision. keyFree says the request_id was
 // looked up and found unrecorded.
-func (e *Engine) decideForSubmit(ctx context.Context, body []byte, at time.Time, from *Principal) (r *request, d *Decision, next *State, keyFree bool, err error) {
+func (e *Engine) decideForSubmit(ctx context.Context, body []byte, at time.Time, from *Principal, st *stages) (r *request, d *Decision, next *State, keyFree bool, err error) {
 	if err := e.acquire(ctx); err != nil {
 		return nil, nil, nil, false, err
 	}
 	defer e.release()
+	end := st.start(StageDecode)
 	r, prior, keyFree, err := e.prepare(ctx, body, at, from)
+	end()
 	if err != nil || prior != nil {
 		return nil, prior, nil, false, err
 	}
 	if err := failpoint.Eval(ctx, "engine/before-decide"); err != nil {
 		return nil, nil, nil, false, err
 	}
-	res := e.decide(ctx, r, evaluation{})
+	res := e.decide(ctx, r, evaluation{stages: st})
 	if err := failpoint.Eval(ctx, "engine/after-decide"); err != nil {
 		return nil, nil, nil, false, err
 	}

@@ -22,10 +22,12 @@ type metrics struct {
 	authRefused *prometheus.CounterVec // why: missing, unknown
 	calls       *prometheus.CounterVec // route, status
 	callTime    *prometheus.HistogramVec
+	stages      *prometheus.HistogramVec // stage
+	batches     prometheus.Histogram
 	handler     http.Handler
 }
 
-func newMetrics(opts *Options) *metrics {
+func newMetrics(opts *Options, e *engine.Engine) *metrics {
 	reg, gather := opts.Registerer, opts.Gatherer
 	if reg == nil {
 		r := prometheus.NewRegistry()
@@ -52,7 +54,15 @@ func newMetrics(opts *Options) *metrics {
 		callTime: f(prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "handoff_http_request_seconds",
 			Help: "HTTP call duration by route.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)},
 			[]string{"route"})).(*prometheus.HistogramVec),
+		stages: f(prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "handoff_stage_seconds",
+			Help: "Time of each stage of a decision: decode, validate, policy, commit.", Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16)},
+			[]string{"stage"})).(*prometheus.HistogramVec),
+		batches: f(prometheus.NewHistogram(prometheus.HistogramOpts{Name: "handoff_group_commit_appends",
+			Help: "Appends per durable store transaction (the group commit).", Buckets: prometheus.ExponentialBuckets(1, 2, 10)})).(prometheus.Histogram),
 	}
+	f(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "handoff_store_bytes",
+		Help: "The store's size on disk (tables and value log), as last measured."},
+		func() float64 { return float64(e.StoreSize()) }))
 	if gather != nil {
 		m.handler = promhttp.HandlerFor(gather, promhttp.HandlerOpts{})
 	}
@@ -84,6 +94,14 @@ func (m *metrics) observeDecision(d *engine.Decision, record bool, took time.Dur
 		}
 	}
 }
+
+// Stage implements engine.Observer.
+func (m *metrics) Stage(stage string, took time.Duration) {
+	m.stages.WithLabelValues(stage).Observe(took.Seconds())
+}
+
+// GroupCommit implements engine.Observer.
+func (m *metrics) GroupCommit(appends int) { m.batches.Observe(float64(appends)) }
 
 func (m *metrics) observeCall(route string, status int, took time.Duration) {
 	m.calls.WithLabelValues(route, strconv.Itoa(status)).Inc()

@@ -44,7 +44,8 @@ type Handler struct {
 }
 
 // New returns the handler of an engine. The engine stays the caller's to close, after
-// the server that uses the handler has shut down.
+// the server that uses the handler has shut down. It becomes the engine's Observer: the
+// stages of every decision and the store's group commits are in its metrics.
 func New(e *engine.Engine, opts Options) *Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1<<20 + 4<<10
@@ -53,7 +54,8 @@ func New(e *engine.Engine, opts Options) *Handler {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{e: e, opts: opts, mux: http.NewServeMux()}
-	h.metrics = newMetrics(&h.opts)
+	h.metrics = newMetrics(&h.opts, e)
+	e.SetObserver(h.metrics)
 	h.routes()
 	return h
 }

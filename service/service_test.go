@@ -226,6 +226,11 @@ func TestWorkflowOverHTTP(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	assert.Contains(t, string(out), `handoff_decisions_total{kind="cancel",mode="submit",outcome="allow",pack="campaign"} 1`)
 	assert.Contains(t, string(out), `handoff_decisions_total{kind="cancel",mode="evaluate",outcome="allow",pack="campaign"} 1`)
+	for _, stage := range []string{"decode", "validate", "policy", "commit"} {
+		assert.Regexp(t, `handoff_stage_seconds_count\{stage="`+stage+`"\} [1-9]`, string(out), stage)
+	}
+	assert.Regexp(t, `handoff_group_commit_appends_count [1-9]`, string(out))
+	assert.Contains(t, string(out), "handoff_store_bytes ")
 
 	// An admin reads every tenant.
 	status, _ = a.call("GET", "/v1/tenants/acme/audit", adminToken, "", nil)

@@ -126,7 +126,11 @@ func (l *Log) commitGroup(group, carry []*appendReq) []*appendReq {
 	}
 
 	if written > 0 {
-		if err := txn.Commit(); err != nil {
+		err := txn.Commit()
+		if err == nil && l.onCommit != nil {
+			l.onCommit(written)
+		}
+		if err != nil {
 			if errors.Is(err, badger.ErrConflict) {
 				l.commitEach(group)
 				return carry

@@ -37,6 +37,11 @@ type Options struct {
 	// fields take the defaults documented on Memory. Ignored when InMemory
 	// is set.
 	Memory Memory
+
+	// OnCommit, when set, is called after each transaction the group commit
+	// makes durable with the number of appends it held. It is called from
+	// the committer and must not block. Nil observes nothing.
+	OnCommit func(appends int)
 }
 
 // Memory is the storage engine's memory budget. The defaults keep a process
@@ -124,6 +129,8 @@ type Log struct {
 
 	trim *trimmer // nil in memory or when trimming is off
 
+	onCommit func(appends int) // Options.OnCommit
+
 	mu         sync.Mutex
 	legacyIdem bool // written by an earlier version: see LegacyIdempotency
 	unindexed  bool // written by an earlier version: see Unindexed
@@ -170,6 +177,7 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 		maxBatchCount:  db.MaxBatchCount(),
 		maxValueSize:   bo.ValueLogFileSize,
 		valueThreshold: bo.ValueThreshold,
+		onCommit:       opts.OnCommit,
 	}
 	if opts.InMemory {
 		// Without a value log every value lives in the tree.

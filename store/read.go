@@ -347,3 +347,10 @@ func (l *Log) Chains(ctx context.Context, fn func(Chain) error) error {
 	})
 	return unwrapCallback("chains", err)
 }
+
+// Size is the store's size on disk in bytes: its tables and its value log, as the
+// storage engine last measured them (it does every minute). Zero for a store in memory.
+func (l *Log) Size() int64 {
+	lsm, vlog := l.db.Size()
+	return lsm + vlog
+}

@@ -15,6 +15,11 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/service"
 )
@@ -48,7 +53,12 @@ The API is described by /v1/openapi.json. A block is a decision (200); 401 no or
 token, 403 another tenant or IDENTITY_MISMATCH, 404 no such workflow or decision,
 400 a bad parameter, 413 a body over 1 MiB, 415 not application/json, 503 no decision
 could be made (the host treats the request as blocked and sends it again with the same
-request_id). One access log line per call goes to standard error (JSON).`,
+request_id). One access log line per call goes to standard error (JSON).
+
+With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, every
+decision is traced (a span per decision, a child span per stage: decode, validate,
+policy, commit; the request's trace_id as the attribute handoff.trace_id) and exported
+over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT`")
 		principals := fs.String("principals", os.Getenv("HANDOFF_PRINCIPALS"), "the principals `FILE` (default HANDOFF_PRINCIPALS)")
@@ -82,7 +92,19 @@ request_id). One access log line per call goes to standard error (JSON).`,
 			if err != nil {
 				return err
 			}
-			e, err := engine.Open(ctx, engine.Options{Dir: c.db.value, Bundle: &b})
+			eopts := engine.Options{Dir: c.db.value, Bundle: &b}
+			if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
+				exp, err := otlptracehttp.New(ctx)
+				if err != nil {
+					return fmt.Errorf("OTLP trace exporter: %w", err)
+				}
+				tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp),
+					sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "handoff"))))
+				defer func() { err = errors.Join(err, tp.Shutdown(context.WithoutCancel(ctx))) }()
+				eopts.TracerProvider = tp
+				fmt.Fprintln(c.stdout, "tracing: every decision is exported over OTLP/HTTP")
+			}
+			e, err := engine.Open(ctx, eopts)
 			if err != nil {
 				return err
 			}

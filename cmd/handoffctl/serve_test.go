@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,8 +42,18 @@ func (s *syncBuffer) String() string {
 }
 
 // TestServe runs handoffctl serve on a store, plays a start over HTTP, stops it as a
-// signal would, and finds the decision recorded in the store it closed.
+// signal would, and finds the decision recorded in the store it closed; the decision's
+// spans went to the OTLP collector the environment names.
 func TestServe(t *testing.T) {
+	var traces atomic.Int64
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/traces" {
+			traces.Add(1)
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer collector.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "db")
 	token := "tok-orchestrator"
@@ -92,6 +104,8 @@ func TestServe(t *testing.T) {
 		t.Fatal("serve did not stop")
 	}
 	assert.Contains(t, stdout.String(), "shutting down")
+	assert.Contains(t, stdout.String(), "tracing: every decision is exported over OTLP/HTTP")
+	assert.NotZero(t, traces.Load(), "the spans were exported at shutdown")
 	assert.Contains(t, stderr.String(), `"route":"/v1/requests","status":200`, "an access log line per call")
 	assert.NotContains(t, stderr.String(), "Brightbrew", "the access log never holds a body")
 
