@@ -285,6 +285,24 @@ func (p *play) observe(d *engine.Decision) error {
 	return nil
 }
 
+// untimedCampaignFlows are the campaign flows that set no time on any step: a client
+// over HTTP cannot set the time a decision is made at.
+func untimedCampaignFlows(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, name := range campaignFlows {
+		timed := false
+		for _, at := range loadFlow(t, name).at {
+			timed = timed || !at.IsZero()
+		}
+		if !timed {
+			out = append(out, name)
+		}
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
 // campaignFlows are the shipped campaign scenarios that run on a single tenant.
 var campaignFlows = []string{
 	"01-happy-path", "02-weak-research-hg2", "03-strategy-version-mismatch", "04-qa-two-cycles-escalate",

@@ -37,18 +37,7 @@ func TestHTTPLoad(t *testing.T) {
 	defer srv.Close()
 	client := srv.Client()
 	client.Transport.(*http.Transport).MaxIdleConnsPerHost = clients
-	var untimed []string
-	for _, name := range campaignFlows {
-		f := loadFlow(t, name)
-		timed := false
-		for _, at := range f.at {
-			timed = timed || !at.IsZero()
-		}
-		if !timed {
-			untimed = append(untimed, name)
-		}
-	}
-	require.NotEmpty(t, untimed)
+	untimed := untimedCampaignFlows(t)
 
 	ctx := context.Background()
 	deadline := time.Now().Add(time.Duration(seconds) * time.Second)

@@ -77,6 +77,9 @@ func (l *Log) Append(ctx context.Context, a Append) (Head, error) {
 		return Head{}, err
 	}
 	defer l.end()
+	if l.readOnly {
+		return Head{}, &Error{Op: "append", Err: ErrReadOnly}
+	}
 	if err := a.validate(); err != nil {
 		return Head{}, err
 	}

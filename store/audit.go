@@ -21,6 +21,9 @@ func (l *Log) Audit(ctx context.Context, tenant string, rec NewRecord, t time.Ti
 		return Record{}, err
 	}
 	defer l.end()
+	if l.readOnly {
+		return Record{}, &Error{Op: "audit", Err: ErrReadOnly}
+	}
 	if len(tenant) > maxIDLen {
 		return Record{}, invalid("tenant id longer than %d bytes", maxIDLen)
 	}

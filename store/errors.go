@@ -16,6 +16,10 @@ var (
 	// never waits for the lock.
 	ErrLocked = errors.New("store: store locked")
 
+	// ErrReadOnly is returned by every write to a store opened with
+	// Options.ReadOnly.
+	ErrReadOnly = errors.New("store: opened read-only")
+
 	// ErrNotFound is returned when a workflow does not exist in the tenant
 	// asked for. A workflow owned by another tenant is not found either.
 	// Find returns it, with a message of its own, for an id no record has.

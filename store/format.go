@@ -23,6 +23,20 @@ const (
 // checkFormat reads the store's format at Open. An empty store is marked current; a
 // store with records and no mark was written by an earlier version.
 func (l *Log) checkFormat() error {
+	if l.readOnly {
+		return l.db.View(func(txn *badger.Txn) error {
+			v, found, err := getValue(txn, []byte(formatKey))
+			switch {
+			case err != nil:
+				return err
+			case found && string(v) == formatVersion:
+				return nil
+			case !found && !hasKey(txn, []byte(tagTenant)):
+				return nil // empty
+			}
+			return fmt.Errorf("%w: the store was written by an earlier version: open it read-write once to upgrade it", ErrReadOnly)
+		})
+	}
 	return l.db.Update(func(txn *badger.Txn) error {
 		v, found, err := getValue(txn, []byte(formatKey))
 		switch {

@@ -38,6 +38,14 @@ type Options struct {
 	// is set.
 	Memory Memory
 
+	// ReadOnly opens a store no process holds for reading only (an
+	// auditor's copy): no lock file is written, every write fails with
+	// ErrReadOnly, and other read-only processes may open it too. A store a
+	// process holds read-write cannot be opened read-only (ErrLocked), and a
+	// store written by an earlier version must be opened read-write once to
+	// upgrade it.
+	ReadOnly bool
+
 	// OnCommit, when set, is called after each transaction the group commit
 	// makes durable with the number of appends it held. It is called from
 	// the committer and must not block. Nil observes nothing.
@@ -130,6 +138,7 @@ type Log struct {
 	trim *trimmer // nil in memory or when trimming is off
 
 	onCommit func(appends int) // Options.OnCommit
+	readOnly bool              // Options.ReadOnly: every write fails with ErrReadOnly
 
 	mu         sync.Mutex
 	legacyIdem bool // written by an earlier version: see LegacyIdempotency
@@ -160,7 +169,7 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	default:
 		bo = opts.Memory.embedded(badger.DefaultOptions(opts.Dir))
 	}
-	bo = bo.WithSyncWrites(true).WithLogger(nil)
+	bo = bo.WithSyncWrites(true).WithLogger(nil).WithReadOnly(opts.ReadOnly && !opts.InMemory)
 	if opts.Logger != nil {
 		bo = bo.WithLogger(badgerLogger{l: opts.Logger})
 	}
@@ -178,6 +187,7 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 		maxValueSize:   bo.ValueLogFileSize,
 		valueThreshold: bo.ValueThreshold,
 		onCommit:       opts.OnCommit,
+		readOnly:       opts.ReadOnly && !opts.InMemory,
 	}
 	if opts.InMemory {
 		// Without a value log every value lives in the tree.
@@ -186,10 +196,10 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 	if err := l.checkFormat(); err != nil {
 		return nil, errors.Join(wrap("open", err), db.Close())
 	}
-	if !opts.InMemory {
+	if !opts.InMemory && !l.readOnly {
 		l.trim = startTrimmer(opts.Dir, opts.Memory.TrimInterval)
 	}
-	if !opts.NoGroupCommit {
+	if !opts.NoGroupCommit && !l.readOnly {
 		l.reqs = make(chan *appendReq, maxGroup)
 		l.quit = make(chan struct{})
 		l.done = make(chan struct{})
