@@ -44,6 +44,10 @@ type Options struct {
 	// whoever else uses it (several stores, tests): Bundle, EvalTimeout, Limits and
 	// LazyPolicies are then its own and ignored here. Default: Open compiles the bundle.
 	Decider *Decider
+	// ReadOnly opens a store no process holds for reading only (an auditor's copy):
+	// every read works, Submit fails with an error matching store.ErrReadOnly (no
+	// decision is recorded), and Evaluate still decides. Default false.
+	ReadOnly bool
 	// StoreMemory is the store's memory budget (memtables, block and index caches).
 	// The zero value is a small profile for an embedded library: see store.Memory.
 	StoreMemory store.Memory
@@ -99,7 +103,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	// The store first: a second process on the same directory learns at once that the
 	// store is locked, before the bundle is compiled.
-	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit, Memory: opts.StoreMemory, OnCommit: onCommit})
+	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit, Memory: opts.StoreMemory, OnCommit: onCommit, ReadOnly: opts.ReadOnly})
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,7 @@ func serveAndKill(t *testing.T, bin, dir string, k, clients, tenants int, untime
 		return string(b)
 	}
 
-	cmd := exec.Command(bin, "--db", dir, "serve", "--addr", "127.0.0.1:0", "--insecure-dev")
+	cmd := exec.Command(bin, "--db", dir, "serve", "--addr", "127.0.0.1:0", "--insecure-dev", "--eval-timeout", "30s") // a loaded machine gives slow decisions, not POLICY_TIMEOUT
 	cmd.Stderr = logFile
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)

@@ -84,19 +84,6 @@ func tenant(w http.ResponseWriter, r *http.Request, p *Principal) (string, bool)
 	return t, true
 }
 
-// WorkflowSummary is one workflow of a list.
-type WorkflowSummary struct {
-	Workflow     string `json:"workflow_id"`
-	Pack         string `json:"pack"`
-	Status       string `json:"status"`
-	Terminal     bool   `json:"terminal"`
-	StateVersion uint64 `json:"state_version"`
-	UpdatedAt    string `json:"updated_at"`
-	// Standing is the outcome of the latest decision that was not a block: await_human
-	// when the workflow waits for a person. Empty when every decision was a block.
-	Standing engine.Outcome `json:"standing"`
-}
-
 func (h *Handler) workflows(w http.ResponseWriter, r *http.Request, p *Principal) {
 	t, ok := tenant(w, r, p)
 	if !ok {
@@ -108,38 +95,10 @@ func (h *Handler) workflows(w http.ResponseWriter, r *http.Request, p *Principal
 		writeError(w, http.StatusBadRequest, apiError{Code: codeBadRequest, Message: "awaiting must be human", Hint: "awaiting=human lists the workflows that wait for a person"})
 		return
 	}
-	var ids []string
-	err := h.e.Workflows(r.Context(), t, func(wf string, _ store.Head) error {
-		ids = append(ids, wf)
-		return nil
-	})
+	out, err := h.e.ListWorkflows(r.Context(), t, engine.WorkflowFilter{Pack: q.Get("pack"), Status: q.Get("status"), AwaitingHuman: awaiting == "human"})
 	if err != nil {
 		internal(w, err)
 		return
-	}
-	out := []WorkflowSummary{}
-	for _, wf := range ids {
-		st, err := h.e.State(r.Context(), t, wf)
-		if err != nil {
-			internal(w, err)
-			return
-		}
-		if q.Has("pack") && st.Pack != q.Get("pack") || q.Has("status") && st.Status != q.Get("status") {
-			continue
-		}
-		s := WorkflowSummary{Workflow: wf, Pack: st.Pack, Status: st.Status, Terminal: st.Terminal, StateVersion: st.StateVersion, UpdatedAt: st.UpdatedAt}
-		d, err := h.e.Standing(r.Context(), t, wf)
-		if err != nil {
-			internal(w, err)
-			return
-		}
-		if d != nil {
-			s.Standing = d.Outcome
-		}
-		if awaiting == "human" && s.Standing != engine.AwaitHuman {
-			continue
-		}
-		out = append(out, s)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": t, "workflows": out})
 }

@@ -54,11 +54,14 @@ rename) instead of standard output.`,
 				}
 				opts.Since = t
 			}
-			e, err := c.open(ctx, existingStore)
+			if c.server != "" && *tenant == "" {
+				return usagef("decisions export through --server needs --tenant: a token reads its tenant")
+			}
+			e, err := c.backend(ctx, existingStore)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer closeBackend(e, &err)
 			export := func(w io.Writer) (int, error) {
 				bw := bufio.NewWriter(w)
 				n := 0

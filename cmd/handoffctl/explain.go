@@ -40,11 +40,11 @@ kept, replaced, request_digest, body_sha256, stub) and request (the redacted cop
 			if len(args) != 1 {
 				return usagef("explain takes one DECISION_ID (handoffctl log shows them)")
 			}
-			e, err := c.open(ctx, existingStore)
+			e, err := c.backend(ctx, existingStore)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer closeBackend(e, &err)
 			ex, err := e.Explain(ctx, args[0])
 			if err != nil {
 				return withHint(err, "decision ids are in 'handoffctl -o json log --tenant T WORKFLOW' (and --audit)")

@@ -52,7 +52,7 @@ func init() {
 		stateCmd, logCmd, verifyCmd,
 		reasonsCmd, runCmd, testCmd, benchCmd,
 		replayCmd, explainCmd, keygenCmd, checkpointCmd, decisionsCmd,
-		serveCmd, tokenCmd,
+		workflowsCmd, serveCmd, tokenCmd,
 	}
 }
 
@@ -70,9 +70,11 @@ type cli struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
-	db     stringFlag // --db DIR
-	bundle stringFlag // --bundle DIR
-	output string     // -o text|json
+	db       stringFlag // --db DIR
+	bundle   stringFlag // --bundle DIR
+	output   string     // -o text|json
+	server   string     // --server URL: read and decide through a running server
+	readOnly bool       // --read-only: open the store of --db for reading only
 }
 
 // stringFlag is a string flag that remembers whether the command line set it.
@@ -89,12 +91,14 @@ func (f *stringFlag) Set(s string) error {
 }
 
 // globalFlags are accepted before and after the command name.
-var globalFlags = map[string]bool{"db": true, "bundle": true, "o": true}
+var globalFlags = map[string]bool{"db": true, "bundle": true, "o": true, "server": true, "read-only": true}
 
 func (c *cli) declareGlobals(fs *flag.FlagSet) {
 	fs.Var(&c.db, "db", "the store: directory `DIR` (env HANDOFF_DB; default ./.handoff)")
 	fs.Var(&c.bundle, "bundle", "the bundle: `DIR`/contracts and DIR/policies (default: the shipped packs)")
 	fs.StringVar(&c.output, "o", c.output, "output format `FORMAT`: text or json")
+	fs.StringVar(&c.server, "server", c.server, "read and decide through the server at `URL` (env HANDOFF_SERVER; token in HANDOFF_TOKEN)")
+	fs.BoolVar(&c.readOnly, "read-only", c.readOnly, "open the store of --db for reading only: a store no process holds")
 }
 
 func (c *cli) json() bool { return c.output == "json" }
@@ -106,6 +110,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if env := os.Getenv("HANDOFF_DB"); env != "" {
 		c.db.value = env
 	}
+	c.server = os.Getenv("HANDOFF_SERVER")
 
 	gfs := flag.NewFlagSet("handoffctl", flag.ContinueOnError)
 	gfs.SetOutput(io.Discard)
@@ -220,6 +225,10 @@ Global flags (before or after the command):
   --db DIR       the store directory (env HANDOFF_DB; default ./.handoff)
   --bundle DIR   the bundle: DIR/contracts and DIR/policies (default: the shipped packs)
   -o FORMAT      output format: text (default) or json
+  --server URL   read and decide through a running 'handoffctl serve' (env HANDOFF_SERVER;
+                 the token in HANDOFF_TOKEN): state, log, workflows, verify, explain,
+                 decisions, eval, validate, start and submit
+  --read-only    open the store of --db for reading only (a store no process holds)
 
 Exit codes: 0 done, 1 could not run, 2 usage error, 3 a negative result
 (blocked with --fail-on-block, broken chain, invalid request, failing test).
@@ -247,7 +256,7 @@ func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
 		}
 	}
 	fmt.Fprintf(w, "\nGlobal flags:\n")
-	for _, name := range []string{"db", "bundle", "o"} {
+	for _, name := range []string{"db", "bundle", "o", "server", "read-only"} {
 		printFlag(w, fs.Lookup(name))
 	}
 }

@@ -33,14 +33,14 @@ With -o json the output is the engine's State object.`,
 			if len(args) != 1 {
 				return usagef("state takes one WORKFLOW id")
 			}
-			e, err := c.open(ctx, existingStore)
+			e, err := c.backend(ctx, existingStore)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer closeBackend(e, &err)
 			st, err := e.State(ctx, *tenant, args[0])
 			if err != nil {
-				return err
+				return serverHint(err)
 			}
 			if c.json() {
 				return writeJSON(c.stdout, st)
@@ -220,11 +220,11 @@ With -o json the output is one engine Entry object per line (JSON lines).`,
 			case !*audit && len(args) != 1:
 				return usagef("log takes one WORKFLOW id (or --audit)")
 			}
-			e, err := c.open(ctx, existingStore)
+			e, err := c.backend(ctx, existingStore)
 			if err != nil {
 				return err
 			}
-			defer closeEngine(e, &err)
+			defer closeBackend(e, &err)
 			var entries []engine.Entry
 			collect := func(ent engine.Entry) error {
 				if c.json() {
@@ -239,7 +239,7 @@ With -o json the output is one engine Entry object per line (JSON lines).`,
 				err = e.History(ctx, *tenant, args[0], collect)
 			}
 			if err != nil || c.json() {
-				return err
+				return serverHint(err)
 			}
 			printLog(c.stdout, entries, *audit)
 			return nil
@@ -338,6 +338,9 @@ problem).`,
 				if len(args) > 0 || *tenant != "" {
 					return usagef("verify --checkpoint checks every chain: no --tenant, no WORKFLOW")
 				}
+				if err := c.local("verify --checkpoint"); err != nil {
+					return err
+				}
 				e, err := c.open(ctx, existingStore)
 				if err != nil {
 					return err
@@ -350,6 +353,11 @@ problem).`,
 				return usagef("verify takes at most one WORKFLOW id")
 			case len(args) == 1 && *tenant == "":
 				return usagef("verify WORKFLOW needs --tenant: every read is scoped by tenant")
+			case c.server != "" && *tenant == "":
+				return usagef("verify through --server needs --tenant: a token reads its tenant")
+			}
+			if c.server != "" {
+				return c.verifyThrough(ctx, *tenant, args)
 			}
 			e, err := c.open(ctx, existingStore)
 			if err != nil {
@@ -377,6 +385,26 @@ problem).`,
 			return c.verified(reps)
 		}
 	},
+}
+
+// verifyThrough verifies a tenant's chains, or one workflow's, through the server.
+func (c *cli) verifyThrough(ctx context.Context, tenant string, args []string) (err error) {
+	b, err := c.backend(ctx, existingStore)
+	if err != nil {
+		return err
+	}
+	defer closeBackend(b, &err)
+	var reps []store.VerifyReport
+	if len(args) == 1 {
+		rep, err := b.Verify(ctx, tenant, args[0])
+		if err != nil {
+			return serverHint(err)
+		}
+		reps = append(reps, rep)
+	} else if reps, err = b.VerifyTenant(ctx, tenant); err != nil {
+		return serverHint(err)
+	}
+	return c.verified(reps)
 }
 
 // verifyLine is the JSON form of a store.VerifyReport.

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
 )
 
 // loadBundle returns the bundle named by --bundle, or the shipped packs.
@@ -54,7 +56,10 @@ func (c *cli) open(ctx context.Context, mode storeMode) (*engine.Engine, error) 
 	if err != nil {
 		return nil, err
 	}
-	opts := engine.Options{Bundle: &b, LazyPolicies: true}
+	opts := engine.Options{Bundle: &b, LazyPolicies: true, ReadOnly: c.readOnly}
+	if c.readOnly && mode == createStore {
+		return nil, usagef("--read-only opens a store for reading: this command writes to it")
+	}
 	switch mode {
 	case existingStore, peekStore:
 		fi, err := os.Stat(c.db.value)
@@ -74,7 +79,24 @@ func (c *cli) open(ctx context.Context, mode storeMode) (*engine.Engine, error) 
 	case createStore:
 		opts.Dir = c.db.value
 	}
-	return engine.Open(ctx, opts)
+	e, err := engine.Open(ctx, opts)
+	return e, c.lockedHint(err)
+}
+
+// serveURLFile is where handoffctl serve writes its URL in the store it holds.
+const serveURLFile = "handoff-serve.url"
+
+// lockedHint says, for a store a handoffctl serve holds, which server to ask instead.
+func (c *cli) lockedHint(err error) error {
+	if !errors.Is(err, store.ErrLocked) {
+		return err
+	}
+	b, rerr := os.ReadFile(filepath.Join(c.db.value, serveURLFile))
+	if rerr != nil || len(b) == 0 {
+		return err
+	}
+	url := strings.TrimSpace(string(b))
+	return withHint(err, fmt.Sprintf("handoffctl serve holds the store at %s: run the command with --server %s (or HANDOFF_SERVER; the token in HANDOFF_TOKEN)", url, url))
 }
 
 // readRequest reads a request file, or standard input for "-".

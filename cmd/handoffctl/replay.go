@@ -155,7 +155,8 @@ func (c *cli) openStore(ctx context.Context, b *engine.Bundle) (*engine.Engine, 
 	case err != nil:
 		return nil, err
 	}
-	return engine.Open(ctx, engine.Options{Dir: c.db.value, Bundle: b, LazyPolicies: true})
+	e, err := engine.Open(ctx, engine.Options{Dir: c.db.value, Bundle: b, LazyPolicies: true, ReadOnly: c.readOnly})
+	return e, c.lockedHint(err)
 }
 
 // dirBundle checks a bundle directory and returns its bundle.

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/service/client"
 )
 
 // validationCodes are the reason codes of a request that does not match its contract.
@@ -33,7 +35,7 @@ tenant's workflow) is not valid either. FILE - reads the request from standard i
 With -o json the output is {"valid": bool, "reasons": [...]}.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		return func(ctx context.Context, c *cli, args []string) error {
-			return c.withRequest(ctx, "validate", args, func(e *engine.Engine, body []byte) error {
+			return c.withRequest(ctx, "validate", args, func(e backend, body []byte) error {
 				return c.validate(ctx, e, body)
 			})
 		}
@@ -41,10 +43,10 @@ With -o json the output is {"valid": bool, "reasons": [...]}.`,
 }
 
 // validate prints the contract violations of a request and fails when there is any.
-func (c *cli) validate(ctx context.Context, e *engine.Engine, body []byte) error {
+func (c *cli) validate(ctx context.Context, e backend, body []byte) error {
 	d, err := e.Evaluate(ctx, body)
 	if err != nil {
-		return err
+		return serverHint(err)
 	}
 	invalid := []engine.Reason{}
 	for _, r := range d.Reasons {
@@ -101,13 +103,17 @@ explanation, as handoffctl explain -o json prints it).`,
 		failOnBlock := fs.Bool("fail-on-block", false, "exit 3 when the outcome is block")
 		explain := fs.Bool("explain", false, "explain the decision: rules, METADATA, input values")
 		return func(ctx context.Context, c *cli, args []string) error {
-			return c.withRequest(ctx, "eval", args, func(e *engine.Engine, body []byte) error {
+			return c.withRequest(ctx, "eval", args, func(e backend, body []byte) error {
 				if *explain {
-					return explainEval(ctx, c, e, body, *failOnBlock)
+					eng, ok := e.(*engine.Engine)
+					if !ok {
+						return usagef("eval --explain works on the store of --db, not through --server")
+					}
+					return explainEval(ctx, c, eng, body, *failOnBlock)
 				}
 				d, err := e.Evaluate(ctx, body)
 				if err != nil {
-					return err
+					return serverHint(err)
 				}
 				return c.decided(d, *failOnBlock)
 			})
@@ -152,7 +158,7 @@ func submitCommand(name, kind, short, long string) *command {
 
 // withRequest reads the one request FILE of args and runs fn on it with an engine on the
 // store of --db, opened without creating it: the dry-run commands.
-func (c *cli) withRequest(ctx context.Context, name string, args []string, fn func(e *engine.Engine, body []byte) error) (err error) {
+func (c *cli) withRequest(ctx context.Context, name string, args []string, fn func(e backend, body []byte) error) (err error) {
 	if len(args) != 1 {
 		return usagef("%s takes one request FILE, or - for standard input", name)
 	}
@@ -160,11 +166,11 @@ func (c *cli) withRequest(ctx context.Context, name string, args []string, fn fu
 	if err != nil {
 		return err
 	}
-	e, err := c.open(ctx, peekStore)
+	e, err := c.backend(ctx, peekStore)
 	if err != nil {
 		return err
 	}
-	defer closeEngine(e, &err)
+	defer closeBackend(e, &err)
 	return fn(e, body)
 }
 
@@ -182,12 +188,21 @@ func (c *cli) submit(ctx context.Context, file, kind string, failOnBlock bool) (
 			return usagef("the request's kind is %q, not %q: use 'handoffctl submit' for other kinds", head.Kind, kind)
 		}
 	}
-	e, err := c.open(ctx, createStore)
+	e, err := c.backend(ctx, createStore)
 	if err != nil {
 		return err
 	}
-	defer closeEngine(e, &err)
+	defer closeBackend(e, &err)
 	d, err := e.Submit(ctx, body)
+	var ce *client.Error
+	if errors.As(err, &ce) && ce.Decision != nil {
+		// Refused by the server (IDENTITY_MISMATCH): the decision is recorded in the
+		// token's tenant's audit stream.
+		if perr := c.decided(ce.Decision, failOnBlock); perr != nil {
+			return perr
+		}
+		return serverHint(err)
+	}
 	if err != nil {
 		return withHint(err, "no decision was made: treat the request as blocked and send it again")
 	}

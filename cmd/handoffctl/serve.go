@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -66,6 +67,7 @@ over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.`,
 		key := fs.String("tls-key", "", "the private key `FILE` of --tls-cert")
 		insecure := fs.Bool("insecure-dev", false, "no authentication: a loopback demo only")
 		drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long calls in flight may finish at shutdown")
+		evalTimeout := fs.Duration("eval-timeout", 2*time.Second, "the deadline of one policy evaluation (past it: POLICY_TIMEOUT, a block)")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
 			if len(args) > 0 {
 				return usagef("serve takes no arguments")
@@ -92,7 +94,7 @@ over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.`,
 			if err != nil {
 				return err
 			}
-			eopts := engine.Options{Dir: c.db.value, Bundle: &b}
+			eopts := engine.Options{Dir: c.db.value, Bundle: &b, EvalTimeout: *evalTimeout}
 			if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
 				exp, err := otlptracehttp.New(ctx)
 				if err != nil {
@@ -128,7 +130,14 @@ over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.`,
 			if opts.InsecureDev {
 				fmt.Fprintln(c.stderr, "WARNING: --insecure-dev: no authentication, every caller is an admin and every request is taken as sent. Never expose this address.")
 			}
-			fmt.Fprintf(c.stdout, "serving %s on %s://%s (store %s, bundle %s)\n", "handoff", scheme, ln.Addr(), c.db.value, e.BundleDigest())
+			url := fmt.Sprintf("%s://%s", scheme, ln.Addr())
+			// Beside the store, for the hint of a command that finds it locked.
+			urlFile := filepath.Join(c.db.value, serveURLFile)
+			if err := os.WriteFile(urlFile, []byte(url+"\n"), 0o644); err != nil {
+				return err
+			}
+			defer os.Remove(urlFile)
+			fmt.Fprintf(c.stdout, "serving handoff on %s (store %s, bundle %s)\n", url, c.db.value, e.BundleDigest())
 			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			served := make(chan error, 1)

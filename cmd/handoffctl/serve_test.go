@@ -96,6 +96,34 @@ func TestServe(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "no token, no read")
 
+	// The store is the server's: a command on it says which server to ask, and asks it
+	// with --server.
+	code, _, errOut := runArgs(t, "--db", db, "state", "--tenant", "acme", "wf-serve")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "hint: handoffctl serve holds the store at "+base+": run the command with --server "+base)
+	code, _, errOut = runArgs(t, "--server", base, "workflows", "--tenant", "acme")
+	assert.Equal(t, exitError, code, "no token")
+	assert.Contains(t, errOut, "UNAUTHENTICATED")
+	t.Setenv("HANDOFF_TOKEN", token)
+	code, out2, errOut := runArgs(t, "--server", base, "workflows", "--tenant", "acme")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `(?m)^wf-serve\s+campaign\s+RESEARCH\s+1\s+allow\s`, out2)
+	code, out2, errOut = runArgs(t, "--server", base, "-o", "json", "state", "--tenant", "acme", "wf-serve")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out2, `"status": "RESEARCH"`)
+	code, out2, errOut = runArgs(t, "--server", base, "log", "--tenant", "acme", "wf-serve")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Regexp(t, `start +orchestrator +ALLOW`, out2)
+	code, out2, errOut = runArgs(t, "--server", base, "verify", "--tenant", "acme")
+	require.Equal(t, exitOK, code, errOut+out2)
+	reqFile := filepath.Join(dir, "again.json")
+	require.NoError(t, os.WriteFile(reqFile, []byte(strings.Replace(body, "wf-serve", "wf-serve-2", 1)), 0o600))
+	code, out2, errOut = runArgs(t, "--server", base, "-o", "json", "eval", reqFile)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out2, `"recorded": false`)
+	code, _, errOut = runArgs(t, "--server", base, "--bundle", dir, "state", "--tenant", "acme", "wf-serve")
+	assert.Equal(t, exitUsage, code, errOut)
+
 	stop()
 	select {
 	case code := <-done:
@@ -108,6 +136,14 @@ func TestServe(t *testing.T) {
 	assert.NotZero(t, traces.Load(), "the spans were exported at shutdown")
 	assert.Contains(t, stderr.String(), `"route":"/v1/requests","status":200`, "an access log line per call")
 	assert.NotContains(t, stderr.String(), "Brightbrew", "the access log never holds a body")
+
+	// Read-only, the store reads and refuses writes.
+	code, out3, errOut := runArgs(t, "--db", db, "--read-only", "-o", "json", "state", "--tenant", "acme", "wf-serve")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out3, `"status": "RESEARCH"`)
+	code, _, errOut = runArgs(t, "--db", db, "--read-only", "submit", reqFile)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "--read-only opens a store for reading")
 
 	e, err := engine.Open(context.Background(), engine.Options{Dir: db, LazyPolicies: true})
 	require.NoError(t, err, "serve closed the store")

@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/handoff-dev/handoff/store"
+)
+
+// WorkflowFilter selects workflows of a tenant; the zero value selects them all.
+type WorkflowFilter struct {
+	Pack   string // only this pack's
+	Status string // only those in this status
+	// AwaitingHuman keeps the workflows whose standing decision is await_human: they
+	// wait for a person.
+	AwaitingHuman bool
+}
+
+// WorkflowSummary is one workflow of a list.
+type WorkflowSummary struct {
+	Workflow     string `json:"workflow_id"`
+	Pack         string `json:"pack"`
+	Status       string `json:"status"`
+	Terminal     bool   `json:"terminal"`
+	StateVersion uint64 `json:"state_version"`
+	UpdatedAt    string `json:"updated_at"`
+	// Standing is the outcome of the latest decision that was not a block (Standing):
+	// await_human when the workflow waits for a person. Empty when every decision was a
+	// block.
+	Standing Outcome `json:"standing"`
+}
+
+// ListWorkflows lists a tenant's workflows that f selects, in id order.
+func (e *Engine) ListWorkflows(ctx context.Context, tenant string, f WorkflowFilter) ([]WorkflowSummary, error) {
+	var ids []string
+	err := e.log.Workflows(ctx, tenant, func(wf string, _ store.Head) error {
+		ids = append(ids, wf)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := []WorkflowSummary{}
+	for _, wf := range ids {
+		st, err := e.State(ctx, tenant, wf)
+		if err != nil {
+			return nil, err
+		}
+		if f.Pack != "" && st.Pack != f.Pack || f.Status != "" && st.Status != f.Status {
+			continue
+		}
+		s := WorkflowSummary{Workflow: wf, Pack: st.Pack, Status: st.Status, Terminal: st.Terminal, StateVersion: st.StateVersion, UpdatedAt: st.UpdatedAt}
+		d, err := e.Standing(ctx, tenant, wf)
+		if err != nil {
+			return nil, err
+		}
+		if d != nil {
+			s.Standing = d.Outcome
+		}
+		if f.AwaitingHuman && s.Standing != AwaitHuman {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

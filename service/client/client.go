@@ -1,0 +1,250 @@
+// Package client is a typed Go client of the Handoff service (handoffctl serve): the
+// engine's own types over the /v1 API. handoffctl uses it for --server.
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
+)
+
+// Client calls one server with one bearer token. It is safe for concurrent use.
+type Client struct {
+	base  string
+	token string
+	http  *http.Client
+}
+
+// New returns a client of the server at base (http://host:port) with token. A nil
+// httpClient is one with a one-minute timeout.
+func New(base, token string, httpClient *http.Client) *Client {
+	if httpClient == nil {
+		httpClient = &http.Client{Timeout: time.Minute}
+	}
+	return &Client{base: strings.TrimRight(base, "/"), token: token, http: httpClient}
+}
+
+// Error is an error answer of the service: its status, code, message and hint. An
+// IDENTITY_MISMATCH error carries the recorded decision. A 404 matches store.ErrNotFound
+// or engine.ErrDecisionNotFound with errors.Is.
+type Error struct {
+	Status   int              `json:"-"`
+	Code     string           `json:"code"`
+	Message  string           `json:"message"`
+	Hint     string           `json:"hint"`
+	Decision *engine.Decision `json:"decision"`
+	path     string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("server: %s %s (%d): %s", e.Code, e.path, e.Status, e.Message)
+}
+
+// Is makes a 404 match the engine's not-found errors.
+func (e *Error) Is(target error) bool {
+	return e.Status == http.StatusNotFound && (target == store.ErrNotFound || target == engine.ErrDecisionNotFound)
+}
+
+// do sends one call and returns the response of a 2xx answer; any other is an *Error.
+func (c *Client) do(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	e := &Error{Status: resp.StatusCode, path: path}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if json.Unmarshal(b, e) != nil || e.Code == "" {
+		e.Code, e.Message = http.StatusText(resp.StatusCode), strings.TrimSpace(string(b))
+	}
+	return nil, e
+}
+
+// get decodes the JSON answer of a call into out.
+func (c *Client) get(ctx context.Context, method, path string, body []byte, out any) error {
+	resp, err := c.do(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(resp.Body)
+	dec.UseNumber()
+	return dec.Decode(out)
+}
+
+func seg(s string) string { return url.PathEscape(s) }
+
+// Submit decides a request and records it. A request that is not the token's
+// principal's is an *Error with Code IDENTITY_MISMATCH and the recorded Decision.
+func (c *Client) Submit(ctx context.Context, body []byte) (*engine.Decision, error) {
+	var d engine.Decision
+	return &d, c.get(ctx, "POST", "/v1/requests", body, &d)
+}
+
+// Evaluate decides a request without recording it.
+func (c *Client) Evaluate(ctx context.Context, body []byte) (*engine.Decision, error) {
+	var d engine.Decision
+	return &d, c.get(ctx, "POST", "/v1/evaluate", body, &d)
+}
+
+// State returns a workflow's state.
+func (c *Client) State(ctx context.Context, tenant, workflow string) (*engine.State, error) {
+	var st engine.State
+	return &st, c.get(ctx, "GET", "/v1/tenants/"+seg(tenant)+"/workflows/"+seg(workflow), nil, &st)
+}
+
+// History calls fn for every recorded decision of a workflow, oldest first.
+func (c *Client) History(ctx context.Context, tenant, workflow string, fn func(engine.Entry) error) error {
+	var out struct{ Entries []engine.Entry }
+	if err := c.get(ctx, "GET", "/v1/tenants/"+seg(tenant)+"/workflows/"+seg(workflow)+"/log", nil, &out); err != nil {
+		return err
+	}
+	return each(out.Entries, fn)
+}
+
+// Audit calls fn for every record of a tenant's security audit stream, oldest first.
+func (c *Client) Audit(ctx context.Context, tenant string, fn func(engine.Entry) error) error {
+	var out struct{ Entries []engine.Entry }
+	if err := c.get(ctx, "GET", "/v1/tenants/"+seg(tenant)+"/audit", nil, &out); err != nil {
+		return err
+	}
+	return each(out.Entries, fn)
+}
+
+func each[T any](xs []T, fn func(T) error) error {
+	for _, x := range xs {
+		if err := fn(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ListWorkflows lists a tenant's workflows that f selects.
+func (c *Client) ListWorkflows(ctx context.Context, tenant string, f engine.WorkflowFilter) ([]engine.WorkflowSummary, error) {
+	q := url.Values{}
+	if f.Pack != "" {
+		q.Set("pack", f.Pack)
+	}
+	if f.Status != "" {
+		q.Set("status", f.Status)
+	}
+	if f.AwaitingHuman {
+		q.Set("awaiting", "human")
+	}
+	path := "/v1/tenants/" + seg(tenant) + "/workflows"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out struct{ Workflows []engine.WorkflowSummary }
+	return out.Workflows, c.get(ctx, "GET", path, nil, &out)
+}
+
+// Verify verifies one workflow's chain.
+func (c *Client) Verify(ctx context.Context, tenant, workflow string) (store.VerifyReport, error) {
+	reps, err := c.verify(ctx, tenant, "?workflow="+url.QueryEscape(workflow))
+	if err != nil || len(reps) != 1 {
+		return store.VerifyReport{}, cmpErr(err, fmt.Errorf("server: verify answered %d reports for one workflow", len(reps)))
+	}
+	return reps[0], nil
+}
+
+// VerifyTenant verifies every chain of a tenant.
+func (c *Client) VerifyTenant(ctx context.Context, tenant string) ([]store.VerifyReport, error) {
+	return c.verify(ctx, tenant, "")
+}
+
+func (c *Client) verify(ctx context.Context, tenant, query string) ([]store.VerifyReport, error) {
+	var out struct{ Reports []store.VerifyReport }
+	return out.Reports, c.get(ctx, "GET", "/v1/tenants/"+seg(tenant)+"/verify"+query, nil, &out)
+}
+
+func cmpErr(err, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
+}
+
+// Decision returns a recorded decision's log entry by its id.
+func (c *Client) Decision(ctx context.Context, id string) (engine.Entry, error) {
+	var ent engine.Entry
+	return ent, c.get(ctx, "GET", "/v1/decisions/"+seg(id), nil, &ent)
+}
+
+// Explain explains a recorded decision.
+func (c *Client) Explain(ctx context.Context, id string) (*engine.Explanation, error) {
+	var ex engine.Explanation
+	return &ex, c.get(ctx, "GET", "/v1/decisions/"+seg(id)+"/explain", nil, &ex)
+}
+
+// DecisionLog calls fn for every decision-log event of opts.Tenant (required), as the
+// server streams them.
+func (c *Client) DecisionLog(ctx context.Context, opts engine.DecisionLogOptions, fn func(engine.DecisionLogEvent) error) error {
+	if opts.Tenant == "" {
+		return fmt.Errorf("client: the decision log of a server is read tenant by tenant: set DecisionLogOptions.Tenant")
+	}
+	q := url.Values{}
+	if opts.Workflow != "" {
+		q.Set("workflow", opts.Workflow)
+	}
+	if !opts.Since.IsZero() {
+		q.Set("since", opts.Since.Format(time.RFC3339Nano))
+	}
+	path := "/v1/tenants/" + seg(opts.Tenant) + "/decisions"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	resp, err := c.do(ctx, "GET", path, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		var ev engine.DecisionLogEvent
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.UseNumber()
+		if err := dec.Decode(&ev); err != nil {
+			return fmt.Errorf("client: decision log: %w", err)
+		}
+		if err := fn(ev); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// Close releases the client's idle connections.
+func (c *Client) Close() error {
+	c.http.CloseIdleConnections()
+	return nil
+}
