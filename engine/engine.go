@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"runtime"
 	"time"
@@ -135,3 +136,7 @@ func (e *Engine) StoreSize() int64 { return e.log.Size() }
 func (e *Engine) Close() error {
 	return e.log.Close()
 }
+
+// Backup writes a full copy of the store to w while the engine runs (store.Log.Backup):
+// handoffctl restore, or store.Restore, makes a store of it again.
+func (e *Engine) Backup(ctx context.Context, w io.Writer) error { return e.log.Backup(ctx, w) }

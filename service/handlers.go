@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"slices"
@@ -250,6 +251,20 @@ func (h *Handler) explain(w http.ResponseWriter, r *http.Request, p *Principal) 
 		writeError(w, http.StatusNotFound, decisionNotFound)
 	default:
 		writeJSON(w, http.StatusOK, ex)
+	}
+}
+
+// backup streams a full copy of the store: every tenant's, so an admin's only.
+func (h *Handler) backup(w http.ResponseWriter, r *http.Request, p *Principal) {
+	if !p.Admin {
+		writeError(w, http.StatusForbidden, apiError{Code: codeForbidden, Message: "a backup holds every tenant: an admin principal's only", Hint: "use a token whose principal has \"admin\": true"})
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", `attachment; filename="handoff.backup"`)
+	if err := h.e.Backup(r.Context(), w); err != nil {
+		// The status is sent; a cut stream fails the restore that reads it.
+		h.opts.Logger.LogAttrs(r.Context(), slog.LevelError, "backup", slog.String("error", err.Error()))
 	}
 }
 

@@ -83,6 +83,7 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/tenants/{tenant}/decisions", false, h.decisionLog},
 		{"GET", "/v1/decisions/{id}", false, h.decision},
 		{"GET", "/v1/decisions/{id}/explain", false, h.explain},
+		{"GET", "/v1/backup", false, h.backup},
 		{"GET", "/v1/packs", false, h.packs},
 		{"GET", "/v1/reasons", false, h.reasons},
 	}

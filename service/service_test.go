@@ -125,7 +125,7 @@ func (a *api) conforms(req *http.Request, resp *http.Response, body []byte) {
 			require.NoError(a.t, schema.VisitJSON(v), "a decision-log line does not match the document")
 		}
 		in.Options.ExcludeResponseBody = true
-	case strings.HasPrefix(ct, "text/plain"):
+	case strings.HasPrefix(ct, "text/plain"), strings.HasPrefix(ct, "application/octet-stream"):
 		in.Options.ExcludeResponseBody = true
 	}
 	in.SetBodyBytes(body)
@@ -232,9 +232,14 @@ func TestWorkflowOverHTTP(t *testing.T) {
 	assert.Regexp(t, `handoff_group_commit_appends_count [1-9]`, string(out))
 	assert.Contains(t, string(out), "handoff_store_bytes ")
 
-	// An admin reads every tenant.
+	// An admin reads every tenant, and takes backups.
 	status, _ = a.call("GET", "/v1/tenants/acme/audit", adminToken, "", nil)
 	assert.Equal(t, http.StatusOK, status)
+	status, out = a.call("GET", "/v1/backup", adminToken, "", nil)
+	assert.Equal(t, http.StatusOK, status)
+	assert.NotEmpty(t, out)
+	status, _ = a.call("GET", "/v1/backup", hostToken, "", nil)
+	assert.Equal(t, http.StatusForbidden, status, "a backup holds every tenant")
 }
 
 // Hostile calls get the right status, and nothing is recorded for the tenant they aim at.

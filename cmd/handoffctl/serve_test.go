@@ -57,7 +57,8 @@ func TestServe(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "db")
 	token := "tok-orchestrator"
-	doc := `{"principals": [{"name": "orchestrator", "token_sha256": "` + service.HashToken(token) + `", "tenant_id": "acme", "type": "system", "id": "orchestrator"}]}`
+	doc := `{"principals": [{"name": "orchestrator", "token_sha256": "` + service.HashToken(token) + `", "tenant_id": "acme", "type": "system", "id": "orchestrator"},
+		{"name": "operator", "token_sha256": "` + service.HashToken("tok-operator") + `", "tenant_id": "acme", "type": "human", "id": "operator", "admin": true}]}`
 	principals := filepath.Join(dir, "principals.json")
 	require.NoError(t, os.WriteFile(principals, []byte(doc), 0o600))
 
@@ -124,6 +125,16 @@ func TestServe(t *testing.T) {
 	code, _, errOut = runArgs(t, "--server", base, "--bundle", dir, "state", "--tenant", "acme", "wf-serve")
 	assert.Equal(t, exitUsage, code, errOut)
 
+	// A backup while it runs: an admin's only.
+	backup := filepath.Join(dir, "store.backup")
+	code, _, errOut = runArgs(t, "--server", base, "backup", "--out", backup)
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "FORBIDDEN")
+	t.Setenv("HANDOFF_TOKEN", "tok-operator")
+	code, out2, errOut = runArgs(t, "--server", base, "backup", "--out", backup)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out2, "backup written to "+backup)
+
 	stop()
 	select {
 	case code := <-done:
@@ -137,8 +148,21 @@ func TestServe(t *testing.T) {
 	assert.Contains(t, stderr.String(), `"route":"/v1/requests","status":200`, "an access log line per call")
 	assert.NotContains(t, stderr.String(), "Brightbrew", "the access log never holds a body")
 
+	// The backup restores into a new store that verifies and replays as recorded.
+	restored := filepath.Join(dir, "restored")
+	code, out3, errOut := runArgs(t, "--db", restored, "restore", "--from", backup)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out3, "restored "+restored)
+	code, out3, errOut = runArgs(t, "--db", restored, "-o", "json", "replay", "--bundle", filepath.Join("..", ".."), "--all")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out3, `"replayed": 1,`)
+	assert.Contains(t, out3, `"changed": 0,`)
+	code, _, errOut = runArgs(t, "--db", restored, "restore", "--from", backup)
+	assert.Equal(t, exitError, code, "a restore never writes over a store")
+	assert.Contains(t, errOut, "is not empty")
+
 	// Read-only, the store reads and refuses writes.
-	code, out3, errOut := runArgs(t, "--db", db, "--read-only", "-o", "json", "state", "--tenant", "acme", "wf-serve")
+	code, out3, errOut = runArgs(t, "--db", db, "--read-only", "-o", "json", "state", "--tenant", "acme", "wf-serve")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out3, `"status": "RESEARCH"`)
 	code, _, errOut = runArgs(t, "--db", db, "--read-only", "submit", reqFile)

@@ -248,3 +248,14 @@ func (c *Client) Close() error {
 	c.http.CloseIdleConnections()
 	return nil
 }
+
+// Backup streams a full copy of the server's store to w (an admin token's only).
+func (c *Client) Backup(ctx context.Context, w io.Writer) error {
+	resp, err := c.do(ctx, "GET", "/v1/backup", nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(w, resp.Body)
+	return err
+}
