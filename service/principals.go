@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/handoff-dev/handoff/engine"
 )
@@ -28,6 +29,8 @@ type Principal struct {
 	Roles       []string `json:"roles,omitempty"`
 	// Admin reads every tenant. It never submits for another tenant or actor.
 	Admin bool `json:"admin,omitempty"`
+	// ExpiresAt, when set, is when the token stops being accepted (RFC 3339).
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
 // engine is the principal as the engine checks requests against it.
@@ -101,17 +104,21 @@ func ParsePrincipals(b []byte) (*Principals, error) {
 	return ps, nil
 }
 
-// lookup returns the principal of a token, nil when none holds it.
-func (ps *Principals) lookup(token string) *Principal {
+// lookup returns the principal of a token, nil when none holds it; expired says the
+// token's principal exists but no longer accepts it at now.
+func (ps *Principals) lookup(token string, now time.Time) (p *Principal, expired bool) {
 	if ps == nil || token == "" {
-		return nil
+		return nil, false
 	}
 	h := HashToken(token)
-	p := ps.byHash[h]
+	p = ps.byHash[h]
 	if p == nil || subtle.ConstantTimeCompare([]byte(p.TokenSHA256), []byte(h)) != 1 {
-		return nil
+		return nil, false
 	}
-	return p
+	if p.ExpiresAt != nil && !now.Before(*p.ExpiresAt) {
+		return nil, true
+	}
+	return p, false
 }
 
 // Len is the number of principals.

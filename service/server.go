@@ -153,7 +153,12 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*Princip
 		writeError(w, http.StatusUnauthorized, apiError{Code: codeUnauthenticated, Message: "no bearer token", Hint: "send Authorization: Bearer TOKEN with a token of the server's principals file"})
 		return nil, false
 	}
-	p := h.opts.Principals.lookup(token)
+	p, expired := h.opts.Principals.lookup(token, time.Now())
+	if expired {
+		h.metrics.authRefused.WithLabelValues("expired").Inc()
+		writeError(w, http.StatusUnauthorized, apiError{Code: codeUnauthenticated, Message: "the token has expired", Hint: "ask for a new token: the principals file sets when each one expires (expires_at)"})
+		return nil, false
+	}
 	if p == nil {
 		h.metrics.authRefused.WithLabelValues("unknown").Inc()
 		writeError(w, http.StatusUnauthorized, apiError{Code: codeUnauthenticated, Message: "the token is not a principal's", Hint: "check the token; the server's principals file holds its SHA-256 (handoffctl token hash)"})

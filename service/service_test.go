@@ -24,10 +24,11 @@ import (
 
 // Tokens of the test principals.
 const (
-	hostToken   = "tok-host-acme"
-	mariaToken  = "tok-maria-acme"
-	globexToken = "tok-globex"
-	adminToken  = "tok-admin"
+	hostToken    = "tok-host-acme"
+	mariaToken   = "tok-maria-acme"
+	globexToken  = "tok-globex"
+	adminToken   = "tok-admin"
+	expiredToken = "tok-expired"
 )
 
 func principals(t testing.TB) *service.Principals {
@@ -37,6 +38,7 @@ func principals(t testing.TB) *service.Principals {
 		{"name": "maria", "token_sha256": service.HashToken(mariaToken), "tenant_id": "acme", "type": "human", "id": "maria", "roles": []string{"campaign_approver"}},
 		{"name": "globex-host", "token_sha256": service.HashToken(globexToken), "tenant_id": "globex", "type": "system", "id": "orchestrator"},
 		{"name": "auditor", "token_sha256": service.HashToken(adminToken), "tenant_id": "acme", "type": "human", "id": "auditor", "admin": true},
+		{"name": "former", "token_sha256": service.HashToken(expiredToken), "tenant_id": "acme", "type": "system", "id": "orchestrator", "expires_at": "2020-01-01T00:00:00Z"},
 	}}
 	b, err := json.Marshal(doc)
 	require.NoError(t, err)
@@ -258,7 +260,7 @@ func TestHostileCalls(t *testing.T) {
 		return n
 	}
 
-	for name, token := range map[string]string{"no token": "", "unknown token": "nope"} {
+	for name, token := range map[string]string{"no token": "", "unknown token": "nope", "expired token": expiredToken} {
 		status, out := a.call("POST", "/v1/requests", token, "application/json", []byte(cancel("req-x", "maria")))
 		assert.Equal(t, http.StatusUnauthorized, status, name)
 		assert.Contains(t, string(out), `"UNAUTHENTICATED"`, name)

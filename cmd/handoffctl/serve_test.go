@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -96,6 +97,18 @@ func TestServe(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "no token, no read")
+
+	// A client that sends its headers slowly (slow loris) is cut off, not waited for.
+	loris, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	require.NoError(t, err)
+	_, err = loris.Write([]byte("POST /v1/requests HTTP/1.1\r\nHost: x\r\n"))
+	require.NoError(t, err)
+	began := time.Now()
+	require.NoError(t, loris.SetReadDeadline(time.Now().Add(30*time.Second)))
+	_, err = io.ReadAll(loris)
+	assert.NoError(t, err, "the server closed the connection")
+	assert.Less(t, time.Since(began), 20*time.Second, "within the header timeout")
+	loris.Close()
 
 	// The store is the server's: a command on it says which server to ask, and asks it
 	// with --server.
