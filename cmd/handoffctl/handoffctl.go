@@ -227,7 +227,7 @@ Global flags (before or after the command):
   -o FORMAT      output format: text (default) or json
   --server URL   read and decide through a running 'handoffctl serve' (env HANDOFF_SERVER;
                  the token in HANDOFF_TOKEN): state, log, workflows, verify, explain,
-                 decisions, eval, validate, start and submit
+                 decisions, eval, validate, start, submit, backup and replay
   --read-only    open the store of --db for reading only (a store no process holds)
 
 Exit codes: 0 done, 1 could not run, 2 usage error, 3 a negative result

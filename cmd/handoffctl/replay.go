@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/service/client"
+	"github.com/handoff-dev/handoff/store"
 )
 
 var replayCmd = &command{
@@ -36,7 +39,8 @@ first, then any other move away from block or fail) come first, then tightening
 (→ block, → fail), then decisions whose outcome stays but whose details change.
 
 The log is read with the bundle of --recorded (default: the shipped packs), which must
-be the one it was recorded with. Replaying against that same bundle reproduces every
+be the one it was recorded with. Through --server, the log is a running server's: a
+backup taken through its API (an admin token's) and restored into a temporary store. Replaying against that same bundle reproduces every
 decision byte for byte, reusing the recorded decision ids and times; a retry delay is
 kept as recorded when it lies within the jitter of the replayed policy delay.
 
@@ -89,10 +93,17 @@ bundle digest every replayed decision carries is not a change.`,
 					return err
 				}
 			}
-			e, err := c.openStore(ctx, &rec)
+			var e *engine.Engine
+			cleanup := func() {}
+			if c.server != "" {
+				e, cleanup, err = c.serverCopy(ctx, &rec)
+			} else {
+				e, err = c.openStore(ctx, &rec)
+			}
 			if err != nil {
 				return err
 			}
+			defer cleanup()
 			defer closeEngine(e, &err)
 
 			rep := replayReport{BundleDigest: cand.BundleDigest(), Transitions: []*replayTransition{}, SkippedRecords: []replaySkip{}, UnchangedPacks: []string{}}
@@ -142,6 +153,47 @@ bundle digest every replayed decision carries is not a change.`,
 			return nil
 		}
 	},
+}
+
+// serverCopy is the log of a running server to replay: a backup taken through its API
+// (an admin token's), restored into a temporary store; cleanup removes it once the
+// engine on it is closed.
+func (c *cli) serverCopy(ctx context.Context, b *engine.Bundle) (e *engine.Engine, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "handoff-replay-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	defer func() {
+		if err != nil {
+			cleanup()
+		}
+	}()
+	cl := client.New(c.server, os.Getenv("HANDOFF_TOKEN"), nil)
+	defer cl.Close()
+	backup := filepath.Join(dir, "backup")
+	f, err := os.Create(backup)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = errors.Join(cl.Backup(ctx, f), f.Close())
+	if err != nil {
+		return nil, nil, withHint(serverHint(err), "replay through --server reads the server's log by a backup: an admin token's")
+	}
+	f, err = os.Open(backup)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	l, err := store.Restore(ctx, store.Options{Dir: filepath.Join(dir, "store")}, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := l.Close(); err != nil {
+		return nil, nil, err
+	}
+	e, err = engine.Open(ctx, engine.Options{Dir: filepath.Join(dir, "store"), Bundle: b, LazyPolicies: true})
+	return e, cleanup, err
 }
 
 // openStore opens the existing store of --db with bundle b.

@@ -147,6 +147,10 @@ func TestServe(t *testing.T) {
 	code, out2, errOut = runArgs(t, "--server", base, "backup", "--out", backup)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out2, "backup written to "+backup)
+	code, out2, errOut = runArgs(t, "--server", base, "-o", "json", "replay", "--bundle", filepath.Join("..", ".."), "--all")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out2, `"replayed": 1,`, "the server's log, replayed from a backup")
+	assert.Contains(t, out2, `"changed": 0,`)
 
 	stop()
 	select {
