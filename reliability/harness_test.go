@@ -59,14 +59,19 @@ func loadFlow(t testing.TB, name string) *flow {
 	return f
 }
 
-// readFlow reads a shipped campaign scenario once.
+// readFlow reads a shipped scenario once: name is PACK/NAME, or a campaign scenario's
+// NAME.
 func readFlow(name string) (*flow, error) {
 	flowsMu.Lock()
 	defer flowsMu.Unlock()
 	if f := flows[name]; f != nil {
 		return f, nil
 	}
-	sc, err := scenario.Load(filepath.Join(scenarioDir, "campaign", "scenarios", name+scenario.Ext))
+	pack, base, found := strings.Cut(name, "/")
+	if !found {
+		pack, base = "campaign", name
+	}
+	sc, err := scenario.Load(filepath.Join(scenarioDir, pack, "scenarios", base+scenario.Ext))
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,11 +19,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/scenario"
 	"github.com/handoff-dev/handoff/service"
 )
 
-// TestHTTPLoad plays the untimed campaign scenarios over real HTTP on loopback: many
-// clients at once, each its own workflows, interleaved, on 8 tenants. Every decision a
+// TestHTTPLoad plays the four packs' scenarios over real HTTP on loopback: many clients
+// at once, each its own workflows, interleaved, on 8 tenants. A scenario joins the load
+// when it plays as written at the clock, under another tenant and workflow id, on an
+// engine of its own first (portableFlows). Every decision a
 // client got a 200 for must then be in the store under its decision id, every chain
 // verifies (so no workflow has two records for one state version), and each workflow's
 // chain holds exactly the requests its client played. The server is an InsecureDev one:
@@ -37,7 +42,7 @@ func TestHTTPLoad(t *testing.T) {
 	defer srv.Close()
 	client := srv.Client()
 	client.Transport.(*http.Transport).MaxIdleConnsPerHost = clients
-	untimed := untimedCampaignFlows(t)
+	untimed := portableFlows(t)
 
 	ctx := context.Background()
 	deadline := time.Now().Add(time.Duration(seconds) * time.Second)
@@ -122,4 +127,47 @@ func TestHTTPLoad(t *testing.T) {
 	}
 	t.Logf("%d requests over HTTP from %d clients in %ds: %d decisions acknowledged and found, %d workflows, %d chains verified",
 		requests.Load(), clients, seconds, len(acked), len(played), len(reports))
+}
+
+// portableFlows are the shipped scenarios of every pack that a client over HTTP can play
+// on any tenant: played at the clock (a client cannot set the time a decision is made
+// at), under another tenant and workflow id, on an engine of their own, they give the
+// outcomes they expect.
+func portableFlows(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(scenarioDir, "*", "scenarios", "*"+scenario.Ext))
+	require.NoError(t, err)
+	eng, err := engine.Open(context.Background(), engine.Options{InMemory: true, EvalTimeout: testEvalTimeout, LazyPolicies: true})
+	require.NoError(t, err)
+	defer eng.Close()
+	var out []string
+	perPack := map[string]int{}
+	for i, file := range files {
+		pack := filepath.Base(filepath.Dir(filepath.Dir(file)))
+		name := pack + "/" + strings.TrimSuffix(filepath.Base(file), scenario.Ext)
+		f, err := readFlow(name)
+		if err != nil {
+			continue // a step that is not a JSON object (a malformed request on purpose)
+		}
+		p := &play{f: f, tenant: "tenant-q", workflow: fmt.Sprintf("q.%d", i)}
+		ok := true
+		for !p.done() && ok {
+			body, err := p.body(context.Background(), eng)
+			if err != nil {
+				ok = false
+				break
+			}
+			d, err := eng.Submit(context.Background(), body)
+			ok = err == nil && p.observe(d) == nil
+		}
+		if ok {
+			out = append(out, name)
+			perPack[pack]++
+		}
+	}
+	t.Logf("scenarios in the load, by pack: %v", perPack)
+	for _, pack := range []string{"assessment", "campaign", "support", "video"} {
+		require.NotZero(t, perPack[pack], "no scenario of pack %s plays on another tenant", pack)
+	}
+	return out
 }
