@@ -1,0 +1,85 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/service"
+	"github.com/handoff-dev/handoff/service/client"
+	"github.com/handoff-dev/handoff/store"
+)
+
+const start = `{"request_id": "req-start", "kind": "start", "tenant_id": "acme", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign", "subject_id": "s1", "brief": {"client": "Brightbrew", "business_objective": "Grow trial sign-ups", "product": "Brightbrew Cold Brew"}, "workflow_id": "wf-client"}`
+
+// The client speaks the engine's types, and the service's errors come back as *Error
+// that match the engine's not-found errors.
+func TestClient(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{Dir: t.TempDir(), LazyPolicies: true})
+	require.NoError(t, err)
+	defer e.Close()
+	ps, err := service.ParsePrincipals([]byte(`{"principals": [
+		{"name": "host", "token_sha256": "` + service.HashToken("tok-host") + `", "tenant_id": "acme", "type": "system", "id": "orchestrator"}]}`))
+	require.NoError(t, err)
+	srv := httptest.NewServer(service.New(e, service.Options{Principals: ps}))
+	defer srv.Close()
+	c := client.New(srv.URL, "tok-host", nil)
+	defer c.Close()
+
+	d, err := c.Submit(ctx, []byte(start))
+	require.NoError(t, err)
+	assert.Equal(t, engine.Allow, d.Outcome)
+	st, err := c.State(ctx, "acme", "wf-client")
+	require.NoError(t, err)
+	assert.Equal(t, "RESEARCH", st.Status)
+	list, err := c.ListWorkflows(ctx, "acme", engine.WorkflowFilter{Pack: "campaign"})
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, engine.Allow, list[0].Standing)
+	n := 0
+	require.NoError(t, c.History(ctx, "acme", "wf-client", func(engine.Entry) error { n++; return nil }))
+	assert.Equal(t, 1, n)
+	ent, err := c.Decision(ctx, d.DecisionID)
+	require.NoError(t, err)
+	assert.Equal(t, d.DecisionID, ent.Decision.DecisionID)
+	rep, err := c.Verify(ctx, "acme", "wf-client")
+	require.NoError(t, err)
+	assert.True(t, rep.OK)
+	events := 0
+	require.NoError(t, c.DecisionLog(ctx, engine.DecisionLogOptions{Tenant: "acme"}, func(ev engine.DecisionLogEvent) error {
+		events++
+		assert.Equal(t, d.DecisionID, ev.DecisionID)
+		return nil
+	}))
+	assert.Equal(t, 1, events)
+
+	_, err = c.State(ctx, "acme", "wf-none")
+	assert.ErrorIs(t, err, store.ErrNotFound)
+	_, err = c.Explain(ctx, "no-such-decision")
+	assert.ErrorIs(t, err, engine.ErrDecisionNotFound)
+
+	var ce *client.Error
+	_, err = c.Submit(ctx, []byte(strings.Replace(start, `"tenant_id": "acme"`, `"tenant_id": "globex"`, 1)))
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, 403, ce.Status)
+	assert.Equal(t, "IDENTITY_MISMATCH", ce.Code)
+	require.NotNil(t, ce.Decision)
+	assert.Equal(t, engine.Block, ce.Decision.Outcome)
+	assert.NotEmpty(t, ce.Hint)
+
+	err = c.Backup(ctx, &bytes.Buffer{})
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "FORBIDDEN", ce.Code, "a backup is an admin's")
+	_, err = client.New(srv.URL, "wrong", nil).State(ctx, "acme", "wf-client")
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, 401, ce.Status)
+	assert.False(t, errors.Is(err, store.ErrNotFound))
+}
