@@ -16,8 +16,16 @@ import (
 // Options configure an Engine. The zero value works: the shipped packs, a store in
 // ./.handoff, a two-second policy deadline and no logging.
 type Options struct {
-	// Dir is the store directory. Default "./.handoff". Ignored when InMemory is set.
+	// Dir is the store directory. Default "./.handoff". Ignored when InMemory or
+	// StoreURL is set.
 	Dir string
+	// StoreURL, when set, keeps the log in the PostgreSQL database it names
+	// ("postgres://…"), shared with every other engine process that names it: see
+	// store.Postgres. Its schema must be migrated (store.Migrate, handoffctl migrate).
+	StoreURL string
+	// Postgres sizes the connection pool and timeouts of a PostgreSQL store; the zero
+	// value takes store.PostgresOptions' defaults.
+	Postgres store.PostgresOptions
 	// InMemory keeps the log in memory: for tests and dry runs; nothing survives Close.
 	InMemory bool
 	// Bundle holds the contracts and policies. Default: ShippedBundle().
@@ -66,7 +74,7 @@ type Options struct {
 type Engine struct {
 	*Decider
 	opts   Options
-	log    *store.Log
+	log    store.Log
 	logger *slog.Logger
 	// slots bounds the decisions being made at once (decode to decision, not the
 	// recording): the work is CPU-bound, so more in flight than a few per core only
@@ -104,7 +112,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	// The store first: a second process on the same directory learns at once that the
 	// store is locked, before the bundle is compiled.
-	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit, Memory: opts.StoreMemory, OnCommit: onCommit, ReadOnly: opts.ReadOnly})
+	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, URL: opts.StoreURL, Postgres: opts.Postgres,
+		Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit, Memory: opts.StoreMemory, OnCommit: onCommit, ReadOnly: opts.ReadOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -115,13 +124,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, errors.Join(err, l.Close())
 		}
 	}
-	if l.LegacyIdempotency() {
-		if err := e.upgradeIdempotency(ctx, l); err != nil {
-			return nil, errors.Join(err, l.Close())
-		}
-	}
-	if l.Unindexed() {
-		if err := e.upgradeIndex(ctx, l); err != nil {
+	if b, ok := l.(*store.Badger); ok {
+		if err := e.upgrade(ctx, b); err != nil {
 			return nil, errors.Join(err, l.Close())
 		}
 	}

@@ -56,7 +56,7 @@ func TestExplainInAStoreWrittenBeforeTheIndex(t *testing.T) {
 				}
 				set([]byte("m/format"), tc.mark)
 			})
-			l, err := store.Open(ctx, store.Options{Dir: dir})
+			l, err := store.OpenBadger(ctx, store.Options{Dir: dir})
 			require.NoError(t, err)
 			require.True(t, l.Unindexed())
 			_, err = l.Find(ctx, ids[0])
@@ -111,7 +111,7 @@ func TestExplainRefusesAnIndexEntryNamingAnotherDecision(t *testing.T) {
 func TestADecisionIsIndexedByItsID(t *testing.T) {
 	ctx := context.Background()
 	dir, ids, auditID := indexedStore(t)
-	l, err := store.Open(ctx, store.Options{Dir: dir})
+	l, err := store.OpenBadger(ctx, store.Options{Dir: dir})
 	require.NoError(t, err)
 	defer l.Close()
 	assert.False(t, l.Unindexed())

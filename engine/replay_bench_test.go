@@ -206,7 +206,7 @@ func recordPackTemplates(b *testing.B, scenarios string) []templateWorkflow {
 // packs' scenarios may use one workflow id: copyID must be unique. Records go in runs
 // that end at a state change, one append each, so that the head's state version is the
 // template's.
-func appendCopy(ctx context.Context, l *store.Log, t templateWorkflow, copyID string) error {
+func appendCopy(ctx context.Context, l store.Log, t templateWorkflow, copyID string) error {
 	// The id is rewritten where it is a whole JSON string, or quoted inside a message:
 	// inside a longer string (a trace id, say) it may be part of content whose hash the
 	// records hold.

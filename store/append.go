@@ -9,7 +9,6 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
-	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/failpoint"
 )
 
@@ -72,7 +71,7 @@ type Append struct {
 // others get a *StaleError. If ctx ends before the append is taken up,
 // Append returns ctx.Err() and writes nothing; once taken up it completes.
 // Append does not keep the slices of a after it returns.
-func (l *Log) Append(ctx context.Context, a Append) (Head, error) {
+func (l *Badger) Append(ctx context.Context, a Append) (Head, error) {
 	if err := l.begin(ctx); err != nil {
 		return Head{}, err
 	}
@@ -146,7 +145,7 @@ type kv struct {
 }
 
 // checkWrites refuses a value larger than the database takes.
-func (l *Log) checkWrites(writes []kv) error {
+func (l *Badger) checkWrites(writes []kv) error {
 	for _, w := range writes {
 		if int64(len(w.value)) > l.maxValueSize {
 			return ErrTooLarge
@@ -158,7 +157,7 @@ func (l *Log) checkWrites(writes []kv) error {
 // writesSize returns at least what Badger counts for writes against its
 // transaction limits: a value at or above the value threshold goes to the
 // value log and counts as a pointer.
-func (l *Log) writesSize(writes []kv) (size, count int64) {
+func (l *Badger) writesSize(writes []kv) (size, count int64) {
 	for _, w := range writes {
 		v := int64(len(w.value))
 		if v >= l.valueThreshold {
@@ -217,8 +216,8 @@ func prepare(ctx context.Context, txn *badger.Txn, a *Append) (Head, []kv, error
 	case !found:
 		return Head{}, nil, fmt.Errorf("%w: %q", ErrNotFound, a.Workflow)
 	}
-	if a.ExpectedVersion != cur.StateVersion && !canary.SkipVersionCheck {
-		return Head{}, nil, &StaleError{Expected: a.ExpectedVersion, Actual: cur.StateVersion}
+	if err := checkVersion(a, cur); err != nil {
+		return Head{}, nil, err
 	}
 
 	if err := checkIDs(txn, a.Records); err != nil {
@@ -226,26 +225,13 @@ func prepare(ctx context.Context, txn *badger.Txn, a *Append) (Head, []kv, error
 	}
 
 	writes := make([]kv, 0, 2*len(a.Records)+4)
-	ts := formatTime(a.Time)
-	next := cur
-	for _, nr := range a.Records {
-		r := storedRecord{
-			Seq:      next.Seq + 1,
-			Time:     ts,
-			Type:     nr.Type,
-			Payload:  nr.Payload,
-			PrevHash: next.Hash,
-		}
-		sealRecord(domainRecord, a.Tenant, a.Workflow, &r)
+	recs, next := a.seal(cur)
+	for i, r := range recs {
 		writes = append(writes, kv{recordKey(a.Tenant, a.Workflow, r.Seq), r.encode()})
-		if nr.ID != "" {
+		if id := a.Records[i].ID; id != "" {
 			loc := Location{Tenant: a.Tenant, Workflow: a.Workflow, Seq: r.Seq, Hash: r.Hash}
-			writes = append(writes, kv{indexKey(nr.ID), loc.encode()})
+			writes = append(writes, kv{indexKey(id), loc.encode()})
 		}
-		next.Seq, next.Hash = r.Seq, r.Hash
-	}
-	if a.BumpVersion {
-		next.StateVersion = a.ExpectedVersion + 1
 	}
 	writes = append(writes, kv{hk, encodeHead(next)})
 	if err := failpoint.Eval(ctx, "store/snapshot-write"); err != nil {
@@ -262,6 +248,24 @@ func prepare(ctx context.Context, txn *badger.Txn, a *Append) (Head, []kv, error
 		writes = append(writes, kv{ok, []byte(a.Tenant)})
 	}
 	return next, writes, nil
+}
+
+// seal chains the records of a after the head cur: each gets the next seq, the
+// append's time and the hash of the record before. It returns them with the head they
+// leave, whose state version is bumped when a asks.
+func (a *Append) seal(cur Head) ([]storedRecord, Head) {
+	ts := formatTime(a.Time)
+	recs := make([]storedRecord, len(a.Records))
+	next := cur
+	for i, nr := range a.Records {
+		recs[i] = storedRecord{Seq: next.Seq + 1, Time: ts, Type: nr.Type, Payload: nr.Payload, PrevHash: next.Hash}
+		sealRecord(domainRecord, a.Tenant, a.Workflow, &recs[i])
+		next.Seq, next.Hash = recs[i].Seq, recs[i].Hash
+	}
+	if a.BumpVersion {
+		next.StateVersion = a.ExpectedVersion + 1
+	}
+	return recs, next
 }
 
 // checkIDs refuses records whose id the index holds already, as seen by
@@ -293,7 +297,7 @@ func checkIDs(txn *badger.Txn, recs []NewRecord) error {
 // tries again; the retry re-reads the head and the idempotency key, so a
 // conflicting writer that won shows up as a *StaleError, a
 // *DuplicateError or ErrIdempotencyKeyReused.
-func (l *Log) appendSingle(ctx context.Context, a *Append) (Head, error) {
+func (l *Badger) appendSingle(ctx context.Context, a *Append) (Head, error) {
 	for range maxConflictRetries {
 		if err := ctx.Err(); err != nil {
 			return Head{}, err
@@ -306,7 +310,7 @@ func (l *Log) appendSingle(ctx context.Context, a *Append) (Head, error) {
 	return Head{}, &Error{Op: "append", Err: errors.New("too many conflicting writers")}
 }
 
-func (l *Log) appendTxn(ctx context.Context, a *Append) (Head, error) {
+func (l *Badger) appendTxn(ctx context.Context, a *Append) (Head, error) {
 	txn := l.db.NewTransaction(true)
 	defer txn.Discard()
 	head, writes, err := prepare(ctx, txn, a)

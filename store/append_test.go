@@ -13,7 +13,7 @@ import (
 )
 
 func TestAppendReadState(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		// Payload bytes that a JSON re-encoder would change: spacing, HTML
 		// characters, key order, escaped unicode.
@@ -106,7 +106,7 @@ func TestAppendSnapshotNilAndEmpty(t *testing.T) {
 
 func TestAppendErrors(t *testing.T) {
 	ctx := context.Background()
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		before := create(t, l, "acme", "wf-1", 2)
 
 		tests := []struct {
@@ -185,7 +185,7 @@ func TestStaleErrorMessage(t *testing.T) {
 // exactly one wins, the others are stale and see the winner's version.
 func TestConcurrentAppendersSameVersion(t *testing.T) {
 	const n = 64
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		before := create(t, l, "acme", "wf-1", 1)
 
@@ -236,7 +236,7 @@ func TestConcurrentAppendersSameVersion(t *testing.T) {
 // stale, so every append succeeds and the chain stays contiguous.
 func TestConcurrentBlocksNeverStale(t *testing.T) {
 	const n = 32
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		create(t, l, "acme", "wf-1", 1)
 		var wg sync.WaitGroup
@@ -266,7 +266,7 @@ func TestConcurrentBlocksNeverStale(t *testing.T) {
 // own version sequence.
 func TestConcurrentWorkflows(t *testing.T) {
 	const workflows, steps = 16, 10
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		var wg sync.WaitGroup
 		for w := range workflows {
@@ -292,7 +292,7 @@ func TestConcurrentWorkflows(t *testing.T) {
 }
 
 func TestIdempotency(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		first := Append{
 			Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true,
@@ -355,7 +355,7 @@ func TestIdempotency(t *testing.T) {
 // gets the original response.
 func TestConcurrentIdempotentRequests(t *testing.T) {
 	const n = 32
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		for i := range n {
 			create(t, l, "acme", "wf-"+string(rune('A'+i)), 1)
@@ -395,7 +395,7 @@ func TestConcurrentIdempotentRequests(t *testing.T) {
 // TestConcurrentCreate races creators of one workflow id from two tenants.
 func TestConcurrentCreate(t *testing.T) {
 	const n = 16
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		var wg sync.WaitGroup
 		errs := make([]error, n)
@@ -429,7 +429,7 @@ func TestConcurrentCreate(t *testing.T) {
 }
 
 func TestAppendCanceledContext(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_, err := l.Append(ctx, Append{Tenant: "a", Workflow: "w", Create: true, Records: []NewRecord{rec("x", 1)}})
@@ -441,7 +441,7 @@ func TestAppendCanceledContext(t *testing.T) {
 
 func TestAppendTooLarge(t *testing.T) {
 	payload := func(n int) []byte { return []byte(`"` + strings.Repeat("x", n) + `"`) }
-	eachBackend(t, func(t *testing.T, b backend, l *Log) {
+	eachBadger(t, func(t *testing.T, b backend, l *Badger) {
 		ctx := context.Background()
 		create(t, l, "a", "w", 1)
 		var many []NewRecord

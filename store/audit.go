@@ -16,7 +16,7 @@ import (
 // Append indexes; an ID already indexed fails with a *DuplicateIDError and
 // nothing is written. Audit returns the record once it is durable. It is
 // safe for concurrent use.
-func (l *Log) Audit(ctx context.Context, tenant string, rec NewRecord, t time.Time) (Record, error) {
+func (l *Badger) Audit(ctx context.Context, tenant string, rec NewRecord, t time.Time) (Record, error) {
 	if err := l.begin(ctx); err != nil {
 		return Record{}, err
 	}
@@ -50,7 +50,7 @@ func (l *Log) Audit(ctx context.Context, tenant string, rec NewRecord, t time.Ti
 	return Record{}, &Error{Op: "audit", Err: errors.New("too many conflicting writers")}
 }
 
-func (l *Log) auditTxn(tenant string, rec NewRecord, t time.Time) (storedRecord, error) {
+func (l *Badger) auditTxn(tenant string, rec NewRecord, t time.Time) (storedRecord, error) {
 	txn := l.db.NewTransaction(true)
 	defer txn.Discard()
 	if err := checkIDs(txn, []NewRecord{rec}); err != nil {
@@ -95,7 +95,7 @@ func (l *Log) auditTxn(tenant string, rec NewRecord, t time.Time) (storedRecord,
 // starting at fromSeq (0 and 1 both mean the first record), from one
 // consistent view. An error from fn stops the walk and is returned as is.
 // An empty stream calls fn never. It is safe for concurrent use.
-func (l *Log) AuditRecords(ctx context.Context, tenant string, fromSeq uint64, fn func(Record) error) error {
+func (l *Badger) AuditRecords(ctx context.Context, tenant string, fromSeq uint64, fn func(Record) error) error {
 	if err := l.begin(ctx); err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (l *Log) AuditRecords(ctx context.Context, tenant string, fromSeq uint64, f
 // AuditHead returns the head of the audit stream of tenant: one key read,
 // no walk. An empty stream has the zero Head. It is safe for concurrent
 // use.
-func (l *Log) AuditHead(ctx context.Context, tenant string) (Head, error) {
+func (l *Badger) AuditHead(ctx context.Context, tenant string) (Head, error) {
 	if err := l.begin(ctx); err != nil {
 		return Head{}, err
 	}
@@ -130,7 +130,7 @@ func (l *Log) AuditHead(ctx context.Context, tenant string) (Head, error) {
 // VerifyAudit walks the audit stream of tenant like Verify walks a
 // workflow. An empty stream is OK with no records. It is safe for
 // concurrent use.
-func (l *Log) VerifyAudit(ctx context.Context, tenant string) (VerifyReport, error) {
+func (l *Badger) VerifyAudit(ctx context.Context, tenant string) (VerifyReport, error) {
 	if err := l.begin(ctx); err != nil {
 		return VerifyReport{}, err
 	}

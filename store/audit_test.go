@@ -5,12 +5,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func auditRecords(t *testing.T, l *Log, tenant string) []Record {
+func auditRecords(t *testing.T, l Log, tenant string) []Record {
 	t.Helper()
 	var out []Record
 	require.NoError(t, l.AuditRecords(context.Background(), tenant, 0, func(r Record) error {
@@ -21,7 +20,7 @@ func auditRecords(t *testing.T, l *Log, tenant string) []Record {
 }
 
 func TestAuditStream(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		rep, err := l.VerifyAudit(ctx, "acme")
 		require.NoError(t, err)
@@ -86,7 +85,7 @@ func TestAuditInvalid(t *testing.T) {
 
 func TestAuditConcurrent(t *testing.T) {
 	const n = 32
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		var wg sync.WaitGroup
 		for i := range n {
@@ -106,60 +105,55 @@ func TestAuditConcurrent(t *testing.T) {
 func TestVerifyAuditDetectsTampering(t *testing.T) {
 	tests := []struct {
 		name      string
-		tamper    func(txn *badger.Txn) error
+		tamper    func(tm tamperer)
 		brokenSeq uint64
 		problem   string
 	}{
 		{
-			name: "modified payload",
-			tamper: func(txn *badger.Txn) error {
-				return rewriteRecord(txn, auditKey("acme", 2), func(r *storedRecord) { r.Payload = []byte(`{}`) })
-			},
+			name:      "modified payload",
+			tamper:    func(tm tamperer) { edit(tm, "acme", "", 2, func(r *storedRecord) { r.Payload = []byte(`{}`) }) },
 			brokenSeq: 2, problem: "hash mismatch",
 		},
 		{
 			name:      "deleted record",
-			tamper:    func(txn *badger.Txn) error { return txn.Delete(auditKey("acme", 1)) },
+			tamper:    func(tm tamperer) { tm.del("acme", "", 1) },
 			brokenSeq: 1, problem: "record 1 missing",
 		},
 		{
 			name:      "truncated tail",
-			tamper:    func(txn *badger.Txn) error { return txn.Delete(auditKey("acme", 3)) },
+			tamper:    func(tm tamperer) { tm.del("acme", "", 3) },
 			brokenSeq: 3, problem: "record 3 missing",
 		},
 		{
 			name: "workflow hash reused",
-			tamper: func(txn *badger.Txn) error {
+			tamper: func(tm tamperer) {
 				// A record sealed as a workflow record does not pass as
 				// an audit record.
-				return rewriteRecord(txn, auditKey("acme", 3), func(r *storedRecord) {
-					sealRecord(domainRecord, "acme", "", r)
-				})
+				edit(tm, "acme", "", 3, func(r *storedRecord) { sealRecord(domainRecord, "acme", "", r) })
 			},
 			brokenSeq: 3, problem: "hash mismatch",
 		},
 		{
 			name:      "head deleted",
-			tamper:    func(txn *badger.Txn) error { return txn.Delete(auditHeadKey("acme")) },
+			tamper:    func(tm tamperer) { tm.delHead("acme", "") },
 			brokenSeq: 0, problem: "audit head missing",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			l, dir := openDisk(t)
-			for i := range 3 {
-				_, err := l.Audit(ctx, "acme", rec("rejected", i), t0)
+			eachDurableBackend(t, func(t *testing.T, b backend, l Log, where string) {
+				ctx := context.Background()
+				for i := range 3 {
+					_, err := l.Audit(ctx, "acme", rec("rejected", i), t0)
+					require.NoError(t, err)
+				}
+				l = tamperWith(t, b, l, where, tt.tamper)
+				rep, err := l.VerifyAudit(ctx, "acme")
 				require.NoError(t, err)
-			}
-			require.NoError(t, l.Close())
-			tamper(t, dir, tt.tamper)
-			l = reopen(t, dir)
-			rep, err := l.VerifyAudit(ctx, "acme")
-			require.NoError(t, err)
-			assert.False(t, rep.OK)
-			assert.Equal(t, tt.brokenSeq, rep.BrokenSeq, rep.Problem)
-			assert.Contains(t, rep.Problem, tt.problem)
+				assert.False(t, rep.OK)
+				assert.Equal(t, tt.brokenSeq, rep.BrokenSeq, rep.Problem)
+				assert.Contains(t, rep.Problem, tt.problem)
+			})
 		})
 	}
 }

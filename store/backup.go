@@ -11,7 +11,7 @@ import (
 // Backup writes a full copy of the store to w while it is in use: a consistent view of
 // every record, snapshot, head, key and audit stream as of one moment (the storage
 // engine's backup stream). Restore reads it back.
-func (l *Log) Backup(ctx context.Context, w io.Writer) error {
+func (l *Badger) Backup(ctx context.Context, w io.Writer) error {
 	if err := l.begin(ctx); err != nil {
 		return err
 	}
@@ -25,7 +25,7 @@ func (l *Log) Backup(ctx context.Context, w io.Writer) error {
 // Restore creates the store of opts.Dir from a backup Backup wrote. The directory must
 // not hold a store yet. The restored store is opened, checked to be one this version
 // reads, and returned open.
-func Restore(ctx context.Context, opts Options, r io.Reader) (*Log, error) {
+func Restore(ctx context.Context, opts Options, r io.Reader) (*Badger, error) {
 	if opts.InMemory || opts.ReadOnly {
 		return nil, invalid("restore: a restore writes a store on disk")
 	}
@@ -34,7 +34,7 @@ func Restore(ctx context.Context, opts Options, r io.Reader) (*Log, error) {
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, wrap("restore", err)
 	}
-	l, err := Open(ctx, opts)
+	l, err := OpenBadger(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 func TestAuditHeadIsTheLastAuditRecord(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		head, err := l.AuditHead(ctx, "acme")
 		require.NoError(t, err)
@@ -58,7 +58,7 @@ func TestAuditRecordsFromASeq(t *testing.T) {
 	}
 }
 
-func chains(t *testing.T, l *Log) []Chain {
+func chains(t *testing.T, l Log) []Chain {
 	t.Helper()
 	var out []Chain
 	require.NoError(t, l.Chains(context.Background(), func(c Chain) error {
@@ -69,7 +69,7 @@ func chains(t *testing.T, l *Log) []Chain {
 }
 
 func TestChainsListsEveryChainInKeyOrder(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		assert.Empty(t, chains(t, l), "an empty store")
 

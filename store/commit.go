@@ -33,7 +33,7 @@ type appendResult struct {
 }
 
 // appendGrouped hands a to the committer and waits for its result.
-func (l *Log) appendGrouped(ctx context.Context, a *Append) (Head, error) {
+func (l *Badger) appendGrouped(ctx context.Context, a *Append) (Head, error) {
 	r := &appendReq{ctx: ctx, a: a, res: make(chan appendResult, 1)}
 	select {
 	case l.reqs <- r:
@@ -50,7 +50,7 @@ func (l *Log) appendGrouped(ctx context.Context, a *Append) (Head, error) {
 }
 
 // commitLoop is the committer.
-func (l *Log) commitLoop() {
+func (l *Badger) commitLoop() {
 	defer close(l.done)
 	var group, carry []*appendReq
 	for {
@@ -83,7 +83,7 @@ func (l *Log) commitLoop() {
 // commitGroup writes group in one transaction and answers each request.
 // Requests that do not fit in the transaction are appended to carry, for
 // the next group, and left unanswered.
-func (l *Log) commitGroup(group, carry []*appendReq) []*appendReq {
+func (l *Badger) commitGroup(group, carry []*appendReq) []*appendReq {
 	txn := l.db.NewTransaction(true)
 	defer txn.Discard()
 
@@ -150,7 +150,7 @@ func (l *Log) commitGroup(group, carry []*appendReq) []*appendReq {
 }
 
 // commitEach answers every request of group with a transaction of its own.
-func (l *Log) commitEach(group []*appendReq) {
+func (l *Badger) commitEach(group []*appendReq) {
 	for _, r := range group {
 		head, err := l.appendSingle(r.ctx, r.a)
 		r.res <- appendResult{head: head, err: err}

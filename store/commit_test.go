@@ -36,7 +36,7 @@ func result(t *testing.T, r *appendReq) appendResult {
 func TestCommitGroupIndependentChecks(t *testing.T) {
 	// NoGroupCommit: no committer goroutine runs; the test drives
 	// commitGroup itself.
-	l, err := Open(context.Background(), Options{InMemory: true, NoGroupCommit: true})
+	l, err := OpenBadger(context.Background(), Options{InMemory: true, NoGroupCommit: true})
 	require.NoError(t, err)
 	defer l.Close()
 	ctx := context.Background()
@@ -106,7 +106,7 @@ func requireStale(t *testing.T, err error) *StaleError {
 // overflows: the appends that do not fit wait for the next group, and an
 // append too large on its own fails alone.
 func TestCommitGroupCarry(t *testing.T) {
-	l, err := Open(context.Background(), Options{InMemory: true, NoGroupCommit: true})
+	l, err := OpenBadger(context.Background(), Options{InMemory: true, NoGroupCommit: true})
 	require.NoError(t, err)
 	defer l.Close()
 	ctx := context.Background()

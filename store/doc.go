@@ -5,7 +5,7 @@ each workflow so that reading state is one key read, never a replay.
 
 # Opening
 
-Open takes a directory (or InMemory for tests) and returns a *Log. One Log
+Open takes a directory (or InMemory for tests) and returns a *Badger. One Log
 at a time owns a directory: a second Open of the same directory, from this
 process or another, fails at once with an error matching ErrLocked. Writes
 are synced to disk before the call that made them returns. Badger's own

@@ -57,6 +57,19 @@ var (
 	// single transaction.
 	ErrTooLarge = errors.New("store: append too large")
 
+	// ErrUnavailable is returned when a PostgreSQL store's database cannot be
+	// reached or drops the connection: nothing was decided. A call made once the
+	// database is back succeeds; the pool reconnects by itself.
+	ErrUnavailable = errors.New("store: database unavailable")
+
+	// ErrSchema is returned by OpenPostgres when the database's schema is not at the
+	// version this one needs: Migrate brings it there.
+	ErrSchema = errors.New("store: database schema")
+
+	// ErrUnsupported is returned by a call the backend does not offer (Backup of a
+	// PostgreSQL store).
+	ErrUnsupported = errors.New("store: not supported by this backend")
+
 	// ErrTampered is returned when a read finds a value that disagrees with
 	// the hash chain: an idempotency key bound to a record that is not there,
 	// or whose hash differs. The store was altered outside this package;

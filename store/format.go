@@ -22,7 +22,7 @@ const (
 
 // checkFormat reads the store's format at Open. An empty store is marked current; a
 // store with records and no mark was written by an earlier version.
-func (l *Log) checkFormat() error {
+func (l *Badger) checkFormat() error {
 	if l.readOnly {
 		return l.db.View(func(txn *badger.Txn) error {
 			v, found, err := getValue(txn, []byte(formatKey))
@@ -60,7 +60,7 @@ func (l *Log) checkFormat() error {
 // markUpgraded records the format the store has reached once an upgrade is done: none
 // while its idempotency keys are unbound (format 1 has no mark), formatBound while it
 // has no index, else the current format.
-func (l *Log) markUpgraded() error {
+func (l *Badger) markUpgraded() error {
 	l.mu.Lock()
 	legacy, unindexed := l.legacyIdem, l.unindexed
 	l.mu.Unlock()
@@ -77,7 +77,7 @@ func (l *Log) markUpgraded() error {
 // LegacyIdempotency reports whether the store was written by an earlier version whose
 // idempotency keys held a copy of their answer: until UpgradeIdempotency binds them,
 // reading one fails with ErrTampered.
-func (l *Log) LegacyIdempotency() bool {
+func (l *Badger) LegacyIdempotency() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.legacyIdem
@@ -103,7 +103,7 @@ func decodeLegacyIdem(b []byte) (legacyIdemEntry, error) {
 // with ErrTampered, and Verify reports it). The record is checked against its hash as the
 // key is bound. It returns how many keys were bound and how many were left. It is safe
 // to call again after a failure; it must not run beside appends.
-func (l *Log) UpgradeIdempotency(ctx context.Context, answer func(tenant, workflow, key string, response []byte) (seq uint64, err error)) (bound, left int, err error) {
+func (l *Badger) UpgradeIdempotency(ctx context.Context, answer func(tenant, workflow, key string, response []byte) (seq uint64, err error)) (bound, left int, err error) {
 	if err := l.begin(ctx); err != nil {
 		return 0, 0, err
 	}
@@ -186,7 +186,7 @@ func (l *Log) UpgradeIdempotency(ctx context.Context, answer func(tenant, workfl
 // Unindexed reports whether the store was written by an earlier version that kept no
 // record index: until UpgradeIndex builds it, Find finds none of the records written
 // before.
-func (l *Log) Unindexed() bool {
+func (l *Badger) Unindexed() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.unindexed
@@ -202,7 +202,7 @@ const indexBatch = 256
 // order keeps it (tenant by tenant, the audit stream first, then the workflows), and the
 // others are counted in duplicates. It returns how many records were indexed. It is safe
 // to call again after a failure; it must not run beside appends.
-func (l *Log) UpgradeIndex(ctx context.Context, id func(payload []byte) string) (indexed, duplicates int, err error) {
+func (l *Badger) UpgradeIndex(ctx context.Context, id func(payload []byte) string) (indexed, duplicates int, err error) {
 	if err := l.begin(ctx); err != nil {
 		return 0, 0, err
 	}

@@ -70,7 +70,7 @@ func TestAStoreOfAnUnknownFormatIsRefused(t *testing.T) {
 	l, dir := openDisk(t)
 	set(t, l, map[string][]byte{formatKey: []byte("9")})
 	require.NoError(t, l.Close())
-	_, err := Open(context.Background(), Options{Dir: dir})
+	_, err := OpenBadger(context.Background(), Options{Dir: dir})
 	require.ErrorIs(t, err, ErrInvalid)
 	assert.Contains(t, err.Error(), `store format "9"`)
 }

@@ -40,7 +40,7 @@ func FuzzDecodeValues(f *testing.F) {
 func FuzzVerify(f *testing.F) {
 	const n = 5
 	ctx := context.Background()
-	l, err := Open(ctx, Options{InMemory: true})
+	l, err := OpenBadger(ctx, Options{InMemory: true})
 	require.NoError(f, err)
 	f.Cleanup(func() { _ = l.Close() })
 	create(f, l, "t1", "wf", n)

@@ -9,13 +9,16 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/internal/pgtest"
 )
 
 // backend is one way of opening a store for a test.
 type backend struct {
-	name   string
-	memory bool
-	single bool // NoGroupCommit
+	name     string
+	memory   bool
+	single   bool // NoGroupCommit
+	postgres bool // a PostgreSQL store in a schema of its own
 }
 
 var backends = []backend{
@@ -23,22 +26,52 @@ var backends = []backend{
 	{name: "disk"},
 	{name: "memory-single", memory: true, single: true},
 	{name: "disk-single", single: true},
+	{name: "postgres", postgres: true},
 }
 
-func (b backend) open(t testing.TB) (*Log, string) {
+// open opens a store of backend b for t and returns it with its directory or URL.
+func (b backend) open(t testing.TB) (Log, string) {
+	t.Helper()
+	if b.postgres {
+		p := openPostgres(t)
+		return p, p.url
+	}
+	l, dir := b.openBadger(t)
+	return l, dir
+}
+
+// testPostgres is a PostgreSQL store with the URL it was opened with.
+type testPostgres struct {
+	*Postgres
+	url string
+}
+
+// openPostgres opens a PostgreSQL store in a new schema, migrated.
+func openPostgres(t testing.TB) testPostgres {
+	t.Helper()
+	u := pgtest.URL(t)
+	_, err := Migrate(context.Background(), Options{URL: u})
+	require.NoError(t, err)
+	p, err := OpenPostgres(context.Background(), Options{URL: u})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	return testPostgres{p, u}
+}
+
+func (b backend) openBadger(t testing.TB) (*Badger, string) {
 	t.Helper()
 	opts := Options{InMemory: b.memory, NoGroupCommit: b.single}
 	if !b.memory {
 		opts.Dir = t.TempDir()
 	}
-	l, err := Open(context.Background(), opts)
+	l, err := OpenBadger(context.Background(), opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.Close() })
 	return l, opts.Dir
 }
 
 // eachBackend runs fn once per backend as a subtest.
-func eachBackend(t *testing.T, fn func(t *testing.T, b backend, l *Log)) {
+func eachBackend(t *testing.T, fn func(t *testing.T, b backend, l Log)) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			l, _ := b.open(t)
@@ -47,10 +80,24 @@ func eachBackend(t *testing.T, fn func(t *testing.T, b backend, l *Log)) {
 	}
 }
 
+// eachBadger runs fn once per Badger backend as a subtest: for tests of what only
+// Badger has (its transaction limits, its keys).
+func eachBadger(t *testing.T, fn func(t *testing.T, b backend, l *Badger)) {
+	for _, b := range backends {
+		if b.postgres {
+			continue
+		}
+		t.Run(b.name, func(t *testing.T) {
+			l, _ := b.openBadger(t)
+			fn(t, b, l)
+		})
+	}
+}
+
 // openDisk opens a group-committing store in a new temp dir.
-func openDisk(t testing.TB) (*Log, string) {
+func openDisk(t testing.TB) (*Badger, string) {
 	t.Helper()
-	return backend{name: "disk"}.open(t)
+	return backend{name: "disk"}.openBadger(t)
 }
 
 var t0 = time.Date(2026, 11, 29, 21, 0, 0, 123456789, time.UTC)
@@ -61,7 +108,7 @@ func rec(typ string, n int) NewRecord {
 }
 
 // create makes a workflow with n records and state version 1.
-func create(t testing.TB, l *Log, tenant, workflow string, n int) Head {
+func create(t testing.TB, l Log, tenant, workflow string, n int) Head {
 	t.Helper()
 	a := Append{Tenant: tenant, Workflow: workflow, Create: true, BumpVersion: true, Time: t0,
 		State: []byte(`{"v":1}`)}
@@ -74,7 +121,7 @@ func create(t testing.TB, l *Log, tenant, workflow string, n int) Head {
 }
 
 // records collects the records of a workflow.
-func records(t testing.TB, l *Log, tenant, workflow string, from uint64) []Record {
+func records(t testing.TB, l Log, tenant, workflow string, from uint64) []Record {
 	t.Helper()
 	var out []Record
 	require.NoError(t, l.Records(context.Background(), tenant, workflow, from, func(r Record) error {
@@ -114,9 +161,9 @@ func rewriteRecord(txn *badger.Txn, key []byte, edit func(r *storedRecord)) erro
 }
 
 // reopen opens dir again after the Log on it was closed.
-func reopen(t testing.TB, dir string) *Log {
+func reopen(t testing.TB, dir string) *Badger {
 	t.Helper()
-	l, err := Open(context.Background(), Options{Dir: dir})
+	l, err := OpenBadger(context.Background(), Options{Dir: dir})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.Close() })
 	return l

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
@@ -50,15 +51,23 @@ type Idempotency struct {
 // boundRecord reads the record an idempotency entry names and checks that it is the
 // record the entry was written with, unaltered: ErrTampered otherwise.
 func boundRecord(txn *badger.Txn, tenant, key string, e idemEntry) (Record, error) {
-	v, found, err := getValue(txn, recordKey(tenant, e.Workflow, e.Seq))
-	if err != nil {
+	return checkBound(badgerReader(txn), tenant, key, e)
+}
+
+// checkBound reads, with read, the record an idempotency entry names and checks that it
+// is the record the entry was written with, unaltered: ErrTampered otherwise.
+func checkBound(read recordReader, tenant, key string, e idemEntry) (Record, error) {
+	sr, found, err := read(tenant, e.Workflow, e.Seq)
+	switch {
+	case errors.Is(err, errCorrupt):
+		return Record{}, fmt.Errorf("%w: idempotency key %q names record %d of workflow %q, which is undecodable", ErrTampered, key, e.Seq, e.Workflow)
+	case err != nil:
 		return Record{}, err
 	}
 	if !found {
 		return Record{}, fmt.Errorf("%w: idempotency key %q names record %d of workflow %q, which is not there", ErrTampered, key, e.Seq, e.Workflow)
 	}
-	sr, err := decodeRecord(v)
-	if err != nil || sr.Seq != e.Seq {
+	if sr.Seq != e.Seq {
 		return Record{}, fmt.Errorf("%w: idempotency key %q names record %d of workflow %q, which is undecodable", ErrTampered, key, e.Seq, e.Workflow)
 	}
 	if !canary.TrustIdempotencyEntry && (sr.Hash != e.Hash || recordHash(domainRecord, sr.Seq, sr.Time, sr.Type, sr.Payload, sr.PrevHash, tenant, e.Workflow) != sr.Hash) {
@@ -71,10 +80,33 @@ func boundRecord(txn *badger.Txn, tenant, key string, e idemEntry) (Record, erro
 	return rec, nil
 }
 
+// recordReader reads the record of a chain at seq (workflow "" names the tenant's audit
+// stream); an undecodable record fails with errCorrupt.
+type recordReader func(tenant, workflow string, seq uint64) (r storedRecord, found bool, err error)
+
+// badgerReader reads records in txn.
+func badgerReader(txn *badger.Txn) recordReader {
+	return func(tenant, workflow string, seq uint64) (storedRecord, bool, error) {
+		key := recordKey(tenant, workflow, seq)
+		if workflow == "" {
+			key = auditKey(tenant, seq)
+		}
+		v, found, err := getValue(txn, key)
+		if err != nil || !found {
+			return storedRecord{}, found, err
+		}
+		sr, err := decodeRecord(v)
+		if err != nil {
+			return storedRecord{}, true, errCorrupt
+		}
+		return sr, true, nil
+	}
+}
+
 // IdempotencyKeys calls fn with every idempotency key of tenant, in key order, from one
 // consistent view. An entry that cannot be decoded is passed with only its Key set. An
 // error from fn stops the walk and is returned as is. It is safe for concurrent use.
-func (l *Log) IdempotencyKeys(ctx context.Context, tenant string, fn func(Idempotency) error) error {
+func (l *Badger) IdempotencyKeys(ctx context.Context, tenant string, fn func(Idempotency) error) error {
 	if err := l.begin(ctx); err != nil {
 		return err
 	}

@@ -14,8 +14,8 @@ import (
 // a repeated append fail with ErrTampered instead of answering.
 func TestIdempotencyAnswerIsBoundToItsRecord(t *testing.T) {
 	ctx := context.Background()
-	fresh := func(t *testing.T) (*Log, Append, Head) {
-		l, err := Open(ctx, Options{InMemory: true})
+	fresh := func(t *testing.T) (*Badger, Append, Head) {
+		l, err := OpenBadger(ctx, Options{InMemory: true})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = l.Close() })
 		create(t, l, "acme", "wf-1", 2)
@@ -28,7 +28,7 @@ func TestIdempotencyAnswerIsBoundToItsRecord(t *testing.T) {
 		require.NoError(t, err)
 		return l, a, h
 	}
-	entry := func(t *testing.T, l *Log) idemEntry {
+	entry := func(t *testing.T, l *Badger) idemEntry {
 		var e idemEntry
 		var err error
 		view(t, l, func(get func([]byte) []byte) { e, err = decodeIdem(get(idemKey("acme", "req-3"))) })
@@ -49,41 +49,41 @@ func TestIdempotencyAnswerIsBoundToItsRecord(t *testing.T) {
 		assert.Equal(t, answer, dup.Record)
 	})
 
-	tampers := map[string]func(t *testing.T, l *Log){
-		"entry names another record": func(t *testing.T, l *Log) {
+	tampers := map[string]func(t *testing.T, l *Badger){
+		"entry names another record": func(t *testing.T, l *Badger) {
 			e := entry(t, l)
 			e.Seq = 4
 			set(t, l, map[string][]byte{string(idemKey("acme", "req-3")): e.encode()})
 		},
-		"entry names another workflow": func(t *testing.T, l *Log) {
+		"entry names another workflow": func(t *testing.T, l *Badger) {
 			e := entry(t, l)
 			e.Workflow = "wf-2"
 			set(t, l, map[string][]byte{string(idemKey("acme", "req-3")): e.encode()})
 		},
-		"a byte of the entry's hash flipped": func(t *testing.T, l *Log) {
+		"a byte of the entry's hash flipped": func(t *testing.T, l *Badger) {
 			e := entry(t, l)
 			b := []byte(e.Hash)
 			b[len(b)-1] ^= 1
 			e.Hash = string(b)
 			set(t, l, map[string][]byte{string(idemKey("acme", "req-3")): e.encode()})
 		},
-		"entry undecodable": func(t *testing.T, l *Log) {
+		"entry undecodable": func(t *testing.T, l *Badger) {
 			set(t, l, map[string][]byte{string(idemKey("acme", "req-3")): {valueFormat, 1}})
 		},
-		"answer rewritten": func(t *testing.T, l *Log) {
+		"answer rewritten": func(t *testing.T, l *Badger) {
 			var sr storedRecord
 			view(t, l, func(get func([]byte) []byte) { sr, _ = decodeRecord(get(recordKey("acme", "wf-1", 3))) })
 			sr.Payload = []byte(`{"n":3,"outcome":"block"}`)
 			set(t, l, map[string][]byte{string(recordKey("acme", "wf-1", 3)): sr.encode()})
 		},
-		"answer rewritten and resealed": func(t *testing.T, l *Log) {
+		"answer rewritten and resealed": func(t *testing.T, l *Badger) {
 			var sr storedRecord
 			view(t, l, func(get func([]byte) []byte) { sr, _ = decodeRecord(get(recordKey("acme", "wf-1", 3))) })
 			sr.Payload = []byte(`{"n":3,"outcome":"block"}`)
 			sealRecord(domainRecord, "acme", "wf-1", &sr)
 			set(t, l, map[string][]byte{string(recordKey("acme", "wf-1", 3)): sr.encode()})
 		},
-		"answer deleted": func(t *testing.T, l *Log) {
+		"answer deleted": func(t *testing.T, l *Badger) {
 			set(t, l, map[string][]byte{string(recordKey("acme", "wf-1", 3)): nil})
 		},
 	}
@@ -101,7 +101,7 @@ func TestIdempotencyAnswerIsBoundToItsRecord(t *testing.T) {
 }
 
 func TestIdempotencyKeysListsEveryKeyOfTheTenant(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		h := create(t, l, "acme", "wf-1", 1)
 		for i, k := range []string{"b", "a/1", "a"} {
@@ -130,7 +130,7 @@ func TestIdempotencyKeysListsEveryKeyOfTheTenant(t *testing.T) {
 }
 
 // view reads raw values of the database.
-func view(t *testing.T, l *Log, fn func(get func(key []byte) []byte)) {
+func view(t *testing.T, l *Badger, fn func(get func(key []byte) []byte)) {
 	t.Helper()
 	require.NoError(t, l.db.View(func(txn *badger.Txn) error {
 		fn(func(key []byte) []byte {

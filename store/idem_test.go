@@ -13,7 +13,7 @@ import (
 // is found only by itself: "r-1" never finds the entry of "r-10" (a lookup by prefix or
 // range would), in the lookup and in the check inside an append.
 func TestIdempotencyKeysAreExact(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		keys := []string{"r-100", "r-10", "r-1", "r-", "r", "r-1\x00", "r-1\x00\x01"}
 		for i, k := range keys {

@@ -24,7 +24,7 @@ func payloadID(payload []byte) string {
 }
 
 func TestFindLocatesIndexedRecords(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		h1, err := l.Append(ctx, Append{Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true, Time: t0,
 			Records: []NewRecord{idRec("decision", "d-1"), rec("note", 1), idRec("decision", "d-2")}})
@@ -60,7 +60,7 @@ func TestFindLocatesIndexedRecords(t *testing.T) {
 }
 
 func TestADuplicateIDIsRefused(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		h, err := l.Append(ctx, Append{Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true, Time: t0,
 			Records: []NewRecord{idRec("decision", "d-1")}})
@@ -210,7 +210,7 @@ func unindexedStore(t *testing.T, format string) (string, map[string]Location) {
 	return dir, want
 }
 
-func formatMark(t *testing.T, l *Log) string {
+func formatMark(t *testing.T, l *Badger) string {
 	t.Helper()
 	var mark string
 	require.NoError(t, l.db.View(func(txn *badger.Txn) error {
@@ -226,11 +226,11 @@ func formatMark(t *testing.T, l *Log) string {
 
 func TestUpgradeIndexesTheRecordsOfAnEarlierFormat(t *testing.T) {
 	ctx := context.Background()
-	bindIdem := func(t *testing.T, l *Log) {
+	bindIdem := func(t *testing.T, l *Badger) {
 		_, _, err := l.UpgradeIdempotency(ctx, func(string, string, string, []byte) (uint64, error) { return 1, nil })
 		require.NoError(t, err)
 	}
-	index := func(t *testing.T, l *Log) {
+	index := func(t *testing.T, l *Badger) {
 		n, dups, err := l.UpgradeIndex(ctx, payloadID)
 		require.NoError(t, err)
 		assert.Contains(t, []int{11, 0}, n, "9 workflow records and 2 audit records carry ids; none is new on a second run")
@@ -240,7 +240,7 @@ func TestUpgradeIndexesTheRecordsOfAnEarlierFormat(t *testing.T) {
 		name    string
 		format  string // "" for format 1, which has no mark
 		legacy  bool
-		first   func(*testing.T, *Log)
+		first   func(*testing.T, *Badger)
 		midMark string // the mark after the first upgrade
 		reindex bool   // the index is built again after a reopen
 	}{
@@ -317,7 +317,7 @@ func TestUpgradeIndexKeepsTheFirstOfTwoRecordsWithOneID(t *testing.T) {
 // TestConcurrentAppendsOfOneID races writers that carry the same id to different
 // chains: exactly one is indexed, the others are refused and write nothing.
 func TestConcurrentAppendsOfOneID(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		const n = 16
 		errs := make(chan error, n)

@@ -46,6 +46,15 @@ type Options struct {
 	// upgrade it.
 	ReadOnly bool
 
+	// URL, when set, names a PostgreSQL database ("postgres://…" or "postgresql://…",
+	// in the form pgx reads) and Dir, InMemory, Memory and NoGroupCommit are ignored:
+	// see OpenPostgres. Its schema must be at this version's (Migrate).
+	URL string
+
+	// Postgres sizes the connection pool and the timeouts of a PostgreSQL store; zero
+	// fields take the defaults documented on PostgresOptions.
+	Postgres PostgresOptions
+
 	// OnCommit, when set, is called after each transaction the group commit
 	// makes durable with the number of appends it held. It is called from
 	// the committer and must not block. Nil observes nothing.
@@ -119,7 +128,7 @@ func (m Memory) embedded(bo badger.Options) badger.Options {
 // All methods are safe for concurrent use. Close waits for the calls in
 // progress; a callback passed to Records, Workflows, AuditRecords or Chains
 // must not call Close.
-type Log struct {
+type Badger struct {
 	db *badger.DB
 
 	// Group commit. reqs is nil when NoGroupCommit is set.
@@ -140,11 +149,11 @@ type Log struct {
 	onCommit func(appends int) // Options.OnCommit
 	readOnly bool              // Options.ReadOnly: every write fails with ErrReadOnly
 
+	calls calls
+
 	mu         sync.Mutex
 	legacyIdem bool // written by an earlier version: see LegacyIdempotency
 	unindexed  bool // written by an earlier version: see Unindexed
-	closed     bool
-	active     sync.WaitGroup // calls in progress
 }
 
 // Open opens the store in opts.Dir, creating it if needed, or an empty
@@ -153,7 +162,7 @@ type Log struct {
 //
 // If another process, or another Log in this process, has the directory
 // open, Open fails at once with an error matching ErrLocked.
-func Open(ctx context.Context, opts Options) (*Log, error) {
+func OpenBadger(ctx context.Context, opts Options) (*Badger, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Op: "open", Err: err}
 	}
@@ -180,7 +189,7 @@ func Open(ctx context.Context, opts Options) (*Log, error) {
 		}
 		return nil, wrap("open", err)
 	}
-	l := &Log{
+	l := &Badger{
 		db:             db,
 		maxBatchSize:   db.MaxBatchSize(),
 		maxBatchCount:  db.MaxBatchCount(),
@@ -218,16 +227,10 @@ func isLockError(err error) bool {
 // Close waits for the calls in progress, then closes the store and releases
 // its directory. Calls made after Close return ErrClosed. Closing a closed
 // Log does nothing.
-func (l *Log) Close() error {
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
+func (l *Badger) Close() error {
+	if !l.calls.close() {
 		return nil
 	}
-	l.closed = true
-	l.mu.Unlock()
-
-	l.active.Wait()
 	if l.quit != nil {
 		close(l.quit)
 		<-l.done
@@ -236,22 +239,9 @@ func (l *Log) Close() error {
 	return wrap("close", l.db.Close())
 }
 
-// begin registers a call in progress; end must follow when it returns
-// nil.
-func (l *Log) begin(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return ErrClosed
-	}
-	l.active.Add(1)
-	return nil
-}
+func (l *Badger) begin(ctx context.Context) error { return l.calls.begin(ctx) }
 
-func (l *Log) end() { l.active.Done() }
+func (l *Badger) end() { l.calls.end() }
 
 // getValue reads the value of key in txn; found is false when the key does
 // not exist.

@@ -18,7 +18,7 @@ import (
 
 func TestOpenOptions(t *testing.T) {
 	ctx := context.Background()
-	_, err := Open(ctx, Options{})
+	_, err := OpenBadger(ctx, Options{})
 	require.ErrorIs(t, err, ErrInvalid)
 
 	canceled, cancel := context.WithCancel(ctx)
@@ -28,7 +28,7 @@ func TestOpenOptions(t *testing.T) {
 
 	// InMemory ignores Dir and touches nothing on disk.
 	dir := filepath.Join(t.TempDir(), "unused")
-	l, err := Open(ctx, Options{InMemory: true, Dir: dir})
+	l, err := OpenBadger(ctx, Options{InMemory: true, Dir: dir})
 	require.NoError(t, err)
 	require.NoError(t, l.Close())
 	_, err = os.Stat(dir)
@@ -36,7 +36,7 @@ func TestOpenOptions(t *testing.T) {
 
 	// A missing directory is created.
 	dir = filepath.Join(t.TempDir(), "a", "b")
-	l, err = Open(ctx, Options{Dir: dir})
+	l, err = OpenBadger(ctx, Options{Dir: dir})
 	require.NoError(t, err)
 	require.NoError(t, l.Close())
 	assert.DirExists(t, dir)
@@ -45,7 +45,7 @@ func TestOpenOptions(t *testing.T) {
 func TestOpenLockedInProcess(t *testing.T) {
 	l, dir := openDisk(t)
 	start := time.Now()
-	l2, err := Open(context.Background(), Options{Dir: dir})
+	l2, err := OpenBadger(context.Background(), Options{Dir: dir})
 	elapsed := time.Since(start)
 	require.ErrorIs(t, err, ErrLocked)
 	assert.Nil(t, l2)
@@ -70,7 +70,7 @@ func TestOpenLockedChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestOpenLockedOtherProcess")
 	}
-	_, err := Open(context.Background(), Options{Dir: dir})
+	_, err := OpenBadger(context.Background(), Options{Dir: dir})
 	if !errors.Is(err, ErrLocked) {
 		t.Fatalf("Open in a second process: got %v, want ErrLocked", err)
 	}
@@ -247,7 +247,7 @@ func (c *capture) WithGroup(string) slog.Handler      { return c }
 func TestLoggerReceivesBadger(t *testing.T) {
 	var c capture
 	dir := t.TempDir()
-	l, err := Open(context.Background(), Options{Dir: dir, Logger: slog.New(&c)})
+	l, err := OpenBadger(context.Background(), Options{Dir: dir, Logger: slog.New(&c)})
 	require.NoError(t, err)
 	require.NoError(t, l.Close())
 

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
@@ -17,7 +18,7 @@ const ctxCheckEvery = 256
 // record is read in the same view and checked against the hash the key was bound to;
 // when it is not that record, unaltered, Idempotent fails with ErrTampered. It is safe
 // for concurrent use.
-func (l *Log) Idempotent(ctx context.Context, tenant, key string) (digest string, answer Record, found bool, err error) {
+func (l *Badger) Idempotent(ctx context.Context, tenant, key string) (digest string, answer Record, found bool, err error) {
 	if err := l.begin(ctx); err != nil {
 		return "", Record{}, false, err
 	}
@@ -46,7 +47,7 @@ func (l *Log) Idempotent(ctx context.Context, tenant, key string) (digest string
 // together. The snapshot is nil if no append set one. It fails with
 // ErrNotFound if tenant has no such workflow. It is safe for concurrent
 // use.
-func (l *Log) State(ctx context.Context, tenant, workflow string) (snapshot []byte, head Head, err error) {
+func (l *Badger) State(ctx context.Context, tenant, workflow string) (snapshot []byte, head Head, err error) {
 	if err := l.begin(ctx); err != nil {
 		return nil, Head{}, err
 	}
@@ -73,7 +74,7 @@ func (l *Log) State(ctx context.Context, tenant, workflow string) (snapshot []by
 // scoped by tenant: it lets a caller tell "no such workflow" from "a
 // workflow of another tenant" and refuse the second. It is safe for
 // concurrent use.
-func (l *Log) Owner(ctx context.Context, workflow string) (tenant string, found bool, err error) {
+func (l *Badger) Owner(ctx context.Context, workflow string) (tenant string, found bool, err error) {
 	if err := l.begin(ctx); err != nil {
 		return "", false, err
 	}
@@ -94,7 +95,7 @@ func (l *Log) Owner(ctx context.Context, workflow string) (tenant string, found 
 // consistent view of the log. An error from fn stops the walk and is
 // returned as is. It fails with ErrNotFound if tenant has no such workflow.
 // It is safe for concurrent use.
-func (l *Log) Records(ctx context.Context, tenant, workflow string, fromSeq uint64, fn func(Record) error) error {
+func (l *Badger) Records(ctx context.Context, tenant, workflow string, fromSeq uint64, fn func(Record) error) error {
 	if err := l.begin(ctx); err != nil {
 		return err
 	}
@@ -163,7 +164,7 @@ func hasKey(txn *badger.Txn, prefix []byte) bool {
 // workflow id order, from one consistent view. An error from fn stops the
 // walk and is returned as is. A workflow whose head is missing is listed
 // with a zero Head (Verify reports it). It is safe for concurrent use.
-func (l *Log) Workflows(ctx context.Context, tenant string, fn func(workflow string, head Head) error) error {
+func (l *Badger) Workflows(ctx context.Context, tenant string, fn func(workflow string, head Head) error) error {
 	if err := l.begin(ctx); err != nil {
 		return err
 	}
@@ -196,7 +197,7 @@ func (l *Log) Workflows(ctx context.Context, tenant string, fn func(workflow str
 
 // Tenants returns every tenant with at least one workflow, idempotency key
 // or audit record, in order. It is safe for concurrent use.
-func (l *Log) Tenants(ctx context.Context) ([]string, error) {
+func (l *Badger) Tenants(ctx context.Context) ([]string, error) {
 	if err := l.begin(ctx); err != nil {
 		return nil, err
 	}
@@ -231,7 +232,7 @@ func (l *Log) Tenants(ctx context.Context) ([]string, error) {
 // no record has fails with an error matching ErrNotFound. Records appended
 // without an ID, and those of a store Unindexed reports, are not found. It
 // is safe for concurrent use.
-func (l *Log) Find(ctx context.Context, id string) (Location, error) {
+func (l *Badger) Find(ctx context.Context, id string) (Location, error) {
 	if err := l.begin(ctx); err != nil {
 		return Location{}, err
 	}
@@ -263,20 +264,26 @@ func (l *Log) Find(ctx context.Context, id string) (Location, error) {
 // wrong with it, or "" when it is there, unaltered, with the hash the entry
 // holds.
 func checkIndexed(txn *badger.Txn, loc Location) string {
-	key, domain, name := recordKey(loc.Tenant, loc.Workflow, loc.Seq), domainRecord, fmt.Sprintf("record %d of workflow %q", loc.Seq, loc.Workflow)
+	return checkLocated(badgerReader(txn), loc)
+}
+
+// checkLocated reads, with read, the record a location names and returns what is wrong
+// with it, or "" when it is there, unaltered, with the hash the location holds.
+func checkLocated(read recordReader, loc Location) string {
+	domain, name := domainRecord, fmt.Sprintf("record %d of workflow %q", loc.Seq, loc.Workflow)
 	if loc.Audit() {
-		key, domain, name = auditKey(loc.Tenant, loc.Seq), domainAudit, fmt.Sprintf("audit record %d", loc.Seq)
+		domain, name = domainAudit, fmt.Sprintf("audit record %d", loc.Seq)
 	}
 	name += fmt.Sprintf(" of tenant %q", loc.Tenant)
-	v, found, err := getValue(txn, key)
-	if err != nil || !found {
-		return name + ", which is not there"
-	}
-	sr, err := decodeRecord(v)
-	if err != nil || sr.Seq != loc.Seq {
+	sr, found, err := read(loc.Tenant, loc.Workflow, loc.Seq)
+	switch {
+	case errors.Is(err, errCorrupt):
 		return name + ", which is undecodable"
-	}
-	if sr.Hash != loc.Hash || recordHash(domain, sr.Seq, sr.Time, sr.Type, sr.Payload, sr.PrevHash, loc.Tenant, loc.Workflow) != sr.Hash {
+	case err != nil || !found:
+		return name + ", which is not there"
+	case sr.Seq != loc.Seq:
+		return name + ", which is undecodable"
+	case sr.Hash != loc.Hash || recordHash(domain, sr.Seq, sr.Time, sr.Type, sr.Payload, sr.PrevHash, loc.Tenant, loc.Workflow) != sr.Hash:
 		return name + ", whose hash differs"
 	}
 	return ""
@@ -297,7 +304,7 @@ type Chain struct {
 // the walk and is returned as is. fn runs inside the view: a caller that
 // reads a chain's records per chain should collect the chains first. It is
 // safe for concurrent use.
-func (l *Log) Chains(ctx context.Context, fn func(Chain) error) error {
+func (l *Badger) Chains(ctx context.Context, fn func(Chain) error) error {
 	if err := l.begin(ctx); err != nil {
 		return err
 	}
@@ -350,7 +357,7 @@ func (l *Log) Chains(ctx context.Context, fn func(Chain) error) error {
 
 // Size is the store's size on disk in bytes: its tables and its value log, as the
 // storage engine last measured them (it does every minute). Zero for a store in memory.
-func (l *Log) Size() int64 {
+func (l *Badger) Size() int64 {
 	lsm, vlog := l.db.Size()
 	return lsm + vlog
 }

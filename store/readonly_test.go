@@ -33,7 +33,7 @@ func TestReadOnly(t *testing.T) {
 	r2, err := store.Open(ctx, store.Options{Dir: dir, ReadOnly: true})
 	require.NoError(t, err, "readers share the store")
 	defer r2.Close()
-	for _, r := range []*store.Log{r1, r2} {
+	for _, r := range []store.Log{r1, r2} {
 		snap, head, err := r.State(ctx, "acme", "wf-1")
 		require.NoError(t, err)
 		assert.Equal(t, `{"v":1}`, string(snap))

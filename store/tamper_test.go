@@ -25,10 +25,10 @@ func tamperRecords(t *testing.T) int {
 // tamperLog builds an in-memory log with one workflow of n records appended one at a
 // time (as decisions are), a second workflow to splice from, and returns the record
 // values of the first.
-func tamperLog(t *testing.T, n int) (*Log, [][]byte, [][]byte) {
+func tamperLog(t *testing.T, n int) (*Badger, [][]byte, [][]byte) {
 	t.Helper()
 	ctx := context.Background()
-	l, err := Open(ctx, Options{InMemory: true})
+	l, err := OpenBadger(ctx, Options{InMemory: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.Close() })
 	for _, wf := range []string{"wf-1", "wf-2"} {
@@ -57,7 +57,7 @@ func tamperLog(t *testing.T, n int) (*Log, [][]byte, [][]byte) {
 }
 
 // set writes (or, with a nil value, deletes) keys directly in the database.
-func set(t *testing.T, l *Log, kvs map[string][]byte) {
+func set(t *testing.T, l *Badger, kvs map[string][]byte) {
 	t.Helper()
 	require.NoError(t, l.db.Update(func(txn *badger.Txn) error {
 		for k, v := range kvs {
@@ -75,7 +75,7 @@ func set(t *testing.T, l *Log, kvs map[string][]byte) {
 	}))
 }
 
-func verifyOK(t *testing.T, l *Log) bool {
+func verifyOK(t *testing.T, l Log) bool {
 	t.Helper()
 	rep, err := l.Verify(context.Background(), "acme", "wf-1")
 	require.NoError(t, err)

@@ -9,7 +9,7 @@ import (
 )
 
 func TestTenantIsolation(t *testing.T) {
-	eachBackend(t, func(t *testing.T, _ backend, l *Log) {
+	eachBackend(t, func(t *testing.T, _ backend, l Log) {
 		ctx := context.Background()
 		_, err := l.Append(ctx, Append{Tenant: "tenant-a", Workflow: "wf-1", Create: true, BumpVersion: true,
 			Records: []NewRecord{rec("start", 1)}, State: []byte(`{"secret":true}`),
@@ -123,7 +123,7 @@ func TestIDsCannotCollide(t *testing.T) {
 	}
 }
 
-func mustOwner(t *testing.T, l *Log, workflow string) string {
+func mustOwner(t *testing.T, l Log, workflow string) string {
 	t.Helper()
 	owner, found, err := l.Owner(context.Background(), workflow)
 	require.NoError(t, err)

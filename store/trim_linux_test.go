@@ -41,7 +41,7 @@ func mappedStoreKB(t *testing.T, dir string) int {
 func TestTrimHandsMappedPagesBack(t *testing.T) {
 	dir, err := filepath.Abs(t.TempDir())
 	require.NoError(t, err)
-	l, err := Open(context.Background(), Options{Dir: dir, Memory: Memory{TrimInterval: -1}})
+	l, err := OpenBadger(context.Background(), Options{Dir: dir, Memory: Memory{TrimInterval: -1}})
 	require.NoError(t, err)
 	defer l.Close()
 
@@ -74,7 +74,7 @@ func TestTrimHandsMappedPagesBack(t *testing.T) {
 }
 
 func TestTrimmerStopsWithTheStore(t *testing.T) {
-	l, err := Open(context.Background(), Options{Dir: t.TempDir(), Memory: Memory{TrimInterval: 1}})
+	l, err := OpenBadger(context.Background(), Options{Dir: t.TempDir(), Memory: Memory{TrimInterval: 1}})
 	require.NoError(t, err)
 	require.NotNil(t, l.trim)
 	create(t, l, "t", "wf", 3)

@@ -41,7 +41,7 @@ func (r *VerifyReport) fail(seq uint64, format string, args ...any) {
 // while the owner index still names it is reported too. An error means the
 // walk could not be made: the workflow does not exist (ErrNotFound) or the
 // storage failed. It is safe for concurrent use.
-func (l *Log) Verify(ctx context.Context, tenant, workflow string) (VerifyReport, error) {
+func (l *Badger) Verify(ctx context.Context, tenant, workflow string) (VerifyReport, error) {
 	if err := l.begin(ctx); err != nil {
 		return VerifyReport{}, err
 	}
@@ -153,9 +153,16 @@ func (c *chain) walk(ctx context.Context, txn *badger.Txn, prefix []byte) error 
 // it returns the problem, or "".
 func (c *chain) check(seq uint64, v []byte) string {
 	r, err := decodeRecord(v)
-	switch {
-	case err != nil:
+	if err != nil {
 		return "record undecodable"
+	}
+	return c.checkRecord(seq, &r)
+}
+
+// checkRecord verifies one record stored under seq and advances the chain; it returns
+// the problem, or "".
+func (c *chain) checkRecord(seq uint64, r *storedRecord) string {
+	switch {
 	case r.Seq != seq:
 		return fmt.Sprintf("record holds seq %d", r.Seq)
 	case r.PrevHash != c.hash && c.seq == 0 && !canary.SkipPrevHashCheck:

@@ -5,61 +5,59 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// TestVerifyDetectsTampering writes a five-record chain, changes the
-// Badger directory behind the store's back and checks that Verify names
-// the first broken record.
+// TestVerifyDetectsTampering writes a five-record chain, changes the store behind its
+// back (the Badger directory, or the PostgreSQL tables in SQL) and checks that Verify
+// names the first broken record.
 func TestVerifyDetectsTampering(t *testing.T) {
 	const tenant, workflow = "acme", "wf-1"
 	tests := []struct {
-		name      string
-		tamper    func(txn *badger.Txn) error
-		brokenSeq uint64
-		problem   string // substring
-		records   uint64
+		name       string
+		tamper     func(tm tamperer)
+		badgerOnly bool // a change only Badger's encoding allows
+		brokenSeq  uint64
+		problem    string // substring
+		pgProblem  string // substring on PostgreSQL, when it words the problem otherwise
+		records    uint64
 	}{
 		{
 			name: "modified payload",
-			tamper: func(txn *badger.Txn) error {
-				return rewriteRecord(txn, recordKey(tenant, workflow, 3), func(r *storedRecord) {
-					r.Payload = []byte(`{"n":999}`)
-				})
+			tamper: func(tm tamperer) {
+				edit(tm, tenant, workflow, 3, func(r *storedRecord) { r.Payload = []byte(`{"n":999}`) })
 			},
 			brokenSeq: 3, problem: "hash mismatch", records: 2,
 		},
 		{
-			name: "modified type",
-			tamper: func(txn *badger.Txn) error {
-				return rewriteRecord(txn, recordKey(tenant, workflow, 1), func(r *storedRecord) { r.Type = "allow" })
-			},
+			name:      "modified type",
+			tamper:    func(tm tamperer) { edit(tm, tenant, workflow, 1, func(r *storedRecord) { r.Type = "allow" }) },
 			brokenSeq: 1, problem: "hash mismatch", records: 0,
 		},
 		{
 			name: "modified time",
-			tamper: func(txn *badger.Txn) error {
-				return rewriteRecord(txn, recordKey(tenant, workflow, 2), func(r *storedRecord) {
-					r.Time = "2020-01-01T00:00:00Z"
-				})
+			tamper: func(tm tamperer) {
+				edit(tm, tenant, workflow, 2, func(r *storedRecord) { r.Time = "2020-01-01T00:00:00Z" })
 			},
 			brokenSeq: 2, problem: "hash mismatch", records: 1,
 		},
 		{
+			name:      "time not RFC 3339",
+			tamper:    func(tm tamperer) { edit(tm, tenant, workflow, 2, func(r *storedRecord) { r.Time = "yesterday" }) },
+			brokenSeq: 2, problem: "record time is not RFC 3339", records: 1,
+		},
+		{
 			name: "modified hash",
-			tamper: func(txn *badger.Txn) error {
-				return rewriteRecord(txn, recordKey(tenant, workflow, 4), func(r *storedRecord) {
-					r.Hash = "sha256:" + strings.Repeat("0", 64)
-				})
+			tamper: func(tm tamperer) {
+				edit(tm, tenant, workflow, 4, func(r *storedRecord) { r.Hash = "sha256:" + strings.Repeat("0", 64) })
 			},
 			brokenSeq: 4, problem: "hash mismatch", records: 3,
 		},
 		{
 			name: "payload changed and hash recomputed",
-			tamper: func(txn *badger.Txn) error {
-				return rewriteRecord(txn, recordKey(tenant, workflow, 2), func(r *storedRecord) {
+			tamper: func(tm tamperer) {
+				edit(tm, tenant, workflow, 2, func(r *storedRecord) {
 					r.Payload = []byte(`{"n":999}`)
 					sealRecord(domainRecord, tenant, workflow, r)
 				})
@@ -67,139 +65,115 @@ func TestVerifyDetectsTampering(t *testing.T) {
 			brokenSeq: 3, problem: "prev_hash is not the hash of record 2", records: 2,
 		},
 		{
-			name: "deleted record",
-			tamper: func(txn *badger.Txn) error {
-				return txn.Delete(recordKey(tenant, workflow, 2))
-			},
+			name:      "deleted record",
+			tamper:    func(tm tamperer) { tm.del(tenant, workflow, 2) },
 			brokenSeq: 2, problem: "record 2 missing (next record is 3)", records: 1,
 		},
 		{
 			name: "truncated tail",
-			tamper: func(txn *badger.Txn) error {
-				if err := txn.Delete(recordKey(tenant, workflow, 5)); err != nil {
-					return err
-				}
-				return txn.Delete(recordKey(tenant, workflow, 4))
+			tamper: func(tm tamperer) {
+				tm.del(tenant, workflow, 5)
+				tm.del(tenant, workflow, 4)
 			},
 			brokenSeq: 4, problem: "records 4 to 5 missing", records: 3,
 		},
 		{
-			name: "last record deleted",
-			tamper: func(txn *badger.Txn) error {
-				return txn.Delete(recordKey(tenant, workflow, 5))
-			},
+			name:      "last record deleted",
+			tamper:    func(tm tamperer) { tm.del(tenant, workflow, 5) },
 			brokenSeq: 5, problem: "record 5 missing", records: 4,
 		},
 		{
 			name: "truncated tail with the head rolled back",
-			tamper: func(txn *badger.Txn) error {
+			tamper: func(tm tamperer) {
 				// A forger who also rewinds the head to record 4 leaves
 				// record 5 past the head.
-				item, err := txn.Get(recordKey(tenant, workflow, 4))
-				if err != nil {
-					return err
-				}
-				v, _ := item.ValueCopy(nil)
-				r, _ := decodeRecord(v)
-				return txn.Set(headKey(tenant, workflow), encodeHead(Head{Seq: 4, StateVersion: 1, Hash: r.Hash}))
+				tm.setHead(tenant, workflow, Head{Seq: 4, StateVersion: 1, Hash: tm.get(tenant, workflow, 4).Hash})
 			},
 			brokenSeq: 5, problem: "record 5 is past the head", records: 5,
 		},
 		{
-			name: "record copied from another workflow",
-			tamper: func(txn *badger.Txn) error {
-				item, err := txn.Get(recordKey(tenant, "wf-other", 3))
-				if err != nil {
-					return err
-				}
-				v, _ := item.ValueCopy(nil)
-				return txn.Set(recordKey(tenant, workflow, 3), v)
-			},
+			name:      "record copied from another workflow",
+			tamper:    func(tm tamperer) { tm.put(tenant, workflow, 3, tm.get(tenant, "wf-other", 3)) },
 			brokenSeq: 3, problem: "prev_hash", records: 2,
 		},
 		{
-			name: "record stored under another seq",
-			tamper: func(txn *badger.Txn) error {
-				item, err := txn.Get(recordKey(tenant, workflow, 2))
-				if err != nil {
-					return err
-				}
-				v, _ := item.ValueCopy(nil)
-				return txn.Set(recordKey(tenant, workflow, 3), v)
-			},
-			brokenSeq: 3, problem: "record holds seq 2", records: 2,
+			name:      "record stored under another seq",
+			tamper:    func(tm tamperer) { tm.put(tenant, workflow, 3, tm.get(tenant, workflow, 2)) },
+			brokenSeq: 3, problem: "record holds seq 2", pgProblem: "prev_hash is not the hash of record 2", records: 2,
 		},
 		{
-			name: "undecodable record",
-			tamper: func(txn *badger.Txn) error {
-				return txn.Set(recordKey(tenant, workflow, 2), []byte("garbage"))
+			name:       "undecodable record",
+			badgerOnly: true,
+			tamper: func(tm tamperer) {
+				require.NoError(tm.(badgerTamperer).t, tm.(badgerTamperer).txn.Set(recordKey(tenant, workflow, 2), []byte("garbage")))
 			},
 			brokenSeq: 2, problem: "record undecodable", records: 1,
 		},
 		{
-			name: "head hash changed",
-			tamper: func(txn *badger.Txn) error {
-				return txn.Set(headKey(tenant, workflow), encodeHead(Head{Seq: 5, StateVersion: 1, Hash: "sha256:00"}))
-			},
+			name:      "head hash changed",
+			tamper:    func(tm tamperer) { tm.setHead(tenant, workflow, Head{Seq: 5, StateVersion: 1, Hash: "sha256:00"}) },
 			brokenSeq: 5, problem: "head hash does not match record 5", records: 5,
 		},
 		{
-			name: "head deleted",
-			tamper: func(txn *badger.Txn) error {
-				return txn.Delete(headKey(tenant, workflow))
-			},
+			name:      "head deleted",
+			tamper:    func(tm tamperer) { tm.delHead(tenant, workflow) },
 			brokenSeq: 0, problem: "workflow head missing", records: 5,
 		},
 		{
-			name: "workflow deleted",
-			tamper: func(txn *badger.Txn) error {
+			name: "head state version past its records",
+			tamper: func(tm tamperer) {
+				tm.setHead(tenant, workflow, Head{Seq: 5, StateVersion: 9, Hash: tm.get(tenant, workflow, 5).Hash})
+			},
+			brokenSeq: 0, problem: "head state version 9 exceeds its 5 records", records: 5,
+		},
+		{
+			name:       "workflow deleted",
+			badgerOnly: true, // on PostgreSQL the owner is the head's row
+			tamper: func(tm tamperer) {
 				for seq := uint64(1); seq <= 5; seq++ {
-					if err := txn.Delete(recordKey(tenant, workflow, seq)); err != nil {
-						return err
-					}
+					tm.del(tenant, workflow, seq)
 				}
-				if err := txn.Delete(snapshotKey(tenant, workflow)); err != nil {
-					return err
-				}
-				return txn.Delete(headKey(tenant, workflow))
+				tm.delHead(tenant, workflow)
 			},
 			brokenSeq: 1, problem: "head and records missing", records: 0,
 		},
 		{
-			name: "owner index moved",
-			tamper: func(txn *badger.Txn) error {
-				return txn.Set(ownerKey(workflow), []byte("intruder"))
-			},
+			name:      "owner index moved",
+			tamper:    func(tm tamperer) { tm.setOwner(workflow, "intruder") },
 			brokenSeq: 0, problem: `owner index names tenant "intruder"`, records: 5,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			l, dir := openDisk(t)
-			for _, wf := range []string{workflow, "wf-other"} {
-				create(t, l, tenant, wf, 5)
-			}
-			rep, err := l.Verify(ctx, tenant, workflow)
-			require.NoError(t, err)
-			require.Equal(t, VerifyReport{Tenant: tenant, Workflow: workflow, Records: 5, OK: true}, rep)
-			require.NoError(t, l.Close())
+			eachDurableBackend(t, func(t *testing.T, b backend, l Log, where string) {
+				if tt.badgerOnly && b.postgres {
+					return
+				}
+				ctx := context.Background()
+				for _, wf := range []string{workflow, "wf-other"} {
+					create(t, l, tenant, wf, 5)
+				}
+				rep, err := l.Verify(ctx, tenant, workflow)
+				require.NoError(t, err)
+				require.Equal(t, VerifyReport{Tenant: tenant, Workflow: workflow, Records: 5, OK: true}, rep)
 
-			tamper(t, dir, tt.tamper)
+				l = tamperWith(t, b, l, where, tt.tamper)
 
-			l = reopen(t, dir)
-			rep, err = l.Verify(ctx, tenant, workflow)
-			require.NoError(t, err)
-			assert.False(t, rep.OK, "tampering not detected")
-			assert.Equal(t, tt.brokenSeq, rep.BrokenSeq, rep.Problem)
-			assert.Contains(t, rep.Problem, tt.problem)
-			assert.Equal(t, tt.records, rep.Records)
+				rep, err = l.Verify(ctx, tenant, workflow)
+				require.NoError(t, err)
+				assert.False(t, rep.OK, "tampering not detected")
+				assert.Equal(t, tt.brokenSeq, rep.BrokenSeq, rep.Problem)
+				problem := tt.problem
+				if b.postgres && tt.pgProblem != "" {
+					problem = tt.pgProblem
+				}
+				assert.Contains(t, rep.Problem, problem)
+				assert.Equal(t, tt.records, rep.Records)
 
-			rep, err = l.Verify(ctx, tenant, "wf-other")
-			require.NoError(t, err)
-			if tt.name != "record copied from another workflow" {
+				rep, err = l.Verify(ctx, tenant, "wf-other")
+				require.NoError(t, err)
 				assert.True(t, rep.OK, "the other workflow is intact: %s", rep.Problem)
-			}
+			})
 		})
 	}
 }

@@ -14,4 +14,5 @@
 //	canary_snapshot   verify and replay take the stored state snapshot for the fold of the chain
 //	canary_idembind   an idempotency key's answer is taken from the record it names unchecked
 //	canary_actor      a request sent with a principal is not checked against it
+//	canary_pgkey      a PostgreSQL store has no key on a workflow's record seqs
 package canary

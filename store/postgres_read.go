@@ -1,0 +1,332 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// bytesString scans a bytea column into a string.
+type bytesString string
+
+// Scan implements sql.Scanner.
+func (s *bytesString) Scan(src any) error {
+	b, ok := src.([]byte)
+	if !ok {
+		return fmt.Errorf("bytea column read as %T", src)
+	}
+	*s = bytesString(b)
+	return nil
+}
+
+// pgReader reads records with q.
+func pgReader(ctx context.Context, q querier) recordReader {
+	return func(tenant, workflow string, seq uint64) (storedRecord, bool, error) {
+		sql := `SELECT seq, time, type, payload, prev_hash, hash FROM handoff_records WHERE tenant = $1 AND workflow = $2 AND seq = $3`
+		args := []any{[]byte(tenant), []byte(workflow), seq}
+		if workflow == "" {
+			sql = `SELECT seq, time, type, payload, prev_hash, hash FROM handoff_audit WHERE tenant = $1 AND seq = $2`
+			args = []any{[]byte(tenant), seq}
+		}
+		var r storedRecord
+		err := q.QueryRow(ctx, sql, args...).Scan(&r.Seq, &r.Time, (*bytesString)(&r.Type), &r.Payload, &r.PrevHash, &r.Hash)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return storedRecord{}, false, nil
+		}
+		return r, err == nil, err
+	}
+}
+
+// readLocation reads the index entry of a record id.
+func readLocation(ctx context.Context, q querier, id string) (Location, bool, error) {
+	var loc Location
+	err := q.QueryRow(ctx, `SELECT tenant, workflow, seq, hash FROM handoff_record_ids WHERE id = $1`, []byte(id)).
+		Scan((*bytesString)(&loc.Tenant), (*bytesString)(&loc.Workflow), &loc.Seq, &loc.Hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Location{}, false, nil
+	}
+	return loc, err == nil, err
+}
+
+// Idempotent looks up an idempotency key of tenant, as Badger's Idempotent does.
+func (p *Postgres) Idempotent(ctx context.Context, tenant, key string) (digest string, answer Record, found bool, err error) {
+	if err := p.begin(ctx); err != nil {
+		return "", Record{}, false, err
+	}
+	defer p.end()
+	err = p.readTx(ctx, "idempotent", func(tx pgx.Tx) error {
+		var e idemEntry
+		err := tx.QueryRow(ctx, `SELECT digest, workflow, seq, hash FROM handoff_idempotency WHERE tenant = $1 AND key = $2`,
+			[]byte(tenant), []byte(key)).Scan((*bytesString)(&e.Digest), (*bytesString)(&e.Workflow), &e.Seq, &e.Hash)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		found, digest = true, e.Digest
+		answer, err = checkBound(pgReader(ctx, tx), tenant, key, e)
+		return err
+	})
+	if err != nil {
+		return "", Record{}, false, err
+	}
+	return digest, answer, found, nil
+}
+
+// State returns the snapshot and head of a workflow of tenant, read together.
+func (p *Postgres) State(ctx context.Context, tenant, workflow string) (snapshot []byte, head Head, err error) {
+	if err := p.begin(ctx); err != nil {
+		return nil, Head{}, err
+	}
+	defer p.end()
+	var owner string
+	err = p.pool.QueryRow(ctx, `SELECT tenant, seq, state_version, hash, snapshot FROM handoff_workflows WHERE workflow = $1`, []byte(workflow)).
+		Scan((*bytesString)(&owner), &head.Seq, &head.StateVersion, &head.Hash, &snapshot)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && owner != tenant) {
+		return nil, Head{}, fmt.Errorf("%w: %q", ErrNotFound, workflow)
+	}
+	if err != nil {
+		return nil, Head{}, pgWrap("state", err)
+	}
+	return snapshot, head, nil
+}
+
+// Owner returns the tenant that created workflow, as Badger's Owner does.
+func (p *Postgres) Owner(ctx context.Context, workflow string) (tenant string, found bool, err error) {
+	if err := p.begin(ctx); err != nil {
+		return "", false, err
+	}
+	defer p.end()
+	err = p.pool.QueryRow(ctx, `SELECT tenant FROM handoff_workflows WHERE workflow = $1`, []byte(workflow)).Scan((*bytesString)(&tenant))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, pgWrap("owner", err)
+	}
+	return tenant, true, nil
+}
+
+// Find returns where the record with id is, checked against the hash the index holds,
+// as Badger's Find does.
+func (p *Postgres) Find(ctx context.Context, id string) (Location, error) {
+	if err := p.begin(ctx); err != nil {
+		return Location{}, err
+	}
+	defer p.end()
+	var loc Location
+	err := p.readTx(ctx, "find", func(tx pgx.Tx) error {
+		var found bool
+		var err error
+		loc, found, err = readLocation(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return callbackError{idNotFound{id}}
+		}
+		if problem := checkLocated(pgReader(ctx, tx), loc); problem != "" {
+			return callbackError{fmt.Errorf("%w: the index entry of id %q names %s", ErrTampered, id, problem)}
+		}
+		return nil
+	})
+	if err != nil {
+		return Location{}, err
+	}
+	return loc, nil
+}
+
+// AuditHead returns the head of the audit stream of tenant; the zero Head when empty.
+func (p *Postgres) AuditHead(ctx context.Context, tenant string) (Head, error) {
+	if err := p.begin(ctx); err != nil {
+		return Head{}, err
+	}
+	defer p.end()
+	var h Head
+	err := p.pool.QueryRow(ctx, `SELECT seq, hash FROM handoff_audit_heads WHERE tenant = $1`, []byte(tenant)).Scan(&h.Seq, &h.Hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Head{}, nil
+	}
+	return h, pgWrap("audit head", err)
+}
+
+// Records calls fn with the records of a workflow of tenant in seq order from fromSeq,
+// from one consistent view, as Badger's Records does.
+func (p *Postgres) Records(ctx context.Context, tenant, workflow string, fromSeq uint64, fn func(Record) error) error {
+	if err := p.begin(ctx); err != nil {
+		return err
+	}
+	defer p.end()
+	return p.readTx(ctx, "records", func(tx pgx.Tx) error {
+		n, err := walkRows(ctx, tx, fn, `SELECT seq, time, type, payload, prev_hash, hash FROM handoff_records
+			WHERE tenant = $1 AND workflow = $2 AND seq >= $3 ORDER BY seq`, []byte(tenant), []byte(workflow), max(fromSeq, 1))
+		if err != nil || n > 0 {
+			return err
+		}
+		var exists bool
+		err = tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM handoff_workflows WHERE workflow = $2 AND tenant = $1)
+			OR EXISTS (SELECT 1 FROM handoff_records WHERE tenant = $1 AND workflow = $2)`, []byte(tenant), []byte(workflow)).Scan(&exists)
+		if err == nil && !exists {
+			return callbackError{fmt.Errorf("%w: %q", ErrNotFound, workflow)}
+		}
+		return err
+	})
+}
+
+// AuditRecords calls fn with the audit records of tenant in seq order from fromSeq.
+func (p *Postgres) AuditRecords(ctx context.Context, tenant string, fromSeq uint64, fn func(Record) error) error {
+	if err := p.begin(ctx); err != nil {
+		return err
+	}
+	defer p.end()
+	return p.readTx(ctx, "audit records", func(tx pgx.Tx) error {
+		_, err := walkRows(ctx, tx, fn, `SELECT seq, time, type, payload, prev_hash, hash FROM handoff_audit
+			WHERE tenant = $1 AND seq >= $2 ORDER BY seq`, []byte(tenant), max(fromSeq, 1))
+		return err
+	})
+}
+
+// walkRows calls fn with each record sql selects and returns how many it visited. An
+// error from fn comes back as a callbackError.
+func walkRows(ctx context.Context, q querier, fn func(Record) error, sql string, args ...any) (int, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var sr storedRecord
+		if err := rows.Scan(&sr.Seq, &sr.Time, (*bytesString)(&sr.Type), &sr.Payload, &sr.PrevHash, &sr.Hash); err != nil {
+			return n, err
+		}
+		rec, err := sr.record()
+		if err != nil {
+			return n, fmt.Errorf("record %d: %w", sr.Seq, err)
+		}
+		n++
+		if err := fn(rec); err != nil {
+			return n, callbackError{err}
+		}
+	}
+	return n, rows.Err()
+}
+
+// Workflows calls fn with every workflow of tenant and its head, in workflow id order.
+func (p *Postgres) Workflows(ctx context.Context, tenant string, fn func(workflow string, head Head) error) error {
+	if err := p.begin(ctx); err != nil {
+		return err
+	}
+	defer p.end()
+	return p.readTx(ctx, "workflows", func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT workflow, seq, state_version, hash FROM handoff_workflows WHERE tenant = $1 ORDER BY workflow`, []byte(tenant))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var w string
+			var h Head
+			if err := rows.Scan((*bytesString)(&w), &h.Seq, &h.StateVersion, &h.Hash); err != nil {
+				return err
+			}
+			if err := fn(w, h); err != nil {
+				return callbackError{err}
+			}
+		}
+		return rows.Err()
+	})
+}
+
+// IdempotencyKeys calls fn with every idempotency key of tenant, in key order.
+func (p *Postgres) IdempotencyKeys(ctx context.Context, tenant string, fn func(Idempotency) error) error {
+	if err := p.begin(ctx); err != nil {
+		return err
+	}
+	defer p.end()
+	return p.readTx(ctx, "idempotency keys", func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT key, digest, workflow, seq, hash FROM handoff_idempotency WHERE tenant = $1 ORDER BY key`, []byte(tenant))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k Idempotency
+			if err := rows.Scan((*bytesString)(&k.Key), (*bytesString)(&k.Digest), (*bytesString)(&k.Workflow), &k.Seq, &k.Hash); err != nil {
+				return err
+			}
+			if err := fn(k); err != nil {
+				return callbackError{err}
+			}
+		}
+		return rows.Err()
+	})
+}
+
+// Tenants returns every tenant with at least one workflow, idempotency key or audit
+// record, in order.
+func (p *Postgres) Tenants(ctx context.Context) ([]string, error) {
+	if err := p.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer p.end()
+	var tenants []string
+	err := p.readTx(ctx, "tenants", func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT tenant FROM handoff_workflows UNION SELECT tenant FROM handoff_records
+			UNION SELECT tenant FROM handoff_idempotency UNION SELECT tenant FROM handoff_audit_heads
+			UNION SELECT tenant FROM handoff_audit ORDER BY 1`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var t string
+			if err := rows.Scan((*bytesString)(&t)); err != nil {
+				return err
+			}
+			tenants = append(tenants, t)
+		}
+		return rows.Err()
+	})
+	return tenants, err
+}
+
+// Chains calls fn with every chain of the store, from one consistent view, tenant by
+// tenant: the audit stream first, then the workflows in id order. A chain whose head
+// row is gone while its records remain is listed with a zero Head.
+func (p *Postgres) Chains(ctx context.Context, fn func(Chain) error) error {
+	if err := p.begin(ctx); err != nil {
+		return err
+	}
+	defer p.end()
+	return p.readTx(ctx, "chains", func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `
+			SELECT tenant, ''::bytea AS workflow, true AS audit, seq, 0::bigint, hash FROM handoff_audit_heads
+			UNION ALL
+			SELECT DISTINCT a.tenant, ''::bytea, true, 0::bigint, 0::bigint, '' FROM handoff_audit a
+				WHERE NOT EXISTS (SELECT 1 FROM handoff_audit_heads h WHERE h.tenant = a.tenant)
+			UNION ALL
+			SELECT tenant, workflow, false, seq, state_version, hash FROM handoff_workflows
+			UNION ALL
+			SELECT DISTINCT r.tenant, r.workflow, false, 0::bigint, 0::bigint, '' FROM handoff_records r
+				WHERE NOT EXISTS (SELECT 1 FROM handoff_workflows w WHERE w.workflow = r.workflow AND w.tenant = r.tenant)
+			ORDER BY 1, 3 DESC, 2`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c Chain
+			if err := rows.Scan((*bytesString)(&c.Tenant), (*bytesString)(&c.Workflow), &c.Audit, &c.Head.Seq, &c.Head.StateVersion, &c.Head.Hash); err != nil {
+				return err
+			}
+			if err := fn(c); err != nil {
+				return callbackError{err}
+			}
+		}
+		return rows.Err()
+	})
+}
