@@ -41,7 +41,7 @@ func (c *cli) backend(ctx context.Context, mode storeMode) (backend, error) {
 // local refuses --server for a command that works on the store itself.
 func (c *cli) local(name string) error {
 	if c.server != "" {
-		return usagef("%s works on the store of --db, not through --server", name)
+		return usagef("%s works on the store of --store, not through --server", name)
 	}
 	return nil
 }

@@ -15,9 +15,9 @@ var backupCmd = &command{
 	name:  "backup",
 	args:  "--out FILE",
 	short: "write a full copy of the store, while it runs",
-	long: `Backup writes a full copy of the store of --db to FILE: every record, snapshot, head,
+	long: `Backup writes a full copy of the store of --store to FILE: every record, snapshot, head,
 idempotency key and audit stream as of one moment. Through --server it is taken while
-the server runs (GET /v1/backup, an admin token's only); otherwise the store of --db is
+the server runs (GET /v1/backup, an admin token's only); otherwise the store of --store is
 opened (with --read-only, a store no process holds). The file is written beside FILE
 and renamed when complete. 'handoffctl restore' makes a store of it again.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
@@ -67,8 +67,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 var restoreCmd = &command{
 	name:  "restore",
 	args:  "--from FILE",
-	short: "make the store of --db from a backup, and verify it",
-	long: `Restore makes the store of --db, which must not exist yet (or be an empty directory),
+	short: "make the store of --store from a backup, and verify it",
+	long: `Restore makes the store of --store, which must not exist yet (or be an empty directory),
 from a file 'handoffctl backup' wrote, then opens it and verifies every chain and audit
 stream. It exits 3 when a chain does not verify. Every decision of the restored store
 replays as recorded ('handoffctl replay --all').`,

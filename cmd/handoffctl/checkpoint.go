@@ -72,7 +72,7 @@ var checkpointCmd = &command{
 	args:  "--key FILE --out FILE",
 	short: "sign the head of every chain to a file kept outside the store",
 	long: `Checkpoint reads the head (last seq and hash) of every workflow chain and every
-audit stream of the store of --db, computes a Merkle root over them and signs the
+audit stream of the store of --store, computes a Merkle root over them and signs the
 whole with the Ed25519 private key of --key (made by handoffctl keygen). The signed
 checkpoint goes to --out, which must be outside the store directory: keep it where
 whoever could alter the store cannot, and later run

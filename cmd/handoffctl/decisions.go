@@ -16,7 +16,7 @@ var decisionsCmd = &command{
 	name:  "decisions",
 	args:  "export [--tenant T] [--workflow W] [--since TIME] [--out FILE]",
 	short: "export recorded decisions as an OPA decision log (JSON lines)",
-	long: `Decisions export writes every recorded decision of the store of --db as JSON lines in
+	long: `Decisions export writes every recorded decision of the store of --store as JSON lines in
 the shape of OPA decision-log events, so tools that read OPA decision logs read them:
 
   {"labels": {"id": "handoff", "tenant_id", "workflow_id", "pack", "trace_id",

@@ -13,7 +13,7 @@ var explainCmd = &command{
 	name:  "explain",
 	args:  "DECISION_ID [--passed]",
 	short: "explain a recorded decision: rules, METADATA and the input they read",
-	long: `Explain finds a recorded decision by its id in the store of --db and evaluates its
+	long: `Explain finds a recorded decision by its id in the store of --store and evaluates its
 request again, traced, on the input recorded for it and the workflow state before it
 (rebuilt as replay rebuilds it). For each reason it shows the Rego rule that produced
 it: file and line, the title and description of its METADATA, and the input values the

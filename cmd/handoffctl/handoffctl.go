@@ -52,7 +52,7 @@ func init() {
 		stateCmd, logCmd, verifyCmd,
 		reasonsCmd, runCmd, testCmd, benchCmd,
 		replayCmd, explainCmd, keygenCmd, checkpointCmd, decisionsCmd,
-		workflowsCmd, serveCmd, tokenCmd, backupCmd, restoreCmd,
+		workflowsCmd, serveCmd, tokenCmd, backupCmd, restoreCmd, migrateCmd, copyCmd,
 	}
 }
 
@@ -74,7 +74,7 @@ type cli struct {
 	bundle   stringFlag // --bundle DIR
 	output   string     // -o text|json
 	server   string     // --server URL: read and decide through a running server
-	readOnly bool       // --read-only: open the store of --db for reading only
+	readOnly bool       // --read-only: open the store of --store for reading only
 }
 
 // stringFlag is a string flag that remembers whether the command line set it.
@@ -91,14 +91,15 @@ func (f *stringFlag) Set(s string) error {
 }
 
 // globalFlags are accepted before and after the command name.
-var globalFlags = map[string]bool{"db": true, "bundle": true, "o": true, "server": true, "read-only": true}
+var globalFlags = map[string]bool{"store": true, "db": true, "bundle": true, "o": true, "server": true, "read-only": true}
 
 func (c *cli) declareGlobals(fs *flag.FlagSet) {
-	fs.Var(&c.db, "db", "the store: directory `DIR` (env HANDOFF_DB; default ./.handoff)")
+	fs.Var(&c.db, "store", "the store: a directory or a postgres:// URL, `DIR|URL` (env HANDOFF_STORE; default ./.handoff)")
+	fs.Var(&c.db, "db", "the store, as --store: `DIR|URL` (env HANDOFF_DB)")
 	fs.Var(&c.bundle, "bundle", "the bundle: `DIR`/contracts and DIR/policies (default: the shipped packs)")
 	fs.StringVar(&c.output, "o", c.output, "output format `FORMAT`: text or json")
 	fs.StringVar(&c.server, "server", c.server, "read and decide through the server at `URL` (env HANDOFF_SERVER; token in HANDOFF_TOKEN)")
-	fs.BoolVar(&c.readOnly, "read-only", c.readOnly, "open the store of --db for reading only: a store no process holds")
+	fs.BoolVar(&c.readOnly, "read-only", c.readOnly, "open the store for reading only: a store no process holds")
 }
 
 func (c *cli) json() bool { return c.output == "json" }
@@ -107,8 +108,10 @@ func (c *cli) json() bool { return c.output == "json" }
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, output: "text"}
 	c.db.value = ".handoff"
-	if env := os.Getenv("HANDOFF_DB"); env != "" {
-		c.db.value = env
+	for _, env := range []string{"HANDOFF_DB", "HANDOFF_STORE"} {
+		if v := os.Getenv(env); v != "" {
+			c.db.value = v
+		}
 	}
 	c.server = os.Getenv("HANDOFF_SERVER")
 
@@ -222,13 +225,14 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Global flags (before or after the command):
-  --db DIR       the store directory (env HANDOFF_DB; default ./.handoff)
+  --store DIR|URL  the store: a directory (Badger) or a postgres:// URL (PostgreSQL)
+                 (env HANDOFF_STORE; default ./.handoff); --db and HANDOFF_DB are the same
   --bundle DIR   the bundle: DIR/contracts and DIR/policies (default: the shipped packs)
   -o FORMAT      output format: text (default) or json
   --server URL   read and decide through a running 'handoffctl serve' (env HANDOFF_SERVER;
                  the token in HANDOFF_TOKEN): state, log, workflows, verify, explain,
                  decisions, eval, validate, start, submit, backup and replay
-  --read-only    open the store of --db for reading only (a store no process holds)
+  --read-only    open the store for reading only (a store no process holds)
 
 Exit codes: 0 done, 1 could not run, 2 usage error, 3 a negative result
 (blocked with --fail-on-block, broken chain, invalid request, failing test).
@@ -256,7 +260,7 @@ func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
 		}
 	}
 	fmt.Fprintf(w, "\nGlobal flags:\n")
-	for _, name := range []string{"db", "bundle", "o", "server", "read-only"} {
+	for _, name := range []string{"store", "bundle", "o", "server", "read-only"} {
 		printFlag(w, fs.Lookup(name))
 	}
 }
@@ -343,7 +347,11 @@ func hint(err error) string {
 	var stale *engine.StaleTablesError
 	switch {
 	case errors.Is(err, store.ErrLocked):
-		return "another handoffctl or host holds the store; stop it, or use --db DIR for another store"
+		return "another handoffctl or host holds the store; stop it, or use --store DIR for another store"
+	case errors.Is(err, store.ErrSchema):
+		return "run 'handoffctl migrate --store URL' with this version of handoffctl"
+	case errors.Is(err, store.ErrUnavailable):
+		return "check that the PostgreSQL server of --store is up and reachable from here; nothing was decided"
 	case errors.Is(err, store.ErrNotFound):
 		return "check --tenant and the workflow id: every read is scoped by tenant (handoffctl verify --tenant T lists a tenant's workflows)"
 	case errors.As(err, &stale):

@@ -19,7 +19,7 @@ var stateCmd = &command{
 	name:  "state",
 	args:  "--tenant T WORKFLOW",
 	short: "show a workflow's current state",
-	long: `State prints the current state of a workflow of tenant T from the store of --db:
+	long: `State prints the current state of a workflow of tenant T from the store of --store:
 its pack and status, the state version, every artifact version with its status and
 hash, the counters, handoffs, approvals, open conflicts, defects and side effects.
 
@@ -302,7 +302,7 @@ var verifyCmd = &command{
 	name:  "verify",
 	args:  "[--tenant T] [WORKFLOW] | --checkpoint FILE [--pub FILE]",
 	short: "verify the log and everything decisions are made from",
-	long: `Verify checks the store of --db. For each workflow: its hash chain (every record's
+	long: `Verify checks the store of --store. For each workflow: its hash chain (every record's
 hash is recomputed, every prev_hash must name the record before, sequence numbers must
 run without a gap and the head must name the last record); its state snapshot and the
 head's state version, which must equal the fold of its recorded decisions (a rewritten

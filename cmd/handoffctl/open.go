@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,8 +61,10 @@ func (c *cli) open(ctx context.Context, mode storeMode) (*engine.Engine, error) 
 	if c.readOnly && mode == createStore {
 		return nil, usagef("--read-only opens a store for reading: this command writes to it")
 	}
-	switch mode {
-	case existingStore, peekStore:
+	switch {
+	case store.IsURL(c.db.value):
+		opts.StoreURL = c.db.value
+	case mode == existingStore || mode == peekStore:
 		fi, err := os.Stat(c.db.value)
 		switch {
 		case err == nil && fi.IsDir():
@@ -69,18 +72,36 @@ func (c *cli) open(ctx context.Context, mode storeMode) (*engine.Engine, error) 
 		case mode == peekStore && errors.Is(err, os.ErrNotExist):
 			opts.InMemory = true
 		case err == nil:
-			return nil, withHint(fmt.Errorf("store %s is not a directory", c.db.value), "--db DIR names the store directory")
+			return nil, withHint(fmt.Errorf("store %s is not a directory", c.db.value), "--store names a store directory or a postgres:// URL")
 		case errors.Is(err, os.ErrNotExist):
 			return nil, withHint(fmt.Errorf("no store at %s", c.db.value),
-				"name the store with --db DIR or HANDOFF_DB; 'handoffctl start' creates one")
+				"name the store with --store DIR|URL or HANDOFF_STORE; 'handoffctl start' creates one")
 		default:
 			return nil, err
 		}
-	case createStore:
+	default:
 		opts.Dir = c.db.value
 	}
 	e, err := engine.Open(ctx, opts)
 	return e, c.lockedHint(err)
+}
+
+// storeAt sets opts to keep the log at where: a postgres:// URL or a directory.
+func storeAt(opts *engine.Options, where string) {
+	if store.IsURL(where) {
+		opts.StoreURL = where
+	} else {
+		opts.Dir = where
+	}
+}
+
+// redactedURL is a store URL without its password, for messages.
+func redactedURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(an unreadable URL)"
+	}
+	return u.Redacted()
 }
 
 // serveURLFile is where handoffctl serve writes its URL in the store it holds.
@@ -88,7 +109,7 @@ const serveURLFile = "handoff-serve.url"
 
 // lockedHint says, for a store a handoffctl serve holds, which server to ask instead.
 func (c *cli) lockedHint(err error) error {
-	if !errors.Is(err, store.ErrLocked) {
+	if !errors.Is(err, store.ErrLocked) || store.IsURL(c.db.value) {
 		return err
 	}
 	b, rerr := os.ReadFile(filepath.Join(c.db.value, serveURLFile))

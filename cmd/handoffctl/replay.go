@@ -22,7 +22,7 @@ var replayCmd = &command{
 	args:  "--bundle DIR [--recorded DIR] [--tenant T] [--workflow W] [--since TIME] [--all] [--fail-on-flip]",
 	short: "re-decide the recorded requests with a candidate bundle",
 	long: `Replay answers "what would this policy change have decided on real traffic?" Every
-recorded request of the store of --db is decided again by the candidate bundle of
+recorded request of the store of --store is decided again by the candidate bundle of
 --bundle, on the input the engine recorded for it: the request, the derived values, the
 time, and the workflow state before it, rebuilt by folding the recorded decisions in
 log order (the state is a pure fold of decisions; the rebuilt state is checked against
@@ -196,18 +196,24 @@ func (c *cli) serverCopy(ctx context.Context, b *engine.Bundle) (e *engine.Engin
 	return e, cleanup, err
 }
 
-// openStore opens the existing store of --db with bundle b.
+// openStore opens the existing store of --store with bundle b.
 func (c *cli) openStore(ctx context.Context, b *engine.Bundle) (*engine.Engine, error) {
+	opts := engine.Options{Bundle: b, LazyPolicies: true, ReadOnly: c.readOnly}
+	if store.IsURL(c.db.value) {
+		opts.StoreURL = c.db.value
+		return engine.Open(ctx, opts)
+	}
 	fi, err := os.Stat(c.db.value)
 	switch {
 	case err == nil && !fi.IsDir():
-		return nil, withHint(fmt.Errorf("store %s is not a directory", c.db.value), "--db DIR names the store directory")
+		return nil, withHint(fmt.Errorf("store %s is not a directory", c.db.value), "--store names a store directory or a postgres:// URL")
 	case os.IsNotExist(err):
-		return nil, withHint(fmt.Errorf("no store at %s", c.db.value), "name the store with --db DIR or HANDOFF_DB")
+		return nil, withHint(fmt.Errorf("no store at %s", c.db.value), "name the store with --store DIR|URL or HANDOFF_STORE")
 	case err != nil:
 		return nil, err
 	}
-	e, err := engine.Open(ctx, engine.Options{Dir: c.db.value, Bundle: b, LazyPolicies: true, ReadOnly: c.readOnly})
+	opts.Dir = c.db.value
+	e, err := engine.Open(ctx, opts)
 	return e, c.lockedHint(err)
 }
 

@@ -29,7 +29,7 @@ output, its artifact type's contract. It lists every violation with its path and
 exits 3 when there is any. Nothing is recorded.
 
 Requests other than start are checked against the pack of their workflow, read from
-the store of --db: a request that reaches no pack (unknown workflow or pack, another
+the store of --store: a request that reaches no pack (unknown workflow or pack, another
 tenant's workflow) is not valid either. FILE - reads the request from standard input.
 
 With -o json the output is {"valid": bool, "reasons": [...]}.`,
@@ -90,7 +90,7 @@ var evalCmd = &command{
 	name:  "eval",
 	args:  "FILE|- [--fail-on-block] [--explain]",
 	short: "decide a request without recording it (dry run)",
-	long: `Eval decides a request against the workflow state in the store of --db and prints
+	long: `Eval decides a request against the workflow state in the store of --store and prints
 the decision, without recording anything: the store is left as it was. FILE - reads
 the request from standard input.
 
@@ -107,7 +107,7 @@ explanation, as handoffctl explain -o json prints it).`,
 				if *explain {
 					eng, ok := e.(*engine.Engine)
 					if !ok {
-						return usagef("eval --explain works on the store of --db, not through --server")
+						return usagef("eval --explain works on the store of --store, not through --server")
 					}
 					return explainEval(ctx, c, eng, body, *failOnBlock)
 				}
@@ -123,13 +123,13 @@ explanation, as handoffctl explain -o json prints it).`,
 
 var startCmd = submitCommand("start", "start", "start a workflow",
 	`Start submits a start request (kind "start"): the engine decides it, records it in
-the store of --db (created when missing) and prints the decision with the new
+the store of --store (created when missing) and prints the decision with the new
 workflow's id. FILE - reads the request from standard input.
 
 With -o json the output is the engine's Decision object.`)
 
 var submitCmd = submitCommand("submit", "", "decide a request and record it",
-	`Submit decides a request of any kind and records it atomically in the store of --db
+	`Submit decides a request of any kind and records it atomically in the store of --store
 (created when missing), with the state it produces, then prints the decision. The same
 request again returns the same decision; a block is recorded too but changes nothing.
 FILE - reads the request from standard input.
@@ -157,7 +157,7 @@ func submitCommand(name, kind, short, long string) *command {
 }
 
 // withRequest reads the one request FILE of args and runs fn on it with an engine on the
-// store of --db, opened without creating it: the dry-run commands.
+// store of --store, opened without creating it: the dry-run commands.
 func (c *cli) withRequest(ctx context.Context, name string, args []string, fn func(e backend, body []byte) error) (err error) {
 	if len(args) != 1 {
 		return usagef("%s takes one request FILE, or - for standard input", name)

@@ -129,7 +129,9 @@ func (c *cli) playOne(ctx context.Context, file string, s *scenario.Scenario, di
 	if err != nil {
 		return 0, err
 	}
-	e, err := engine.Open(ctx, engine.Options{Dir: dir, Bundle: &b, LazyPolicies: true})
+	opts := engine.Options{Bundle: &b, LazyPolicies: true}
+	storeAt(&opts, dir)
+	e, err := engine.Open(ctx, opts)
 	if err != nil {
 		return 0, err
 	}

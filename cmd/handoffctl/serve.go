@@ -23,13 +23,14 @@ import (
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/service"
+	"github.com/handoff-dev/handoff/store"
 )
 
 var serveCmd = &command{
 	name:  "serve",
 	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev]",
 	short: "serve the engine over HTTP: the /v1 API, health and metrics",
-	long: `Serve runs the engine on the store of --db (created when missing) and serves it over
+	long: `Serve runs the engine on the store of --store (created when missing) and serves it over
 HTTP until SIGTERM or SIGINT, then drains the calls in flight (at most
 --shutdown-timeout) and closes the store. The bundle is compiled at start: one that does
 not compile stops serve before it listens.
@@ -94,7 +95,8 @@ over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.`,
 			if err != nil {
 				return err
 			}
-			eopts := engine.Options{Dir: c.db.value, Bundle: &b, EvalTimeout: *evalTimeout}
+			eopts := engine.Options{Bundle: &b, EvalTimeout: *evalTimeout}
+			storeAt(&eopts, c.db.value)
 			if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
 				exp, err := otlptracehttp.New(ctx)
 				if err != nil {
@@ -131,13 +133,18 @@ over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.`,
 				fmt.Fprintln(c.stderr, "WARNING: --insecure-dev: no authentication, every caller is an admin and every request is taken as sent. Never expose this address.")
 			}
 			url := fmt.Sprintf("%s://%s", scheme, ln.Addr())
-			// Beside the store, for the hint of a command that finds it locked.
-			urlFile := filepath.Join(c.db.value, serveURLFile)
-			if err := os.WriteFile(urlFile, []byte(url+"\n"), 0o644); err != nil {
-				return err
+			where := c.db.value
+			if store.IsURL(where) {
+				where = redactedURL(where)
+			} else {
+				// Beside the store, for the hint of a command that finds it locked.
+				urlFile := filepath.Join(c.db.value, serveURLFile)
+				if err := os.WriteFile(urlFile, []byte(url+"\n"), 0o644); err != nil {
+					return err
+				}
+				defer os.Remove(urlFile)
 			}
-			defer os.Remove(urlFile)
-			fmt.Fprintf(c.stdout, "serving handoff on %s (store %s, bundle %s)\n", url, c.db.value, e.BundleDigest())
+			fmt.Fprintf(c.stdout, "serving handoff on %s (store %s, bundle %s)\n", url, where, e.BundleDigest())
 			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			served := make(chan error, 1)

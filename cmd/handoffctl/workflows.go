@@ -13,7 +13,7 @@ var workflowsCmd = &command{
 	name:  "workflows",
 	args:  "--tenant T [--pack P] [--status S] [--awaiting-human]",
 	short: "list a tenant's workflows",
-	long: `Workflows lists the workflows of tenant T, in id order, from the store of --db or
+	long: `Workflows lists the workflows of tenant T, in id order, from the store of --store or
 through --server: pack, status, state version, when the state last changed, and the
 standing outcome (the latest decision that was not a block: await_human when the
 workflow waits for a person). --pack and --status keep those of one pack or status;

@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// importChain writes a chain as it was sealed elsewhere, in one transaction.
+func (p *Postgres) importChain(ctx context.Context, c chainCopy) error {
+	return p.importTx(ctx, func(tx pgx.Tx) error {
+		rows := make([][]any, len(c.records))
+		cols := []string{"tenant", "workflow", "seq", "time", "type", "payload", "prev_hash", "hash"}
+		table := "handoff_records"
+		for i, r := range c.records {
+			rows[i] = []any{[]byte(c.Tenant), []byte(c.Workflow), r.Seq, r.Time, []byte(r.Type), r.Payload, r.PrevHash, r.Hash}
+			if c.Audit {
+				rows[i] = append(rows[i][:1], rows[i][2:]...)
+			}
+		}
+		if c.Audit {
+			cols = append(cols[:1], cols[2:]...)
+			table = "handoff_audit"
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows)); err != nil {
+			return err
+		}
+		if c.Audit {
+			_, err := tx.Exec(ctx, `INSERT INTO handoff_audit_heads (tenant, seq, hash) VALUES ($1, $2, $3)`, []byte(c.Tenant), c.Head.Seq, c.Head.Hash)
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO handoff_workflows (workflow, tenant, seq, state_version, hash, snapshot) VALUES ($1, $2, $3, $4, $5, $6)`,
+			[]byte(c.Workflow), []byte(c.Tenant), c.Head.Seq, c.Head.StateVersion, c.Head.Hash, c.snapshot)
+		return err
+	})
+}
+
+func (p *Postgres) importKeys(ctx context.Context, tenant string, keys []Idempotency) error {
+	return p.importTx(ctx, func(tx pgx.Tx) error {
+		rows := make([][]any, len(keys))
+		for i, k := range keys {
+			rows[i] = []any{[]byte(tenant), []byte(k.Key), []byte(k.Digest), []byte(k.Workflow), k.Seq, k.Hash}
+		}
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"handoff_idempotency"}, []string{"tenant", "key", "digest", "workflow", "seq", "hash"}, pgx.CopyFromRows(rows))
+		return err
+	})
+}
+
+func (p *Postgres) importIDs(ctx context.Context, ids map[string]Location) error {
+	return p.importTx(ctx, func(tx pgx.Tx) error {
+		rows := make([][]any, 0, len(ids))
+		for id, loc := range ids {
+			rows = append(rows, []any{[]byte(id), []byte(loc.Tenant), []byte(loc.Workflow), loc.Seq, loc.Hash})
+		}
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"handoff_record_ids"}, []string{"id", "tenant", "workflow", "seq", "hash"}, pgx.CopyFromRows(rows))
+		return err
+	})
+}
+
+// importTx runs fn in a transaction of its own.
+func (p *Postgres) importTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	if err := p.begin(ctx); err != nil {
+		return err
+	}
+	defer p.end()
+	if p.readOnly {
+		return &Error{Op: "copy", Err: ErrReadOnly}
+	}
+	return pgWrap("copy", pgx.BeginFunc(ctx, p.pool, fn))
+}
+
+// indexEntries calls fn with every entry of the record index, in id order.
+func (p *Postgres) indexEntries(ctx context.Context, fn func(id string, loc Location) error) error {
+	if err := p.begin(ctx); err != nil {
+		return err
+	}
+	defer p.end()
+	return p.readTx(ctx, "index", func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id, tenant, workflow, seq, hash FROM handoff_record_ids ORDER BY id`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var loc Location
+			if err := rows.Scan((*bytesString)(&id), (*bytesString)(&loc.Tenant), (*bytesString)(&loc.Workflow), &loc.Seq, &loc.Hash); err != nil {
+				return err
+			}
+			if err := fn(id, loc); err != nil {
+				return callbackError{err}
+			}
+		}
+		return rows.Err()
+	})
+}

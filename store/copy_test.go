@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// dump is everything a store holds, read through its API.
+type dump struct {
+	Chains  []Chain
+	Records map[string][]Record
+	States  map[string]string
+	Keys    map[string][]Idempotency
+	IDs     map[string]Location
+}
+
+func dumpOf(t *testing.T, l Log, ids []string) dump {
+	t.Helper()
+	ctx := context.Background()
+	d := dump{Records: map[string][]Record{}, States: map[string]string{}, Keys: map[string][]Idempotency{}, IDs: map[string]Location{}}
+	require.NoError(t, l.Chains(ctx, func(c Chain) error { d.Chains = append(d.Chains, c); return nil }))
+	for _, c := range d.Chains {
+		name := c.Tenant + "/" + c.Workflow
+		collect := func(r Record) error { d.Records[name] = append(d.Records[name], r); return nil }
+		if c.Audit {
+			require.NoError(t, l.AuditRecords(ctx, c.Tenant, 1, collect))
+			continue
+		}
+		require.NoError(t, l.Records(ctx, c.Tenant, c.Workflow, 1, collect))
+		snap, _, err := l.State(ctx, c.Tenant, c.Workflow)
+		require.NoError(t, err)
+		d.States[name] = string(snap)
+	}
+	tenants, err := l.Tenants(ctx)
+	require.NoError(t, err)
+	for _, tenant := range tenants {
+		require.NoError(t, l.IdempotencyKeys(ctx, tenant, func(k Idempotency) error { d.Keys[tenant] = append(d.Keys[tenant], k); return nil }))
+	}
+	for _, id := range ids {
+		loc, err := l.Find(ctx, id)
+		require.NoError(t, err)
+		d.IDs[id] = loc
+	}
+	return d
+}
+
+// TestCopyBetweenBackends fills a Badger store, copies it to PostgreSQL and back to
+// Badger, and checks that each copy holds the same chains, records (hashes included),
+// snapshots, keys and ids, and takes the next append as the original would.
+func TestCopyBetweenBackends(t *testing.T) {
+	ctx := context.Background()
+	src, _ := openDisk(t)
+	var ids []string
+	for w := range 3 {
+		wf := fmt.Sprintf("wf-%d", w)
+		for i := range 4 {
+			id := fmt.Sprintf("d-%d-%d", w, i)
+			ids = append(ids, id)
+			_, err := src.Append(ctx, Append{Tenant: "acme", Workflow: wf, Create: i == 0, ExpectedVersion: uint64(i), BumpVersion: true,
+				Records:        []NewRecord{rec("request", i), {Type: "decision", Payload: fmt.Appendf(nil, `{"i":%d}`, i), ID: id}},
+				State:          fmt.Appendf(nil, `{"v":%d}`, i+1),
+				IdempotencyKey: "req-" + id, RequestDigest: "sha256:" + id, Time: t0})
+			require.NoError(t, err)
+		}
+	}
+	_, err := src.Audit(ctx, "", NewRecord{Type: "rejected", Payload: []byte(`{}`), ID: "d-audit"}, t0)
+	require.NoError(t, err)
+	ids = append(ids, "d-audit")
+	want := dumpOf(t, src, ids)
+
+	pg := openPostgres(t)
+	rep, err := Copy(ctx, pg, src, nil)
+	require.NoError(t, err)
+	assert.Equal(t, CopyReport{Chains: 4, Records: 25, Keys: 12, IDs: 13}, rep)
+	assert.Equal(t, want, dumpOf(t, pg, ids), "PostgreSQL holds what Badger held")
+
+	back, _ := openDisk(t)
+	_, err = Copy(ctx, back, pg, nil)
+	require.NoError(t, err)
+	assert.Equal(t, want, dumpOf(t, back, ids), "Badger holds again what it held")
+
+	_, err = Copy(ctx, pg, src, nil)
+	require.ErrorIs(t, err, ErrExists, "a copy into a store that is not empty")
+
+	var heads []Head
+	for _, l := range []Log{src, pg, back} {
+		h, err := l.Append(ctx, Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 4, BumpVersion: true,
+			Records: []NewRecord{rec("request", 9)}, Time: t0})
+		require.NoError(t, err)
+		heads = append(heads, h)
+		_, _, _, err = l.Idempotent(ctx, "acme", "req-d-2-3")
+		require.NoError(t, err)
+		_, err = l.Append(ctx, Append{Tenant: "acme", Workflow: "wf-2", ExpectedVersion: 4, Records: []NewRecord{rec("x", 1)},
+			IdempotencyKey: "req-d-2-3", RequestDigest: "sha256:d-2-3", Time: t0})
+		require.ErrorIs(t, err, ErrDuplicate, "a copied key answers a resent request")
+	}
+	assert.Equal(t, []Head{heads[0], heads[0], heads[0]}, heads, "the next record hashes alike on every copy")
+	assert.Equal(t, uint64(9), heads[0].Seq)
+}
