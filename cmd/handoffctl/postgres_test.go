@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/internal/pgtest"
+)
+
+// TestPostgresStore plays a pack's scenarios on a PostgreSQL store through --store,
+// copies it to a directory and back into another database, and checks that every copy
+// verifies, lists the same workflows and replays without a change.
+func TestPostgresStore(t *testing.T) {
+	pg := pgtest.URL(t)
+	scenarios := filepath.Join("..", "..", "policies_test", "handoff", "support", "scenarios")
+
+	code, _, stderr := runArgs(t, "--store", pg, "workflows", "--tenant", "acme")
+	require.Equal(t, exitError, code, "a database without the schema is refused")
+	assert.Contains(t, stderr, "handoffctl migrate")
+
+	code, stdout, stderr := runArgs(t, "migrate", "--store", pg)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "applied migration 1 log")
+	code, stdout, _ = runArgs(t, "migrate", "--store", pg)
+	require.Equal(t, exitOK, code)
+	assert.NotContains(t, stdout, "applied", "a second migrate applies nothing")
+
+	t.Setenv("HANDOFF_STORE", pg)
+	code, _, stderr = runArgs(t, "--store", pg, "run", scenarios)
+	require.Equal(t, exitOK, code, stderr)
+	code, stdout, stderr = runArgs(t, "verify")
+	require.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, stdout, "BROKEN")
+	_, want, _ := runArgs(t, "-o", "json", "workflows", "--tenant", "acme")
+
+	dir := filepath.Join(t.TempDir(), "copy")
+	code, stdout, stderr = runArgs(t, "-o", "json", "copy", "--from", pg, "--to", dir)
+	require.Equal(t, exitOK, code, stderr)
+	var rep struct{ Chains, Records, Keys, IDs int }
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	assert.Positive(t, rep.Chains)
+	assert.Equal(t, rep.Records, rep.IDs, "every decision record is indexed by its id")
+
+	pg2 := pgtest.URL(t)
+	code, _, stderr = runArgs(t, "migrate", "--store", pg2)
+	require.Equal(t, exitOK, code, stderr)
+	code, stdout, stderr = runArgs(t, "copy", "--from", dir, "--to", pg2)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, "every chain verifies in the target")
+	assert.NotContains(t, stdout, "handoff:handoff@", "the password of a URL is never printed")
+
+	code, _, stderr = runArgs(t, "copy", "--from", dir, "--to", pg2)
+	require.Equal(t, exitError, code, "a copy into a store that is not empty")
+	assert.Contains(t, stderr, "not empty")
+
+	for _, where := range []string{dir, pg2} {
+		code, got, stderr := runArgs(t, "--store", where, "-o", "json", "workflows", "--tenant", "acme")
+		require.Equal(t, exitOK, code, stderr)
+		assert.JSONEq(t, want, got, "the workflows of %s", where)
+		code, stdout, stderr = runArgs(t, "--store", where, "replay", "--all", "--bundle", filepath.Join("..", ".."))
+		require.Equal(t, exitOK, code, stderr)
+		assert.Contains(t, stdout, "no decision would change", "replay on %s", where)
+		assert.True(t, strings.HasPrefix(stdout, "replayed "), stdout)
+	}
+}
