@@ -26,6 +26,8 @@ const (
 	codeUnsupportedMedia = "UNSUPPORTED_MEDIA_TYPE"
 	codeNoDecision       = "NO_DECISION"
 	codeInternal         = "INTERNAL"
+	codeNotSupported     = "NOT_SUPPORTED"
+	codeStoreUnavailable = "STORE_UNAVAILABLE"
 )
 
 func writeError(w http.ResponseWriter, status int, e apiError) {

@@ -262,10 +262,30 @@ func (h *Handler) backup(w http.ResponseWriter, r *http.Request, p *Principal) {
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Disposition", `attachment; filename="handoff.backup"`)
-	if err := h.e.Backup(r.Context(), w); err != nil {
-		// The status is sent; a cut stream fails the restore that reads it.
-		h.opts.Logger.LogAttrs(r.Context(), slog.LevelError, "backup", slog.String("error", err.Error()))
+	fw := &firstWrite{w: w}
+	if err := h.e.Backup(r.Context(), fw); err != nil {
+		switch {
+		case fw.wrote:
+			// The status is sent; a cut stream fails the restore that reads it.
+			h.opts.Logger.LogAttrs(r.Context(), slog.LevelError, "backup", slog.String("error", err.Error()))
+		case errors.Is(err, store.ErrUnsupported):
+			writeError(w, http.StatusNotImplemented, apiError{Code: codeNotSupported, Message: err.Error(),
+				Hint: "back a PostgreSQL store up with pg_dump, or copy it to a directory with handoffctl copy"})
+		default:
+			internal(w, err)
+		}
 	}
+}
+
+// firstWrite tells whether anything was written through it.
+type firstWrite struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	f.wrote = true
+	return f.w.Write(p)
 }
 
 func (h *Handler) packs(w http.ResponseWriter, r *http.Request, _ *Principal) {
@@ -293,11 +313,14 @@ func (h *Handler) healthReady(w http.ResponseWriter, r *http.Request, _ *Princip
 }
 
 func readError(w http.ResponseWriter, err error) {
-	if errors.Is(err, store.ErrNotFound) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		writeError(w, http.StatusNotFound, apiError{Code: codeNotFound, Message: "no such workflow in this tenant", Hint: "GET /v1/tenants/{tenant}/workflows lists them"})
-		return
+	case errors.Is(err, store.ErrUnavailable):
+		writeError(w, http.StatusServiceUnavailable, apiError{Code: codeStoreUnavailable, Message: err.Error(), Hint: "the store's database cannot be reached: try again once it is back"})
+	default:
+		internal(w, err)
 	}
-	internal(w, err)
 }
 
 func internal(w http.ResponseWriter, err error) {

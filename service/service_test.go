@@ -19,7 +19,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/internal/pgtest"
 	"github.com/handoff-dev/handoff/service"
+	"github.com/handoff-dev/handoff/store"
 )
 
 // Tokens of the test principals.
@@ -58,7 +60,14 @@ type api struct {
 
 func newAPI(t *testing.T) *api {
 	t.Helper()
-	e, err := engine.Open(context.Background(), engine.Options{Dir: t.TempDir(), LazyPolicies: true})
+	return newAPIOn(t, engine.Options{Dir: t.TempDir()})
+}
+
+// newAPIOn serves an engine opened with opts.
+func newAPIOn(t *testing.T, opts engine.Options) *api {
+	t.Helper()
+	opts.LazyPolicies = true
+	e, err := engine.Open(context.Background(), opts)
 	require.NoError(t, err)
 	srv := httptest.NewServer(service.New(e, service.Options{Principals: principals(t)}))
 	t.Cleanup(func() {
@@ -164,8 +173,19 @@ func TestEveryRouteIsDocumented(t *testing.T) {
 	assert.Equal(t, documented, served, "the routes served and the OpenAPI document's differ")
 }
 
+// TestWorkflowOverHTTP plays a workflow through every kind of call, on a Badger store
+// and on a PostgreSQL store.
 func TestWorkflowOverHTTP(t *testing.T) {
-	a := newAPI(t)
+	t.Run("badger", func(t *testing.T) { workflowOverHTTP(t, newAPI(t), false) })
+	t.Run("postgres", func(t *testing.T) {
+		u := pgtest.URL(t)
+		_, err := store.Migrate(context.Background(), store.Options{URL: u})
+		require.NoError(t, err)
+		workflowOverHTTP(t, newAPIOn(t, engine.Options{StoreURL: u}), true)
+	})
+}
+
+func workflowOverHTTP(t *testing.T, a *api, postgres bool) {
 	status, d := a.submit(hostToken, start)
 	require.Equal(t, http.StatusOK, status, "%v", d)
 	assert.Equal(t, "allow", d["outcome"])
@@ -238,8 +258,13 @@ func TestWorkflowOverHTTP(t *testing.T) {
 	status, _ = a.call("GET", "/v1/tenants/acme/audit", adminToken, "", nil)
 	assert.Equal(t, http.StatusOK, status)
 	status, out = a.call("GET", "/v1/backup", adminToken, "", nil)
-	assert.Equal(t, http.StatusOK, status)
-	assert.NotEmpty(t, out)
+	if postgres {
+		assert.Equal(t, http.StatusNotImplemented, status, "%s", out)
+		assert.Contains(t, string(out), "pg_dump")
+	} else {
+		assert.Equal(t, http.StatusOK, status)
+		assert.NotEmpty(t, out)
+	}
 	status, _ = a.call("GET", "/v1/backup", hostToken, "", nil)
 	assert.Equal(t, http.StatusForbidden, status, "a backup holds every tenant")
 }
