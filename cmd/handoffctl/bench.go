@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/handoff-dev/handoff/internal/bench"
+	"github.com/handoff-dev/handoff/store"
 )
 
 var benchCmd = &command{
@@ -28,6 +29,10 @@ a time. It runs the load in four modes, in this order, each on its own inputs' c
   raw OPA        the pack's prepared query alone, on the inputs the engine built for the
                  same requests, already converted to ast.Value: the cost of the policy
   naive durable  Submit with every decision in its own synchronous transaction
+  postgres       Submit on the PostgreSQL store of --store postgres://… (only when
+                 asked for with --modes): the durable load, its ids tagged for the run
+                 so that several bench processes can load one database at once, with the
+                 CPU the PostgreSQL server processes of this machine used beside it
 
 and prints, per mode: decisions, decisions/s, p50/p99/max latency, CPU time per decision,
 peak RSS during the mode and heap allocations per decision, then the ratios the
@@ -57,7 +62,7 @@ With -o json the result is one JSON object: load, limits, modes and ratios.`,
 		fs.BoolVar(&dryRun, "dry-run", false, "only the dry run and raw OPA modes; nothing is written to disk")
 		fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE`")
 		fs.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile to `FILE` half way through the first mode: what is live while decisions are made")
-		fs.StringVar(&modes, "modes", "durable,dry-run,raw-opa,naive", "the modes to run: a comma-separated `LIST` of durable, dry-run, raw-opa and naive")
+		fs.StringVar(&modes, "modes", "durable,dry-run,raw-opa,naive", "the modes to run: a comma-separated `LIST` of durable, postgres, dry-run, raw-opa and naive")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if len(args) > 0 {
 				return usagef("bench takes no arguments")
@@ -66,7 +71,10 @@ With -o json the result is one JSON object: load, limits, modes and ratios.`,
 			for m := range strings.SplitSeq(modes, ",") {
 				mode := bench.Mode(strings.TrimSpace(m))
 				if !slices.Contains(bench.AllModes, mode) {
-					return usagef("--modes: unknown mode %q: the modes are durable, dry-run, raw-opa and naive", mode)
+					return usagef("--modes: unknown mode %q: the modes are durable, postgres, dry-run, raw-opa and naive", mode)
+				}
+				if mode == bench.Postgres && !store.IsURL(c.db.value) {
+					return usagef("--modes postgres needs the database: --store postgres://…")
 				}
 				if !dryRun || mode == bench.DryRun || mode == bench.RawOPA {
 					o.Modes = append(o.Modes, mode)
@@ -87,6 +95,9 @@ func (c *cli) bench(ctx context.Context, o bench.Options) error {
 		return err
 	}
 	o.Bundle = &b
+	if store.IsURL(c.db.value) {
+		o.StoreURL = c.db.value
+	}
 	o.ScenarioDir = "policies_test"
 	if c.bundle.set {
 		o.ScenarioDir = filepath.Join(c.bundle.value, "policies_test")

@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
 )
 
 // Mode is a way of playing the load.
@@ -53,10 +54,16 @@ const (
 	DryRun  Mode = "dry-run" // Evaluate: nothing recorded
 	RawOPA  Mode = "raw-opa" // the pack's prepared query alone
 	Naive   Mode = "naive"   // Submit, one synchronous transaction per decision
+	// Postgres is Submit on the PostgreSQL store of Options.StoreURL.
+	Postgres Mode = "postgres"
 )
 
 // AllModes lists every mode in the order Run runs them.
-var AllModes = []Mode{Durable, DryRun, RawOPA, Naive}
+var AllModes = []Mode{Durable, Postgres, DryRun, RawOPA, Naive}
+
+// DefaultModes are the modes Run runs when Options.Modes is nil: those that need
+// nothing but a temporary directory.
+var DefaultModes = []Mode{Durable, DryRun, RawOPA, Naive}
 
 // title is the mode's name in the report.
 func (m Mode) title() string {
@@ -67,6 +74,8 @@ func (m Mode) title() string {
 		return "raw OPA"
 	case Naive:
 		return "naive durable"
+	case Postgres:
+		return "postgres durable"
 	}
 	return string(m)
 }
@@ -98,8 +107,12 @@ type Options struct {
 	// StoreSize preloads the durable store with that many records, 100 per workflow,
 	// before the durable load. Default 0.
 	StoreSize int
+	// StoreURL is the PostgreSQL database of the postgres mode ("postgres://…"),
+	// migrated by Run when its schema lacks this version's. Its workflows' ids carry a
+	// tag drawn for the run, so that several processes can load one database at once.
+	StoreURL string
 	// Modes are the modes to run; Run runs them in the order of AllModes. Default
-	// (nil): every mode. An empty, non-nil list runs none: the load is built and the
+	// (nil): DefaultModes. An empty, non-nil list runs none: the load is built and the
 	// report describes it.
 	Modes []Mode
 	// CPUProfile, when set, is the file a CPU profile of the whole run is written to.
@@ -120,6 +133,9 @@ var (
 	// ErrNoScenarioDir means that Options.ScenarioDir does not exist or is not a
 	// directory.
 	ErrNoScenarioDir = errors.New("bench: no scenario directory")
+	// ErrNoStoreURL means that the postgres mode was asked for without a
+	// PostgreSQL URL in Options.StoreURL.
+	ErrNoStoreURL = errors.New("bench: the postgres mode needs a postgres:// URL")
 	// ErrNoScenarios means that the scenario directory holds no scenario of a loaded
 	// pack to build the load from.
 	ErrNoScenarios = errors.New("bench: no scenario files to build the load from")
@@ -159,7 +175,7 @@ func Run(ctx context.Context, o Options) (_ *Report, err error) {
 		o.ScenarioDir = "policies_test"
 	}
 	if o.Modes == nil {
-		o.Modes = AllModes
+		o.Modes = DefaultModes
 	}
 	if o.Workflows < 0 || o.Concurrency < 0 || o.Decisions < 0 || o.History < 0 || o.StoreSize < 0 {
 		return nil, errors.New("bench: negative workflows, concurrency, decisions, history or store size")
@@ -168,6 +184,9 @@ func Run(ctx context.Context, o Options) (_ *Report, err error) {
 		if !slices.Contains(AllModes, m) {
 			return nil, fmt.Errorf("bench: unknown mode %q", m)
 		}
+	}
+	if slices.Contains(o.Modes, Postgres) && !store.IsURL(o.StoreURL) {
+		return nil, ErrNoStoreURL
 	}
 	fsys, err := scenarioFS(o.ScenarioDir)
 	if err != nil {
@@ -219,6 +238,13 @@ func Run(ctx context.Context, o Options) (_ *Report, err error) {
 	}
 	if runs(Durable) {
 		m, err := r.durable(ctx, filepath.Join(tmp, "durable"), wfs, filler, state, &rep.Load)
+		if err != nil {
+			return nil, err
+		}
+		rep.Modes = append(rep.Modes, m)
+	}
+	if runs(Postgres) {
+		m, err := r.postgres(ctx, wfs, filler, state, &rep.Load)
 		if err != nil {
 			return nil, err
 		}

@@ -33,12 +33,16 @@ type meter struct {
 	startWall time.Time
 	startCPU  time.Duration
 	startAll  uint64
-	progress  *progress
-	heap      *halfwayProfile
+	// The CPU time of the PostgreSQL server processes on this machine, in the postgres
+	// mode: dbOK is false when it cannot be read.
+	db, startDB time.Duration
+	dbOK        bool
+	progress    *progress
+	heap        *halfwayProfile
 }
 
 func (r *run) newMeter(mode Mode, total int) *meter {
-	m := &meter{mode: mode, lat: make([]time.Duration, total), total: total, progress: r.prog, heap: r.heap}
+	m := &meter{mode: mode, lat: make([]time.Duration, total), total: total, progress: r.prog, heap: r.heap, dbOK: mode == Postgres}
 	runtime.GC()
 	debug.FreeOSMemory()
 	m.peakReset = resetPeakRSS()
@@ -51,6 +55,9 @@ func (m *meter) resume() {
 	m.startWall, m.startAll = time.Now(), heapAllocs()
 	m.startCPU, ok = cpuTime()
 	m.noCPU = m.noCPU || !ok
+	if m.dbOK {
+		m.startDB, m.dbOK = postgresCPU()
+	}
 }
 
 func (m *meter) pause() {
@@ -59,6 +66,11 @@ func (m *meter) pause() {
 	m.noCPU = m.noCPU || !ok
 	m.cpu += cpu - m.startCPU
 	m.allocs += heapAllocs() - m.startAll
+	if m.dbOK {
+		db, ok := postgresCPU()
+		m.db += db - m.startDB
+		m.dbOK = ok
+	}
 }
 
 func (m *meter) record(lat time.Duration, ok bool, err error) {
@@ -106,6 +118,11 @@ func (m *meter) result() ModeResult {
 			*r.CPUPerDecisionus = float64(m.cpu.Microseconds()) / float64(n)
 		}
 		r.AllocsPerDecision = float64(m.allocs) / float64(n)
+		if m.dbOK {
+			r.DatabaseCPUPerDecisionus = new(float64)
+			*r.DatabaseCPUPerDecisionus = float64(m.db.Microseconds()) / float64(n)
+			r.DatabaseCPUSeconds = m.db.Seconds()
+		}
 	}
 	return r
 }

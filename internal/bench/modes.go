@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -26,6 +28,26 @@ func (r *run) durable(ctx context.Context, dir string, wfs []*workflow, filler [
 	}
 	info.StoreOpenms = ms(time.Since(t0))
 	return m, l.Close()
+}
+
+// postgres runs the postgres mode: the durable mode's load on a PostgreSQL store, its
+// ids tagged for this run, with the database's CPU measured beside the process's.
+func (r *run) postgres(ctx context.Context, wfs []*workflow, filler [][]byte, state []byte, info *LoadInfo) (ModeResult, error) {
+	if _, err := store.Migrate(ctx, store.Options{URL: r.o.StoreURL}); err != nil {
+		return ModeResult{}, err
+	}
+	var tag [4]byte
+	_, _ = rand.Read(tag[:])
+	for _, w := range wfs {
+		w.tag = "-" + hex.EncodeToString(tag[:])
+	}
+	defer func() {
+		for _, w := range wfs {
+			w.tag = ""
+		}
+	}()
+	opts := engine.Options{StoreURL: r.o.StoreURL, EvalTimeout: evalTimeout}
+	return r.submit(ctx, opts, Postgres, wfs, true, filler, state, info)
 }
 
 // submit plays the load with Submit, each workflow's steps in order, Concurrency
@@ -128,7 +150,7 @@ func (r *run) preload(ctx context.Context, opts engine.Options, wfs []*workflow,
 			return err
 		}
 	}
-	l, err := store.Open(ctx, store.Options{Dir: opts.Dir})
+	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, URL: opts.StoreURL})
 	if err != nil {
 		return err
 	}

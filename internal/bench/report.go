@@ -53,9 +53,15 @@ type ModeResult struct {
 	// (everywhere but Linux): it is the process's peak since it started.
 	PeakRSSSinceStart bool    `json:"peak_rss_since_process_start,omitempty"`
 	AllocsPerDecision float64 `json:"allocs_per_decision"`
-	Unexpected        int     `json:"unexpected_outcomes"`
-	Errors            int     `json:"errors"`
-	Seconds           float64 `json:"seconds"`
+	// DatabaseCPUPerDecisionus is the CPU time of the PostgreSQL server processes of
+	// this machine during the mode, per decision of this process (postgres mode only;
+	// nil where it cannot be read). With several processes loading the database at
+	// once, divide DatabaseCPUSeconds by their decisions together.
+	DatabaseCPUPerDecisionus *float64 `json:"database_cpu_per_decision_us,omitempty"`
+	DatabaseCPUSeconds       float64  `json:"database_cpu_seconds,omitempty"`
+	Unexpected               int      `json:"unexpected_outcomes"`
+	Errors                   int      `json:"errors"`
+	Seconds                  float64  `json:"seconds"`
 }
 
 // summarize sets the CPU ceiling and the ratios from the modes.
@@ -80,6 +86,7 @@ func (rep *Report) summarize() {
 	ratio("dry_run_p50_over_raw_opa_p50", dry.P50ms, raw.P50ms)
 	ratio("durable_over_dry_run_throughput", durable.DecisionsPerSecond, dry.DecisionsPerSecond)
 	ratio("durable_over_naive_throughput", durable.DecisionsPerSecond, naive.DecisionsPerSecond)
+	ratio("postgres_over_durable_throughput", modes[Postgres.title()].DecisionsPerSecond, durable.DecisionsPerSecond)
 }
 
 // WriteText writes the report as text: the load, the machine's limits, a table of
@@ -127,6 +134,12 @@ func (rep *Report) WriteText(w io.Writer) error {
 			fmtMS(m.P50ms), fmtMS(m.P99ms), fmtMS(m.Maxms), cpu, rss, fmt.Sprintf("%.0f", m.AllocsPerDecision))
 	}
 	_ = tw.Flush()
+	for _, m := range rep.Modes {
+		if m.DatabaseCPUPerDecisionus != nil {
+			fmt.Fprintf(ew, "%s: the PostgreSQL server used %.1fs of CPU, %s per decision of this process\n",
+				m.Mode, m.DatabaseCPUSeconds, fmtMS(*m.DatabaseCPUPerDecisionus/1000))
+		}
+	}
 	if sinceStart {
 		fmt.Fprintln(ew, "(peak RSS: the process's peak since it started; this system cannot reset it for each mode)")
 	}
@@ -136,6 +149,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 			{"dry_run_p50_over_raw_opa_p50", "dry run p50 / raw OPA p50", "target ≤ 1.5"},
 			{"durable_over_dry_run_throughput", "durable / dry run decisions/s", "target ≥ 0.8"},
 			{"durable_over_naive_throughput", "durable / naive durable decisions/s", "target ≥ 4"},
+			{"postgres_over_durable_throughput", "postgres / durable decisions/s", "one process"},
 		} {
 			if v, ok := rep.Ratios[r.key]; ok {
 				fmt.Fprintf(ew, "%-37s %5.2f×  (%s)\n", r.label, v, r.target)

@@ -160,7 +160,8 @@ type workflow struct {
 	first   int               // the first measured step
 	ids     *strings.Replacer // built when the copy is first rendered, dropped when it ends
 	player  *scenario.Player
-	stopped bool // a step could not be rendered: the rest is not played
+	stopped bool   // a step could not be rendered: the rest is not played
+	tag     string // added to every id: the run's, on a store other runs share
 	// The first step when a preload played it: observed again on the measured engine.
 	firstBody     []byte
 	firstDecision *engine.Decision
@@ -193,7 +194,7 @@ func (w *workflow) reset(e scenario.Engine) {
 // body renders step j: the copy's ids, placeholders replaced from its own state.
 func (w *workflow) body(ctx context.Context, j int) ([]byte, error) {
 	if w.ids == nil {
-		w.ids = suffixIDs(w.tpl.ids, fmt.Sprintf("-b%d", w.n))
+		w.ids = suffixIDs(w.tpl.ids, fmt.Sprintf("-b%d%s", w.n, w.tag))
 	}
 	return w.player.Render(ctx, json.RawMessage(w.ids.Replace(string(w.tpl.requests[j]))))
 }
