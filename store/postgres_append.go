@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/handoff-dev/handoff/internal/canary"
 )
@@ -64,42 +65,79 @@ func (a *Append) size() int64 {
 	return n
 }
 
+// appendTx makes one try of an append in four round trips: the reads it checks (the
+// idempotency key, the head, the record ids) in one batch, then BEGIN, the writes in one
+// batch, and COMMIT. The reads need no transaction: every write they justify is guarded
+// by a key, so a writer that committed in between makes a write fail and the append is
+// tried again.
 func (p *Postgres) appendTx(ctx context.Context, a *Append) (Head, error) {
-	tx, err := p.pool.Begin(ctx)
+	conn, err := p.pool.Acquire(ctx)
 	if err != nil {
 		return Head{}, err
 	}
-	defer func() { _ = tx.Rollback(ctx) }()
+	defer conn.Release()
 
+	reads := &pgx.Batch{}
 	if a.IdempotencyKey != "" {
-		var e idemEntry
-		err := tx.QueryRow(ctx, `SELECT digest, workflow, seq, hash FROM handoff_idempotency WHERE tenant = $1 AND key = $2`,
-			[]byte(a.Tenant), []byte(a.IdempotencyKey)).Scan((*bytesString)(&e.Digest), (*bytesString)(&e.Workflow), &e.Seq, &e.Hash)
-		switch {
-		case err == nil && e.Digest != a.RequestDigest:
-			return Head{}, ErrIdempotencyKeyReused
-		case err == nil:
-			rec, err := checkBound(pgReader(ctx, tx), a.Tenant, a.IdempotencyKey, e)
-			if err != nil {
-				return Head{}, err
-			}
-			return Head{}, &DuplicateError{Record: rec}
-		case !errors.Is(err, pgx.ErrNoRows):
-			return Head{}, err
+		reads.Queue(`SELECT digest, workflow, seq, hash FROM handoff_idempotency WHERE tenant = $1 AND key = $2`, []byte(a.Tenant), []byte(a.IdempotencyKey))
+	}
+	reads.Queue(`SELECT tenant, seq, state_version, hash FROM handoff_workflows WHERE workflow = $1`, []byte(a.Workflow))
+	ids := recordIDs(a.Records)
+	if len(ids) > 0 {
+		reads.Queue(`SELECT id, tenant, workflow, seq, hash FROM handoff_record_ids WHERE id = ANY($1)`, ids)
+	}
+	var (
+		idem             idemEntry
+		idemFound, found bool
+		owner            string
+		cur              Head
+		taken            = map[string]Location{}
+		readErr          error
+	)
+	br := conn.SendBatch(ctx, reads)
+	if a.IdempotencyKey != "" {
+		err := br.QueryRow().Scan((*bytesString)(&idem.Digest), (*bytesString)(&idem.Workflow), &idem.Seq, &idem.Hash)
+		idemFound = err == nil
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			readErr = err
 		}
 	}
-
-	var (
-		owner string
-		cur   Head
-	)
-	err = tx.QueryRow(ctx, `SELECT tenant, seq, state_version, hash FROM handoff_workflows WHERE workflow = $1`, []byte(a.Workflow)).
-		Scan((*bytesString)(&owner), &cur.Seq, &cur.StateVersion, &cur.Hash)
-	found := err == nil
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	if readErr == nil {
+		err := br.QueryRow().Scan((*bytesString)(&owner), &cur.Seq, &cur.StateVersion, &cur.Hash)
+		found = err == nil
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			readErr = err
+		}
+	}
+	if readErr == nil && len(ids) > 0 {
+		rows, err := br.Query()
+		if err == nil {
+			for rows.Next() {
+				var id string
+				var loc Location
+				if err := rows.Scan((*bytesString)(&id), (*bytesString)(&loc.Tenant), (*bytesString)(&loc.Workflow), &loc.Seq, &loc.Hash); err != nil {
+					break
+				}
+				taken[id] = loc
+			}
+			rows.Close()
+			err = rows.Err()
+		}
+		readErr = err
+	}
+	if err := errors.Join(readErr, br.Close()); err != nil {
 		return Head{}, err
 	}
+
 	switch {
+	case idemFound && idem.Digest != a.RequestDigest:
+		return Head{}, ErrIdempotencyKeyReused
+	case idemFound:
+		rec, err := checkBound(pgReader(ctx, conn), a.Tenant, a.IdempotencyKey, idem)
+		if err != nil {
+			return Head{}, err
+		}
+		return Head{}, &DuplicateError{Record: rec}
 	case a.Create && found:
 		return Head{}, fmt.Errorf("%w: %q", ErrExists, a.Workflow)
 	case !a.Create && (!found || owner != a.Tenant):
@@ -108,45 +146,79 @@ func (p *Postgres) appendTx(ctx context.Context, a *Append) (Head, error) {
 	if err := checkVersion(a, cur); err != nil {
 		return Head{}, err
 	}
-	if err := p.checkIDs(ctx, tx, a.Records); err != nil {
+	if err := duplicateIDs(a.Records, taken); err != nil {
 		return Head{}, err
 	}
 
 	recs, next := a.seal(cur)
-	if err := insertRecords(ctx, tx, "handoff_records", a.Tenant, a.Workflow, recs); err != nil {
-		return Head{}, err
-	}
+	writes := &pgx.Batch{}
+	queueRecords(writes, "handoff_records", a.Tenant, a.Workflow, recs)
 	if a.Create {
-		_, err = tx.Exec(ctx, `INSERT INTO handoff_workflows (workflow, tenant, seq, state_version, hash, snapshot) VALUES ($1, $2, $3, $4, $5, $6)`,
+		writes.Queue(`INSERT INTO handoff_workflows (workflow, tenant, seq, state_version, hash, snapshot) VALUES ($1, $2, $3, $4, $5, $6)`,
 			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State)
 	} else {
-		_, err = tx.Exec(ctx, `UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5, snapshot = COALESCE($6, snapshot) WHERE workflow = $1 AND tenant = $2`,
+		writes.Queue(`UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5, snapshot = COALESCE($6, snapshot) WHERE workflow = $1 AND tenant = $2`,
 			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State)
 	}
-	if err != nil {
-		return Head{}, err
-	}
 	if a.IdempotencyKey != "" {
-		_, err := tx.Exec(ctx, `INSERT INTO handoff_idempotency (tenant, key, digest, workflow, seq, hash) VALUES ($1, $2, $3, $4, $5, $6)`,
+		writes.Queue(`INSERT INTO handoff_idempotency (tenant, key, digest, workflow, seq, hash) VALUES ($1, $2, $3, $4, $5, $6)`,
 			[]byte(a.Tenant), []byte(a.IdempotencyKey), []byte(a.RequestDigest), []byte(a.Workflow), next.Seq, next.Hash)
-		if err != nil {
-			return Head{}, err
-		}
 	}
 	for i, r := range recs {
 		if id := a.Records[i].ID; id != "" {
-			if err := insertID(ctx, tx, id, Location{Tenant: a.Tenant, Workflow: a.Workflow, Seq: r.Seq, Hash: r.Hash}); err != nil {
-				return Head{}, err
-			}
+			queueID(writes, id, Location{Tenant: a.Tenant, Workflow: a.Workflow, Seq: r.Seq, Hash: r.Hash})
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
+	if err := p.commitBatch(ctx, conn, writes); err != nil {
 		return Head{}, err
 	}
 	if p.onCommit != nil {
 		p.onCommit(1)
 	}
 	return next, nil
+}
+
+// commitBatch runs writes in one transaction and commits it.
+func (p *Postgres) commitBatch(ctx context.Context, conn *pgxpool.Conn, writes *pgx.Batch) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := tx.SendBatch(ctx, writes).Close(); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// recordIDs lists the ids of recs.
+func recordIDs(recs []NewRecord) [][]byte {
+	var ids [][]byte
+	for _, r := range recs {
+		if r.ID != "" {
+			ids = append(ids, []byte(r.ID))
+		}
+	}
+	return ids
+}
+
+// duplicateIDs refuses records whose id is indexed already (taken), or shared by two
+// of them.
+func duplicateIDs(recs []NewRecord, taken map[string]Location) error {
+	for i, r := range recs {
+		if r.ID == "" {
+			continue
+		}
+		for _, o := range recs[:i] {
+			if o.ID == r.ID {
+				return &DuplicateIDError{ID: r.ID}
+			}
+		}
+		if loc, ok := taken[r.ID]; ok {
+			return &DuplicateIDError{ID: r.ID, Existing: loc}
+		}
+	}
+	return nil
 }
 
 // checkVersion refuses an append whose expected version is not the workflow's.
@@ -157,30 +229,8 @@ func checkVersion(a *Append, cur Head) error {
 	return nil
 }
 
-// checkIDs refuses records whose id is indexed already, or shared by two of them.
-func (p *Postgres) checkIDs(ctx context.Context, q querier, recs []NewRecord) error {
-	for i, r := range recs {
-		if r.ID == "" {
-			continue
-		}
-		for _, o := range recs[:i] {
-			if o.ID == r.ID {
-				return &DuplicateIDError{ID: r.ID}
-			}
-		}
-		loc, found, err := readLocation(ctx, q, r.ID)
-		if err != nil {
-			return err
-		}
-		if found {
-			return &DuplicateIDError{ID: r.ID, Existing: loc}
-		}
-	}
-	return nil
-}
-
-// insertRecords writes sealed records to table in one statement.
-func insertRecords(ctx context.Context, tx pgx.Tx, table, tenant, workflow string, recs []storedRecord) error {
+// queueRecords queues the insert of sealed records into table, in one statement.
+func queueRecords(b *pgx.Batch, table, tenant, workflow string, recs []storedRecord) {
 	var sql strings.Builder
 	args := make([]any, 0, 8*len(recs))
 	if table == "handoff_audit" {
@@ -206,15 +256,13 @@ func insertRecords(ctx context.Context, tx pgx.Tx, table, tenant, workflow strin
 		sql.WriteByte(')')
 		args = append(args, row...)
 	}
-	_, err := tx.Exec(ctx, sql.String(), args...)
-	return err
+	b.Queue(sql.String(), args...)
 }
 
-// insertID indexes a record under id.
-func insertID(ctx context.Context, tx pgx.Tx, id string, loc Location) error {
-	_, err := tx.Exec(ctx, `INSERT INTO handoff_record_ids (id, tenant, workflow, seq, hash) VALUES ($1, $2, $3, $4, $5)`,
+// queueID queues the index entry of a record id.
+func queueID(b *pgx.Batch, id string, loc Location) {
+	b.Queue(`INSERT INTO handoff_record_ids (id, tenant, workflow, seq, hash) VALUES ($1, $2, $3, $4, $5)`,
 		[]byte(id), []byte(loc.Tenant), []byte(loc.Workflow), loc.Seq, loc.Hash)
-	return err
 }
 
 // Audit appends rec to the audit stream of tenant, as Badger's Audit does.
@@ -242,37 +290,36 @@ func (p *Postgres) Audit(ctx context.Context, tenant string, rec NewRecord, t ti
 }
 
 func (p *Postgres) auditTx(ctx context.Context, tenant string, rec NewRecord, t time.Time) (Record, error) {
-	tx, err := p.pool.Begin(ctx)
+	conn, err := p.pool.Acquire(ctx)
 	if err != nil {
 		return Record{}, err
 	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	if err := p.checkIDs(ctx, tx, []NewRecord{rec}); err != nil {
-		return Record{}, err
+	defer conn.Release()
+	if rec.ID != "" {
+		loc, found, err := readLocation(ctx, conn, rec.ID)
+		if err != nil {
+			return Record{}, err
+		}
+		if found {
+			return Record{}, &DuplicateIDError{ID: rec.ID, Existing: loc}
+		}
 	}
 	var head Head
-	err = tx.QueryRow(ctx, `SELECT seq, hash FROM handoff_audit_heads WHERE tenant = $1`, []byte(tenant)).Scan(&head.Seq, &head.Hash)
+	err = conn.QueryRow(ctx, `SELECT seq, hash FROM handoff_audit_heads WHERE tenant = $1`, []byte(tenant)).Scan(&head.Seq, &head.Hash)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return Record{}, err
 	}
 	sr := storedRecord{Seq: head.Seq + 1, Time: formatTime(t), Type: rec.Type, Payload: rec.Payload, PrevHash: head.Hash}
 	sealRecord(domainAudit, tenant, "", &sr)
-	if err := insertRecords(ctx, tx, "handoff_audit", tenant, "", []storedRecord{sr}); err != nil {
-		return Record{}, err
-	}
-	_, err = tx.Exec(ctx, `INSERT INTO handoff_audit_heads (tenant, seq, hash) VALUES ($1, $2, $3)
+	writes := &pgx.Batch{}
+	queueRecords(writes, "handoff_audit", tenant, "", []storedRecord{sr})
+	writes.Queue(`INSERT INTO handoff_audit_heads (tenant, seq, hash) VALUES ($1, $2, $3)
 		ON CONFLICT (tenant) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`, []byte(tenant), sr.Seq, sr.Hash)
-	if err != nil {
-		return Record{}, err
-	}
 	if rec.ID != "" {
-		if err := insertID(ctx, tx, rec.ID, Location{Tenant: tenant, Seq: sr.Seq, Hash: sr.Hash}); err != nil {
-			return Record{}, err
-		}
+		queueID(writes, rec.ID, Location{Tenant: tenant, Seq: sr.Seq, Hash: sr.Hash})
 	}
-	if err := tx.Commit(ctx); err != nil {
+	if err := p.commitBatch(ctx, conn, writes); err != nil {
 		return Record{}, err
 	}
-	r, err := sr.record()
-	return r, err
+	return sr.record()
 }

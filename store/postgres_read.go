@@ -50,30 +50,69 @@ func readLocation(ctx context.Context, q querier, id string) (Location, bool, er
 	return loc, err == nil, err
 }
 
-// Idempotent looks up an idempotency key of tenant, as Badger's Idempotent does.
+// Idempotent looks up an idempotency key of tenant, as Badger's Idempotent does: the
+// key and the record it names are read in one statement.
 func (p *Postgres) Idempotent(ctx context.Context, tenant, key string) (digest string, answer Record, found bool, err error) {
 	if err := p.begin(ctx); err != nil {
 		return "", Record{}, false, err
 	}
 	defer p.end()
-	err = p.readTx(ctx, "idempotent", func(tx pgx.Tx) error {
-		var e idemEntry
-		err := tx.QueryRow(ctx, `SELECT digest, workflow, seq, hash FROM handoff_idempotency WHERE tenant = $1 AND key = $2`,
-			[]byte(tenant), []byte(key)).Scan((*bytesString)(&e.Digest), (*bytesString)(&e.Workflow), &e.Seq, &e.Hash)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
+	var (
+		e    idemEntry
+		r    storedRecord
+		seq  *uint64
+		time *string
+	)
+	err = p.pool.QueryRow(ctx, `SELECT i.digest, i.workflow, i.seq, i.hash, r.seq, r.time, r.type, r.payload, r.prev_hash, r.hash
+		FROM handoff_idempotency i LEFT JOIN handoff_records r ON r.tenant = i.tenant AND r.workflow = i.workflow AND r.seq = i.seq
+		WHERE i.tenant = $1 AND i.key = $2 LIMIT 1`, []byte(tenant), []byte(key)).
+		Scan((*bytesString)(&e.Digest), (*bytesString)(&e.Workflow), &e.Seq, &e.Hash, &seq, &time, (*nullBytesString)(&r.Type), &r.Payload, (*nullString)(&r.PrevHash), (*nullString)(&r.Hash))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", Record{}, false, nil
+	}
+	if err != nil {
+		return "", Record{}, false, pgWrap("idempotent", err)
+	}
+	read := func(string, string, uint64) (storedRecord, bool, error) {
+		if seq == nil {
+			return storedRecord{}, false, nil
 		}
-		if err != nil {
-			return err
-		}
-		found, digest = true, e.Digest
-		answer, err = checkBound(pgReader(ctx, tx), tenant, key, e)
-		return err
-	})
+		r.Seq, r.Time = *seq, *time
+		return r, true, nil
+	}
+	answer, err = checkBound(read, tenant, key, e)
 	if err != nil {
 		return "", Record{}, false, err
 	}
-	return digest, answer, found, nil
+	return e.Digest, answer, true, nil
+}
+
+// nullString scans a text column that may be NULL (a LEFT JOIN's) into a string.
+type nullString string
+
+// Scan implements sql.Scanner.
+func (s *nullString) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*s = ""
+	case string:
+		*s = nullString(v)
+	default:
+		return fmt.Errorf("text column read as %T", src)
+	}
+	return nil
+}
+
+// nullBytesString scans a bytea column that may be NULL into a string.
+type nullBytesString string
+
+// Scan implements sql.Scanner.
+func (s *nullBytesString) Scan(src any) error {
+	if src == nil {
+		*s = ""
+		return nil
+	}
+	return (*bytesString)(s).Scan(src)
 }
 
 // State returns the snapshot and head of a workflow of tenant, read together.
