@@ -1,18 +1,41 @@
 /*
 Package store is the engine's memory: an append-only, hash-chained log of
-workflows kept in an embedded Badger database, with a state snapshot beside
-each workflow so that reading state is one key read, never a replay.
+workflows, with a state snapshot beside each workflow so that reading state is
+one read, never a replay.
 
-# Opening
+# Backends
 
-Open takes a directory (or InMemory for tests) and returns a *Badger. One Log
-at a time owns a directory: a second Open of the same directory, from this
-process or another, fails at once with an error matching ErrLocked. Writes
-are synced to disk before the call that made them returns. Badger's own
-logger is routed to Options.Logger, or silenced when it is nil. No Badger
-type or error crosses the package boundary.
+Log is the interface the engine uses. Two backends implement it with the same
+records, hashes and answers:
+
+  - Badger (OpenBadger), embedded in the process: the default. One process owns
+    a directory.
+  - Postgres (OpenPostgres), a PostgreSQL database shared by any number of
+    processes on any number of machines. Its schema is versioned and embedded
+    (Migrate applies it; OpenPostgres refuses a database at another version),
+    and every uniqueness rule below is a key of its tables.
+
+Open picks the backend from Options: URL names a PostgreSQL database, else Dir
+a Badger directory. Copy copies a store to the other backend, record for record,
+verifying every chain on both sides.
+
+# Opening a Badger store
+
+OpenBadger takes a directory (or InMemory for tests). One Badger at a time owns a
+directory: a second open of the same directory, from this process or another,
+fails at once with an error matching ErrLocked. Writes are synced to disk before
+the call that made them returns. Badger's own logger is routed to
+Options.Logger, or silenced when it is nil. No Badger or pgx type or error
+crosses the package boundary.
 
 # Data
+
+The rest of this comment describes the Badger layout; the PostgreSQL schema
+(migrations/*.sql) keeps the same records in tables keyed the same way:
+handoff_records (tenant, workflow, seq), handoff_workflows (workflow: head,
+owner and snapshot in one row), handoff_idempotency (tenant, key),
+handoff_audit (tenant, seq), handoff_audit_heads (tenant) and
+handoff_record_ids (id).
 
 The log is partitioned by tenant, then by workflow. Every read names its
 tenant and sees nothing of any other tenant, with one exception: Owner
