@@ -84,6 +84,9 @@ replays as recorded ('handoffctl replay --all').`,
 			if c.readOnly {
 				return usagef("--read-only opens a store for reading: restore writes one")
 			}
+			if store.IsURL(c.db.value) {
+				return usagef("restore makes a Badger store in a new directory: to fill a PostgreSQL store, restore into a directory, then 'handoffctl copy --from DIR --to URL'")
+			}
 			f, err := os.Open(*from)
 			if err != nil {
 				return err
@@ -91,7 +94,7 @@ replays as recorded ('handoffctl replay --all').`,
 			defer f.Close()
 			l, err := store.Restore(ctx, store.Options{Dir: c.db.value}, f)
 			if err != nil {
-				return withHint(err, "restore makes a new store: name a directory that does not exist with --db")
+				return withHint(err, "restore makes a new store: name a directory that does not exist with --store")
 			}
 			if err := l.Close(); err != nil {
 				return err
