@@ -94,7 +94,7 @@ func (f *stringFlag) Set(s string) error {
 var globalFlags = map[string]bool{"store": true, "db": true, "bundle": true, "o": true, "server": true, "read-only": true}
 
 func (c *cli) declareGlobals(fs *flag.FlagSet) {
-	fs.Var(&c.db, "store", "the store: a directory or a postgres:// URL, `DIR|URL` (env HANDOFF_STORE; default ./.handoff)")
+	fs.Var(&c.db, "store", "the store: `DIR|URL`, a Badger directory or a postgres:// URL (env HANDOFF_STORE; default ./.handoff)")
 	fs.Var(&c.db, "db", "the store, as --store: `DIR|URL` (env HANDOFF_DB)")
 	fs.Var(&c.bundle, "bundle", "the bundle: `DIR`/contracts and DIR/policies (default: the shipped packs)")
 	fs.StringVar(&c.output, "o", c.output, "output format `FORMAT`: text or json")
