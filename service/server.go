@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/service/console"
 )
 
 // Options configure a Handler. The zero value serves nobody: set Principals, or
@@ -60,6 +61,18 @@ func New(e *engine.Engine, opts Options) *Handler {
 	return h
 }
 
+// person signs a person in to the console: a principal whose actor is a human.
+func (h *Handler) person(token string) (console.Person, bool) {
+	if h.opts.Principals == nil || token == "" {
+		return console.Person{}, false
+	}
+	p, expired := h.opts.Principals.lookup(token, time.Now())
+	if p == nil || expired || p.Type != "human" {
+		return console.Person{}, false
+	}
+	return console.Person{Name: p.Name, Tenant: p.Tenant, ID: p.ID, Roles: p.Roles}, true
+}
+
 // route is one endpoint of the API, as the OpenAPI document lists it.
 type route struct {
 	method, path string
@@ -103,6 +116,7 @@ func (h *Handler) routes() {
 	for _, rt := range h.endpoints() {
 		h.mux.Handle(rt.method+" "+rt.path, h.wrap(rt))
 	}
+	h.mux.Handle("/console/", console.New(h.e, console.Options{Authenticate: h.person, Logger: h.opts.Logger}))
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, apiError{Code: codeNotFound, Message: "no such endpoint", Hint: "the endpoints are listed at /v1/openapi.json"})
 	})

@@ -15,4 +15,5 @@
 //	canary_idembind   an idempotency key's answer is taken from the record it names unchecked
 //	canary_actor      a request sent with a principal is not checked against it
 //	canary_pgkey      a PostgreSQL store has no key on a workflow's record seqs
+//	canary_csrf       the review console takes a form without its CSRF token
 package canary

@@ -1,0 +1,232 @@
+package console
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/handoff-dev/handoff/engine"
+)
+
+// forms are the forms the signed-in person may send at a workflow's gate, each with an
+// idempotency key of its own: a form sent twice is one request, decided once.
+type forms struct {
+	Version   uint64 // the state version the page was made from: expected_version
+	Approval  *approvalForm
+	Conflicts []conflictForm
+}
+
+// approvalForm is APPROVE / REQUEST_REVISION / REJECT on artifact versions or a stage.
+type approvalForm struct {
+	RequestID string
+	Stage     string // the status, when a role approves it as a stage
+	Artifacts []refChoice
+}
+
+// refChoice is one artifact version the person may cite, bound to its hash.
+type refChoice struct {
+	Ref       engine.ArtifactRef
+	Status    string
+	Producer  string
+	Checked   bool   // under review: the versions the gate is about
+	Value     string // the ref as the form sends it
+	Revisable bool   // an agent of the pack produced it: it can go back to them
+}
+
+// conflictForm resolves one open conflict.
+type conflictForm struct {
+	RequestID string
+	Conflict  *engine.Conflict
+	Sides     []refChoice
+}
+
+// formsFor builds the forms of the roles acting at p's gate.
+func (c *Console) formsFor(p *pack, st *engine.State, acting []string) *forms {
+	f := &forms{Version: st.StateVersion}
+	var approves []string
+	resolves := false
+	for _, name := range acting {
+		approves = append(approves, p.roles[name].Approves...)
+		resolves = resolves || p.roles[name].ResolvesConflicts
+	}
+	if len(approves) > 0 {
+		af := &approvalForm{RequestID: newRequestID()}
+		if slices.Contains(approves, st.Status) {
+			af.Stage = st.Status
+		}
+		for _, typ := range slices.Sorted(maps.Keys(st.Artifacts)) {
+			h := st.Artifacts[typ]
+			av := h.Versions[strconv.Itoa(h.Latest)]
+			if av == nil || !slices.Contains(approves, typ) {
+				continue
+			}
+			ch := choice(av.Ref, av.Status, av.Producer, av.Status == "under_review" || av.Status == "draft")
+			_, ch.Revisable = p.agents[av.Producer]
+			af.Artifacts = append(af.Artifacts, ch)
+		}
+		if af.Stage != "" || len(af.Artifacts) > 0 {
+			f.Approval = af
+		}
+	}
+	if resolves {
+		ids := make([]string, 0, len(st.Conflicts))
+		for id, cf := range st.Conflicts {
+			if cf.Status == "open" {
+				ids = append(ids, id)
+			}
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			cf := st.Conflicts[id]
+			form := conflictForm{RequestID: newRequestID(), Conflict: cf}
+			for _, ref := range cf.Artifacts {
+				form.Sides = append(form.Sides, choice(ref, "", producerOf(st, ref), false))
+			}
+			f.Conflicts = append(f.Conflicts, form)
+		}
+	}
+	if f.Approval == nil && len(f.Conflicts) == 0 {
+		return nil
+	}
+	return f
+}
+
+// choice is a ref offered on a form; its value carries the exact version and hash.
+func choice(ref engine.ArtifactRef, status, producer string, checked bool) refChoice {
+	b, _ := json.Marshal(ref)
+	return refChoice{Ref: ref, Status: status, Producer: producer, Checked: checked, Value: string(b)}
+}
+
+func producerOf(st *engine.State, ref engine.ArtifactRef) string {
+	if h := st.Artifacts[ref.Type]; h != nil {
+		if av := h.Versions[strconv.Itoa(ref.Version)]; av != nil {
+			return av.Producer
+		}
+	}
+	return ""
+}
+
+// newRequestID is a fresh idempotency key for one form.
+func newRequestID() string { return "console-" + uuid.Must(uuid.NewV7()).String() }
+
+// envelope is what every request of the console carries: the signed-in person as the
+// actor, their tenant, and the state version the form was made from.
+func envelope(ss *session, st *engine.State, kind, requestID string, version uint64) map[string]any {
+	return map[string]any{
+		"request_id":       requestID,
+		"kind":             kind,
+		"tenant_id":        ss.person.Tenant,
+		"organization_id":  st.OrganizationID,
+		"workflow_id":      st.WorkflowID,
+		"trace_id":         requestID,
+		"actor":            map[string]any{"type": "human", "id": ss.person.ID, "roles": ss.person.Roles},
+		"expected_version": version,
+	}
+}
+
+// formRefs reads the refs a form sent: each is the JSON the page rendered, so the
+// versions and hashes are those the person saw.
+func formRefs(values []string) ([]engine.ArtifactRef, error) {
+	refs := make([]engine.ArtifactRef, 0, len(values))
+	for _, v := range values {
+		var ref engine.ArtifactRef
+		dec := json.NewDecoder(strings.NewReader(v))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&ref); err != nil {
+			return nil, fmt.Errorf("an artifact of the form is not one the page offered")
+		}
+		refs = append(refs, ref)
+	}
+	return refs, nil
+}
+
+func (c *Console) approve(w http.ResponseWriter, r *http.Request, ss *session) {
+	st, ok := c.stateFor(w, r, ss)
+	if !ok {
+		return
+	}
+	refs, err := formRefs(r.PostForm["artifact"])
+	if err != nil {
+		c.fail(w, r, ss, http.StatusBadRequest, err.Error())
+		return
+	}
+	version, err := strconv.ParseUint(r.PostFormValue("version"), 10, 64)
+	if err != nil {
+		c.fail(w, r, ss, http.StatusBadRequest, "The form does not say which state of the workflow it was made from.")
+		return
+	}
+	req := envelope(ss, st, "approval", r.PostFormValue("request_id"), version)
+	req["decision"] = r.PostFormValue("decision")
+	req["artifacts"] = refs
+	req["revise"] = append([]string{}, r.PostForm["revise"]...)
+	if stage := r.PostFormValue("stage"); stage != "" {
+		req["stage"] = stage
+	}
+	if comment := strings.TrimSpace(r.PostFormValue("comment")); comment != "" {
+		req["comment"] = comment
+	}
+	c.submit(w, r, ss, st, req)
+}
+
+func (c *Console) resolve(w http.ResponseWriter, r *http.Request, ss *session) {
+	st, ok := c.stateFor(w, r, ss)
+	if !ok {
+		return
+	}
+	version, err := strconv.ParseUint(r.PostFormValue("version"), 10, 64)
+	if err != nil {
+		c.fail(w, r, ss, http.StatusBadRequest, "The form does not say which state of the workflow it was made from.")
+		return
+	}
+	req := envelope(ss, st, "resolution", r.PostFormValue("request_id"), version)
+	req["conflict_id"] = r.PostFormValue("conflict_id")
+	req["rationale"] = strings.TrimSpace(r.PostFormValue("rationale"))
+	if chosen := r.PostFormValue("chosen"); chosen != "" && chosen != "none" {
+		refs, err := formRefs([]string{chosen})
+		if err != nil {
+			c.fail(w, r, ss, http.StatusBadRequest, err.Error())
+			return
+		}
+		req["chosen"] = refs[0]
+	}
+	c.submit(w, r, ss, st, req)
+}
+
+// stateFor reads the workflow a form posts to, in the person's tenant.
+func (c *Console) stateFor(w http.ResponseWriter, r *http.Request, ss *session) (*engine.State, bool) {
+	st, err := c.e.State(r.Context(), ss.person.Tenant, r.PathValue("workflow"))
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return nil, false
+	}
+	return st, true
+}
+
+// submit has the engine decide req as the signed-in person and shows the decision.
+// The engine checks the request against the person (tenant, actor, roles): the form
+// cannot act for anyone else.
+func (c *Console) submit(w http.ResponseWriter, r *http.Request, ss *session, st *engine.State, req map[string]any) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		c.fail(w, r, ss, http.StatusInternalServerError, "The request could not be made.")
+		return
+	}
+	p := ss.person
+	d, err := c.e.SubmitFrom(r.Context(), body, engine.Principal{Tenant: p.Tenant, Type: "human", ID: p.ID, Roles: p.Roles})
+	if err != nil {
+		c.fail(w, r, ss, http.StatusServiceUnavailable, "No decision could be made ("+err.Error()+"): nothing was recorded. Send the form again.")
+		return
+	}
+	status := http.StatusOK
+	if d.Outcome == engine.Block {
+		status = http.StatusConflict
+	}
+	c.render(w, r, status, "decision.html", c.base(ss, map[string]any{"D": d, "Workflow": st.WorkflowID}))
+}

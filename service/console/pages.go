@@ -1,0 +1,290 @@
+package console
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"maps"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
+)
+
+// render writes a page; a template that fails is logged and answered 500.
+func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, page string, data map[string]any) {
+	if _, ok := data["PageTitle"]; !ok {
+		data["PageTitle"] = pageTitles[page]
+	}
+	var b strings.Builder
+	if err := c.pages.ExecuteTemplate(&b, page, data); err != nil {
+		c.opts.Logger.LogAttrs(r.Context(), slog.LevelError, "console page", slog.String("page", page), slog.String("error", err.Error()))
+		http.Error(w, "the page could not be made", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+// pageTitles name the pages in the browser's tab.
+var pageTitles = map[string]string{
+	"signin.html": "Sign in", "inbox.html": "Inbox", "workflow.html": "Workflow", "diff.html": "Changes",
+	"explain.html": "Explain", "decision.html": "Decision", "error.html": "Error",
+}
+
+// fail answers with a page that says what went wrong.
+func (c *Console) fail(w http.ResponseWriter, r *http.Request, ss *session, status int, msg string) {
+	c.render(w, r, status, "error.html", c.base(ss, map[string]any{"Message": msg, "Status": status}))
+}
+
+// base adds what every page shows of the session.
+func (c *Console) base(ss *session, data map[string]any) map[string]any {
+	if ss != nil {
+		data["Person"] = ss.person
+		data["CSRF"] = ss.csrf
+	}
+	return data
+}
+
+// inboxItem is one workflow waiting for the signed-in person.
+type inboxItem struct {
+	Workflow string
+	Pack     string
+	Gate     string
+	Status   string
+	Waited   string
+	Reasons  []engine.Reason
+	Why      string // the transition that brought the workflow here, when no reason says why
+}
+
+func (c *Console) inbox(w http.ResponseWriter, r *http.Request, ss *session) {
+	ctx := r.Context()
+	p := ss.person
+	list, err := c.e.ListWorkflows(ctx, p.Tenant, engine.WorkflowFilter{AwaitingHuman: true})
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return
+	}
+	var items []inboxItem
+	for _, s := range list {
+		st, err := c.e.State(ctx, p.Tenant, s.Workflow)
+		if err != nil {
+			continue
+		}
+		pk, ok := c.packOf(st.Pack)
+		if !ok {
+			continue
+		}
+		g, ok := pk.gate(st)
+		if !ok || len(g.actingRoles(p.Roles)) == 0 {
+			continue
+		}
+		item := inboxItem{Workflow: s.Workflow, Pack: s.Pack, Gate: g.Title, Status: st.Status}
+		if d, err := c.e.Standing(ctx, p.Tenant, s.Workflow); err == nil && d != nil {
+			item.Reasons = d.Reasons
+			for _, t := range pk.transitions {
+				if t.From == d.StatusBefore && t.To == d.StatusAfter {
+					item.Why = t.On
+					break
+				}
+			}
+			if t, err := time.Parse(time.RFC3339Nano, d.DecidedAt); err == nil {
+				item.Waited = waited(c.opts.Clock().Sub(t))
+			}
+		}
+		items = append(items, item)
+	}
+	c.render(w, r, http.StatusOK, "inbox.html", c.base(ss, map[string]any{"Items": items}))
+}
+
+// waited is a duration in words, to the minute.
+func waited(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "less than a minute"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "minute")
+	case d < 48*time.Hour:
+		return plural(int(d/time.Hour), "hour") + " " + plural(int(d%time.Hour/time.Minute), "minute")
+	}
+	return plural(int(d/(24*time.Hour)), "day")
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.Itoa(n) + " " + unit + "s"
+}
+
+// step is one recorded decision on the timeline.
+type step struct {
+	Seq      uint64
+	Time     string
+	Actor    string
+	Decision *engine.Decision
+}
+
+// artifactRow is one version of an artifact on the workflow page.
+type artifactRow struct {
+	Type     string
+	Version  int
+	Status   string
+	Hash     string
+	Producer string
+	Recorded string
+	Previous int // the version before, for a diff; 0 for the first
+}
+
+// workflowView is everything the workflow page shows.
+type workflowView struct {
+	State     *engine.State
+	Steps     []step
+	Artifacts []artifactRow
+	Diagram   template.HTML
+	Verify    store.VerifyReport
+	Gate      *gate
+	Forms     *forms
+}
+
+func (c *Console) workflow(w http.ResponseWriter, r *http.Request, ss *session) {
+	v, ok := c.loadWorkflow(w, r, ss)
+	if !ok {
+		return
+	}
+	c.render(w, r, http.StatusOK, "workflow.html", c.base(ss, map[string]any{"W": v}))
+}
+
+// loadWorkflow reads the workflow of the request's path in the person's tenant, or
+// answers 404: a workflow of another tenant is not found either.
+func (c *Console) loadWorkflow(w http.ResponseWriter, r *http.Request, ss *session) (*workflowView, bool) {
+	ctx := r.Context()
+	tenant, id := ss.person.Tenant, r.PathValue("workflow")
+	st, err := c.e.State(ctx, tenant, id)
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return nil, false
+	}
+	v := &workflowView{State: st}
+	err = c.e.History(ctx, tenant, id, func(en engine.Entry) error {
+		v.Steps = append(v.Steps, step{Seq: en.Seq, Time: en.Time, Actor: requestActor(en.Request), Decision: en.Decision})
+		return nil
+	})
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return nil, false
+	}
+	if v.Verify, err = c.e.Verify(ctx, tenant, id); err != nil {
+		v.Verify = store.VerifyReport{Problem: err.Error()}
+	}
+	for _, typ := range slices.Sorted(maps.Keys(st.Artifacts)) {
+		h := st.Artifacts[typ]
+		nums := make([]int, 0, len(h.Versions))
+		for k := range h.Versions {
+			if n, err := strconv.Atoi(k); err == nil {
+				nums = append(nums, n)
+			}
+		}
+		sort.Ints(nums)
+		for i, n := range nums {
+			av := h.Versions[strconv.Itoa(n)]
+			row := artifactRow{Type: typ, Version: n, Status: av.Status, Hash: av.Ref.Hash, Producer: av.Producer, Recorded: av.RecordedAt}
+			if i > 0 {
+				row.Previous = nums[i-1]
+			}
+			v.Artifacts = append(v.Artifacts, row)
+		}
+	}
+	if pk, ok := c.packOf(st.Pack); ok {
+		var path []transition
+		for _, s := range v.Steps {
+			if d := s.Decision; d != nil && d.StatusBefore != "" && d.StatusAfter != "" && d.StatusBefore != d.StatusAfter {
+				path = append(path, transition{From: d.StatusBefore, To: d.StatusAfter})
+			}
+		}
+		v.Diagram = stateDiagram(pk, path, st.Status)
+		if g, ok := pk.gate(st); ok && !st.Terminal {
+			v.Gate = &g
+			if acting := g.actingRoles(ss.person.Roles); len(acting) > 0 {
+				v.Forms = c.formsFor(pk, st, acting)
+			}
+		}
+	}
+	return v, true
+}
+
+// requestActor is "type:id" of the actor a recorded request names.
+func requestActor(req json.RawMessage) string {
+	var r struct {
+		Actor struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+		} `json:"actor"`
+	}
+	if json.Unmarshal(req, &r) != nil || r.Actor.ID == "" {
+		return "?"
+	}
+	return r.Actor.Type + ":" + r.Actor.ID
+}
+
+// storeError answers a read that failed: a workflow not in the person's tenant is not
+// found; anything else is said as it is.
+func (c *Console) storeError(w http.ResponseWriter, r *http.Request, ss *session, err error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, engine.ErrDecisionNotFound):
+		c.fail(w, r, ss, http.StatusNotFound, "There is no such workflow or decision in your tenant.")
+	case errors.Is(err, store.ErrUnavailable):
+		c.fail(w, r, ss, http.StatusServiceUnavailable, "The store's database cannot be reached: try again in a moment.")
+	default:
+		c.opts.Logger.LogAttrs(r.Context(), slog.LevelError, "console read", slog.String("error", err.Error()))
+		c.fail(w, r, ss, http.StatusInternalServerError, "The page could not be read from the store.")
+	}
+}
+
+// explain shows the rules behind a decision of the person's tenant.
+func (c *Console) explain(w http.ResponseWriter, r *http.Request, ss *session) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	en, err := c.e.Decision(ctx, id)
+	if err == nil && (en.Decision == nil || en.Decision.TenantID != ss.person.Tenant) {
+		err = engine.ErrDecisionNotFound
+	}
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return
+	}
+	ex, err := c.e.Explain(ctx, id)
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "explain.html", c.base(ss, map[string]any{"X": ex, "Actor": requestActor(en.Request)}))
+}
+
+// diff shows what changed between two versions of an artifact.
+func (c *Console) diff(w http.ResponseWriter, r *http.Request, ss *session) {
+	ctx := r.Context()
+	st, err := c.e.State(ctx, ss.person.Tenant, r.PathValue("workflow"))
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return
+	}
+	typ, from, to := r.URL.Query().Get("type"), r.URL.Query().Get("from"), r.URL.Query().Get("to")
+	h := st.Artifacts[typ]
+	if h == nil || h.Versions[from] == nil || h.Versions[to] == nil {
+		c.fail(w, r, ss, http.StatusNotFound, fmt.Sprintf("This workflow has no versions %s and %s of that artifact.", from, to))
+		return
+	}
+	a, b := h.Versions[from], h.Versions[to]
+	lines := diffLines(contentLines(a.Content), contentLines(b.Content))
+	c.render(w, r, http.StatusOK, "diff.html", c.base(ss, map[string]any{
+		"Workflow": st.WorkflowID, "Type": typ, "From": a, "To": b, "Lines": lines, "Changed": changed(lines)}))
+}
