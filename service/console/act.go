@@ -1,7 +1,9 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -9,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -19,6 +22,7 @@ import (
 // idempotency key of its own: a form sent twice is one request, decided once.
 type forms struct {
 	Version   uint64 // the state version the page was made from: expected_version
+	CreatedAt string // when the page was made: the requests' created_at, the same however often a form is sent
 	Approval  *approvalForm
 	Conflicts []conflictForm
 }
@@ -49,7 +53,7 @@ type conflictForm struct {
 
 // formsFor builds the forms of the roles acting at p's gate.
 func (c *Console) formsFor(p *pack, st *engine.State, acting []string) *forms {
-	f := &forms{Version: st.StateVersion}
+	f := &forms{Version: st.StateVersion, CreatedAt: c.opts.Clock().UTC().Format(time.RFC3339)}
 	var approves []string
 	resolves := false
 	for _, name := range acting {
@@ -116,20 +120,71 @@ func producerOf(st *engine.State, ref engine.ArtifactRef) string {
 // newRequestID is a fresh idempotency key for one form.
 func newRequestID() string { return "console-" + uuid.Must(uuid.NewV7()).String() }
 
+// coreStartFields are the fields of the core start request; any other top-level field of
+// a workflow's start is the pack's scope (the assessment pack's assessment_id), which its
+// every request repeats.
+var coreStartFields = map[string]bool{"request_id": true, "kind": true, "tenant_id": true, "organization_id": true,
+	"workflow_id": true, "trace_id": true, "actor": true, "expected_version": true, "created_at": true,
+	"pack": true, "subject_id": true, "brief": true}
+
+// scope reads the pack's scope fields from the workflow's start request, and its
+// trace_id: a person's action goes on the workflow's trace.
+func (c *Console) scope(ctx context.Context, tenant, workflow string) (map[string]any, error) {
+	var start json.RawMessage
+	errFound := errors.New("found")
+	err := c.e.History(ctx, tenant, workflow, func(en engine.Entry) error {
+		start = en.Request
+		return errFound
+	})
+	if err != nil && !errors.Is(err, errFound) {
+		return nil, err
+	}
+	var req map[string]any
+	if json.Unmarshal(start, &req) != nil {
+		return nil, nil
+	}
+	out := map[string]any{}
+	for k, v := range req {
+		if _, isString := v.(string); isString && (!coreStartFields[k] || k == "trace_id") {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
 // envelope is what every request of the console carries: the signed-in person as the
-// actor, their tenant, and the state version the form was made from.
-func envelope(ss *session, st *engine.State, kind, requestID string, version uint64) map[string]any {
-	return map[string]any{
+// actor, their tenant, the state version the form was made from, the time it is sent,
+// and the pack's scope fields of the workflow's start.
+func (c *Console) envelope(r *http.Request, ss *session, st *engine.State, kind, requestID string, version uint64) (map[string]any, error) {
+	createdAt, err := time.Parse(time.RFC3339, r.PostFormValue("created_at"))
+	if err != nil {
+		return nil, errBadForm
+	}
+	req, err := c.scope(r.Context(), ss.person.Tenant, st.WorkflowID)
+	if err != nil {
+		return nil, err
+	}
+	if req == nil {
+		req = map[string]any{}
+	}
+	if _, ok := req["trace_id"]; !ok {
+		req["trace_id"] = requestID
+	}
+	maps.Copy(req, map[string]any{
 		"request_id":       requestID,
 		"kind":             kind,
 		"tenant_id":        ss.person.Tenant,
 		"organization_id":  st.OrganizationID,
 		"workflow_id":      st.WorkflowID,
-		"trace_id":         requestID,
 		"actor":            map[string]any{"type": "human", "id": ss.person.ID, "roles": ss.person.Roles},
 		"expected_version": version,
-	}
+		"created_at":       createdAt.UTC().Format(time.RFC3339),
+	})
+	return req, nil
 }
+
+// errBadForm is a form that does not say when its page was made.
+var errBadForm = errors.New("the form does not say when its page was made: reload the page")
 
 // formRefs reads the refs a form sent: each is the JSON the page rendered, so the
 // versions and hashes are those the person saw.
@@ -162,7 +217,15 @@ func (c *Console) approve(w http.ResponseWriter, r *http.Request, ss *session) {
 		c.fail(w, r, ss, http.StatusBadRequest, "The form does not say which state of the workflow it was made from.")
 		return
 	}
-	req := envelope(ss, st, "approval", r.PostFormValue("request_id"), version)
+	req, err := c.envelope(r, ss, st, "approval", r.PostFormValue("request_id"), version)
+	if errors.Is(err, errBadForm) {
+		c.fail(w, r, ss, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return
+	}
 	req["decision"] = r.PostFormValue("decision")
 	req["artifacts"] = refs
 	req["revise"] = append([]string{}, r.PostForm["revise"]...)
@@ -185,7 +248,15 @@ func (c *Console) resolve(w http.ResponseWriter, r *http.Request, ss *session) {
 		c.fail(w, r, ss, http.StatusBadRequest, "The form does not say which state of the workflow it was made from.")
 		return
 	}
-	req := envelope(ss, st, "resolution", r.PostFormValue("request_id"), version)
+	req, err := c.envelope(r, ss, st, "resolution", r.PostFormValue("request_id"), version)
+	if errors.Is(err, errBadForm) {
+		c.fail(w, r, ss, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return
+	}
 	req["conflict_id"] = r.PostFormValue("conflict_id")
 	req["rationale"] = strings.TrimSpace(r.PostFormValue("rationale"))
 	if chosen := r.PostFormValue("chosen"); chosen != "" && chosen != "none" {

@@ -27,6 +27,8 @@ const (
 	copywriterToken = "token-copywriter"  // acme, a person who carries the copywriter agent's id
 	globexToken     = "token-globex-lead" // globex, campaign_approver
 	agentToken      = "token-research"    // acme, an agent: no console for it
+	anaToken        = "token-ana"         // acme, assessment_reviewer
+	chenToken       = "token-chen"        // baimengke, the video client
 )
 
 // xss is agent-written content that would run in a page that did not escape it.
@@ -52,6 +54,8 @@ func newSite(t *testing.T) *site {
 		{"name": "copywriter-person", "token_sha256": service.HashToken(copywriterToken), "tenant_id": "acme", "type": "human", "id": "copywriter", "roles": []string{"campaign_approver"}},
 		{"name": "globex-lead", "token_sha256": service.HashToken(globexToken), "tenant_id": "globex", "type": "human", "id": "lee", "roles": []string{"campaign_approver"}},
 		{"name": "research-agent", "token_sha256": service.HashToken(agentToken), "tenant_id": "acme", "type": "agent", "id": "research_agent"},
+		{"name": "ana", "token_sha256": service.HashToken(anaToken), "tenant_id": "acme", "type": "human", "id": "ana.souza", "roles": []string{"assessment_reviewer"}},
+		{"name": "chen", "token_sha256": service.HashToken(chenToken), "tenant_id": "baimengke", "type": "human", "id": "chen.mei", "roles": []string{"client"}},
 	}}
 	b, err := json.Marshal(doc)
 	require.NoError(t, err)
@@ -80,8 +84,11 @@ type flow struct {
 	next   int
 }
 
-func (s *site) flow(name string) *flow {
-	sc, err := scenario.Load(filepath.Join("..", "..", "policies_test", "handoff", "campaign", "scenarios", name+".scenario"))
+func (s *site) flow(name string) *flow { return s.packFlow("campaign", name) }
+
+// packFlow is a scenario of another pack.
+func (s *site) packFlow(pack, name string) *flow {
+	sc, err := scenario.Load(filepath.Join("..", "..", "policies_test", "handoff", pack, "scenarios", name+".scenario"))
 	require.NoError(s.t, err)
 	return &flow{s: s, steps: sc.Steps, player: scenario.NewPlayer(s.e)}
 }
@@ -107,7 +114,9 @@ func (f *flow) until(stop string, edit func(name string, req map[string]any)) {
 		require.Equal(f.s.t, st.Expect.Outcome, d.Outcome, "step %q: %v", st.Name, d.Reasons)
 		f.player.Observe(body, d)
 	}
-	require.Less(f.s.t, f.next, len(f.steps), "no step named %q", stop)
+	if stop != "" {
+		require.Less(f.s.t, f.next, len(f.steps), "no step named %q", stop)
+	}
 }
 
 // skip passes over the step the console plays instead.
@@ -243,9 +252,11 @@ func TestConsoleInBrowser(t *testing.T) {
 	assert.Equal(t, "Sign in", s.text("main h1"))
 }
 
-// workflow is the id of the flow's workflow.
-func (f *flow) workflow() string {
-	list, err := f.s.e.ListWorkflows(context.Background(), "acme", engine.WorkflowFilter{})
+// workflow is the id of the flow's workflow, in tenant acme.
+func (f *flow) workflow() string { return f.workflowOf("acme") }
+
+func (f *flow) workflowOf(tenant string) string {
+	list, err := f.s.e.ListWorkflows(context.Background(), tenant, engine.WorkflowFilter{})
 	require.NoError(f.s.t, err)
 	require.Len(f.s.t, list, 1)
 	return list[0].Workflow
@@ -342,4 +353,43 @@ func lastDecision(t *testing.T, e *engine.Engine, wf string) string {
 	}))
 	require.NotEmpty(t, id)
 	return id
+}
+
+// TestConsoleOtherPacks acts at the gates of two other packs: an assessment reviewer
+// resolves a conflict, and the video client confirms the work.
+func TestConsoleOtherPacks(t *testing.T) {
+	s := newSite(t)
+	s.run(t, "assessment conflict review", func(t *testing.T) {
+		f := s.packFlow("assessment", "eval-2-conflicting-evidence")
+		f.until("reviewer keeps the flagged output", nil)
+		s.signIn(anaToken)
+		assert.Contains(t, s.text("#inbox"), "Conflict review")
+		s.do(chromedp.Click(chromedp.CSS(`#inbox a`)), chromedp.WaitVisible(chromedp.CSS("form.conflict")))
+		s.eval(`(() => { for (const r of document.querySelectorAll('form.conflict input[name="chosen"]')) {
+			if (r.value.includes('EVIDENCE_ASSESSMENT')) r.checked = true } return true })()`)
+		s.do(chromedp.SendKeys(chromedp.CSS(`form.conflict textarea[name="rationale"]`), "Both documents are real: the exemptions go to the gap analysis"),
+			chromedp.Click(chromedp.CSS(`form.conflict button`)), chromedp.WaitVisible(chromedp.CSS("#decision")))
+		assert.Equal(t, "allow", s.eval(`document.querySelector('#decision').dataset.outcome`), s.text("#decision"))
+		assert.Equal(t, "GAPS", s.text("#status-after"))
+	})
+	s.run(t, "video client confirmation", func(t *testing.T) {
+		f := s.packFlow("video", "56-waits-for-the-client")
+		f.until("", nil)
+		s.signIn(chenToken)
+		assert.Contains(t, s.text("#inbox"), "Client confirmation")
+		s.do(chromedp.Click(chromedp.CSS(`#inbox a`)), chromedp.WaitVisible(chromedp.CSS("#approval-form")),
+			chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#decision")))
+		assert.Equal(t, "COMPLETED", s.text("#status-after"), s.text("#decision"))
+		s.open("/console/")
+		assert.NotEmpty(t, s.text("#inbox-empty"), "nothing waits for the client any more")
+		_ = f.workflowOf("baimengke")
+	})
+
+	// A phone's width: the pages fit it, without a page-wide horizontal scroll.
+	s.do(chromedp.EmulateViewport(390, 844))
+	s.signIn(mariaToken)
+	for _, path := range []string{"/console/", "/console/workflows/wf-x"} {
+		s.open(path)
+		assert.Equal(t, true, s.eval(`document.documentElement.scrollWidth <= window.innerWidth + 1`), path)
+	}
 }
