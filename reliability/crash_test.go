@@ -244,50 +244,17 @@ func checkAfterCrash(t *testing.T, dir string, k int, cr *crashRun, full bool) (
 	require.NoError(t, err, "kill %d: reopen", k)
 	defer eng.Close()
 
-	// Every chain of the store (or of this run) verifies, and its records are whole
-	// decisions with contiguous state versions matching head and snapshot.
-	recorded := map[string]*engine.Decision{} // request_id → recorded decision
 	touched := map[string]bool{}
 	for _, s := range cr.sent {
 		touched[s.tenant+"/"+s.workflow] = true
 	}
-	for ti := range crashTenants {
-		tenant := fmt.Sprintf("tenant-%d", ti)
-		heads := map[string]store.Head{}
-		require.NoError(t, eng.Workflows(ctx, tenant, func(w string, h store.Head) error {
-			heads[w] = h
-			return nil
-		}))
-		for wf, head := range heads {
-			if !full && !touched[tenant+"/"+wf] {
-				continue
-			}
-			rep, err := eng.Verify(ctx, tenant, wf)
-			require.NoError(t, err)
-			require.True(t, rep.OK, "kill %d: chain %s/%s broken at %d: %s", k, tenant, wf, rep.BrokenSeq, rep.Problem)
-			var n, version uint64
-			require.NoError(t, eng.History(ctx, tenant, wf, func(e engine.Entry) error {
-				n++
-				d := e.Decision
-				require.NotNil(t, d, "kill %d: %s/%s record %d holds no decision", k, tenant, wf, e.Seq)
-				require.Contains(t, []uint64{version, version + 1}, d.StateVersion,
-					"kill %d: %s/%s record %d: state versions not contiguous", k, tenant, wf, e.Seq)
-				version = d.StateVersion
-				_, dup := recorded[d.RequestID]
-				require.False(t, dup, "kill %d: request %s recorded twice", k, d.RequestID)
-				recorded[d.RequestID] = d
-				return nil
-			}))
-			require.Equal(t, head.Seq, n, "kill %d: %s/%s head and chain length", k, tenant, wf)
-			require.Equal(t, head.StateVersion, version, "kill %d: %s/%s head and last decision's version", k, tenant, wf)
-			st, err := eng.State(ctx, tenant, wf)
-			require.NoError(t, err)
-			require.Equal(t, version, st.StateVersion, "kill %d: %s/%s snapshot version", k, tenant, wf)
-		}
-		rep, err := eng.VerifyTenant(ctx, tenant)
+	where := fmt.Sprintf("kill %d", k)
+	recorded := checkChains(t, eng, where, touched, full)
+	if !full { // every kill verifies every chain, if not every fold
+		rep, err := eng.VerifyAll(ctx)
 		require.NoError(t, err)
 		for _, r := range rep {
-			require.True(t, r.OK, "kill %d: chain %s/%s broken at %d: %s", k, r.Tenant, r.Workflow, r.BrokenSeq, r.Problem)
+			require.True(t, r.OK, "%s: chain %s/%s broken at %d: %s", where, r.Tenant, r.Workflow, r.BrokenSeq, r.Problem)
 		}
 	}
 
@@ -326,4 +293,57 @@ func checkAfterCrash(t *testing.T, dir string, k int, cr *crashRun, full bool) (
 		}
 	}
 	return acked, inflight, recordedInflight
+}
+
+// checkChains checks the chains of the crash tenants after a crash: every one the store
+// holds (or, without all, those touched names as tenant/workflow) verifies and holds
+// whole decisions with contiguous state versions matching its head and snapshot, and
+// every tenant's chains verify. It returns the recorded decisions by request_id. where
+// names the check in messages.
+func checkChains(t *testing.T, eng *engine.Engine, where string, touched map[string]bool, all bool) map[string]*engine.Decision {
+	t.Helper()
+	ctx := context.Background()
+	recorded := map[string]*engine.Decision{} // request_id → recorded decision
+	for ti := range crashTenants {
+		tenant := fmt.Sprintf("tenant-%d", ti)
+		heads := map[string]store.Head{}
+		require.NoError(t, eng.Workflows(ctx, tenant, func(w string, h store.Head) error {
+			heads[w] = h
+			return nil
+		}))
+		for wf, head := range heads {
+			if !all && !touched[tenant+"/"+wf] {
+				continue
+			}
+			rep, err := eng.Verify(ctx, tenant, wf)
+			require.NoError(t, err)
+			require.True(t, rep.OK, "%s: chain %s/%s broken at %d: %s", where, tenant, wf, rep.BrokenSeq, rep.Problem)
+			var n, version uint64
+			require.NoError(t, eng.History(ctx, tenant, wf, func(e engine.Entry) error {
+				n++
+				d := e.Decision
+				require.NotNil(t, d, "%s: %s/%s record %d holds no decision", where, tenant, wf, e.Seq)
+				require.Contains(t, []uint64{version, version + 1}, d.StateVersion,
+					"%s: %s/%s record %d: state versions not contiguous", where, tenant, wf, e.Seq)
+				version = d.StateVersion
+				_, dup := recorded[d.RequestID]
+				require.False(t, dup, "%s: request %s recorded twice", where, d.RequestID)
+				recorded[d.RequestID] = d
+				return nil
+			}))
+			require.Equal(t, head.Seq, n, "%s: %s/%s head and chain length", where, tenant, wf)
+			require.Equal(t, head.StateVersion, version, "%s: %s/%s head and last decision's version", where, tenant, wf)
+			st, err := eng.State(ctx, tenant, wf)
+			require.NoError(t, err)
+			require.Equal(t, version, st.StateVersion, "%s: %s/%s snapshot version", where, tenant, wf)
+		}
+		if all {
+			rep, err := eng.VerifyTenant(ctx, tenant)
+			require.NoError(t, err)
+			for _, r := range rep {
+				require.True(t, r.OK, "%s: chain %s/%s broken at %d: %s", where, r.Tenant, r.Workflow, r.BrokenSeq, r.Problem)
+			}
+		}
+	}
+	return recorded
 }

@@ -574,54 +574,13 @@ func (lr *loadRun) waitReady(t *testing.T, c *pgChild) {
 func checkPgLog(t *testing.T, eng *engine.Engine, where string, runs []*loadRun, full bool) (acked, unanswered, recordedUnanswered int) {
 	t.Helper()
 	ctx := context.Background()
-	recorded := map[string]*engine.Decision{} // request_id → recorded decision
 	touched := map[string]bool{}
 	for _, lr := range runs {
 		for _, s := range lr.sent {
 			touched[s.tenant+"/"+s.workflow] = true
 		}
 	}
-	for ti := range crashTenants {
-		tenant := fmt.Sprintf("tenant-%d", ti)
-		heads := map[string]store.Head{}
-		require.NoError(t, eng.Workflows(ctx, tenant, func(w string, h store.Head) error {
-			heads[w] = h
-			return nil
-		}))
-		for wf, head := range heads {
-			if !full && !touched[tenant+"/"+wf] {
-				continue
-			}
-			rep, err := eng.Verify(ctx, tenant, wf)
-			require.NoError(t, err)
-			require.True(t, rep.OK, "%s: chain %s/%s broken at %d: %s", where, tenant, wf, rep.BrokenSeq, rep.Problem)
-			var n, version uint64
-			require.NoError(t, eng.History(ctx, tenant, wf, func(e engine.Entry) error {
-				n++
-				d := e.Decision
-				require.NotNil(t, d, "%s: %s/%s record %d holds no decision", where, tenant, wf, e.Seq)
-				require.Contains(t, []uint64{version, version + 1}, d.StateVersion,
-					"%s: %s/%s record %d: state versions not contiguous", where, tenant, wf, e.Seq)
-				version = d.StateVersion
-				_, dup := recorded[d.RequestID]
-				require.False(t, dup, "%s: request %s recorded twice", where, d.RequestID)
-				recorded[d.RequestID] = d
-				return nil
-			}))
-			require.Equal(t, head.Seq, n, "%s: %s/%s head and chain length", where, tenant, wf)
-			require.Equal(t, head.StateVersion, version, "%s: %s/%s head and last decision's version", where, tenant, wf)
-			st, err := eng.State(ctx, tenant, wf)
-			require.NoError(t, err)
-			require.Equal(t, version, st.StateVersion, "%s: %s/%s snapshot version", where, tenant, wf)
-		}
-		if full {
-			rep, err := eng.VerifyTenant(ctx, tenant)
-			require.NoError(t, err)
-			for _, r := range rep {
-				require.True(t, r.OK, "%s: chain %s/%s broken at %d: %s", where, r.Tenant, r.Workflow, r.BrokenSeq, r.Problem)
-			}
-		}
-	}
+	recorded := checkChains(t, eng, where, touched, full)
 
 	for _, lr := range runs {
 		for _, rid := range lr.order {

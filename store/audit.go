@@ -21,16 +21,7 @@ func (l *Badger) Audit(ctx context.Context, tenant string, rec NewRecord, t time
 		return Record{}, err
 	}
 	defer l.end()
-	if l.readOnly {
-		return Record{}, &Error{Op: "audit", Err: ErrReadOnly}
-	}
-	if len(tenant) > maxIDLen {
-		return Record{}, invalid("tenant id longer than %d bytes", maxIDLen)
-	}
-	if err := rec.validate(); err != nil {
-		return Record{}, err
-	}
-	if err := checkTime(t); err != nil {
+	if err := checkAudit(l.readOnly, tenant, rec, t); err != nil {
 		return Record{}, err
 	}
 	for range maxConflictRetries {
@@ -48,6 +39,20 @@ func (l *Badger) Audit(ctx context.Context, tenant string, rec NewRecord, t time
 		return r, wrap("audit", err)
 	}
 	return Record{}, &Error{Op: "audit", Err: errors.New("too many conflicting writers")}
+}
+
+// checkAudit refuses an audit record a store must not write.
+func checkAudit(readOnly bool, tenant string, rec NewRecord, t time.Time) error {
+	if readOnly {
+		return &Error{Op: "audit", Err: ErrReadOnly}
+	}
+	if len(tenant) > maxIDLen {
+		return invalid("tenant id longer than %d bytes", maxIDLen)
+	}
+	if err := rec.validate(); err != nil {
+		return err
+	}
+	return checkTime(t)
 }
 
 func (l *Badger) auditTxn(tenant string, rec NewRecord, t time.Time) (storedRecord, error) {

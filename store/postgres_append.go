@@ -271,16 +271,7 @@ func (p *Postgres) Audit(ctx context.Context, tenant string, rec NewRecord, t ti
 		return Record{}, err
 	}
 	defer p.end()
-	if p.readOnly {
-		return Record{}, &Error{Op: "audit", Err: ErrReadOnly}
-	}
-	if len(tenant) > maxIDLen {
-		return Record{}, invalid("tenant id longer than %d bytes", maxIDLen)
-	}
-	if err := rec.validate(); err != nil {
-		return Record{}, err
-	}
-	if err := checkTime(t); err != nil {
+	if err := checkAudit(p.readOnly, tenant, rec, t); err != nil {
 		return Record{}, err
 	}
 	if int64(len(rec.Payload)) > maxPostgresAppend {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"net/http"
 	"slices"
@@ -183,8 +182,13 @@ func (c *Console) envelope(r *http.Request, ss *session, st *engine.State, kind,
 	return req, nil
 }
 
+// formError is what is wrong with a form's fields.
+type formError string
+
+func (e formError) Error() string { return string(e) }
+
 // errBadForm is a form that does not say when its page was made.
-var errBadForm = errors.New("the form does not say when its page was made: reload the page")
+var errBadForm = formError("the form does not say when its page was made: reload the page")
 
 // formRefs reads the refs a form sent: each is the JSON the page rendered, so the
 // versions and hashes are those the person saw.
@@ -195,7 +199,7 @@ func formRefs(values []string) ([]engine.ArtifactRef, error) {
 		dec := json.NewDecoder(strings.NewReader(v))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&ref); err != nil {
-			return nil, fmt.Errorf("an artifact of the form is not one the page offered")
+			return nil, formError("an artifact of the form is not one the page offered")
 		}
 		refs = append(refs, ref)
 	}
@@ -203,42 +207,43 @@ func formRefs(values []string) ([]engine.ArtifactRef, error) {
 }
 
 func (c *Console) approve(w http.ResponseWriter, r *http.Request, ss *session) {
-	st, ok := c.stateFor(w, r, ss)
-	if !ok {
-		return
-	}
 	refs, err := formRefs(r.PostForm["artifact"])
 	if err != nil {
 		c.fail(w, r, ss, http.StatusBadRequest, err.Error())
 		return
 	}
-	version, err := strconv.ParseUint(r.PostFormValue("version"), 10, 64)
-	if err != nil {
-		c.fail(w, r, ss, http.StatusBadRequest, "The form does not say which state of the workflow it was made from.")
-		return
-	}
-	req, err := c.envelope(r, ss, st, "approval", r.PostFormValue("request_id"), version)
-	if errors.Is(err, errBadForm) {
-		c.fail(w, r, ss, http.StatusBadRequest, err.Error())
-		return
-	}
-	if err != nil {
-		c.storeError(w, r, ss, err)
-		return
-	}
-	req["decision"] = r.PostFormValue("decision")
-	req["artifacts"] = refs
-	req["revise"] = append([]string{}, r.PostForm["revise"]...)
-	if stage := r.PostFormValue("stage"); stage != "" {
-		req["stage"] = stage
-	}
-	if comment := strings.TrimSpace(r.PostFormValue("comment")); comment != "" {
-		req["comment"] = comment
-	}
-	c.submit(w, r, ss, st, req)
+	c.send(w, r, ss, "approval", func(req map[string]any) error {
+		req["decision"] = r.PostFormValue("decision")
+		req["artifacts"] = refs
+		req["revise"] = append([]string{}, r.PostForm["revise"]...)
+		if stage := r.PostFormValue("stage"); stage != "" {
+			req["stage"] = stage
+		}
+		if comment := strings.TrimSpace(r.PostFormValue("comment")); comment != "" {
+			req["comment"] = comment
+		}
+		return nil
+	})
 }
 
 func (c *Console) resolve(w http.ResponseWriter, r *http.Request, ss *session) {
+	c.send(w, r, ss, "resolution", func(req map[string]any) error {
+		req["conflict_id"] = r.PostFormValue("conflict_id")
+		req["rationale"] = strings.TrimSpace(r.PostFormValue("rationale"))
+		if chosen := r.PostFormValue("chosen"); chosen != "" && chosen != "none" {
+			refs, err := formRefs([]string{chosen})
+			if err != nil {
+				return err
+			}
+			req["chosen"] = refs[0]
+		}
+		return nil
+	})
+}
+
+// send makes the request of kind a form posts: the envelope, then the body its kind's
+// form fills in (an error is the form's, answered 400); then the engine decides it.
+func (c *Console) send(w http.ResponseWriter, r *http.Request, ss *session, kind string, body func(req map[string]any) error) {
 	st, ok := c.stateFor(w, r, ss)
 	if !ok {
 		return
@@ -248,26 +253,19 @@ func (c *Console) resolve(w http.ResponseWriter, r *http.Request, ss *session) {
 		c.fail(w, r, ss, http.StatusBadRequest, "The form does not say which state of the workflow it was made from.")
 		return
 	}
-	req, err := c.envelope(r, ss, st, "resolution", r.PostFormValue("request_id"), version)
-	if errors.Is(err, errBadForm) {
+	req, err := c.envelope(r, ss, st, kind, r.PostFormValue("request_id"), version)
+	if err == nil {
+		err = body(req)
+	}
+	var fe formError
+	switch {
+	case errors.As(err, &fe):
 		c.fail(w, r, ss, http.StatusBadRequest, err.Error())
-		return
-	}
-	if err != nil {
+	case err != nil:
 		c.storeError(w, r, ss, err)
-		return
+	default:
+		c.submit(w, r, ss, st, req)
 	}
-	req["conflict_id"] = r.PostFormValue("conflict_id")
-	req["rationale"] = strings.TrimSpace(r.PostFormValue("rationale"))
-	if chosen := r.PostFormValue("chosen"); chosen != "" && chosen != "none" {
-		refs, err := formRefs([]string{chosen})
-		if err != nil {
-			c.fail(w, r, ss, http.StatusBadRequest, err.Error())
-			return
-		}
-		req["chosen"] = refs[0]
-	}
-	c.submit(w, r, ss, st, req)
 }
 
 // stateFor reads the workflow a form posts to, in the person's tenant.
