@@ -17,7 +17,12 @@ import (
 // verifies, lists the same workflows and replays without a change.
 func TestPostgresStore(t *testing.T) {
 	pg := pgtest.URL(t)
-	scenarios := filepath.Join("..", "..", "policies_test", "handoff", "support", "scenarios")
+	dir := filepath.Join("..", "..", "policies_test", "handoff", "support", "scenarios")
+	// A few whole workflows: allowed, blocked, retried and escalated paths.
+	var scenarios []string
+	for _, name := range []string{"TST-01-valid-order-status-request", "TST-04-temporary-api-timeout", "32-reviewer-failure-after-deadline"} {
+		scenarios = append(scenarios, filepath.Join(dir, name+".scenario"))
+	}
 
 	code, _, stderr := runArgs(t, "--store", pg, "workflows", "--tenant", "acme")
 	require.Equal(t, exitError, code, "a database without the schema is refused")
@@ -31,15 +36,15 @@ func TestPostgresStore(t *testing.T) {
 	assert.NotContains(t, stdout, "applied", "a second migrate applies nothing")
 
 	t.Setenv("HANDOFF_STORE", pg)
-	code, _, stderr = runArgs(t, "--store", pg, "run", scenarios)
+	code, _, stderr = runArgs(t, append([]string{"--store", pg, "run"}, scenarios...)...)
 	require.Equal(t, exitOK, code, stderr)
 	code, stdout, stderr = runArgs(t, "verify")
 	require.Equal(t, exitOK, code, stderr)
 	assert.NotContains(t, stdout, "BROKEN")
 	_, want, _ := runArgs(t, "-o", "json", "workflows", "--tenant", "acme")
 
-	dir := filepath.Join(t.TempDir(), "copy")
-	code, stdout, stderr = runArgs(t, "-o", "json", "copy", "--from", pg, "--to", dir)
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	code, stdout, stderr = runArgs(t, "-o", "json", "copy", "--from", pg, "--to", copyDir)
 	require.Equal(t, exitOK, code, stderr)
 	var rep struct{ Chains, Records, Keys, IDs int }
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
@@ -49,16 +54,16 @@ func TestPostgresStore(t *testing.T) {
 	pg2 := pgtest.URL(t)
 	code, _, stderr = runArgs(t, "migrate", "--store", pg2)
 	require.Equal(t, exitOK, code, stderr)
-	code, stdout, stderr = runArgs(t, "copy", "--from", dir, "--to", pg2)
+	code, stdout, stderr = runArgs(t, "copy", "--from", copyDir, "--to", pg2)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, "every chain verifies in the target")
 	assert.NotContains(t, stdout, "handoff:handoff@", "the password of a URL is never printed")
 
-	code, _, stderr = runArgs(t, "copy", "--from", dir, "--to", pg2)
+	code, _, stderr = runArgs(t, "copy", "--from", copyDir, "--to", pg2)
 	require.Equal(t, exitError, code, "a copy into a store that is not empty")
 	assert.Contains(t, stderr, "not empty")
 
-	for _, where := range []string{dir, pg2} {
+	for _, where := range []string{copyDir, pg2} {
 		code, got, stderr := runArgs(t, "--store", where, "-o", "json", "workflows", "--tenant", "acme")
 		require.Equal(t, exitOK, code, stderr)
 		assert.JSONEq(t, want, got, "the workflows of %s", where)
