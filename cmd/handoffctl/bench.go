@@ -102,7 +102,7 @@ func (c *cli) bench(ctx context.Context, o bench.Options) error {
 	if c.bundle.set {
 		o.ScenarioDir = filepath.Join(c.bundle.value, "policies_test")
 	}
-	if isTerminal(c.stderr) {
+	if c.progressOn() {
 		o.Progress = c.stderr
 	}
 	o.Warn = func(err error) { fmt.Fprintf(c.stderr, "handoffctl bench: --memprofile: %v\n", err) }

@@ -75,6 +75,7 @@ type cli struct {
 	output   string     // -o text|json
 	server   string     // --server URL: read and decide through a running server
 	readOnly bool       // --read-only: open the store of --store for reading only
+	quiet    bool       // --quiet: no progress on stderr
 }
 
 // stringFlag is a string flag that remembers whether the command line set it.
@@ -91,7 +92,7 @@ func (f *stringFlag) Set(s string) error {
 }
 
 // globalFlags are accepted before and after the command name.
-var globalFlags = map[string]bool{"store": true, "db": true, "bundle": true, "o": true, "server": true, "read-only": true}
+var globalFlags = map[string]bool{"store": true, "db": true, "bundle": true, "o": true, "server": true, "read-only": true, "quiet": true}
 
 func (c *cli) declareGlobals(fs *flag.FlagSet) {
 	fs.Var(&c.db, "store", "the store: `DIR|URL`, a Badger directory or a postgres:// URL (env HANDOFF_STORE; default ./.handoff)")
@@ -100,6 +101,7 @@ func (c *cli) declareGlobals(fs *flag.FlagSet) {
 	fs.StringVar(&c.output, "o", c.output, "output format `FORMAT`: text or json")
 	fs.StringVar(&c.server, "server", c.server, "read and decide through the server at `URL` (env HANDOFF_SERVER; token in HANDOFF_TOKEN)")
 	fs.BoolVar(&c.readOnly, "read-only", c.readOnly, "open the store for reading only: a store no process holds")
+	fs.BoolVar(&c.quiet, "quiet", c.quiet, "no progress on stderr (progress is shown only on a terminal)")
 }
 
 func (c *cli) json() bool { return c.output == "json" }
@@ -233,6 +235,7 @@ Global flags (before or after the command):
                  the token in HANDOFF_TOKEN): state, log, workflows, verify, explain,
                  decisions, eval, validate, start, submit, backup and replay
   --read-only    open the store for reading only (a store no process holds)
+  --quiet        no progress on stderr (shown only on a terminal, for long work)
 
 Exit codes: 0 done, 1 could not run, 2 usage error, 3 a negative result
 (blocked with --fail-on-block, broken chain, invalid request, failing test).
@@ -260,7 +263,7 @@ func commandUsage(w io.Writer, cmd *command, fs *flag.FlagSet) {
 		}
 	}
 	fmt.Fprintf(w, "\nGlobal flags:\n")
-	for _, name := range []string{"store", "bundle", "o", "server", "read-only"} {
+	for _, name := range []string{"store", "bundle", "o", "server", "read-only", "quiet"} {
 		printFlag(w, fs.Lookup(name))
 	}
 }

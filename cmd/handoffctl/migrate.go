@@ -82,16 +82,9 @@ decides every recorded request again.`,
 				return err
 			}
 			defer func() { err = errors.Join(err, dst.Close()) }()
-			progress := func(store.Chain) {}
-			if isTerminal(c.stderr) && !c.json() {
-				n := 0
-				progress = func(store.Chain) {
-					n++
-					fmt.Fprintf(c.stderr, "\rcopied %d chains", n)
-				}
-				defer fmt.Fprintln(c.stderr)
-			}
-			rep, err := store.Copy(ctx, dst, src, progress)
+			p := c.startProgress("chains copied", 0)
+			rep, err := store.Copy(ctx, dst, src, func(store.Chain) { p.step(1) })
+			p.finish()
 			if err != nil {
 				if errors.Is(err, store.ErrTampered) {
 					return negativef("%v", err)
