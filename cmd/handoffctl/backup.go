@@ -19,7 +19,9 @@ var backupCmd = &command{
 idempotency key and audit stream as of one moment. Through --server it is taken while
 the server runs (GET /v1/backup, an admin token's only); otherwise the store of --store is
 opened (with --read-only, a store no process holds). The file is written beside FILE
-and renamed when complete. 'handoffctl restore' makes a store of it again.`,
+and renamed when complete. 'handoffctl restore' makes a store of it again.
+
+With -o json the output is one JSON object: file, bytes.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		out := fs.String("out", "", "the backup `FILE` (required)")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
@@ -46,6 +48,12 @@ and renamed when complete. 'handoffctl restore' makes a store of it again.`,
 			}); err != nil {
 				return err
 			}
+			if c.json() {
+				return writeJSON(c.stdout, struct {
+					File  string `json:"file"`
+					Bytes int64  `json:"bytes"`
+				}{*out, cw.n})
+			}
 			fmt.Fprintf(c.stdout, "backup written to %s (%d bytes)\n", *out, cw.n)
 			return nil
 		}
@@ -71,7 +79,9 @@ var restoreCmd = &command{
 	long: `Restore makes the store of --store, which must not exist yet (or be an empty directory),
 from a file 'handoffctl backup' wrote, then opens it and verifies every chain and audit
 stream. It exits 3 when a chain does not verify. Every decision of the restored store
-replays as recorded ('handoffctl replay --all').`,
+replays as recorded ('handoffctl replay --all').
+
+With -o json the output is one JSON object, as 'handoffctl verify -o json' prints it.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		from := fs.String("from", "", "the backup `FILE` (required)")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
@@ -108,8 +118,10 @@ replays as recorded ('handoffctl replay --all').`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "restored %s from %s\n", c.db.value, *from)
-			return c.verified(reps)
+			if !c.json() {
+				fmt.Fprintf(c.stdout, "restored %s from %s\n", c.db.value, *from)
+			}
+			return c.verified("", reps)
 		}
 	},
 }

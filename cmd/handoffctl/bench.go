@@ -17,6 +17,7 @@ import (
 
 var benchCmd = &command{
 	name:  "bench",
+	args:  "[--pack P] [--workflows N | --decisions N] [--concurrency N] [--history N] [--store-size N] [--modes LIST] [--dry-run] [--cpuprofile FILE] [--memprofile FILE]",
 	short: "measure decisions/s, latency, CPU and memory on a load built from the packs' scenarios",
 	long: `Bench generates a load from the packs' scenario files: every scenario is a complete
 workflow, with its mix of allows, blocks, reviews, retries and approvals, and the load

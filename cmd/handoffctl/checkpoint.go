@@ -25,7 +25,9 @@ var keygenCmd = &command{
 	short: "make an Ed25519 key pair for signing checkpoints",
 	long: `Keygen makes an Ed25519 key pair: the private key in FILE (PEM, PKCS #8, mode 0600)
 and the public key in FILE.pub (PEM, PKIX). Neither may exist already. Keep the private
-key with whoever signs checkpoints; give the public key to whoever verifies them.`,
+key with whoever signs checkpoints; give the public key to whoever verifies them.
+
+With -o json the output is one JSON object: private_key, public_key (the file names).`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		out := fs.String("out", "", "write the private key to `FILE` and the public key to FILE.pub")
 		return func(ctx context.Context, c *cli, args []string) error {

@@ -36,7 +36,10 @@ from the recorded artifact versions and the decision's events; "erased" lists th
 
 --tenant, --workflow (no audit streams then) and --since TIME (RFC 3339 or YYYY-MM-DD)
 narrow the export. --out FILE writes the file crash-safely (temporary file, fsync,
-rename) instead of standard output.`,
+rename) instead of standard output.
+
+The output is always JSON lines (NDJSON: one event object per line), with or without
+-o json: it streams.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		tenant := fs.String("tenant", "", "export only tenant `T`")
 		workflow := fs.String("workflow", "", "export only workflow `W`")

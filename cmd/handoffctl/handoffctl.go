@@ -117,6 +117,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	c.server = os.Getenv("HANDOFF_SERVER")
 
+	c.output = outputIn(args, c.output)
+
 	gfs := flag.NewFlagSet("handoffctl", flag.ContinueOnError)
 	gfs.SetOutput(io.Discard)
 	c.declareGlobals(gfs)
@@ -125,15 +127,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			mainUsage(stdout)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "handoffctl: %v\n\n", err)
-		mainUsage(stderr)
-		return exitUsage
+		return c.flagError(nil, gfs, err, args)
 	}
 	rest := gfs.Args()
 	if len(rest) == 0 {
-		fmt.Fprintf(stderr, "handoffctl: no command given\n\n")
-		mainUsage(stderr)
-		return exitUsage
+		return c.report(&failure{code: exitUsage, msg: "no command given",
+			usage: "handoffctl [global flags] COMMAND [flags] [arguments]", hint: "run 'handoffctl help' for the list of commands"})
 	}
 	name, rest := rest[0], rest[1:]
 	if name == "help" {
@@ -141,8 +140,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmd := lookup(name)
 	if cmd == nil {
-		fmt.Fprintf(stderr, "handoffctl: unknown command %q\nRun 'handoffctl help' for the list of commands.\n", name)
-		return exitUsage
+		return c.report(&failure{code: exitUsage, msg: fmt.Sprintf("unknown command %q%s", name, didYouMean(closest(name, commandNames()))),
+			hint: "run 'handoffctl help' for the list of commands"})
 	}
 
 	fs := newFlagSet(cmd, c)
@@ -153,14 +152,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			commandUsage(stdout, cmd, fs)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "handoffctl %s: %v\n\n", cmd.name, err)
-		commandUsage(stderr, cmd, fs)
-		return exitUsage
+		return c.flagError(cmd, fs, err, rest)
 	}
 	if c.output != "text" && c.output != "json" {
-		fmt.Fprintf(stderr, "handoffctl %s: -o must be text or json, not %q\n\n", cmd.name, c.output)
-		commandUsage(stderr, cmd, fs)
-		return exitUsage
+		return c.report(&failure{cmd: cmd, code: exitUsage, msg: fmt.Sprintf("-o must be text or json, not %q", c.output)})
 	}
 	return c.exit(cmd, fs, do(ctx, c, pos))
 }
@@ -316,29 +311,20 @@ func withHint(err error, hint string) error {
 	return &hintError{err: err, hint: hint}
 }
 
-// exit prints an error with a hint and returns the exit code.
+// exit reports the error a command returned, if any, and returns the exit code.
 func (c *cli) exit(cmd *command, fs *flag.FlagSet, err error) int {
 	if err == nil {
 		return exitOK
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(c.stderr, "handoffctl %s: %s\n\n", cmd.name, ue.msg)
-		commandUsage(c.stderr, cmd, fs)
-		return exitUsage
+		return c.report(&failure{cmd: cmd, code: exitUsage, msg: ue.msg})
 	}
 	var ne *negativeError
 	if errors.As(err, &ne) {
-		if ne.msg != "" {
-			fmt.Fprintf(c.stderr, "handoffctl %s: %s\n", cmd.name, ne.msg)
-		}
-		return exitNegative
+		return c.report(&failure{cmd: cmd, code: exitNegative, msg: ne.msg})
 	}
-	fmt.Fprintf(c.stderr, "handoffctl %s: %v\n", cmd.name, err)
-	if h := hint(err); h != "" {
-		fmt.Fprintf(c.stderr, "hint: %s\n", h)
-	}
-	return exitError
+	return c.report(&failure{cmd: cmd, code: exitError, msg: err.Error(), hint: hint(err)})
 }
 
 // hint says what to do next about an error that stopped a command.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -206,7 +207,8 @@ With --audit it prints the tenant's security audit stream instead: the requests 
 broken to trust their workflow (undecodable, unknown or foreign workflow). Requests
 whose tenant could not be read are audited under the tenant _unknown.
 
-With -o json the output is one engine Entry object per line (JSON lines).`,
+With -o json the output is one JSON object: tenant_id, workflow_id (or audit: true) and
+entries, the engine Entry objects oldest first.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		tenant := fs.String("tenant", "", "the workflow's tenant `T` (required)")
 		audit := fs.Bool("audit", false, "show the tenant's security audit stream")
@@ -225,27 +227,59 @@ With -o json the output is one engine Entry object per line (JSON lines).`,
 				return err
 			}
 			defer closeBackend(e, &err)
-			var entries []engine.Entry
+			entries := []engine.Entry{}
 			collect := func(ent engine.Entry) error {
-				if c.json() {
-					return writeJSONLine(c.stdout, ent)
-				}
 				entries = append(entries, ent)
 				return nil
 			}
+			doc := logDocument{Tenant: *tenant, Audit: *audit}
 			if *audit {
 				err = e.Audit(ctx, *tenant, collect)
+				if err == nil && len(entries) == 0 {
+					err = knownTenant(ctx, e, *tenant)
+				}
 			} else {
+				doc.Workflow = args[0]
 				err = e.History(ctx, *tenant, args[0], collect)
 			}
-			if err != nil || c.json() {
+			if err != nil {
 				return serverHint(err)
+			}
+			if c.json() {
+				doc.Entries = entries
+				return writeJSON(c.stdout, doc)
 			}
 			printLog(c.stdout, entries, *audit)
 			return nil
 		}
 	},
 }
+
+// logDocument is the JSON form of a log.
+type logDocument struct {
+	Tenant   string         `json:"tenant_id"`
+	Workflow string         `json:"workflow_id,omitempty"`
+	Audit    bool           `json:"audit,omitempty"`
+	Entries  []engine.Entry `json:"entries"`
+}
+
+// knownTenant returns a not-found error for a tenant the store holds no workflow of.
+func knownTenant(ctx context.Context, b backend, tenant string) error {
+	list, err := b.ListWorkflows(ctx, tenant, engine.WorkflowFilter{})
+	if err != nil || len(list) > 0 {
+		return err
+	}
+	return unknownTenant(tenant)
+}
+
+// unknownTenant is the error for a tenant of whom the store holds nothing.
+func unknownTenant(tenant string) error {
+	return withHint(fmt.Errorf("tenant %q: %w", tenant, errTenantNotFound),
+		"check --tenant: tenants are named by the requests they sent ('handoffctl verify' lists every chain)")
+}
+
+// errTenantNotFound is a tenant the store holds no record of.
+var errTenantNotFound = errors.New("no record of this tenant in the store")
 
 // printLog writes one line per recorded decision; an audit stream's lines also name the
 // workflow the request asked for.
@@ -317,8 +351,10 @@ of --bundle: verify a log with the bundle it was recorded with.
 With --tenant T and WORKFLOW it verifies that workflow; with --tenant T alone, every
 workflow and the audit stream of T; with neither, every chain of every tenant.
 
-With -o json the output is one object per chain (JSON lines): tenant, workflow ("" for
-an audit stream), records, ok, broken_seq, problem.
+A tenant the store holds nothing of is not found (exit 1), not an empty success.
+
+With -o json the output is one JSON object: ok, broken (how many chains), and chains,
+each with tenant, workflow ("" for an audit stream), records, ok, broken_seq, problem.
 
 With --checkpoint FILE (from handoffctl checkpoint) it proves the log still extends the
 signed checkpoint, which a bare hash chain cannot: the signature and Merkle root must
@@ -382,7 +418,7 @@ problem).`,
 					}
 				}
 			}
-			return c.verified(reps)
+			return c.verified(*tenant, reps)
 		}
 	},
 }
@@ -404,7 +440,7 @@ func (c *cli) verifyThrough(ctx context.Context, tenant string, args []string) (
 	} else if reps, err = b.VerifyTenant(ctx, tenant); err != nil {
 		return serverHint(err)
 	}
-	return c.verified(reps)
+	return c.verified(tenant, reps)
 }
 
 // verifyLine is the JSON form of a store.VerifyReport.
@@ -417,17 +453,26 @@ type verifyLine struct {
 	Problem   string `json:"problem,omitempty"`
 }
 
-func (c *cli) verified(reps []store.VerifyReport) error {
+// verifyDocument is the JSON form of a verify run.
+type verifyDocument struct {
+	OK     bool         `json:"ok"`
+	Broken int          `json:"broken"`
+	Chains []verifyLine `json:"chains"`
+}
+
+func (c *cli) verified(tenant string, reps []store.VerifyReport) error {
+	if tenant != "" && len(reps) == 0 {
+		return unknownTenant(tenant)
+	}
 	broken := 0
+	doc := verifyDocument{Chains: []verifyLine{}}
 	t := newTable(c.stdout)
 	for _, r := range reps {
 		if !r.OK {
 			broken++
 		}
 		if c.json() {
-			if err := writeJSONLine(c.stdout, verifyLine{r.Tenant, r.Workflow, r.Records, r.OK, r.BrokenSeq, r.Problem}); err != nil {
-				return err
-			}
+			doc.Chains = append(doc.Chains, verifyLine{r.Tenant, r.Workflow, r.Records, r.OK, r.BrokenSeq, r.Problem})
 			continue
 		}
 		chain := r.Workflow
@@ -446,7 +491,12 @@ func (c *cli) verified(reps []store.VerifyReport) error {
 			fmt.Fprintf(t, "BROKEN\t%s\t%s\t%s\n", r.Tenant, chain, r.Problem)
 		}
 	}
-	if !c.json() {
+	if c.json() {
+		doc.OK, doc.Broken = broken == 0, broken
+		if err := writeJSON(c.stdout, doc); err != nil {
+			return err
+		}
+	} else {
 		if len(reps) == 0 {
 			fmt.Fprintln(c.stdout, "(no chains)")
 		}

@@ -17,7 +17,9 @@ HANDOFF_STORE) the schema migrations this version ships and the database lacks, 
 a transaction of its own, and lists them. A database already at this version's schema is
 left as it is. Every other command refuses a database whose schema is not at this
 version's. The role of the URL needs the right to create tables in the schema of its
-search_path.`,
+search_path.
+
+With -o json the output is one JSON object: applied (version, name) and version.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		return func(ctx context.Context, c *cli, args []string) error {
 			if len(args) > 0 {
@@ -64,7 +66,9 @@ their hashes, decision ids and answers stay the same. Each chain is verified bef
 copied and again in the target; a chain that does not verify stops the copy (exit 3).
 --from is opened read-only: stop the processes that write it first, or copy from a
 backup restored elsewhere. After a copy, 'handoffctl replay --all --store TARGET'
-decides every recorded request again.`,
+decides every recorded request again.
+
+With -o json the output is one JSON object: chains, records, keys, ids.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		from := fs.String("from", "", "the source store: a directory or a postgres:// URL (required)")
 		to := fs.String("to", "", "the target store: a new directory or a migrated postgres:// URL (required)")

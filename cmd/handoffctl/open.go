@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/store"
@@ -80,10 +81,40 @@ func (c *cli) open(ctx context.Context, mode storeMode) (*engine.Engine, error) 
 			return nil, err
 		}
 	default:
+		if fi, err := os.Stat(c.db.value); err == nil && !fi.IsDir() {
+			return nil, withHint(fmt.Errorf("store %s is not a directory", c.db.value), "--store names a store directory or a postgres:// URL")
+		}
 		opts.Dir = c.db.value
 	}
 	e, err := engine.Open(ctx, opts)
+	if err != nil && opts.Dir != "" && !errors.Is(err, store.ErrLocked) {
+		err = storeDirError(opts.Dir, c.readOnly, err, writable)
+	}
 	return e, c.lockedHint(err)
+}
+
+// writable says why the current user cannot write to path, or nil.
+func writable(path string) error { return syscall.Access(path, 2 /* W_OK */) }
+
+// storeDirError says, for a store directory that would not open, whether the cause is
+// one the user can fix: a parent directory or a store they may not write to.
+func storeDirError(dir string, readOnly bool, err error, canWrite func(string) error) error {
+	if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+		parent := filepath.Dir(dir)
+		if werr := canWrite(parent); werr != nil {
+			return withHint(fmt.Errorf("cannot create the store %s: %s: %w", dir, parent, werr),
+				"choose a --store DIR whose parent directory you may write to")
+		}
+		return err
+	}
+	if readOnly {
+		return err
+	}
+	if werr := canWrite(dir); werr != nil {
+		return withHint(fmt.Errorf("store %s: %w", dir, werr),
+			"the store is read-only for this user: read it with --read-only, or run as its owner")
+	}
+	return err
 }
 
 // storeAt sets opts to keep the log at where: a postgres:// URL or a directory.
@@ -129,7 +160,11 @@ func (c *cli) readRequest(name string) ([]byte, error) {
 		}
 		return b, nil
 	}
-	return os.ReadFile(name)
+	b, err := os.ReadFile(name)
+	if errors.Is(err, syscall.EISDIR) {
+		return nil, withHint(fmt.Errorf("%s is a directory, not a request file", name), "give a request file (JSON), or - to read standard input")
+	}
+	return b, err
 }
 
 // closeEngine closes e, keeping the first error.

@@ -23,6 +23,16 @@ func writeJSONLine(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// say writes one line of a long-running command's news: the text, or with -o json the
+// event as one JSON line.
+func (c *cli) say(event any, text string) {
+	if c.json() {
+		_ = writeJSONLine(c.stdout, event)
+		return
+	}
+	fmt.Fprintln(c.stdout, text)
+}
+
 // table writes text in aligned columns: cells are separated by tabs, and nothing
 // reaches the underlying writer before flush.
 type table struct{ tw *tabwriter.Writer }

@@ -2,11 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
@@ -41,7 +42,8 @@ func TestScript(t *testing.T) {
 			"tamper-idem":     cmdTamperIdem,
 			"cptree":          cmdCptree,
 			"replace":         cmdReplace,
-			"grab":            cmdGrab,
+			"jsonget":         cmdJSONGet,
+			"jsonvar":         cmdJSONVar,
 		},
 	})
 }
@@ -87,19 +89,78 @@ func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(file, bytes.ReplaceAll(data, []byte(args[1]), []byte(args[2])), 0o644))
 }
 
-// cmdGrab sets an environment variable from the last command's stdout: grab NAME RE
-// sets NAME to the first submatch of the first match of RE.
-func cmdGrab(ts *testscript.TestScript, neg bool, args []string) {
+// cmdJSONGet prints, one per line as compact JSON, the values at the paths given in the
+// JSON document of the last stdout: jsonget PATH... (a path is dot-separated object
+// keys and array indexes, as entries.0.decision.outcome; "." is the whole document).
+// What it prints becomes stdout, for cmp.
+func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: jsonget PATH...")
+	}
+	doc := lastJSON(ts)
+	for _, path := range args {
+		v, err := jsonAt(doc, path)
+		ts.Check(err)
+		b, err := json.Marshal(v)
+		ts.Check(err)
+		fmt.Fprintf(ts.Stdout(), "%s\n", b)
+	}
+}
+
+// cmdJSONVar sets NAME to the string at PATH in the JSON document of the last stdout:
+// jsonvar NAME PATH.
+func cmdJSONVar(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: grab NAME REGEXP")
+		ts.Fatalf("usage: jsonvar NAME PATH")
 	}
-	re, err := regexp.Compile(args[1])
+	v, err := jsonAt(lastJSON(ts), args[1])
 	ts.Check(err)
-	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
-	if len(m) < 2 {
-		ts.Fatalf("no match for %q with a submatch in stdout", args[1])
+	s, ok := v.(string)
+	if !ok {
+		ts.Fatalf("%s is %T, not a string", args[1], v)
 	}
-	ts.Setenv(args[0], m[1])
+	ts.Setenv(args[0], s)
+}
+
+// lastJSON decodes the last stdout as one JSON document.
+func lastJSON(ts *testscript.TestScript) any {
+	var doc any
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile("stdout")))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		ts.Fatalf("stdout is not one JSON document: %v", err)
+	}
+	if dec.More() {
+		ts.Fatalf("stdout holds more than one JSON document")
+	}
+	return doc
+}
+
+// jsonAt walks a dot-separated path of keys and indexes.
+func jsonAt(doc any, path string) (any, error) {
+	if path == "." {
+		return doc, nil
+	}
+	v := doc
+	for _, step := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[step]
+			if !ok {
+				return nil, fmt.Errorf("%s: no key %q", path, step)
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(step)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, fmt.Errorf("%s: no index %q in an array of %d", path, step, len(x))
+			}
+			v = x[i]
+		default:
+			return nil, fmt.Errorf("%s: %q steps into a %T", path, step, v)
+		}
+	}
+	return v, nil
 }
 
 // cmdTamper alters one workflow record of the Badger store in DBDIR behind the engine's

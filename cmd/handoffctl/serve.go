@@ -28,7 +28,7 @@ import (
 
 var serveCmd = &command{
 	name:  "serve",
-	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev]",
+	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D]",
 	short: "serve the engine over HTTP: the /v1 API, health and metrics",
 	long: `Serve runs the engine on the store of --store (created when missing) and serves it over
 HTTP until SIGTERM or SIGINT, then drains the calls in flight (at most
@@ -60,7 +60,11 @@ request_id). One access log line per call goes to standard error (JSON).
 With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, every
 decision is traced (a span per decision, a child span per stage: decode, validate,
 policy, commit; the request's trace_id as the attribute handoff.trace_id) and exported
-over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.`,
+over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.
+
+With -o json what serve says on standard output is JSON lines (NDJSON), one object per
+event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing"},
+{"event": "shutting_down"}.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT`")
 		principals := fs.String("principals", os.Getenv("HANDOFF_PRINCIPALS"), "the principals `FILE` (default HANDOFF_PRINCIPALS)")
@@ -106,7 +110,7 @@ over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.`,
 					sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "handoff"))))
 				defer func() { err = errors.Join(err, tp.Shutdown(context.WithoutCancel(ctx))) }()
 				eopts.TracerProvider = tp
-				fmt.Fprintln(c.stdout, "tracing: every decision is exported over OTLP/HTTP")
+				c.say(map[string]string{"event": "tracing"}, "tracing: every decision is exported over OTLP/HTTP")
 			}
 			e, err := engine.Open(ctx, eopts)
 			if err != nil {
@@ -144,7 +148,8 @@ over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.`,
 				}
 				defer os.Remove(urlFile)
 			}
-			fmt.Fprintf(c.stdout, "serving handoff on %s (store %s, bundle %s)\n", url, where, e.BundleDigest())
+			c.say(map[string]string{"event": "serving", "url": url, "store": where, "bundle_digest": e.BundleDigest()},
+				fmt.Sprintf("serving handoff on %s (store %s, bundle %s)", url, where, e.BundleDigest()))
 			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			served := make(chan error, 1)
@@ -160,7 +165,7 @@ over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.`,
 				return err
 			case <-sig.Done():
 			}
-			fmt.Fprintln(c.stdout, "shutting down: draining calls in flight")
+			c.say(map[string]string{"event": "shutting_down"}, "shutting down: draining calls in flight")
 			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), *drain)
 			defer cancel()
 			if err := srv.Shutdown(dctx); err != nil {
@@ -180,7 +185,9 @@ var tokenCmd = &command{
 	short: "make a bearer token for a principals file, or hash one",
 	long: `Token prints a new random bearer token and the SHA-256 a principals file holds for it
 (token_sha256; see 'handoffctl help serve'). With TOKEN it prints that token's hash. The
-token goes to the principal; only the hash goes in the file.`,
+token goes to the principal; only the hash goes in the file.
+
+With -o json the output is one JSON object: token (when made), token_sha256.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		return func(_ context.Context, c *cli, args []string) error {
 			switch len(args) {
