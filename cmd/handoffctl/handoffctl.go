@@ -53,6 +53,7 @@ func init() {
 		reasonsCmd, runCmd, testCmd, benchCmd,
 		replayCmd, explainCmd, keygenCmd, checkpointCmd, decisionsCmd,
 		workflowsCmd, serveCmd, tokenCmd, backupCmd, restoreCmd, migrateCmd, copyCmd,
+		versionCmd, completionCmd,
 	}
 }
 
