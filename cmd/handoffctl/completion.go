@@ -257,7 +257,8 @@ func zshFlag(f completionFlag) string {
 	}
 }
 
-// zshQuote quotes s for zsh: single quotes, each ' written as '\''.
+// zshQuote quotes s for zsh in single quotes, closing and reopening them around each
+// escaped single quote.
 func zshQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
