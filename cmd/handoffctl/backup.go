@@ -54,7 +54,7 @@ With -o json the output is one JSON object: file, bytes.`,
 					Bytes int64  `json:"bytes"`
 				}{*out, cw.n})
 			}
-			fmt.Fprintf(c.stdout, "backup written to %s (%d bytes)\n", *out, cw.n)
+			fmt.Fprintf(c.stdout, "backup written to %s (%s)\n", *out, count(cw.n, "byte"))
 			return nil
 		}
 	},

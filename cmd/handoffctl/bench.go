@@ -119,7 +119,7 @@ func (c *cli) bench(ctx context.Context, o bench.Options) error {
 	}
 	for _, m := range rep.Modes {
 		if m.Unexpected > 0 {
-			fmt.Fprintf(c.stderr, "handoffctl bench: %s: %d decisions did not get the outcome their scenario expects\n", m.Mode, m.Unexpected)
+			fmt.Fprintf(c.stderr, "handoffctl bench: %s: %s did not get the outcome its scenario expects\n", m.Mode, count(m.Unexpected, "decision"))
 		}
 	}
 	return nil

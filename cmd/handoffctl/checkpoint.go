@@ -125,7 +125,7 @@ With -o json the output is the checkpoint itself.`,
 				_, err := c.stdout.Write(buf.Bytes())
 				return err
 			}
-			fmt.Fprintf(c.stdout, "checkpoint %s: %d chains, root %s\n", *out, len(cp.Heads), cp.Root)
+			fmt.Fprintf(c.stdout, "checkpoint %s: %s, root %s\n", *out, count(len(cp.Heads), "chain"), cp.Root)
 			return nil
 		}
 	},
@@ -174,7 +174,7 @@ func (c *cli) verifyCheckpoint(ctx context.Context, e *engine.Engine, file, pubF
 			return err
 		}
 	} else {
-		fmt.Fprintf(c.stdout, "checkpoint %s of %s: %d chains, root %s\n", file, cp.CreatedAt, len(cp.Heads), cp.Root)
+		fmt.Fprintf(c.stdout, "checkpoint %s of %s: %s, root %s\n", file, cp.CreatedAt, count(len(cp.Heads), "chain"), cp.Root)
 		switch {
 		case sigErr != nil:
 			fmt.Fprintf(c.stdout, "signature  BAD: %v\n", sigErr)
@@ -200,7 +200,7 @@ func (c *cli) verifyCheckpoint(ctx context.Context, e *engine.Engine, file, pubF
 	case sigErr != nil:
 		return negativef("the checkpoint's signature does not verify")
 	case len(rep.Findings) > 0:
-		return negativef("%d of %d chains no longer extend the checkpoint: the log was truncated, rolled back or rewritten", len(rep.Findings), len(cp.Heads))
+		return negativef("%d of %s no longer extend the checkpoint: the log was truncated, rolled back or rewritten", len(rep.Findings), count(len(cp.Heads), "chain"))
 	}
 	return nil
 }

@@ -484,7 +484,7 @@ func (c *cli) verified(tenant string, reps []store.VerifyReport) error {
 		}
 		switch {
 		case r.OK:
-			fmt.Fprintf(t, "OK\t%s\t%s\t%d records\n", r.Tenant, chain, r.Records)
+			fmt.Fprintf(t, "OK\t%s\t%s\t%s\n", r.Tenant, chain, count(r.Records, "record"))
 		case r.BrokenSeq > 0:
 			fmt.Fprintf(t, "BROKEN\t%s\t%s\tat seq %d: %s\n", r.Tenant, chain, r.BrokenSeq, r.Problem)
 		default:
@@ -503,7 +503,7 @@ func (c *cli) verified(tenant string, reps []store.VerifyReport) error {
 		t.flush()
 	}
 	if broken > 0 {
-		return negativef("%d of %d chains broken: the log was altered outside the engine", broken, len(reps))
+		return negativef("%d of %s broken: the log was altered outside the engine", broken, count(len(reps), "chain"))
 	}
 	return nil
 }

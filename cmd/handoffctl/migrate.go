@@ -98,8 +98,8 @@ With -o json the output is one JSON object: chains, records, keys, ids.`,
 			if c.json() {
 				return writeJSON(c.stdout, rep)
 			}
-			fmt.Fprintf(c.stdout, "copied %d chains (%d records), %d idempotency keys and %d record ids from %s to %s; every chain verifies in the target\n",
-				rep.Chains, rep.Records, rep.Keys, rep.IDs, storeName(*from), storeName(*to))
+			fmt.Fprintf(c.stdout, "copied %s (%s), %s and %s from %s to %s; every chain verifies in the target\n",
+				count(rep.Chains, "chain"), count(rep.Records, "record"), count(rep.Keys, "idempotency key"), count(rep.IDs, "record id"), storeName(*from), storeName(*to))
 			return nil
 		}
 	},

@@ -48,3 +48,23 @@ func (t *table) row(cells ...string) { fmt.Fprintln(t.tw, strings.Join(cells, "\
 
 // flush writes the aligned rows.
 func (t *table) flush() { _ = t.tw.Flush() }
+
+// count writes n and the noun, plural unless n is one: "1 record", "2 records",
+// "3 policies". The noun's last word is the one made plural.
+func count[N int | int64 | uint64](n N, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %s", n, plural(noun))
+}
+
+// plural is the plural of an English noun that follows the common rules.
+func plural(noun string) string {
+	switch {
+	case strings.HasSuffix(noun, "y") && len(noun) > 1 && !strings.ContainsRune("aeiou", rune(noun[len(noun)-2])):
+		return noun[:len(noun)-1] + "ies"
+	case strings.HasSuffix(noun, "s"), strings.HasSuffix(noun, "x"), strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "sh"):
+		return noun + "es"
+	}
+	return noun + "s"
+}
