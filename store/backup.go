@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // Backup writes a full copy of the store to w while it is in use: a consistent view of
@@ -29,20 +30,36 @@ func Restore(ctx context.Context, opts Options, r io.Reader) (*Badger, error) {
 	if opts.InMemory || opts.ReadOnly {
 		return nil, invalid("restore: a restore writes a store on disk")
 	}
-	if entries, err := os.ReadDir(opts.Dir); err == nil && len(entries) > 0 {
+	entries, err := os.ReadDir(opts.Dir)
+	existed := err == nil
+	switch {
+	case existed && len(entries) > 0:
 		return nil, &Error{Op: "restore", Err: fmt.Errorf("%s is not empty: restore into a new directory", opts.Dir)}
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return nil, wrap("restore", err)
 	}
 	l, err := OpenBadger(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
+	// A restore that fails leaves the directory as it found it (missing, or empty), so
+	// that it can be tried again.
+	undo := func(cause error) error {
+		err := errors.Join(wrap("restore", cause), l.Close())
+		if !existed {
+			return errors.Join(err, os.RemoveAll(opts.Dir))
+		}
+		made, rerr := os.ReadDir(opts.Dir)
+		for _, e := range made {
+			rerr = errors.Join(rerr, os.RemoveAll(filepath.Join(opts.Dir, e.Name())))
+		}
+		return errors.Join(err, rerr)
+	}
 	if err := l.db.Load(r, 256); err != nil {
-		return nil, errors.Join(wrap("restore", err), l.Close())
+		return nil, undo(err)
 	}
 	if err := l.checkFormat(); err != nil {
-		return nil, errors.Join(wrap("restore", err), l.Close())
+		return nil, undo(err)
 	}
 	return l, nil
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/handoff-dev/handoff/service/client"
 	"github.com/handoff-dev/handoff/store"
@@ -103,7 +105,10 @@ With -o json the output is one JSON object, as 'handoffctl verify -o json' print
 			}
 			defer f.Close()
 			l, err := store.Restore(ctx, store.Options{Dir: c.db.value}, f)
-			if err != nil {
+			switch {
+			case errors.Is(err, syscall.EISDIR):
+				return withHint(err, "--from names the backup file 'handoffctl backup --out FILE' wrote")
+			case err != nil:
 				return withHint(err, "restore makes a new store: name a directory that does not exist with --store")
 			}
 			if err := l.Close(); err != nil {

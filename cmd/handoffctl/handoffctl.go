@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/store"
@@ -346,6 +347,12 @@ func hint(err error) string {
 		return "check --tenant and the workflow id: every read is scoped by tenant (handoffctl verify --tenant T lists a tenant's workflows)"
 	case errors.As(err, &stale):
 		return "run 'handoffctl tables --write' in the repository (or with --bundle DIR), then 'handoffctl check'"
+	case errors.Is(err, syscall.EISDIR):
+		return "the path names a directory: give a file"
+	case errors.Is(err, syscall.ENOTDIR):
+		return "a part of the path is a file, not a directory"
+	case errors.Is(err, syscall.EROFS):
+		return "the file system is read-only: write elsewhere, or open a store with --read-only"
 	case errors.Is(err, os.ErrNotExist):
 		return "check the path"
 	case errors.Is(err, os.ErrPermission):
