@@ -131,9 +131,9 @@ func (r coverageReport) print(c *cli) {
 	for _, f := range r.Files {
 		rows := ""
 		if len(f.NotCoveredRows) > 0 {
-			rows = "not covered: " + strings.Join(f.NotCoveredRows, ", ")
+			rows = "\tnot covered: " + strings.Join(f.NotCoveredRows, ", ")
 		}
-		fmt.Fprintf(t, "  %s\t%5.1f%%\t%s\n", f.Name, f.Coverage, rows)
+		fmt.Fprintf(t, "  %s\t%5.1f%%%s\n", f.Name, f.Coverage, rows)
 	}
 	t.flush()
 	t = newTable(c.stdout)
