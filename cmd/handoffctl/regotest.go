@@ -226,7 +226,6 @@ func (c *cli) testOnce(ctx context.Context, root string, paths []string, o testO
 	var failedRules []string
 	for tr := range ch {
 		p.step(1)
-		p.note(tr.Package)
 		rep.Tests = append(rep.Tests, resultLines(tr)...)
 		if tr.Fail && tr.Error == nil {
 			failedRules = append(failedRules, tr.Package+"."+ruleOf(tr.Name))
