@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -39,42 +41,63 @@ func (u *coverageUnit) compute() {
 }
 
 // policyCoverage summarizes OPA's coverage report over the policy files (tests left
-// out), grouped by pack: the directory after handoff/ (core, campaign, ...).
-func policyCoverage(cov *cover.Cover, modules map[string]*ast.Module, min float64) coverageReport {
+// out), grouped by pack: the directory after handoff/ (core, campaign, ...). With packs,
+// only the files of those packs are reported.
+func policyCoverage(cov *cover.Cover, modules map[string]*ast.Module, min float64, packs []string) coverageReport {
 	rep := cov.Report(modules)
 	out := coverageReport{Min: min, Packs: []coverageUnit{}, Files: []coverageUnit{}}
-	packs := map[string]*coverageUnit{}
+	byPack := map[string]*coverageUnit{}
 	for file, fr := range rep.Files {
-		if strings.HasSuffix(file, "_test.rego") {
+		name := packOf(file)
+		if isTestFile(file) || len(packs) > 0 && !slices.Contains(packs, name) {
 			continue
 		}
 		u := coverageUnit{Name: file, Covered: fr.CoveredLines, NotCovered: fr.NotCoveredLines}
-		for _, r := range fr.NotCovered {
-			row := fmt.Sprint(r.Start.Row)
-			if r.End.Row != r.Start.Row {
-				row = fmt.Sprintf("%d-%d", r.Start.Row, r.End.Row)
-			}
-			if n := len(u.NotCoveredRows); n == 0 || u.NotCoveredRows[n-1] != row {
-				u.NotCoveredRows = append(u.NotCoveredRows, row)
-			}
-		}
+		u.NotCoveredRows = rowRanges(fr.NotCovered)
 		u.compute()
 		out.Files = append(out.Files, u)
-		name := packOf(file)
-		p := packs[name]
+		p := byPack[name]
 		if p == nil {
 			p = &coverageUnit{Name: name}
-			packs[name] = p
+			byPack[name] = p
 		}
 		p.Covered += fr.CoveredLines
 		p.NotCovered += fr.NotCoveredLines
 	}
-	for _, p := range packs {
+	for _, p := range byPack {
 		p.compute()
 		out.Packs = append(out.Packs, *p)
 	}
 	sort.Slice(out.Files, func(i, j int) bool { return out.Files[i].Name < out.Files[j].Name })
 	sort.Slice(out.Packs, func(i, j int) bool { return out.Packs[i].Name < out.Packs[j].Name })
+	return out
+}
+
+// rowRanges writes the rows of ranges as "3", "5-9": overlapping and adjacent ranges
+// merged into one, in order.
+func rowRanges(ranges []cover.Range) []string {
+	type span struct{ from, to int }
+	spans := make([]span, 0, len(ranges))
+	for _, r := range ranges {
+		spans = append(spans, span{r.Start.Row, max(r.Start.Row, r.End.Row)})
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Or(a.from-b.from, a.to-b.to) })
+	var merged []span
+	for _, s := range spans {
+		if n := len(merged); n > 0 && s.from <= merged[n-1].to+1 {
+			merged[n-1].to = max(merged[n-1].to, s.to)
+			continue
+		}
+		merged = append(merged, s)
+	}
+	var out []string
+	for _, s := range merged {
+		if s.from == s.to {
+			out = append(out, fmt.Sprint(s.from))
+		} else {
+			out = append(out, fmt.Sprintf("%d-%d", s.from, s.to))
+		}
+	}
 	return out
 }
 
@@ -108,9 +131,9 @@ func (r coverageReport) print(c *cli) {
 	for _, f := range r.Files {
 		rows := ""
 		if len(f.NotCoveredRows) > 0 {
-			rows = "not covered: " + strings.Join(f.NotCoveredRows, ", ")
+			rows = "\tnot covered: " + strings.Join(f.NotCoveredRows, ", ")
 		}
-		fmt.Fprintf(t, "  %s\t%5.1f%%\t%s\n", f.Name, f.Coverage, rows)
+		fmt.Fprintf(t, "  %s\t%5.1f%%%s\n", f.Name, f.Coverage, rows)
 	}
 	t.flush()
 	t = newTable(c.stdout)
