@@ -272,7 +272,12 @@ func (c *cli) playOne(ctx context.Context, file string, s *scenario.Scenario, di
 		return n, false, werr
 	}
 	switch {
-	case failed != nil && mode.update && runErr == nil:
+	case mode.update && runErr != nil:
+		if !c.json() {
+			fmt.Fprintf(c.stdout, "  FAIL: %v (the file is not rewritten)\n", runErr)
+		}
+		return n, false, runErr
+	case failed != nil && mode.update:
 		rewritten, err = c.rewrite(file, results)
 		return n, rewritten, err
 	case failed != nil:
