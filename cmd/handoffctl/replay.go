@@ -38,9 +38,10 @@ Each decision that would change is listed with its outcome before and after and 
 candidate's reasons beside the recorded ones: -CODE for a recorded reason the candidate
 does not give, +CODE for one it gives that was not recorded (with the field it points
 at and its message; a reason moved to another field or reworded is both), grouped by
-transition, then a summary of the reasons added and removed per code. Loosening flips (block → allow
-first, then any other move away from block or fail) come first, then tightening
-(→ block, → fail), then decisions whose outcome stays but whose details change.
+transition. Loosening flips (block → allow first, then any other move away from block
+or fail) come first, then tightening (→ block, → fail), then decisions whose outcome
+stays but whose details change. A summary counts the reasons added and removed per
+code.
 
 The log is read with the bundle of --recorded (default: the shipped packs), which must
 be the one it was recorded with. Through --server, the log is a running server's: a
@@ -65,9 +66,10 @@ seq, audit, decision_id, request_id, kind, outcome_before, outcome_after, reason
 reasons_removed (codes, a code once per reason), reasons_before, reasons_after (the
 reasons: code, message, gate, path, outcome), status_after_before, status_after_after,
 fields: the decision's fields that differ, validation_changed), codes (code, added,
-removed: the reasons added and removed per code, most first), skipped and skipped_records (tenant_id,
-workflow_id, seq, audit, decision_id, request_id, kind, why: "redacted", codes). The
-bundle digest every replayed decision carries is not a change.`,
+removed: the reasons added and removed per code, most first), skipped and
+skipped_records (tenant_id, workflow_id, seq, audit, decision_id, request_id, kind,
+why: "redacted", codes). The bundle digest every replayed decision carries is not a
+change.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		tenant := fs.String("tenant", "", "replay only tenant `T`")
 		workflow := fs.String("workflow", "", "replay only workflow `W`")
