@@ -35,6 +35,10 @@ type Explanation struct {
 	// the rules that carry its code, and Request is the redacted copy recorded.
 	Redaction *Redaction      `json:"redaction,omitempty"`
 	Request   json.RawMessage `json:"request,omitempty"`
+	// Candidate says Decision is a candidate bundle's, decided again on the recorded
+	// input (Engine.ExplainCandidate); Recorded is then the decision the log holds.
+	Candidate bool      `json:"candidate,omitempty"`
+	Recorded  *Decision `json:"recorded,omitempty"`
 
 	fired []FiredRule // the annotated rules that fired, from the trace
 }
@@ -104,6 +108,22 @@ func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation
 // a decision whose request the log holds redacted (Redaction): it cannot be evaluated
 // again. It fails with ErrDecisionNotFound when no decision has the id.
 func (e *Engine) Explain(ctx context.Context, decisionID string) (*Explanation, error) {
+	return e.explain(ctx, nil, decisionID)
+}
+
+// ExplainCandidate explains the decision candidate's bundle makes on the input recorded
+// for a decision, decided again as Replay decides it (on the state rebuilt with e's
+// bundle, the one the log was recorded with): the Explanation's Decision is the
+// candidate's, with the recorded decision's id and time, Recorded is the decision in
+// the log, Candidate is true and Reproduced says the candidate decides as recorded. A
+// record no bundle can decide again (a redacted request, or a decision of a security
+// audit stream, blocked before any policy was asked) is explained as Explain explains
+// it, Candidate false.
+func (e *Engine) ExplainCandidate(ctx context.Context, candidate *Decider, decisionID string) (*Explanation, error) {
+	return e.explain(ctx, candidate, decisionID)
+}
+
+func (e *Engine) explain(ctx context.Context, candidate *Decider, decisionID string) (*Explanation, error) {
 	loc, err := e.findDecision(ctx, decisionID)
 	if err != nil {
 		return nil, err
@@ -119,13 +139,20 @@ func (e *Engine) Explain(ctx context.Context, decisionID string) (*Explanation, 
 		e.attach(ex)
 		return ex, nil
 	}
+	dc := e.Decider
+	if candidate != nil {
+		dc = candidate
+	}
 	var out *Explanation
 	stop := errors.New("found")
-	err = e.replayWorkflow(ctx, e.Decider, replayTarget{loc.tenant, loc.workflow}, replayPlan{only: loc.seq, explain: true, timeout: replayTimeout(e.Decider, 0)},
+	err = e.replayWorkflow(ctx, dc, replayTarget{loc.tenant, loc.workflow}, replayPlan{only: loc.seq, explain: true, timeout: replayTimeout(dc, 0)},
 		func(res ReplayResult) error {
 			out = res.explanation
 			out.Reproduced = len(res.Changed) == 0
 			out.Decision = res.Recorded
+			if candidate != nil {
+				out.Decision, out.Recorded, out.Candidate = res.Replayed, res.Recorded, true
+			}
 			return stop
 		})
 	if err != nil && !errors.Is(err, stop) {
@@ -134,7 +161,7 @@ func (e *Engine) Explain(ctx context.Context, decisionID string) (*Explanation, 
 	if out == nil {
 		return nil, fmt.Errorf("%w: %s", ErrDecisionNotFound, decisionID)
 	}
-	e.attach(out)
+	dc.attach(out)
 	return out, nil
 }
 

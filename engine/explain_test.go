@@ -1,9 +1,12 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
+	"io/fs"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -96,4 +99,52 @@ func TestExplainEveryScenarioDecision(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestExplainCandidate: the candidate's decision on the recorded input is explained,
+// with the recorded one beside it; the recorded bundle as candidate reproduces it.
+func TestExplainCandidate(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{InMemory: true})
+	require.NoError(t, err)
+	defer e.Close()
+	_, err = e.Submit(ctx, []byte(explainStart))
+	require.NoError(t, err)
+	d, err := e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
+	require.NoError(t, err)
+	require.Equal(t, engine.Block, d.Outcome)
+
+	b := engine.ShippedBundle()
+	pfs := fstest.MapFS{}
+	require.NoError(t, fs.WalkDir(b.Policies, ".", func(p string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(b.Policies, p)
+		if p == "handoff/campaign/sequence.rego" {
+			data = bytes.Replace(data, []byte("count(_approving_roles) == 0"), []byte("count(_approving_roles) == -1"), 1)
+		}
+		pfs[p] = &fstest.MapFile{Data: data}
+		return err
+	}))
+	b.Policies = pfs
+	cand, err := engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b, LazyPolicies: true})
+	require.NoError(t, err)
+
+	ex, err := e.ExplainCandidate(ctx, cand, d.DecisionID)
+	require.NoError(t, err)
+	assert.True(t, ex.Candidate)
+	assert.False(t, ex.Reproduced)
+	assert.Equal(t, engine.Allow, ex.Decision.Outcome)
+	assert.Equal(t, d.DecisionID, ex.Decision.DecisionID)
+	require.NotNil(t, ex.Recorded)
+	assert.Equal(t, engine.Block, ex.Recorded.Outcome)
+	assert.Empty(t, ex.Reasons)
+	assert.NotEmpty(t, ex.Passed)
+
+	ex, err = e.ExplainCandidate(ctx, e.Decider, d.DecisionID)
+	require.NoError(t, err)
+	assert.True(t, ex.Candidate)
+	assert.True(t, ex.Reproduced)
+	assert.Equal(t, engine.Block, ex.Decision.Outcome)
 }

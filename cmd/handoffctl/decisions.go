@@ -36,7 +36,8 @@ from the recorded artifact versions and the decision's events; "erased" lists th
 
 --tenant, --workflow (no audit streams then) and --since TIME (RFC 3339 or YYYY-MM-DD)
 narrow the export. --out FILE writes the file crash-safely (temporary file, fsync,
-rename) instead of standard output.
+rename) instead of standard output. A long export shows on a terminal how many
+decisions it has written (not when they are written to that terminal).
 
 The output is always JSON lines (NDJSON: one event object per line), with or without
 -o json: it streams.`,
@@ -66,10 +67,17 @@ The output is always JSON lines (NDJSON: one event object per line), with or wit
 			}
 			defer closeBackend(e, &err)
 			export := func(w io.Writer) (int, error) {
+				// Progress, unless the lines themselves go to the terminal it is drawn on.
+				p := &progress{}
+				if *out != "" || !isTerminal(c.stdout) {
+					p = c.startProgress("decisions exported", 0)
+				}
+				defer p.finish()
 				bw := bufio.NewWriter(w)
 				n := 0
 				err := e.DecisionLog(ctx, opts, func(ev engine.DecisionLogEvent) error {
 					n++
+					p.step(1)
 					return writeJSONLine(bw, ev)
 				})
 				if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -34,9 +35,13 @@ help log') cannot be decided again: it is counted and listed as skipped, never a
 change. Nothing is written.
 
 Each decision that would change is listed with its outcome before and after and the
-reason codes added and removed, grouped by transition. Loosening flips (block → allow
-first, then any other move away from block or fail) come first, then tightening
-(→ block, → fail), then decisions whose outcome stays but whose details change.
+candidate's reasons beside the recorded ones: -CODE for a recorded reason the candidate
+does not give, +CODE for one it gives that was not recorded (with the field it points
+at and its message; a reason moved to another field or reworded is both), grouped by
+transition. Loosening flips (block → allow first, then any other move away from block
+or fail) come first, then tightening (→ block, → fail), then decisions whose outcome
+stays but whose details change. A summary counts the reasons added and removed per
+code.
 
 The log is read with the bundle of --recorded (default: the shipped packs), which must
 be the one it was recorded with. Through --server, the log is a running server's: a
@@ -51,16 +56,20 @@ out, so a change to one pack replays that pack's decisions only. --all decides e
 record again, as checking a new build of handoffctl on the same bundle needs.
 
 --since TIME (RFC 3339, or a date YYYY-MM-DD) replays only decisions recorded at or
-after TIME. With --fail-on-flip, replay exits 3 when any outcome would change.
+after TIME. With --fail-on-flip, replay exits 3 when any outcome would change. A long
+replay shows its progress on a terminal: records replayed of the total.
 
 With -o json the output is one object: bundle_digest, replayed, workflows, changed,
 flips, loosened, unchanged (the decisions of unchanged packs, not replayed),
 unchanged_packs, and transitions (from, to, count, changes: tenant_id, workflow_id,
 seq, audit, decision_id, request_id, kind, outcome_before, outcome_after, reasons_added,
-reasons_removed, status_after_before, status_after_after, fields: the decision's
-fields that differ, validation_changed), skipped and skipped_records (tenant_id,
-workflow_id, seq, audit, decision_id, request_id, kind, why: "redacted", codes). The
-bundle digest every replayed decision carries is not a change.`,
+reasons_removed (codes, a code once per reason), reasons_before, reasons_after (the
+reasons: code, message, gate, path, outcome), status_after_before, status_after_after,
+fields: the decision's fields that differ, validation_changed), codes (code, added,
+removed: the reasons added and removed per code, most first), skipped and
+skipped_records (tenant_id, workflow_id, seq, audit, decision_id, request_id, kind,
+why: "redacted", codes). The bundle digest every replayed decision carries is not a
+change.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		tenant := fs.String("tenant", "", "replay only tenant `T`")
 		workflow := fs.String("workflow", "", "replay only workflow `W`")
@@ -106,7 +115,7 @@ bundle digest every replayed decision carries is not a change.`,
 			defer cleanup()
 			defer closeEngine(e, &err)
 
-			rep := replayReport{BundleDigest: cand.BundleDigest(), Transitions: []*replayTransition{}, SkippedRecords: []replaySkip{}, UnchangedPacks: []string{}}
+			rep := replayReport{BundleDigest: cand.BundleDigest(), Transitions: []*replayTransition{}, Codes: []replayCode{}, SkippedRecords: []replaySkip{}, UnchangedPacks: []string{}}
 			if !*all {
 				for _, p := range e.Packs() {
 					if cand.PackDigest(p.Name) == e.PackDigest(p.Name) {
@@ -116,7 +125,16 @@ bundle digest every replayed decision carries is not a change.`,
 			}
 			workflows := map[string]bool{}
 			var changes []replayChange
+			p := c.startProgress("records replayed", 0)
+			if p.w != nil && opts.Since.IsZero() {
+				if p.total, err = recordCount(ctx, e, *tenant, *workflow); err != nil {
+					return err
+				}
+			}
 			err = e.Replay(ctx, cand, opts, func(r engine.ReplayResult) error {
+				if !r.Audit {
+					p.step(1)
+				}
 				if r.Skipped == "unchanged" {
 					rep.Unchanged++
 					return nil
@@ -135,6 +153,7 @@ bundle digest every replayed decision carries is not a change.`,
 				}
 				return nil
 			})
+			p.finish()
 			if err != nil {
 				return withHint(err, "replay reads the log with --recorded DIR (default: the shipped packs): name the bundle the log was recorded with, and run 'handoffctl verify'")
 			}
@@ -153,6 +172,31 @@ bundle digest every replayed decision carries is not a change.`,
 			return nil
 		}
 	},
+}
+
+// recordCount is how many records the selected workflows hold (their audit streams
+// aside), the total of a progress line.
+func recordCount(ctx context.Context, e *engine.Engine, tenant, workflow string) (int, error) {
+	tenants := []string{tenant}
+	if tenant == "" {
+		var err error
+		if tenants, err = e.Tenants(ctx); err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	for _, t := range tenants {
+		err := e.Workflows(ctx, t, func(w string, head store.Head) error {
+			if workflow == "" || w == workflow {
+				n += int(head.Seq)
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }
 
 // serverCopy is the log of a running server to replay: a backup taken through its API
@@ -245,6 +289,8 @@ type replayReport struct {
 	Flips        int                 `json:"flips"`    // decisions whose outcome changes
 	Loosened     int                 `json:"loosened"` // block → allow flips
 	Transitions  []*replayTransition `json:"transitions"`
+	// Codes counts, per reason code, the changed decisions' reasons added and removed.
+	Codes []replayCode `json:"codes"`
 	// Unchanged counts the decisions of UnchangedPacks, not replayed: packs whose files
 	// the candidate shares with the recorded bundle.
 	Unchanged      int      `json:"unchanged"`
@@ -278,6 +324,13 @@ func newReplaySkip(r engine.ReplayResult) replaySkip {
 	return s
 }
 
+// replayCode is how many reasons with one code the candidate adds and removes.
+type replayCode struct {
+	Code    string `json:"code"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
+
 // replayTransition is every change from one outcome to another.
 type replayTransition struct {
 	From    engine.Outcome `json:"from"`
@@ -288,46 +341,80 @@ type replayTransition struct {
 
 // replayChange is one decision that would change.
 type replayChange struct {
-	Tenant            string         `json:"tenant_id"`
-	Workflow          string         `json:"workflow_id"`
-	Seq               uint64         `json:"seq"`
-	Audit             bool           `json:"audit"` // a blocked start, in the tenant's audit stream
-	DecisionID        string         `json:"decision_id"`
-	RequestID         string         `json:"request_id"`
-	Kind              string         `json:"kind"`
-	OutcomeBefore     engine.Outcome `json:"outcome_before"`
-	OutcomeAfter      engine.Outcome `json:"outcome_after"`
-	ReasonsAdded      []string       `json:"reasons_added"`
-	ReasonsRemoved    []string       `json:"reasons_removed"`
-	StatusAfterBefore string         `json:"status_after_before"`
-	StatusAfterAfter  string         `json:"status_after_after"`
-	Fields            []string       `json:"fields"`
-	ValidationChanged bool           `json:"validation_changed"`
+	Tenant        string         `json:"tenant_id"`
+	Workflow      string         `json:"workflow_id"`
+	Seq           uint64         `json:"seq"`
+	Audit         bool           `json:"audit"` // a blocked start, in the tenant's audit stream
+	DecisionID    string         `json:"decision_id"`
+	RequestID     string         `json:"request_id"`
+	Kind          string         `json:"kind"`
+	OutcomeBefore engine.Outcome `json:"outcome_before"`
+	OutcomeAfter  engine.Outcome `json:"outcome_after"`
+	// ReasonsAdded and ReasonsRemoved are the codes of the candidate's reasons the
+	// recorded decision has not, and of the recorded reasons the candidate's has not: a
+	// reason is the same when its code, gate, path, outcome and message are. A code may
+	// be in both (its reason moved to another field, or its message changed), and twice
+	// in one (two reasons with that code).
+	ReasonsAdded   []string `json:"reasons_added"`
+	ReasonsRemoved []string `json:"reasons_removed"`
+	// ReasonsBefore and ReasonsAfter are the recorded reasons and the candidate's.
+	ReasonsBefore     []engine.Reason `json:"reasons_before"`
+	ReasonsAfter      []engine.Reason `json:"reasons_after"`
+	added, removed    []engine.Reason // the reasons behind ReasonsAdded and ReasonsRemoved
+	StatusAfterBefore string          `json:"status_after_before"`
+	StatusAfterAfter  string          `json:"status_after_after"`
+	Fields            []string        `json:"fields"`
+	ValidationChanged bool            `json:"validation_changed"`
 }
 
 func newReplayChange(r engine.ReplayResult) replayChange {
 	before, after := r.Recorded, r.Replayed
-	return replayChange{
+	ch := replayChange{
 		Tenant: r.Tenant, Workflow: r.Workflow, Seq: r.Seq, Audit: r.Audit,
 		DecisionID: before.DecisionID, RequestID: before.RequestID, Kind: before.Kind,
 		OutcomeBefore: before.Outcome, OutcomeAfter: after.Outcome,
-		ReasonsAdded:      codesMinus(after.Codes(), before.Codes()),
-		ReasonsRemoved:    codesMinus(before.Codes(), after.Codes()),
+		ReasonsBefore:     orEmpty(before.Reasons),
+		ReasonsAfter:      orEmpty(after.Reasons),
+		added:             reasonsMinus(after.Reasons, before.Reasons),
+		removed:           reasonsMinus(before.Reasons, after.Reasons),
 		StatusAfterBefore: before.StatusAfter, StatusAfterAfter: after.StatusAfter,
 		Fields:            r.Changed,
 		ValidationChanged: r.ValidationChanged,
 	}
+	ch.ReasonsAdded, ch.ReasonsRemoved = reasonCodes(ch.added), reasonCodes(ch.removed)
+	return ch
 }
 
-// codesMinus returns the codes of a not in b, sorted and unique.
-func codesMinus(a, b []string) []string {
-	out := []string{}
-	for _, c := range a {
-		if !slices.Contains(b, c) && !slices.Contains(out, c) {
-			out = append(out, c)
-		}
+func orEmpty(rs []engine.Reason) []engine.Reason {
+	if rs == nil {
+		return []engine.Reason{}
 	}
-	sort.Strings(out)
+	return rs
+}
+
+// reasonsMinus returns the reasons of a not in b, counted as a multiset (a reason twice
+// in a and once in b is once in the result), sorted by code, path and message.
+func reasonsMinus(a, b []engine.Reason) []engine.Reason {
+	left := slices.Clone(b)
+	out := []engine.Reason{}
+	for _, r := range a {
+		if i := slices.Index(left, r); i >= 0 {
+			left = slices.Delete(left, i, i+1)
+			continue
+		}
+		out = append(out, r)
+	}
+	slices.SortStableFunc(out, func(x, y engine.Reason) int {
+		return cmp.Or(cmp.Compare(x.Code, y.Code), cmp.Compare(x.Path, y.Path), cmp.Compare(x.Message, y.Message))
+	})
+	return out
+}
+
+func reasonCodes(rs []engine.Reason) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Code
+	}
 	return out
 }
 
@@ -350,7 +437,20 @@ func transitionRank(from, to engine.Outcome) int {
 
 func (rep *replayReport) group(changes []replayChange) {
 	byKey := map[[2]engine.Outcome]*replayTransition{}
+	byCode := map[string]*replayCode{}
+	code := func(c string) *replayCode {
+		if byCode[c] == nil {
+			byCode[c] = &replayCode{Code: c}
+		}
+		return byCode[c]
+	}
 	for _, ch := range changes {
+		for _, c := range ch.ReasonsAdded {
+			code(c).Added++
+		}
+		for _, c := range ch.ReasonsRemoved {
+			code(c).Removed++
+		}
 		k := [2]engine.Outcome{ch.OutcomeBefore, ch.OutcomeAfter}
 		t := byKey[k]
 		if t == nil {
@@ -368,6 +468,12 @@ func (rep *replayReport) group(changes []replayChange) {
 			rep.Loosened++
 		}
 	}
+	for _, c := range byCode {
+		rep.Codes = append(rep.Codes, *c)
+	}
+	slices.SortFunc(rep.Codes, func(a, b replayCode) int {
+		return cmp.Or(cmp.Compare(b.Added+b.Removed, a.Added+a.Removed), cmp.Compare(a.Code, b.Code))
+	})
 	sort.Slice(rep.Transitions, func(i, j int) bool {
 		a, b := rep.Transitions[i], rep.Transitions[j]
 		ra, rb := transitionRank(a.From, a.To), transitionRank(b.From, b.To)
@@ -431,11 +537,11 @@ func (rep *replayReport) print(c *cli) {
 				where = "(audit)"
 			}
 			fmt.Fprintf(c.stdout, "  %s/%s #%d  %s  %s  %s\n", ch.Tenant, where, ch.Seq, ch.Kind, ch.RequestID, ch.DecisionID)
-			if len(ch.ReasonsAdded) > 0 {
-				fmt.Fprintf(c.stdout, "    + %s\n", strings.Join(ch.ReasonsAdded, ", "))
+			for _, r := range ch.removed {
+				fmt.Fprintf(c.stdout, "    -%s\n", reasonLine(r))
 			}
-			if len(ch.ReasonsRemoved) > 0 {
-				fmt.Fprintf(c.stdout, "    - %s\n", strings.Join(ch.ReasonsRemoved, ", "))
+			for _, r := range ch.added {
+				fmt.Fprintf(c.stdout, "    +%s\n", reasonLine(r))
 			}
 			if ch.StatusAfterBefore != ch.StatusAfterAfter {
 				fmt.Fprintf(c.stdout, "    status after %s → %s\n", ch.StatusAfterBefore, ch.StatusAfterAfter)
@@ -446,4 +552,28 @@ func (rep *replayReport) print(c *cli) {
 			}
 		}
 	}
+	if len(rep.Codes) > 0 {
+		fmt.Fprintln(c.stdout, "\nreasons by code (added, removed)")
+		t := newTable(c.stdout)
+		for _, rc := range rep.Codes {
+			t.row("  "+rc.Code, fmt.Sprintf("+%d", rc.Added), fmt.Sprintf("-%d", rc.Removed))
+		}
+		t.flush()
+	}
+}
+
+// reasonLine is one reason of a replayed change: its code, gate and the field it points
+// at, then its message.
+func reasonLine(r engine.Reason) string {
+	s := r.Code
+	if r.Gate != "" {
+		s += " [" + r.Gate + "]"
+	}
+	if r.Path != "" {
+		s += "  " + r.Path
+	}
+	if r.Message != "" {
+		s += ": " + r.Message
+	}
+	return s
 }

@@ -168,6 +168,11 @@ type Engine interface {
 // Run plays every step in order, calling fn after each, and stops at the first mismatch
 // with an error that says what differed.
 func Run(ctx context.Context, eng Engine, s *Scenario, fn func(Result)) error {
+	return run(ctx, eng, s, fn, false)
+}
+
+// run plays the steps; keepGoing goes on after a mismatch (RunAll).
+func run(ctx context.Context, eng Engine, s *Scenario, fn func(Result), keepGoing bool) error {
 	p := &player{eng: eng}
 	for i, st := range s.Steps {
 		body, err := p.render(ctx, st.Request)
@@ -193,7 +198,7 @@ func Run(ctx context.Context, eng Engine, s *Scenario, fn func(Result)) error {
 		if fn != nil {
 			fn(res)
 		}
-		if res.Mismatch != "" {
+		if res.Mismatch != "" && !keepGoing {
 			return fmt.Errorf("scenario %s: step %d (%s): %s", s.Name, i+1, st.Name, res.Mismatch)
 		}
 	}
