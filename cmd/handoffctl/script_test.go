@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,6 +43,7 @@ func TestScript(t *testing.T) {
 			"tamper-idem":     cmdTamperIdem,
 			"cptree":          cmdCptree,
 			"replace":         cmdReplace,
+			"grab":            cmdGrab,
 			"jsonget":         cmdJSONGet,
 			"jsonvar":         cmdJSONVar,
 		},
@@ -87,6 +89,21 @@ func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s does not contain %q", args[0], args[1])
 	}
 	ts.Check(os.WriteFile(file, bytes.ReplaceAll(data, []byte(args[1]), []byte(args[2])), 0o644))
+}
+
+// cmdGrab sets an environment variable from the last command's stdout: grab NAME RE
+// sets NAME to the first submatch of the first match of RE.
+func cmdGrab(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: grab NAME REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("no match for %q with a submatch in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }
 
 // cmdJSONGet prints, one per line as compact JSON, the values at the paths given in the
