@@ -236,7 +236,11 @@ func (c *cli) withRequest(ctx context.Context, name string, args []string, stric
 	if err != nil {
 		return err
 	}
-	obj, oerr := requestObject(args[0], body, "nothing was decided")
+	nothing := "nothing was decided"
+	if name == "validate" {
+		nothing = "nothing was checked"
+	}
+	obj, oerr := requestObject(args[0], body, nothing)
 	if oerr != nil && strict {
 		return oerr
 	}
@@ -246,7 +250,7 @@ func (c *cli) withRequest(ctx context.Context, name string, args []string, stric
 	}
 	defer closeBackend(e, &err)
 	if oerr == nil {
-		if body, err = c.resolveRefs(ctx, e, body, obj, "nothing was decided"); err != nil {
+		if body, err = c.resolveRefs(ctx, e, body, obj, nothing); err != nil {
 			return err
 		}
 	}
