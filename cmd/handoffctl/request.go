@@ -168,7 +168,8 @@ now, as a scenario step's "now": its decided_at and the policies' input.now. The
 of --store only (not through --server: a server decides at its own time); a time later
 than now, or earlier than the last decision of the request's workflow, is refused
 (exit 3, nothing recorded). The decision line says "(set by --at)", stderr with -o
-json. The log does not mark the time as given: decided_at is the time of --at.
+json. The log does not mark the time as given: decided_at is the time of --at. A
+request submitted before gets its recorded answer, whatever --at says.
 
 With -o json the output is one JSON object: the engine's Decision.`)
 
@@ -199,7 +200,8 @@ now, as a scenario step's "now": its decided_at and the policies' input.now. The
 of --store only (not through --server: a server decides at its own time); a time later
 than now, or earlier than the last decision of the request's workflow, is refused
 (exit 3, nothing recorded). The decision line says "(set by --at)", stderr with -o
-json. The log does not mark the time as given: decided_at is the time of --at.
+json. The log does not mark the time as given: decided_at is the time of --at. A
+request submitted before gets its recorded answer, whatever --at says.
 
 With -o json the output is one JSON object: the engine's Decision.`)
 
