@@ -63,9 +63,10 @@ func jsonKind(v any) string {
 // ${ref:TYPE@latest}, ${hash:…}, ${state_version}, ${workflow_id}) with what the
 // recorded state of the request's own tenant and workflow holds, through b, and says
 // on stderr what each resolved to. It resolves with the scenario runner's Resolver. A
-// request without placeholders is returned as it is. A placeholder that does not
-// resolve is a negative result naming what exists; nothing says what was not done.
-func (c *cli) resolveRefs(ctx context.Context, b backend, body []byte, obj map[string]any, nothing string) ([]byte, error) {
+// request without placeholders is returned as it is; resolved says whether it had any.
+// A placeholder that does not resolve is a negative result naming what exists; nothing
+// says what was not done.
+func (c *cli) resolveRefs(ctx context.Context, b backend, body []byte, obj map[string]any, nothing string) (_ []byte, resolved bool, err error) {
 	tenant, _ := obj["tenant_id"].(string)
 	workflow, _ := obj["workflow_id"].(string)
 	var lines []string
@@ -89,11 +90,11 @@ func (c *cli) resolveRefs(ctx context.Context, b backend, body []byte, obj map[s
 	out, err := r.Replace(ctx, obj)
 	switch {
 	case err != nil && errors.Is(err, store.ErrNotFound):
-		return nil, negativef("%v (%s); %s", err, c.workflowsOf(ctx, b, tenant), nothing)
+		return nil, false, negativef("%v (%s); %s", err, c.workflowsOf(ctx, b, tenant), nothing)
 	case err != nil:
-		return nil, negativef("%v; %s", err, nothing)
+		return nil, false, negativef("%v; %s", err, nothing)
 	case len(lines) == 0:
-		return body, nil
+		return body, false, nil
 	}
 	for _, l := range lines {
 		fmt.Fprintln(c.stderr, l)
@@ -102,9 +103,9 @@ func (c *cli) resolveRefs(ctx context.Context, b backend, body []byte, obj map[s
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return bytes.TrimSpace(buf.Bytes()), nil
+	return bytes.TrimSpace(buf.Bytes()), true, nil
 }
 
 // resolvedValue says what a placeholder was replaced with: an artifact version by type,

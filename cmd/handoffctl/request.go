@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -161,7 +162,9 @@ A placeholder that does not resolve (unknown tenant, workflow, type or version) 
 
 The same request again (the same request_id and payload) is answered with its recorded
 decision: the text output says "recorded   earlier (the recorded answer to request ID
-of TIME: nothing new was recorded)", and with -o json stderr says it.
+of TIME: nothing new was recorded)", and with -o json stderr says it. A request whose
+placeholders resolve to other values than when its request_id was recorded (the
+workflow moved on) is refused, exit 3, rather than recorded as IDEMPOTENCY_KEY_REUSED.
 
 With --at TIME (RFC 3339 with a zone) the request is decided at that time instead of
 now, as a scenario step's "now": its decided_at and the policies' input.now. The store
@@ -193,7 +196,9 @@ A placeholder that does not resolve (unknown tenant, workflow, type or version) 
 
 The same request again (the same request_id and payload) is answered with its recorded
 decision: the text output says "recorded   earlier (the recorded answer to request ID
-of TIME: nothing new was recorded)", and with -o json stderr says it.
+of TIME: nothing new was recorded)", and with -o json stderr says it. A request whose
+placeholders resolve to other values than when its request_id was recorded (the
+workflow moved on) is refused, exit 3, rather than recorded as IDEMPOTENCY_KEY_REUSED.
 
 With --at TIME (RFC 3339 with a zone) the request is decided at that time instead of
 now, as a scenario step's "now": its decided_at and the policies' input.now. The store
@@ -252,7 +257,7 @@ func (c *cli) withRequest(ctx context.Context, name string, args []string, stric
 	}
 	defer closeBackend(e, &err)
 	if oerr == nil {
-		if body, err = c.resolveRefs(ctx, e, body, obj, nothing); err != nil {
+		if body, _, err = c.resolveRefs(ctx, e, body, obj, nothing); err != nil {
 			return err
 		}
 	}
@@ -287,10 +292,16 @@ func (c *cli) submit(ctx context.Context, file, kind, at string, failOnBlock boo
 		return err
 	}
 	defer closeBackend(e, &err)
-	if body, err = c.resolveRefs(ctx, e, body, obj, "nothing was submitted"); err != nil {
+	body, resolved, err := c.resolveRefs(ctx, e, body, obj, "nothing was submitted")
+	if err != nil {
 		return err
 	}
-	recorded := recordedAnswer(ctx, e, body)
+	recorded, reused := recordedAnswer(ctx, e, body)
+	if reused && resolved {
+		// Sent again after the workflow moved on, its placeholders resolve to other
+		// values: the engine would record a block for the reused request_id.
+		return negativef("request_id %v was recorded before with other values: its placeholders resolve differently now that the workflow has moved on; nothing was submitted ('handoffctl log' shows the recorded decision; a new request needs a new request_id)", obj["request_id"])
+	}
 	if !when.IsZero() && recorded == nil {
 		if err := checkAt(ctx, e, obj, when); err != nil {
 			return err
@@ -327,13 +338,17 @@ func (c *cli) submit(ctx context.Context, file, kind, at string, failOnBlock boo
 // recordedAnswer is the decision recorded for the request when it was submitted before
 // (the same request_id and payload): a dry run answers such a request with the recorded
 // decision, recorded true, where a new request's dry run is not recorded. Nil when the
-// request is new or the dry run failed: Submit then answers.
-func recordedAnswer(ctx context.Context, b backend, body []byte) *engine.Decision {
+// request is new or the dry run failed: Submit then answers. reused says the dry run
+// found the request_id used for another payload (IDEMPOTENCY_KEY_REUSED).
+func recordedAnswer(ctx context.Context, b backend, body []byte) (recorded *engine.Decision, reused bool) {
 	d, err := b.Evaluate(ctx, body)
-	if err != nil || !d.Recorded {
-		return nil
+	switch {
+	case err != nil:
+		return nil, false
+	case d.Recorded:
+		return d, false
 	}
-	return d
+	return nil, slices.Contains(d.Codes(), "IDEMPOTENCY_KEY_REUSED")
 }
 
 // checkAt refuses a --at time later than now, or earlier than the last decision
