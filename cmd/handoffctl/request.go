@@ -35,14 +35,7 @@ Requests other than start are checked against the pack of their workflow, read f
 the store of --store: a request that reaches no pack (unknown workflow or pack, another
 tenant's workflow) is not valid either. FILE - reads the request from standard input.
 
-A request may refer to the recorded state of its own tenant (tenant_id) and workflow
-(workflow_id) with placeholders, strings resolved before the engine sees the request:
-${ref:TYPE@N} (artifact version N of TYPE as {id, type, version, hash}),
-${ref:TYPE@latest}, ${hash:TYPE@N}, ${hash:TYPE@latest} (the hash alone) and
-${state_version}. Each resolution is printed on stderr ("resolved ${ref:TYPE@latest}
-→ TYPE v2 id ID sha256:…"), with -o json too, so stdout keeps its one JSON document.
-A placeholder that does not resolve (unknown tenant, workflow, type or version) exits
-3 naming what exists, and nothing is checked.
+` + placeholderHelp + `checked.
 
 With -o json the output is one JSON object, {"valid": bool, "reasons": [...]}.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
@@ -107,14 +100,7 @@ the decision, without recording anything: the store is left as it was. FILE - re
 the request from standard input. A file that is not one JSON object (empty, not JSON,
 an array) is refused: exit 3.
 
-A request may refer to the recorded state of its own tenant (tenant_id) and workflow
-(workflow_id) with placeholders, strings resolved before the engine sees the request:
-${ref:TYPE@N} (artifact version N of TYPE as {id, type, version, hash}),
-${ref:TYPE@latest}, ${hash:TYPE@N}, ${hash:TYPE@latest} (the hash alone) and
-${state_version}. Each resolution is printed on stderr ("resolved ${ref:TYPE@latest}
-→ TYPE v2 id ID sha256:…"), with -o json too, so stdout keeps its one JSON document.
-A placeholder that does not resolve (unknown tenant, workflow, type or version) exits
-3 naming what exists, and nothing is decided.
+` + placeholderHelp + `decided.
 
 With --explain it shows, as handoffctl explain does, the rule behind each reason with
 its METADATA and the input values it read, or for an allow the rules that passed.
@@ -148,33 +134,7 @@ var startCmd = submitCommand("start", "start", "start a workflow",
 the store of --store (created when missing) and prints the decision with the new
 workflow's id. FILE - reads the request from standard input.
 
-A file that is not one JSON object (empty, not JSON, an array) is refused before it
-reaches the engine: exit 3, nothing recorded.
-
-A request may refer to the recorded state of its own tenant (tenant_id) and workflow
-(workflow_id) with placeholders, strings resolved before the engine sees the request:
-${ref:TYPE@N} (artifact version N of TYPE as {id, type, version, hash}),
-${ref:TYPE@latest}, ${hash:TYPE@N}, ${hash:TYPE@latest} (the hash alone) and
-${state_version}. Each resolution is printed on stderr ("resolved ${ref:TYPE@latest}
-→ TYPE v2 id ID sha256:…"), with -o json too, so stdout keeps its one JSON document.
-A placeholder that does not resolve (unknown tenant, workflow, type or version) exits
-3 naming what exists, and nothing is submitted.
-
-The same request again (the same request_id and payload) is answered with its recorded
-decision: the text output says "recorded   earlier (the recorded answer to request ID
-of TIME: nothing new was recorded)", and with -o json stderr says it. A request whose
-placeholders resolve to other values than when its request_id was recorded (the
-workflow moved on) is refused, exit 3, rather than recorded as IDEMPOTENCY_KEY_REUSED.
-
-With --at TIME (RFC 3339 with a zone) the request is decided at that time instead of
-now, as a scenario step's "now": its decided_at and the policies' input.now. The store
-of --store only (not through --server: a server decides at its own time); a time later
-than now, or earlier than the last decision of the request's workflow, is refused
-(exit 3, nothing recorded). The decision line says "(set by --at)", stderr with -o
-json. The log does not mark the time as given: decided_at is the time of --at. A
-request submitted before gets its recorded answer, whatever --at says.
-
-With -o json the output is one JSON object: the engine's Decision.`)
+`+submitHelp)
 
 var submitCmd = submitCommand("submit", "", "decide a request and record it",
 	`Submit decides a request of any kind and records it atomically in the store of --store
@@ -182,17 +142,23 @@ var submitCmd = submitCommand("submit", "", "decide a request and record it",
 request again returns the same decision; a block is recorded too but changes nothing.
 FILE - reads the request from standard input.
 
-A file that is not one JSON object (empty, not JSON, an array) is refused before it
-reaches the engine: exit 3, nothing recorded.
+`+submitHelp)
 
-A request may refer to the recorded state of its own tenant (tenant_id) and workflow
+// placeholderHelp is the help on placeholders; the command's verb ends it.
+const placeholderHelp = `A request may refer to the recorded state of its own tenant (tenant_id) and workflow
 (workflow_id) with placeholders, strings resolved before the engine sees the request:
 ${ref:TYPE@N} (artifact version N of TYPE as {id, type, version, hash}),
 ${ref:TYPE@latest}, ${hash:TYPE@N}, ${hash:TYPE@latest} (the hash alone) and
 ${state_version}. Each resolution is printed on stderr ("resolved ${ref:TYPE@latest}
 → TYPE v2 id ID sha256:…"), with -o json too, so stdout keeps its one JSON document.
 A placeholder that does not resolve (unknown tenant, workflow, type or version) exits
-3 naming what exists, and nothing is submitted.
+3 naming what exists, and nothing is `
+
+// submitHelp is the help start and submit share.
+const submitHelp = `A file that is not one JSON object (empty, not JSON, an array) is refused before it
+reaches the engine: exit 3, nothing recorded.
+
+` + placeholderHelp + `submitted.
 
 The same request again (the same request_id and payload) is answered with its recorded
 decision: the text output says "recorded   earlier (the recorded answer to request ID
@@ -208,7 +174,7 @@ than now, or earlier than the last decision of the request's workflow, is refuse
 json. The log does not mark the time as given: decided_at is the time of --at. A
 request submitted before gets its recorded answer, whatever --at says.
 
-With -o json the output is one JSON object: the engine's Decision.`)
+With -o json the output is one JSON object: the engine's Decision.`
 
 // submitCommand is a command that records one request; kind, when set, is the kind the
 // request must have.
@@ -353,8 +319,9 @@ func recordedAnswer(ctx context.Context, b backend, body []byte) (recorded *engi
 
 // checkAt refuses a --at time later than now, or earlier than the last decision
 // recorded for the request's workflow: a log whose decisions go back in time would
-// misstate every deadline decided on it. A request naming no workflow (a start) or one the store does
-// not have is left to the engine, which blocks it.
+// misstate every deadline decided on it. A request naming no workflow (a start) or one
+// the store does not have is left to the engine, which blocks it. A log that cannot be
+// read refuses the time: the check fails closed.
 func checkAt(ctx context.Context, b backend, obj map[string]any, at time.Time) error {
 	if now := time.Now(); at.After(now) {
 		return negativef("--at %s is later than now (%s): a decision in the future would put the next ones back in time; nothing was submitted",
@@ -372,11 +339,13 @@ func checkAt(ctx context.Context, b backend, obj map[string]any, at time.Time) e
 		}
 		return nil
 	})
-	if errors.Is(err, store.ErrNotFound) || last == "" {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		return nil
-	}
-	if err != nil {
+	case err != nil:
 		return withHint(fmt.Errorf("--at: read the last decision of workflow %s: %w", workflow, err), "nothing was submitted: --at is checked against the workflow's last decision")
+	case last == "":
+		return nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, last)
 	if err != nil {
