@@ -18,15 +18,22 @@ import (
 
 var stateCmd = &command{
 	name:  "state",
-	args:  "--tenant T WORKFLOW",
+	args:  "--tenant T [--full] WORKFLOW",
 	short: "show a workflow's current state",
 	long: `State prints the current state of a workflow of tenant T from the store of --store:
 its pack and status, the state version, every artifact version with its status and
-hash, the counters, handoffs, approvals, open conflicts, defects and side effects.
+hash, the counters, handoffs, approvals (one row each, with the stages and artifact
+types it stands for), open conflicts, defects and side effects.
 
-With -o json the output is the engine's State object.`,
+Hashes are shortened to 12 hex digits. With --full the artifacts are listed one
+version a row with its id and full hash, and the approvals with the full hashes of the
+versions they approved: what a hand-written request can quote (or refer to with
+${ref:TYPE@N}, which submit, eval and validate resolve).
+
+With -o json the output is the engine's State object (hashes are always full).`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		tenant := fs.String("tenant", "", "the workflow's tenant `T` (required)")
+		full := fs.Bool("full", false, "print full hashes, one artifact version a row")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
 			if *tenant == "" {
 				return usagef("--tenant is required: every read is scoped by tenant")
@@ -46,14 +53,15 @@ With -o json the output is the engine's State object.`,
 			if c.json() {
 				return writeJSON(c.stdout, st)
 			}
-			printState(c.stdout, st)
+			printState(c.stdout, st, *full)
 			return nil
 		}
 	},
 }
 
 // printState writes a workflow state as text sections; empty sections are left out.
-func printState(w io.Writer, st *engine.State) {
+// full prints whole hashes, one artifact version a row.
+func printState(w io.Writer, st *engine.State, full bool) {
 	t := newTable(w)
 	row := func(label, value string) { fmt.Fprintf(t, "%s\t%s\n", label, value) }
 	row("workflow", st.WorkflowID)
@@ -76,9 +84,19 @@ func printState(w io.Writer, st *engine.State) {
 	}
 
 	s := section("ARTIFACTS")
-	if len(st.Artifacts) == 0 {
+	switch {
+	case len(st.Artifacts) == 0:
 		s.row("  (none)")
-	} else {
+	case full:
+		s.row("  TYPE", "VERSION", "STATUS", "ROLE", "ID", "HASH")
+		for _, typ := range sortedKeys(st.Artifacts) {
+			h := st.Artifacts[typ]
+			for _, k := range versionKeys(h.Versions) {
+				v := h.Versions[k]
+				s.row("  "+typ, "v"+k, v.Status, versionRole(h, v.Ref.Version), orDash(v.Ref.ID), orDash(v.Ref.Hash))
+			}
+		}
+	default:
 		s.row("  TYPE", "LATEST", "APPROVED", "VERSIONS")
 		for _, typ := range sortedKeys(st.Artifacts) {
 			h := st.Artifacts[typ]
@@ -108,9 +126,9 @@ func printState(w io.Writer, st *engine.State) {
 	}
 	if len(st.Approvals) > 0 {
 		s := section("APPROVALS")
-		for _, k := range sortedKeys(st.Approvals) {
-			a := st.Approvals[k]
-			s.row("  "+k, a.Decision, "by "+a.By, refsString(a.Artifacts))
+		s.row("  STAGE", "DECISION", "BY", "ARTIFACTS")
+		for _, a := range approvals(st.Approvals) {
+			s.row("  "+orDash(strings.Join(a.stages, ", ")), a.rec.Decision, a.rec.By, refsString(a.rec.Artifacts, full))
 		}
 		s.flush()
 	}
@@ -173,12 +191,64 @@ func hashPrefix(h string) string {
 	return alg + ":" + hex[:12]
 }
 
-func refsString(refs []engine.ArtifactRef) string {
+// refsString lists artifact versions, with their full hashes when full is set.
+func refsString(refs []engine.ArtifactRef, full bool) string {
 	var parts []string
 	for _, r := range refs {
-		parts = append(parts, fmt.Sprintf("%s v%d", r.Type, r.Version))
+		p := fmt.Sprintf("%s v%d", r.Type, r.Version)
+		if full {
+			p += " " + orDash(r.Hash)
+		}
+		parts = append(parts, p)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// versionRole says whether version n is its type's latest, approved one, both or
+// neither ("-").
+func versionRole(h *engine.ArtifactHistory, n int) string {
+	var roles []string
+	if n == h.Latest {
+		roles = append(roles, "latest")
+	}
+	if n == h.Approved {
+		roles = append(roles, "approved")
+	}
+	if len(roles) == 0 {
+		return "-"
+	}
+	return strings.Join(roles, ",")
+}
+
+// approval is one recorded approval and the stages it is filed under in
+// State.Approvals (it is also filed under each artifact type it approved).
+type approval struct {
+	stages []string
+	rec    *engine.ApprovalRecord
+}
+
+// approvals lists State.Approvals one approval a row: the engine files one approval
+// under its stage and under each artifact type it approved.
+func approvals(m map[string]*engine.ApprovalRecord) []approval {
+	var out []approval
+	index := map[string]int{}
+	for _, k := range sortedKeys(m) {
+		rec := m[k]
+		id, err := json.Marshal(rec)
+		if err != nil {
+			id = []byte(k)
+		}
+		i, ok := index[string(id)]
+		if !ok {
+			i = len(out)
+			index[string(id)] = i
+			out = append(out, approval{rec: rec})
+		}
+		if !slices.ContainsFunc(rec.Artifacts, func(r engine.ArtifactRef) bool { return r.Type == k }) {
+			out[i].stages = append(out[i].stages, k)
+		}
+	}
+	return out
 }
 
 func yesNo(b bool) string {

@@ -14,7 +14,6 @@ import (
 	"path"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -206,8 +205,8 @@ func run(ctx context.Context, eng Engine, s *Scenario, fn func(Result), keepGoin
 }
 
 // Player renders the requests of one workflow as Run does: it replaces the placeholders
-// (${workflow_id}, ${state_version}, ${conflict_id}, ${hash:TYPE@N}, ${ref:TYPE@N}) with
-// what the workflow's earlier decisions, passed to Observe, and its state say. A Player
+// (see Resolver) with what the workflow's earlier decisions, passed to Observe, and its
+// state say. A Player
 // is for one goroutine at a time.
 type Player struct{ p player }
 
@@ -259,71 +258,12 @@ func (p *player) render(ctx context.Context, raw json.RawMessage) ([]byte, error
 	if _, has := obj["workflow_id"]; !has && obj["kind"] != "start" && p.workflow != "" {
 		obj["workflow_id"] = p.workflow
 	}
-	out, err := p.replace(ctx, obj)
+	r := Resolver{Tenant: p.tenant, Workflow: p.workflow, Version: &p.version, ConflictID: p.conflictID, State: p.eng.State}
+	out, err := r.Replace(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(out)
-}
-
-func (p *player) replace(ctx context.Context, v any) (any, error) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			r, err := p.replace(ctx, e)
-			if err != nil {
-				return nil, err
-			}
-			x[k] = r
-		}
-		return x, nil
-	case []any:
-		for i, e := range x {
-			r, err := p.replace(ctx, e)
-			if err != nil {
-				return nil, err
-			}
-			x[i] = r
-		}
-		return x, nil
-	case string:
-		if strings.HasPrefix(x, "${") && strings.HasSuffix(x, "}") {
-			return p.placeholder(ctx, x[2:len(x)-1])
-		}
-	}
-	return v, nil
-}
-
-func (p *player) placeholder(ctx context.Context, name string) (any, error) {
-	switch {
-	case name == "workflow_id":
-		return p.workflow, nil
-	case name == "state_version":
-		return p.version, nil
-	case name == "conflict_id":
-		return p.conflictID, nil
-	case strings.HasPrefix(name, "hash:"), strings.HasPrefix(name, "ref:"):
-		kind, spec, _ := strings.Cut(name, ":")
-		typ, ver, ok := strings.Cut(spec, "@")
-		n, err := strconv.Atoi(ver)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("placeholder ${%s}: want TYPE@VERSION", name)
-		}
-		st, err := p.eng.State(ctx, p.tenant, p.workflow)
-		if err != nil {
-			return nil, fmt.Errorf("placeholder ${%s}: %w", name, err)
-		}
-		h := st.Artifacts[typ]
-		if h == nil || h.Versions[strconv.Itoa(n)] == nil {
-			return nil, fmt.Errorf("placeholder ${%s}: no such recorded version", name)
-		}
-		ref := h.Versions[strconv.Itoa(n)].Ref
-		if kind == "hash" {
-			return ref.Hash, nil
-		}
-		return map[string]any{"id": ref.ID, "type": ref.Type, "version": ref.Version, "hash": ref.Hash}, nil
-	}
-	return nil, fmt.Errorf("unknown placeholder ${%s}", name)
 }
 
 // redactionMismatch finds the decision's record (its workflow's log, else the tenant's
