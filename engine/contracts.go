@@ -3,8 +3,10 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"sort"
+	"strings"
 	"sync"
 
 	"cuelang.org/go/cue"
@@ -189,7 +191,7 @@ func compilePack(v cue.Value, checker *cueChecker) (*packContract, error) {
 		pc.terminal[t] = true
 	}
 	if err := checkStateMachine(head.Workflow.Statuses, head.Workflow.Terminal, head.Workflow.Initial, head.Workflow.Transitions); err != nil {
-		return nil, err
+		return nil, packError(p, pc.name, err, "workflow.transitions", "workflow.statuses", "workflow")
 	}
 	if !packRequests.Exists() {
 		return nil, fmt.Errorf("no #Requests definition (write #Requests: core.#Requests)")
@@ -275,10 +277,66 @@ func checkStateMachine(statuses, terminal []string, initial string, transitions 
 	return nil
 }
 
-// cueErr formats every CUE error with its position.
-func cueErr(err error) string {
-	return cueerrors.Details(err, nil)
+// contractsDir is the CUE module's directory in a bundle laid out as the repository is.
+const contractsDir = "contracts"
+
+// contractsFile names a file of the CUE module (loaded from its root, "/") under
+// contractsDir.
+func contractsFile(name string) string {
+	if rest, ok := strings.CutPrefix(name, "/"); ok {
+		return contractsDir + "/" + rest
+	}
+	return name
 }
+
+// packError places an error about a pack at the first of the fields that its own
+// files define (rather than core's schema), or at its directory.
+func packError(p cue.Value, pack string, err error, fields ...string) error {
+	for _, f := range fields {
+		v := p.LookupPath(cue.ParsePath(f))
+		// A field of a pack is its value unified with core's schema: look at each part.
+		vs := []cue.Value{v}
+		if op, parts := v.Expr(); op == cue.AndOp {
+			vs = append(vs, parts...)
+		}
+		for _, x := range vs {
+			if pos := x.Pos().Position(); strings.HasPrefix(pos.Filename, "/"+pack+"/") {
+				return &PositionError{File: contractsFile(pos.Filename), Line: pos.Line, Err: err}
+			}
+		}
+	}
+	return &PositionError{File: contractsDir + "/" + pack + "/", Err: err}
+}
+
+// cueErr formats every CUE error with its positions, the files named under contractsDir.
+func cueErr(err error) string {
+	return cueerrors.Details(err, &cueerrors.Config{Format: func(w io.Writer, format string, args ...any) {
+		// Print writes each position as "    %s" with the file name, then its line.
+		if format == "    %s" && len(args) == 1 {
+			if name, ok := args[0].(string); ok {
+				args[0] = contractsFile(name)
+			}
+		}
+		fmt.Fprintf(w, format, args...)
+	}})
+}
+
+// PositionError is an error at a place in a bundle: File is named as in a bundle laid
+// out as the repository is (contracts/..., policies/...).
+type PositionError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *PositionError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+func (e *PositionError) Unwrap() error { return e.Err }
 
 // tablesJSON is the canonical committed form of an exported table: sorted keys, two-space
 // indent, trailing newline.
