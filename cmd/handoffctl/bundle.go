@@ -58,7 +58,11 @@ var checkCmd = &command{
 Rego policy (with the non-deterministic builtins removed), every pack's entrypoint,
 and the committed contract tables, which must match their CUE source.
 
-It prints "ok" with the packs found, or the error and exits 3.`,
+It prints "ok" with the packs found, or "FAIL" and the error on stdout, and exits 3.
+'handoffctl lint' checks more: the tests, the reason codes' METADATA.
+
+With -o json: one JSON object {"ok", "bundle", "digest", "packs"} or {"ok": false,
+"bundle", "error"}.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		return func(ctx context.Context, c *cli, args []string) error {
 			if len(args) > 0 {
@@ -101,10 +105,10 @@ It prints "ok" with the packs found, or the error and exits 3.`,
 				}
 				fmt.Fprintf(c.stdout, "ok  %s: %d packs (%s)\n", rep.Bundle, len(rep.Packs), strings.Join(names, ", "))
 			} else {
-				fmt.Fprintf(c.stdout, "FAIL  %s\n", rep.Bundle)
-				fmt.Fprintf(c.stderr, "%s\n", rep.Error)
+				// The verdict and its cause together, on stdout: they are the result.
+				fmt.Fprintf(c.stdout, "FAIL  %s\n%s\n", rep.Bundle, strings.TrimRight(rep.Error, "\n"))
 				if h := hint(oerr); h != "" {
-					fmt.Fprintf(c.stderr, "hint: %s\n", h)
+					fmt.Fprintf(c.stdout, "hint: %s\n", h)
 				}
 			}
 			if !rep.OK {
