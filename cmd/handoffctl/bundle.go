@@ -104,7 +104,7 @@ With -o json: one JSON object {"ok", "bundle", "digest", "packs"} or {"ok": fals
 				for i, p := range rep.Packs {
 					names[i] = p.Name
 				}
-				fmt.Fprintf(c.stdout, "ok  %s: %d packs (%s)\n", rep.Bundle, len(rep.Packs), strings.Join(names, ", "))
+				fmt.Fprintf(c.stdout, "ok  %s: %s (%s)\n", rep.Bundle, count(len(rep.Packs), "pack", "packs"), strings.Join(names, ", "))
 			} else {
 				// The verdict and its cause together, on stdout: they are the result.
 				fmt.Fprintf(c.stdout, "FAIL  %s\n%s\n", rep.Bundle, strings.TrimRight(rep.Error, "\n"))
