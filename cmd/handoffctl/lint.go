@@ -34,6 +34,8 @@ var lintCmd = &command{
     the contract tables;
   - the contracts compile, and every non-terminal status of a pack's state machine
     has a transition out (as the engine checks at load);
+  - when all that holds, what 'handoffctl check' checks: the bundle loads as the
+    engine loads it (entrypoints included) and the committed tables are fresh;
   - in the repository, engine/capabilities.json (which 'opa check --capabilities' and
     'opa test --capabilities' read) is the engine's.
 
@@ -95,12 +97,7 @@ func (c *cli) lint(ctx context.Context, writeCaps bool) error {
 	var findings []finding
 	// The contracts, as the engine compiles them at load: the state machines included.
 	if _, err := engine.ExportTables(b); err != nil {
-		var pe *engine.PositionError
-		if errors.As(err, &pe) {
-			findings = append(findings, finding{File: pe.File, Line: pe.Line, Message: pe.Err.Error()})
-		} else {
-			findings = append(findings, finding{File: "contracts", Message: strings.TrimSpace(err.Error())})
-		}
+		findings = append(findings, errorFinding("contracts", err))
 	}
 	modules, fs, err := lintParse(b, root)
 	if err != nil {
@@ -111,6 +108,10 @@ func (c *cli) lint(ctx context.Context, writeCaps bool) error {
 		findings = append(findings, strictCheck(modules)...)
 	}
 	findings = append(findings, metadataFindings(modules)...)
+	if len(findings) == 0 {
+		// What check checks: the bundle loads as the engine loads it, tables fresh.
+		findings = append(findings, loadFindings(ctx, b)...)
+	}
 	if inRepo && isFile("go.mod") && isDir("engine") {
 		findings = append(findings, capabilitiesFinding()...)
 	}
@@ -140,6 +141,33 @@ func (c *cli) lint(ctx context.Context, writeCaps bool) error {
 	}
 	if len(findings) > 0 {
 		return negativef("%s", count(len(findings), "finding", "findings"))
+	}
+	return nil
+}
+
+// errorFinding is an error of the engine as a finding, placed where the error says, or
+// else in dir.
+func errorFinding(dir string, err error) finding {
+	var pe *engine.PositionError
+	if errors.As(err, &pe) {
+		return finding{File: pe.File, Line: pe.Line, Message: pe.Err.Error()}
+	}
+	return finding{File: dir, Message: strings.TrimSpace(err.Error())}
+}
+
+// loadFindings are what 'handoffctl check' finds: the bundle does not load, or its
+// committed tables are stale.
+func loadFindings(ctx context.Context, b engine.Bundle) []finding {
+	if _, err := engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b}); err != nil {
+		return []finding{errorFinding("policies", err)}
+	}
+	err := engine.CheckTables(b)
+	var stale *engine.StaleTablesError
+	if errors.As(err, &stale) {
+		return []finding{{File: "policies/" + stale.Path, Message: "stale: run 'handoffctl tables --write' to export the tables from CUE"}}
+	}
+	if err != nil {
+		return []finding{errorFinding("contracts", err)}
 	}
 	return nil
 }
