@@ -97,7 +97,7 @@ func (c *cli) format(paths []string, check bool) error {
 		}
 	}
 	if check && len(changed) > 0 {
-		return negativef("%s not formatted: run 'handoffctl fmt' to format %s", count(len(changed), "file is", "files are"), pronoun(len(changed)))
+		return negativef("%s not formatted: run 'handoffctl fmt' to format %s", numbered(len(changed), "file is", "files are"), itOrThem(len(changed)))
 	}
 	return nil
 }
@@ -150,15 +150,15 @@ func formatSource(name string, src []byte) ([]byte, error) {
 	})
 }
 
-// count says "1 file is" or "2 files are".
-func count(n int, one, many string) string {
+// numbered says "1 file is" or "2 files are".
+func numbered(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func pronoun(n int) string {
+func itOrThem(n int) string {
 	if n == 1 {
 		return "it"
 	}

@@ -60,14 +60,14 @@ With -o json: one JSON object {"ok", "bundle", "findings": [{"file", "line",
 	},
 }
 
-// finding is one thing lint found wrong.
-type finding struct {
+// lintFinding is one thing lint found wrong.
+type lintFinding struct {
 	File    string `json:"file"`
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message"`
 }
 
-func (f finding) String() string {
+func (f lintFinding) String() string {
 	if f.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.Message)
 	}
@@ -94,7 +94,7 @@ func (c *cli) lint(ctx context.Context, writeCaps bool) error {
 		}
 		fmt.Fprintf(c.stdout, "written  %s\n", engine.CapabilitiesFile)
 	}
-	var findings []finding
+	var findings []lintFinding
 	// The contracts, as the engine compiles them at load: the state machines included.
 	if _, err := engine.ExportTables(b); err != nil {
 		findings = append(findings, errorFinding("contracts", err))
@@ -123,12 +123,12 @@ func (c *cli) lint(ctx context.Context, writeCaps bool) error {
 	})
 	if c.json() {
 		if findings == nil {
-			findings = []finding{}
+			findings = []lintFinding{}
 		}
 		if err := writeJSON(c.stdout, struct {
-			OK       bool      `json:"ok"`
-			Bundle   string    `json:"bundle"`
-			Findings []finding `json:"findings"`
+			OK       bool          `json:"ok"`
+			Bundle   string        `json:"bundle"`
+			Findings []lintFinding `json:"findings"`
 		}{len(findings) == 0, label, findings}); err != nil {
 			return err
 		}
@@ -140,34 +140,34 @@ func (c *cli) lint(ctx context.Context, writeCaps bool) error {
 		}
 	}
 	if len(findings) > 0 {
-		return negativef("%s", count(len(findings), "finding", "findings"))
+		return negativef("%s", numbered(len(findings), "finding", "findings"))
 	}
 	return nil
 }
 
 // errorFinding is an error of the engine as a finding, placed where the error says, or
 // else in dir.
-func errorFinding(dir string, err error) finding {
+func errorFinding(dir string, err error) lintFinding {
 	var pe *engine.PositionError
 	if errors.As(err, &pe) {
-		return finding{File: pe.File, Line: pe.Line, Message: pe.Err.Error()}
+		return lintFinding{File: pe.File, Line: pe.Line, Message: pe.Err.Error()}
 	}
-	return finding{File: dir, Message: strings.TrimSpace(err.Error())}
+	return lintFinding{File: dir, Message: strings.TrimSpace(err.Error())}
 }
 
 // loadFindings are what 'handoffctl check' finds: the bundle does not load, or its
 // committed tables are stale.
-func loadFindings(ctx context.Context, b engine.Bundle) []finding {
+func loadFindings(ctx context.Context, b engine.Bundle) []lintFinding {
 	if _, err := engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b}); err != nil {
-		return []finding{errorFinding("policies", err)}
+		return []lintFinding{errorFinding("policies", err)}
 	}
 	err := engine.CheckTables(b)
 	var stale *engine.StaleTablesError
 	if errors.As(err, &stale) {
-		return []finding{{File: "policies/" + stale.Path, Message: "stale: run 'handoffctl tables --write' to export the tables from CUE"}}
+		return []lintFinding{{File: "policies/" + stale.Path, Message: "stale: run 'handoffctl tables --write' to export the tables from CUE"}}
 	}
 	if err != nil {
-		return []finding{errorFinding("contracts", err)}
+		return []lintFinding{errorFinding("contracts", err)}
 	}
 	return nil
 }
@@ -194,7 +194,7 @@ type lintModule struct {
 
 // lintParse parses every Rego file of the bundle's policies and, beside them, of
 // policies_test, each named by its path under the bundle's directory.
-func lintParse(b engine.Bundle, root string) (map[string]*lintModule, []finding, error) {
+func lintParse(b engine.Bundle, root string) (map[string]*lintModule, []lintFinding, error) {
 	trees := []struct {
 		dir  string
 		fsys fs.FS
@@ -206,7 +206,7 @@ func lintParse(b engine.Bundle, root string) (map[string]*lintModule, []finding,
 		}{"policies_test", os.DirFS(filepath.Join(root, "policies_test"))})
 	}
 	modules := map[string]*lintModule{}
-	var findings []finding
+	var findings []lintFinding
 	for _, t := range trees {
 		err := fs.WalkDir(t.fsys, ".", func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
@@ -239,7 +239,7 @@ func lintParse(b engine.Bundle, root string) (map[string]*lintModule, []finding,
 
 // strictCheck compiles the modules as 'opa check --strict' does, with the engine's
 // capabilities.
-func strictCheck(modules map[string]*lintModule) []finding {
+func strictCheck(modules map[string]*lintModule) []lintFinding {
 	ms := map[string]*ast.Module{}
 	for name, m := range modules {
 		ms[name] = m.module
@@ -251,10 +251,10 @@ func strictCheck(modules map[string]*lintModule) []finding {
 	return nil
 }
 
-func astFindings(errs ast.Errors) []finding {
-	var out []finding
+func astFindings(errs ast.Errors) []lintFinding {
+	var out []lintFinding
 	for _, e := range engine.PolicyErrors(errs, "") {
-		f := finding{Message: e.Code + ": " + e.Message}
+		f := lintFinding{Message: e.Code + ": " + e.Message}
 		if e.Location != nil {
 			f.File, f.Line = e.Location.File, e.Location.Row
 		}
@@ -269,8 +269,8 @@ var limitValue = regexp.MustCompile(`(limits\.[A-Za-z0-9_.]*[A-Za-z0-9_])\W{0,3}
 // metadataFindings checks the METADATA of the reason codes of the policies (tests left
 // out): every code a policy makes is declared by a rule's METADATA custom.code, with a
 // title and a description that does not state a limit's value.
-func metadataFindings(modules map[string]*lintModule) []finding {
-	var out []finding
+func metadataFindings(modules map[string]*lintModule) []lintFinding {
+	var out []lintFinding
 	declared := map[string]bool{}
 	type use struct {
 		file string
@@ -293,13 +293,13 @@ func metadataFindings(modules map[string]*lintModule) []finding {
 				row = a.Location.Row
 			}
 			if strings.TrimSpace(a.Title) == "" {
-				out = append(out, finding{File: name, Line: row, Message: fmt.Sprintf("the METADATA of reason %s has no title", code)})
+				out = append(out, lintFinding{File: name, Line: row, Message: fmt.Sprintf("the METADATA of reason %s has no title", code)})
 			}
 			if strings.TrimSpace(a.Description) == "" {
-				out = append(out, finding{File: name, Line: row, Message: fmt.Sprintf("the METADATA of reason %s has no description", code)})
+				out = append(out, lintFinding{File: name, Line: row, Message: fmt.Sprintf("the METADATA of reason %s has no description", code)})
 			}
 			for _, m := range limitValue.FindAllStringSubmatch(a.Description, -1) {
-				out = append(out, finding{File: name, Line: sourceRow(lm.src, row, m[0]), Message: fmt.Sprintf(
+				out = append(out, lintFinding{File: name, Line: sourceRow(lm.src, row, m[0]), Message: fmt.Sprintf(
 					"the description of reason %s states the value of %s (%s): name the limit only, its value is in the contract tables", code, m[1], m[2])})
 			}
 		}
@@ -315,7 +315,7 @@ func metadataFindings(modules map[string]*lintModule) []finding {
 	for _, code := range sortedKeys(made) {
 		if !declared[code] {
 			u := made[code]
-			out = append(out, finding{File: u.file, Line: u.row, Message: fmt.Sprintf(
+			out = append(out, lintFinding{File: u.file, Line: u.row, Message: fmt.Sprintf(
 				"reason %s is declared by no rule's METADATA (title, description and custom.code)", code)})
 		}
 	}
@@ -358,14 +358,14 @@ func sourceRow(src []byte, from int, text string) int {
 }
 
 // capabilitiesFinding says whether the repository's capabilities file is stale.
-func capabilitiesFinding() []finding {
+func capabilitiesFinding() []lintFinding {
 	want, err := engine.CapabilitiesJSON()
 	if err != nil {
-		return []finding{{File: engine.CapabilitiesFile, Message: err.Error()}}
+		return []lintFinding{{File: engine.CapabilitiesFile, Message: err.Error()}}
 	}
 	got, err := os.ReadFile(filepath.FromSlash(engine.CapabilitiesFile))
 	if err == nil && bytes.Equal(got, want) {
 		return nil
 	}
-	return []finding{{File: engine.CapabilitiesFile, Message: "not the engine's capabilities: run 'handoffctl lint --write-capabilities'"}}
+	return []lintFinding{{File: engine.CapabilitiesFile, Message: "not the engine's capabilities: run 'handoffctl lint --write-capabilities'"}}
 }
