@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -73,7 +74,7 @@ func compileContracts(fsys fs.FS, lazy bool) (*compiledContracts, error) {
 	cc.core = v
 	g := v.LookupPath(cue.ParsePath("guardrails"))
 	if err := g.Validate(cue.Concrete(true)); err != nil {
-		return nil, fmt.Errorf("engine: core guardrails: %s", cueErr(err))
+		return nil, contractError("engine: core guardrails", err)
 	}
 	if err := g.Decode(&cc.guardrails); err != nil {
 		return nil, fmt.Errorf("engine: core guardrails: %w", err)
@@ -101,11 +102,11 @@ func compileContracts(fsys fs.FS, lazy bool) (*compiledContracts, error) {
 func (cc *compiledContracts) build(dir string) (cue.Value, error) {
 	inst := load.Instances([]string{"./" + dir}, &load.Config{FS: cc.fsys, Dir: "/"})[0]
 	if inst.Err != nil {
-		return cue.Value{}, fmt.Errorf("engine: load contracts ./%s: %s", dir, cueErr(inst.Err))
+		return cue.Value{}, contractError("engine: load "+contractsDir+"/"+dir, inst.Err)
 	}
 	v := cc.ctx.BuildInstance(inst)
 	if err := v.Err(); err != nil {
-		return cue.Value{}, fmt.Errorf("engine: compile contracts ./%s: %s", dir, cueErr(err))
+		return cue.Value{}, contractError("engine: compile "+contractsDir+"/"+dir, err)
 	}
 	return v, nil
 }
@@ -152,7 +153,7 @@ func compilePack(v cue.Value, checker *cueChecker) (*packContract, error) {
 		return nil, fmt.Errorf("no value named pack")
 	}
 	if err := p.Validate(cue.Concrete(true)); err != nil {
-		return nil, fmt.Errorf("pack tables: %s", cueErr(err))
+		return nil, contractError("pack tables", err)
 	}
 	pc := &packContract{requests: map[string]*validator{}, artifacts: map[string]*validator{}, terminal: map[string]bool{}}
 	var tables map[string]any
@@ -162,7 +163,7 @@ func compilePack(v cue.Value, checker *cueChecker) (*packContract, error) {
 	pc.tables = tables
 	if c := v.LookupPath(cue.ParsePath("config")); c.Exists() {
 		if err := c.Validate(cue.Concrete(true)); err != nil {
-			return nil, fmt.Errorf("pack config: %s", cueErr(err))
+			return nil, contractError("pack config", err)
 		}
 		if err := c.Decode(&pc.config); err != nil {
 			return nil, fmt.Errorf("pack config: %w", err)
@@ -319,6 +320,29 @@ func cueErr(err error) string {
 		}
 		fmt.Fprintf(w, format, args...)
 	}})
+}
+
+// ContractError is a CUE contract that does not load, compile or validate: its message
+// is every CUE error with its positions, and Errs the same errors one by one, each at
+// its first position.
+type ContractError struct {
+	msg  string
+	Errs []*PositionError
+}
+
+func (e *ContractError) Error() string { return e.msg }
+
+func contractError(prefix string, err error) *ContractError {
+	ce := &ContractError{msg: prefix + ": " + cueErr(err)}
+	for _, e := range cueerrors.Errors(err) {
+		pe := &PositionError{File: contractsDir, Err: errors.New(cueerrors.String(e))}
+		if ps := cueerrors.Positions(e); len(ps) > 0 {
+			pos := ps[0].Position()
+			pe.File, pe.Line = contractsFile(pos.Filename), pos.Line
+		}
+		ce.Errs = append(ce.Errs, pe)
+	}
+	return ce
 }
 
 // PositionError is an error at a place in a bundle: File is named as in a bundle laid

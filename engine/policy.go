@@ -258,7 +258,7 @@ func (g *policyGroup) compile(ctx context.Context, cp *compiledPolicies) (map[st
 			// A module declares the package of its directory: a pack's files are
 			// compiled only with that pack.
 			if o := moduleOwner(m); o != fileOwner(path) && fileOwner(path) != "" {
-				return nil, fmt.Errorf("engine: %s declares package %s, outside its directory", path, m.Package.Path)
+				return nil, fmt.Errorf("engine: %s/%s declares package %s, outside its directory", policiesDir, path, m.Package.Path)
 			}
 			g.modules[path] = m
 		}

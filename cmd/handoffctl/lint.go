@@ -97,7 +97,14 @@ func (c *cli) lint(ctx context.Context, writeCaps bool) error {
 	var findings []lintFinding
 	// The contracts, as the engine compiles them at load: the state machines included.
 	if _, err := engine.ExportTables(b); err != nil {
-		findings = append(findings, errorFinding("contracts", err))
+		var ce *engine.ContractError
+		if errors.As(err, &ce) && len(ce.Errs) > 0 {
+			for _, e := range ce.Errs {
+				findings = append(findings, errorFinding("contracts", e))
+			}
+		} else {
+			findings = append(findings, errorFinding("contracts", err))
+		}
 	}
 	modules, fs, err := lintParse(b, root)
 	if err != nil {
