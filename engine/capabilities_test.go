@@ -78,7 +78,11 @@ func TestContractErrorsNameTheBundleFile(t *testing.T) {
 	cfs["toy/broken.cue"] = &fstest.MapFile{Data: []byte("package toy\n\nx: 1 & 2\n")}
 	_, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "\n    contracts/toy/broken.cue:3:")
+	assert.Contains(t, err.Error(), "engine: compile contracts/toy: x: conflicting values 2 and 1:\n    contracts/toy/broken.cue:3:")
+	var ce *ContractError
+	require.True(t, errors.As(err, &ce), "got %T", err)
+	require.Len(t, ce.Errs, 1)
+	assert.Equal(t, "contracts/toy/broken.cue:3: x: conflicting values 2 and 1", ce.Errs[0].Error())
 
 	delete(cfs, "toy/broken.cue")
 	src := strings.Replace(toyContract, `{from: "OPEN", to: "DONE"}`, `{from: "NEW", to: "DONE"}`, 1)

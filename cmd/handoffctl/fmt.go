@@ -35,12 +35,12 @@ that would change, with --check).`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		check := fs.Bool("check", false, "write nothing: list the files that would change and exit 3 if any")
 		return func(ctx context.Context, c *cli, args []string) error {
-			return c.format(args, *check)
+			return c.formatFiles(args, *check)
 		}
 	},
 }
 
-func (c *cli) format(paths []string, check bool) error {
+func (c *cli) formatFiles(paths []string, check bool) error {
 	if len(paths) == 0 {
 		root := "."
 		if c.bundle.set {

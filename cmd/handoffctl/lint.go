@@ -106,12 +106,12 @@ func (c *cli) lint(ctx context.Context, writeCaps bool) error {
 			findings = append(findings, errorFinding("contracts", err))
 		}
 	}
-	modules, fs, err := lintParse(b, root)
+	modules, parseFindings, err := lintParse(b, root)
 	if err != nil {
 		return err
 	}
-	findings = append(findings, fs...)
-	if len(fs) == 0 {
+	findings = append(findings, parseFindings...)
+	if len(parseFindings) == 0 {
 		findings = append(findings, strictCheck(modules)...)
 	}
 	findings = append(findings, metadataFindings(modules)...)
