@@ -2,9 +2,12 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"sort"
+	"strings"
 	"sync"
 
 	"cuelang.org/go/cue"
@@ -71,7 +74,7 @@ func compileContracts(fsys fs.FS, lazy bool) (*compiledContracts, error) {
 	cc.core = v
 	g := v.LookupPath(cue.ParsePath("guardrails"))
 	if err := g.Validate(cue.Concrete(true)); err != nil {
-		return nil, fmt.Errorf("engine: core guardrails: %s", cueErr(err))
+		return nil, contractError("engine: core guardrails", err)
 	}
 	if err := g.Decode(&cc.guardrails); err != nil {
 		return nil, fmt.Errorf("engine: core guardrails: %w", err)
@@ -99,11 +102,11 @@ func compileContracts(fsys fs.FS, lazy bool) (*compiledContracts, error) {
 func (cc *compiledContracts) build(dir string) (cue.Value, error) {
 	inst := load.Instances([]string{"./" + dir}, &load.Config{FS: cc.fsys, Dir: "/"})[0]
 	if inst.Err != nil {
-		return cue.Value{}, fmt.Errorf("engine: load contracts ./%s: %s", dir, cueErr(inst.Err))
+		return cue.Value{}, contractError("engine: load "+contractsDir+"/"+dir, inst.Err)
 	}
 	v := cc.ctx.BuildInstance(inst)
 	if err := v.Err(); err != nil {
-		return cue.Value{}, fmt.Errorf("engine: compile contracts ./%s: %s", dir, cueErr(err))
+		return cue.Value{}, contractError("engine: compile "+contractsDir+"/"+dir, err)
 	}
 	return v, nil
 }
@@ -150,7 +153,7 @@ func compilePack(v cue.Value, checker *cueChecker) (*packContract, error) {
 		return nil, fmt.Errorf("no value named pack")
 	}
 	if err := p.Validate(cue.Concrete(true)); err != nil {
-		return nil, fmt.Errorf("pack tables: %s", cueErr(err))
+		return nil, contractError("pack tables", err)
 	}
 	pc := &packContract{requests: map[string]*validator{}, artifacts: map[string]*validator{}, terminal: map[string]bool{}}
 	var tables map[string]any
@@ -160,7 +163,7 @@ func compilePack(v cue.Value, checker *cueChecker) (*packContract, error) {
 	pc.tables = tables
 	if c := v.LookupPath(cue.ParsePath("config")); c.Exists() {
 		if err := c.Validate(cue.Concrete(true)); err != nil {
-			return nil, fmt.Errorf("pack config: %s", cueErr(err))
+			return nil, contractError("pack config", err)
 		}
 		if err := c.Decode(&pc.config); err != nil {
 			return nil, fmt.Errorf("pack config: %w", err)
@@ -189,7 +192,7 @@ func compilePack(v cue.Value, checker *cueChecker) (*packContract, error) {
 		pc.terminal[t] = true
 	}
 	if err := checkStateMachine(head.Workflow.Statuses, head.Workflow.Terminal, head.Workflow.Initial, head.Workflow.Transitions); err != nil {
-		return nil, err
+		return nil, packError(p, pc.name, err, "workflow.transitions", "workflow.statuses", "workflow")
 	}
 	if !packRequests.Exists() {
 		return nil, fmt.Errorf("no #Requests definition (write #Requests: core.#Requests)")
@@ -275,10 +278,89 @@ func checkStateMachine(statuses, terminal []string, initial string, transitions 
 	return nil
 }
 
-// cueErr formats every CUE error with its position.
-func cueErr(err error) string {
-	return cueerrors.Details(err, nil)
+// contractsDir is the CUE module's directory in a bundle laid out as the repository is.
+const contractsDir = "contracts"
+
+// contractsFile names a file of the CUE module (loaded from its root, "/") under
+// contractsDir.
+func contractsFile(name string) string {
+	if rest, ok := strings.CutPrefix(name, "/"); ok {
+		return contractsDir + "/" + rest
+	}
+	return name
 }
+
+// packError places an error about a pack at the first of the fields that its own
+// files define (rather than core's schema), or at its directory.
+func packError(p cue.Value, pack string, err error, fields ...string) error {
+	for _, f := range fields {
+		v := p.LookupPath(cue.ParsePath(f))
+		// A field of a pack is its value unified with core's schema: look at each part.
+		vs := []cue.Value{v}
+		if op, parts := v.Expr(); op == cue.AndOp {
+			vs = append(vs, parts...)
+		}
+		for _, x := range vs {
+			if pos := x.Pos().Position(); strings.HasPrefix(pos.Filename, "/"+pack+"/") {
+				return &PositionError{File: contractsFile(pos.Filename), Line: pos.Line, Err: err}
+			}
+		}
+	}
+	return &PositionError{File: contractsDir + "/" + pack + "/", Err: err}
+}
+
+// cueErr formats every CUE error with its positions, the files named under contractsDir.
+func cueErr(err error) string {
+	return cueerrors.Details(err, &cueerrors.Config{Format: func(w io.Writer, format string, args ...any) {
+		// Print writes each position as "    %s" with the file name, then its line.
+		if format == "    %s" && len(args) == 1 {
+			if name, ok := args[0].(string); ok {
+				args[0] = contractsFile(name)
+			}
+		}
+		fmt.Fprintf(w, format, args...)
+	}})
+}
+
+// ContractError is a CUE contract that does not load, compile or validate: its message
+// is every CUE error with its positions, and Errs the same errors one by one, each at
+// its first position.
+type ContractError struct {
+	msg  string
+	Errs []*PositionError
+}
+
+func (e *ContractError) Error() string { return e.msg }
+
+func contractError(prefix string, err error) *ContractError {
+	ce := &ContractError{msg: prefix + ": " + cueErr(err)}
+	for _, e := range cueerrors.Errors(err) {
+		pe := &PositionError{File: contractsDir, Err: errors.New(cueerrors.String(e))}
+		if ps := cueerrors.Positions(e); len(ps) > 0 {
+			pos := ps[0].Position()
+			pe.File, pe.Line = contractsFile(pos.Filename), pos.Line
+		}
+		ce.Errs = append(ce.Errs, pe)
+	}
+	return ce
+}
+
+// PositionError is an error at a place in a bundle: File is named as in a bundle laid
+// out as the repository is (contracts/..., policies/...).
+type PositionError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *PositionError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+func (e *PositionError) Unwrap() error { return e.Err }
 
 // tablesJSON is the canonical committed form of an exported table: sorted keys, two-space
 // indent, trailing newline.

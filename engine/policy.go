@@ -20,34 +20,6 @@ import (
 // coreEntrypoint decides requests the engine cannot route to a pack: it always blocks.
 const coreEntrypoint = "data.handoff.core.decision"
 
-// removedBuiltins reach outside the process or are not deterministic. A policy that
-// calls one fails to load, so a decision can always be replayed from its input. Every
-// net.* and rand.* builtin is removed as well.
-var removedBuiltins = map[string]bool{
-	"http.send":              true,
-	"opa.runtime":            true,
-	"time.now_ns":            true,
-	"uuid.rfc4122":           true,
-	"providers.aws.sign_req": true,
-	"io.jwt.encode_sign":     true, // ECDSA signatures are randomized
-	"io.jwt.encode_sign_raw": true,
-}
-
-// capabilities are OPA's builtins less the removed ones.
-func capabilities() *ast.Capabilities {
-	caps := ast.CapabilitiesForThisVersion()
-	kept := caps.Builtins[:0]
-	for _, b := range caps.Builtins {
-		if removedBuiltins[b.Name] || strings.HasPrefix(b.Name, "net.") || strings.HasPrefix(b.Name, "rand.") {
-			continue
-		}
-		kept = append(kept, b)
-	}
-	caps.Builtins = kept
-	caps.AllowNet = []string{}
-	return caps
-}
-
 // compiledPolicies holds one prepared query per entrypoint: the core one and one per
 // pack. By default a single compiler serves them all. With lazy compilation each
 // entrypoint has a compiler of its own, over the core modules, the modules shared by
@@ -85,7 +57,7 @@ type policyGroup struct {
 // that a policy that does not compile fails here; with lazy, each entrypoint's group is
 // compiled when the entrypoint is first evaluated.
 func compilePolicies(ctx context.Context, fsys fs.FS, tables tableSource, lazy bool) (*compiledPolicies, error) {
-	caps := capabilities()
+	caps := Capabilities()
 	// With lazy compilation the loader reads the data files only; the Rego files are
 	// read and parsed a pack at a time.
 	skip := func(abspath string, info fs.FileInfo, depth int) bool {
@@ -94,7 +66,7 @@ func compilePolicies(ctx context.Context, fsys fs.FS, tables tableSource, lazy b
 	res, err := loader.NewFileLoader().WithFS(fsys).WithCapabilities(caps).WithProcessAnnotation(true).
 		Filtered([]string{"."}, skip)
 	if err != nil {
-		return nil, fmt.Errorf("engine: load policies: %w", err)
+		return nil, fmt.Errorf("engine: load policies: %w", policyError(err))
 	}
 	// The contract tables are the CUE values, whatever the committed copies say: those are
 	// the fixture stock `opa test` reads. With lazy compilation a pack's tables join the
@@ -181,10 +153,10 @@ func fileOwner(path string) string {
 // parse parses policy files as the loader does.
 func parse(path string, src []byte) (*ast.Module, error) {
 	m, err := ast.ParseModuleWithOpts(path, string(src), ast.ParserOptions{
-		RegoVersion: ast.RegoV1, ProcessAnnotation: true, Capabilities: capabilities(),
+		RegoVersion: ast.RegoV1, ProcessAnnotation: true, Capabilities: Capabilities(),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("engine: load policies: %w", err)
+		return nil, fmt.Errorf("engine: load policies: %w", policyError(err))
 	}
 	return m, nil
 }
@@ -286,7 +258,7 @@ func (g *policyGroup) compile(ctx context.Context, cp *compiledPolicies) (map[st
 			// A module declares the package of its directory: a pack's files are
 			// compiled only with that pack.
 			if o := moduleOwner(m); o != fileOwner(path) && fileOwner(path) != "" {
-				return nil, fmt.Errorf("engine: %s declares package %s, outside its directory", path, m.Package.Path)
+				return nil, fmt.Errorf("engine: %s/%s declares package %s, outside its directory", policiesDir, path, m.Package.Path)
 			}
 			g.modules[path] = m
 		}
@@ -296,9 +268,9 @@ func (g *policyGroup) compile(ctx context.Context, cp *compiledPolicies) (map[st
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	g.modules[memoHintFile] = hint
-	compiler := ast.NewCompiler().WithCapabilities(capabilities()).WithStrict(true).WithEnablePrintStatements(false)
+	compiler := ast.NewCompiler().WithCapabilities(Capabilities()).WithStrict(true).WithEnablePrintStatements(false)
 	if compiler.Compile(g.modules); compiler.Failed() {
-		return nil, fmt.Errorf("engine: compile policies: %v", compiler.Errors)
+		return nil, fmt.Errorf("engine: compile policies: %v", PolicyErrors(compiler.Errors, policiesDir))
 	}
 	store := cp.store
 	if g.owner != "" && g.owner != "core" {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 var packsCmd = &command{
@@ -58,7 +59,11 @@ var checkCmd = &command{
 Rego policy (with the non-deterministic builtins removed), every pack's entrypoint,
 and the committed contract tables, which must match their CUE source.
 
-It prints "ok" with the packs found, or the error and exits 3.`,
+It prints "ok" with the packs found, or "FAIL" and the error on stdout, and exits 3.
+'handoffctl lint' checks more: the tests, the reason codes' METADATA.
+
+With -o json: one JSON object {"ok", "bundle", "digest", "packs"} or {"ok": false,
+"bundle", "error"}.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		return func(ctx context.Context, c *cli, args []string) error {
 			if len(args) > 0 {
@@ -99,12 +104,12 @@ It prints "ok" with the packs found, or the error and exits 3.`,
 				for i, p := range rep.Packs {
 					names[i] = p.Name
 				}
-				fmt.Fprintf(c.stdout, "ok  %s: %d packs (%s)\n", rep.Bundle, len(rep.Packs), strings.Join(names, ", "))
+				fmt.Fprintf(c.stdout, "ok  %s: %s (%s)\n", rep.Bundle, numbered(len(rep.Packs), "pack", "packs"), strings.Join(names, ", "))
 			} else {
-				fmt.Fprintf(c.stdout, "FAIL  %s\n", rep.Bundle)
-				fmt.Fprintf(c.stderr, "%s\n", rep.Error)
+				// The verdict and its cause together, on stdout: they are the result.
+				fmt.Fprintf(c.stdout, "FAIL  %s\n%s\n", rep.Bundle, strings.TrimRight(rep.Error, "\n"))
 				if h := hint(oerr); h != "" {
-					fmt.Fprintf(c.stderr, "hint: %s\n", h)
+					fmt.Fprintf(c.stdout, "hint: %s\n", h)
 				}
 			}
 			if !rep.OK {
@@ -130,11 +135,15 @@ var tablesCmd = &command{
 	long: `Tables exports the contract tables of every pack from CUE (the single source of
 truth) and compares them with the JSON files committed under policies/, which Rego
 reads as data. It lists each file as ok, stale or missing and exits 3 when any is not
-ok. With --write it writes the stale and missing files.
+ok. For a stale file it shows where it differs: the paths of the values, then the
+diff of the lines (the first 40). With --write it writes the stale and missing files.
 
 The tables are those of --bundle DIR (written to DIR/policies), or, without
 --bundle, of the repository in the current directory (./contracts and ./policies).
-Outside a repository the shipped bundle is checked; it cannot be written.`,
+Outside a repository the shipped bundle is checked; it cannot be written.
+
+With -o json: one JSON array of files {"path", "status"}, a stale file with "keys"
+(the paths of the values that differ) and "diff" (the whole diff).`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		write := fs.Bool("write", false, "write the stale and missing table files")
 		return func(ctx context.Context, c *cli, args []string) error {
@@ -150,7 +159,17 @@ Outside a repository the shipped bundle is checked; it cannot be written.`,
 type tableFile struct {
 	Path   string `json:"path"`
 	Status string `json:"status"` // ok, stale, missing, written
+	// Keys are the paths of the values that differ (at most maxStaleKeys), and Diff the
+	// unified diff from the committed copy to the export, when stale.
+	Keys []string `json:"keys,omitempty"`
+	Diff string   `json:"diff,omitempty"`
 }
+
+// maxStaleKeys and maxDiffLines bound what tables shows of a stale file.
+const (
+	maxStaleKeys = 10
+	maxDiffLines = 40
+)
 
 func (c *cli) tables(write bool) error {
 	src, dir, err := c.tablesSource()
@@ -178,6 +197,11 @@ func (c *cli) tables(write bool) error {
 		case !sameJSON(got, want[p]):
 			status = "stale"
 		}
+		var keys []string
+		var delta string
+		if status == "stale" {
+			keys, delta = tableDiff(got, want[p])
+		}
 		if write && !bytes.Equal(got, want[p]) {
 			full := filepath.Join(dir, filepath.FromSlash(p))
 			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -191,7 +215,7 @@ func (c *cli) tables(write bool) error {
 		if status == "stale" || status == "missing" {
 			notOK++
 		}
-		files = append(files, tableFile{Path: filepath.ToSlash(filepath.Join(dirLabel(dir), p)), Status: status})
+		files = append(files, tableFile{Path: filepath.ToSlash(filepath.Join(dirLabel(dir), p)), Status: status, Keys: keys, Diff: delta})
 	}
 	if c.json() {
 		if err := writeJSON(c.stdout, files); err != nil {
@@ -200,10 +224,27 @@ func (c *cli) tables(write bool) error {
 	} else {
 		for _, f := range files {
 			fmt.Fprintf(c.stdout, "%-8s %s\n", f.Status, f.Path)
+			if len(f.Keys) > 0 {
+				fmt.Fprintf(c.stdout, "  differs at %s\n", strings.Join(f.Keys, ", "))
+			}
+			if f.Diff != "" {
+				lines := strings.Split(strings.TrimRight(f.Diff, "\n"), "\n")
+				more := len(lines) - maxDiffLines
+				if more > 0 {
+					lines = lines[:maxDiffLines]
+				}
+				for _, l := range lines {
+					fmt.Fprintf(c.stdout, "  %s\n", l)
+				}
+				if more > 0 {
+					fmt.Fprintf(c.stdout, "  ... and %s (-o json has the whole diff)\n", numbered(more, "more line", "more lines"))
+				}
+			}
 		}
 	}
 	if notOK > 0 {
-		return negativef("%d table files are not up to date: run 'handoffctl tables --write' to export them from CUE", notOK)
+		return negativef("%s not up to date: run 'handoffctl tables --write' to export %s from CUE",
+			numbered(notOK, "table file is", "table files are"), itOrThem(notOK))
 	}
 	return nil
 }
@@ -226,6 +267,74 @@ func dirLabel(dir string) string {
 		return "(shipped)"
 	}
 	return dir
+}
+
+// tableDiff says where a committed table differs from its export: the paths of the
+// values that differ and the diff of their lines, both in the committed form.
+func tableDiff(committed, exported []byte) ([]string, string) {
+	var cv, ev any
+	if json.Unmarshal(committed, &cv) != nil || json.Unmarshal(exported, &ev) != nil {
+		return nil, lineDiff(committed, exported)
+	}
+	var keys []string
+	valueDiff("", cv, ev, &keys)
+	if len(keys) > maxStaleKeys {
+		keys = append(keys[:maxStaleKeys], fmt.Sprintf("and %d more", len(keys)-maxStaleKeys))
+	}
+	// The committed copy in the committed form: only the values differ.
+	if b, err := json.MarshalIndent(cv, "", "  "); err == nil {
+		committed = append(b, '\n')
+	}
+	return keys, lineDiff(committed, exported)
+}
+
+// lineDiff is the unified diff from a committed table to its export.
+func lineDiff(committed, exported []byte) string {
+	d := string(diff.Diff("committed", committed, "exported from CUE", exported))
+	// The first line repeats the names of the next two.
+	if _, rest, ok := strings.Cut(d, "\n"); ok && strings.HasPrefix(d, "diff ") {
+		d = rest
+	}
+	return d
+}
+
+// valueDiff appends to keys the paths at which two JSON values differ: a key of objects
+// on both sides is followed, anything else that differs is one path.
+func valueDiff(path string, a, b any, keys *[]string) {
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if !aok || !bok {
+		if !reflect.DeepEqual(a, b) {
+			if path == "" {
+				path = "(the whole document)"
+			}
+			*keys = append(*keys, path)
+		}
+		return
+	}
+	all := map[string]bool{}
+	for k := range am {
+		all[k] = true
+	}
+	for k := range bm {
+		all[k] = true
+	}
+	for _, k := range sortedKeys(all) {
+		p := k
+		if path != "" {
+			p = path + "." + k
+		}
+		av, ina := am[k]
+		bv, inb := bm[k]
+		switch {
+		case !ina:
+			*keys = append(*keys, p+" (missing)")
+		case !inb:
+			*keys = append(*keys, p+" (not exported)")
+		default:
+			valueDiff(p, av, bv, keys)
+		}
+	}
 }
 
 // sameJSON says whether two JSON documents hold the same value.

@@ -48,7 +48,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		packsCmd, checkCmd, tablesCmd,
+		packsCmd, checkCmd, tablesCmd, fmtCmd, lintCmd,
 		validateCmd, evalCmd, startCmd, submitCmd,
 		stateCmd, logCmd, verifyCmd,
 		reasonsCmd, runCmd, testCmd, benchCmd,

@@ -335,9 +335,9 @@ reasons contains r if {
 # METADATA
 # title: Review cycles exhausted
 # description: >-
-#   The workflow already used limits.max_review_cycles (2) revision cycles: any return
-#   after cycle 2 (a repeated S2/S3 defect, a new S2, an S1 alone) escalates to a person,
-#   and the QA_REPORT records the result escalate. No third automatic loop (CTRL-3).
+#   The workflow already used its limits.max_review_cycles revision cycles: any further
+#   return (a repeated S2/S3 defect, a new S2, an S1 alone) escalates to a person, and the
+#   QA_REPORT records the result escalate. No automatic loop beyond the limit (CTRL-3).
 #   Research revisions have the same bound.
 # custom:
 #   code: REVIEW_CYCLES_EXHAUSTED
