@@ -115,6 +115,11 @@ func (c *cli) lint(ctx context.Context, writeCaps bool) error {
 		findings = append(findings, strictCheck(modules)...)
 	}
 	findings = append(findings, metadataFindings(modules)...)
+	contractText, err := contractDescriptionFindings(b)
+	if err != nil {
+		return err
+	}
+	findings = append(findings, contractText...)
 	if len(findings) == 0 {
 		// What check checks: the bundle loads as the engine loads it, tables fresh.
 		findings = append(findings, loadFindings(ctx, b)...)
@@ -272,6 +277,33 @@ func astFindings(errs ast.Errors) []lintFinding {
 
 // limitValue is a limit named with a number after it: "limits.max_review_cycles (2)".
 var limitValue = regexp.MustCompile(`(limits\.[A-Za-z0-9_.]*[A-Za-z0-9_])\W{0,3}(\d+)`)
+
+// contractDescriptionFindings holds the descriptions written in the CUE contracts
+// (gates, rules; exported to the tables and shown to people) to the same rule as the
+// METADATA: a limit is named, its value is not stated.
+func contractDescriptionFindings(b engine.Bundle) ([]lintFinding, error) {
+	var out []lintFinding
+	err := fs.WalkDir(b.Contracts, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".cue") {
+			return err
+		}
+		src, err := fs.ReadFile(b.Contracts, p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if !strings.Contains(line, "description") {
+				continue
+			}
+			for _, m := range limitValue.FindAllStringSubmatch(line, -1) {
+				out = append(out, lintFinding{File: "contracts/" + p, Line: i + 1, Message: fmt.Sprintf(
+					"a description states the value of %s (%s): name the limit only, its value is in the contract tables", m[1], m[2])})
+			}
+		}
+		return nil
+	})
+	return out, err
+}
 
 // metadataFindings checks the METADATA of the reason codes of the policies (tests left
 // out): every code a policy makes is declared by a rule's METADATA custom.code, with a

@@ -120,9 +120,9 @@ func (l *listFlag) Set(s string) error {
 }
 
 // testCapabilities are the capabilities the policies and tests are compiled with: the
-// one place they are chosen.
+// engine's, so that a test cannot pass on a builtin the engine removes.
 func testCapabilities() *ast.Capabilities {
-	return ast.CapabilitiesForThisVersion()
+	return engine.Capabilities()
 }
 
 // testLine is the JSON form of one test result.
@@ -215,7 +215,11 @@ func (c *cli) testOnce(ctx context.Context, root string, paths []string, o testO
 	start := time.Now()
 	ch, err := runner.RunTests(ctx, txn)
 	if err != nil {
-		return withHint(fmt.Errorf("compile policies and tests: %w", err), "'go tool opa check --strict' shows the same errors")
+		var errs ast.Errors
+		if errors.As(err, &errs) {
+			err = engine.PolicyErrors(errs, "")
+		}
+		return withHint(fmt.Errorf("compile policies and tests: %w", err), "'handoffctl lint' shows the same errors")
 	}
 	label := "test"
 	if o.coverage {
