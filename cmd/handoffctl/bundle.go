@@ -104,7 +104,7 @@ With -o json: one JSON object {"ok", "bundle", "digest", "packs"} or {"ok": fals
 				for i, p := range rep.Packs {
 					names[i] = p.Name
 				}
-				fmt.Fprintf(c.stdout, "ok  %s: %s (%s)\n", rep.Bundle, numbered(len(rep.Packs), "pack", "packs"), strings.Join(names, ", "))
+				fmt.Fprintf(c.stdout, "ok  %s: %s (%s)\n", rep.Bundle, count(len(rep.Packs), "pack"), strings.Join(names, ", "))
 			} else {
 				// The verdict and its cause together, on stdout: they are the result.
 				fmt.Fprintf(c.stdout, "FAIL  %s\n%s\n", rep.Bundle, strings.TrimRight(rep.Error, "\n"))
@@ -237,7 +237,7 @@ func (c *cli) tables(write bool) error {
 					fmt.Fprintf(c.stdout, "  %s\n", l)
 				}
 				if more > 0 {
-					fmt.Fprintf(c.stdout, "  ... and %s (-o json has the whole diff)\n", numbered(more, "more line", "more lines"))
+					fmt.Fprintf(c.stdout, "  ... and %s (-o json has the whole diff)\n", count(more, "more line"))
 				}
 			}
 		}

@@ -150,13 +150,6 @@ func formatSource(name string, src []byte) ([]byte, error) {
 	})
 }
 
-// numbered says "1 file is" or "2 files are".
-func numbered(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
 
 func itOrThem(n int) string {
 	if n == 1 {

@@ -152,7 +152,7 @@ func (c *cli) lint(ctx context.Context, writeCaps bool) error {
 		}
 	}
 	if len(findings) > 0 {
-		return negativef("%s", numbered(len(findings), "finding", "findings"))
+		return negativef("%s", count(len(findings), "finding"))
 	}
 	return nil
 }

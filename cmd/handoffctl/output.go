@@ -52,10 +52,15 @@ func (t *table) flush() { _ = t.tw.Flush() }
 // count writes n and the noun, plural unless n is one: "1 record", "2 records",
 // "3 policies". The noun's last word is the one made plural.
 func count[N int | int64 | uint64](n N, noun string) string {
+	return numbered(n, noun, plural(noun))
+}
+
+// numbered writes n and the phrase for one, or for many: numbered(n, "file is", "files are").
+func numbered[N int | int64 | uint64](n N, one, many string) string {
 	if n == 1 {
-		return fmt.Sprintf("1 %s", noun)
+		return "1 " + one
 	}
-	return fmt.Sprintf("%d %s", n, plural(noun))
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // plural is the plural of an English noun that follows the common rules.
