@@ -142,7 +142,7 @@ func (r coverageReport) print(c *cli) {
 		if p.Coverage < r.Min {
 			mark = fmt.Sprintf("BELOW %.0f%%", r.Min)
 		}
-		fmt.Fprintf(t, "pack %s\t%5.1f%%\t%d of %d lines\t%s\n", p.Name, p.Coverage, p.Covered, p.Covered+p.NotCovered, mark)
+		fmt.Fprintf(t, "pack %s\t%5.1f%%\t%d of %s\t%s\n", p.Name, p.Coverage, p.Covered, count(p.Covered+p.NotCovered, "line"), mark)
 	}
 	t.flush()
 }

@@ -93,7 +93,7 @@ The output is always JSON lines (NDJSON: one event object per line), with or wit
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stderr, "%d decisions written to %s\n", n, *out)
+			fmt.Fprintf(c.stderr, "%s written to %s\n", count(n, "decision"), *out)
 			return nil
 		}
 	},

@@ -174,7 +174,7 @@ func (c *cli) explained(ex *engine.Explanation, passed bool, which string) error
 		}
 	}
 	if len(ex.Reasons) == 0 || passed {
-		fmt.Fprintf(w, "\nchecked and passed (%d rules)\n", len(ex.Passed))
+		fmt.Fprintf(w, "\nchecked and passed (%s)\n", count(len(ex.Passed), "rule"))
 		for _, p := range ex.Passed {
 			fmt.Fprintf(w, "  %-28s %s:%d  %s\n", p.Code, p.File, p.Line, p.Title)
 		}

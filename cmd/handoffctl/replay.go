@@ -167,7 +167,7 @@ change.`,
 				rep.print(c)
 			}
 			if *failOnFlip && rep.Flips > 0 {
-				return negativef("%d decisions would change outcome", rep.Flips)
+				return negativef("%s would change outcome", count(rep.Flips, "decision"))
 			}
 			return nil
 		}
@@ -503,9 +503,9 @@ func (rep *replayReport) group(changes []replayChange) {
 }
 
 func (rep *replayReport) print(c *cli) {
-	fmt.Fprintf(c.stdout, "replayed %d decisions of %d workflows against %s\n", rep.Replayed, rep.Workflows, rep.BundleDigest)
+	fmt.Fprintf(c.stdout, "replayed %s of %s against %s\n", count(rep.Replayed, "decision"), count(rep.Workflows, "workflow"), rep.BundleDigest)
 	if len(rep.UnchangedPacks) > 0 {
-		fmt.Fprintf(c.stdout, "left out %d decisions of packs the candidate does not change: %s (--all decides them again)\n", rep.Unchanged, strings.Join(rep.UnchangedPacks, ", "))
+		fmt.Fprintf(c.stdout, "left out %s of packs the candidate does not change: %s (--all decides them again)\n", count(rep.Unchanged, "decision"), strings.Join(rep.UnchangedPacks, ", "))
 	}
 	if rep.Skipped > 0 {
 		fmt.Fprintf(c.stdout, "skipped %d not replayable: the log holds their request redacted\n", rep.Skipped)

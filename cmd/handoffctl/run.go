@@ -170,7 +170,7 @@ func (c *cli) play(ctx context.Context, files []string, mode playMode) error {
 		}
 	}
 	if len(failures) > 0 {
-		return negativef("%d of %d scenarios failed", len(failures), len(scenarios))
+		return negativef("%d of %s failed", len(failures), count(len(scenarios), "scenario"))
 	}
 	return nil
 }

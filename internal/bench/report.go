@@ -94,8 +94,8 @@ func (rep *Report) summarize() {
 func (rep *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	l := rep.Load
-	fmt.Fprintf(ew, "load: %s, %d workflows from %d scenarios, %d decisions, concurrency %d, history %d, store size %d\n",
-		strings.Join(l.Packs, "+"), l.Workflows, l.Scenarios, l.Decisions, l.Concurrency, l.History, l.StoreSize)
+	fmt.Fprintf(ew, "load: %s, %s from %s, %s, concurrency %d, history %d, store size %d\n",
+		strings.Join(l.Packs, "+"), counted(l.Workflows, "workflow"), counted(l.Scenarios, "scenario"), counted(l.Decisions, "decision"), l.Concurrency, l.History, l.StoreSize)
 	var oc []string
 	for _, k := range slices.Sorted(maps.Keys(l.Outcomes)) {
 		oc = append(oc, fmt.Sprintf("%s %d", k, l.Outcomes[k]))
@@ -182,4 +182,12 @@ func fmtMS(v float64) string {
 	default:
 		return fmt.Sprintf("%.0fµs", v*1000)
 	}
+}
+
+// counted writes n and the noun, with an s unless n is one.
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
