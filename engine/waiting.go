@@ -59,6 +59,9 @@ type Step struct {
 	EffectID string `json:"effect_id,omitempty"`
 	// Field is the request field Cite goes in: input_artifacts, artifacts or chosen.
 	Field string `json:"field,omitempty"`
+	// After are the outputs of the same party this handoff needs recorded first: the
+	// order of its steps.
+	After []string `json:"after,omitempty"`
 	// Cite are the versions the request must name; MayCite those it may name too.
 	Cite    []Citation `json:"cite,omitempty"`
 	MayCite []Citation `json:"may_cite,omitempty"`
@@ -213,7 +216,7 @@ func (g *guide) cite(typ string) Citation {
 	c := Citation{Type: typ}
 	h := g.st.Artifacts[typ]
 	if h == nil || h.Latest == 0 {
-		c.Missing = "no version recorded"
+		c.Missing = "not recorded yet"
 		return c
 	}
 	n := h.Latest
@@ -254,7 +257,13 @@ func (g *guide) agent(id, task string) Party {
 				continue
 			}
 			for _, target := range g.targets(id, out, a.HandsTo) {
-				p.Requests = append(p.Requests, g.handoff(id, target, out, a.Consumes))
+				s := g.handoff(id, target, out, a.Consumes)
+				for _, c := range s.Cite {
+					if c.Ref == nil && slices.Contains(a.Produces, c.Type) {
+						s.After = append(s.After, c.Type)
+					}
+				}
+				p.Requests = append(p.Requests, s)
 			}
 		}
 		if len(p.Requests) == 0 && len(delivered) > 0 {

@@ -133,6 +133,9 @@ func printStep(w io.Writer, s engine.Step) {
 		if s.Supersedes > 0 {
 			line += fmt.Sprintf(" (supersedes v%d)", s.Supersedes)
 		}
+		if len(s.After) > 0 {
+			line += "  after " + strings.Join(s.After, ", ")
+		}
 	case "approval":
 		if s.Stage != "" {
 			line += "  stage " + s.Stage

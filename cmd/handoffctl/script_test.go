@@ -42,6 +42,7 @@ func TestScript(t *testing.T) {
 			"cptree":          cmdCptree,
 			"replace":         cmdReplace,
 			"grab":            cmdGrab,
+			"scenario-head":   cmdScenarioHead,
 		},
 	})
 }
