@@ -1,11 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
+	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/scenario"
+	"github.com/handoff-dev/handoff/service"
 )
 
 // cmdScenarioHead writes the first N steps of a scenario file: scenario-head SRC N DST,
@@ -30,4 +41,43 @@ func cmdScenarioHead(ts *testscript.TestScript, neg bool, args []string) {
 	out, err := json.Marshal(s)
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[2]), out, 0o644))
+}
+
+// TestNextThroughServer reads a workflow's state through a server (--server) and says
+// what it waits for as it does on the store itself.
+func TestNextThroughServer(t *testing.T) {
+	ctx := context.Background()
+	eng, err := engine.Open(ctx, engine.Options{InMemory: true, LazyPolicies: true})
+	require.NoError(t, err)
+	defer eng.Close()
+	sc, err := scenario.Load("../../policies_test/handoff/campaign/scenarios/01-happy-path.scenario")
+	require.NoError(t, err)
+	p := scenario.NewPlayer(eng)
+	var st *engine.State
+	for _, step := range sc.Steps[:8] {
+		body, err := p.Render(ctx, step.Request)
+		require.NoError(t, err)
+		d, err := eng.Submit(ctx, body)
+		require.NoError(t, err)
+		p.Observe(body, d)
+		st, err = eng.State(ctx, d.TenantID, d.WorkflowID)
+		require.NoError(t, err)
+	}
+	require.Equal(t, "HUMAN_APPROVAL", st.Status)
+	ps, err := service.ParsePrincipals([]byte(`{"principals": [{"name": "auditor", "token_sha256": "` +
+		service.HashToken("tok-auditor") + `", "tenant_id": "acme", "type": "human", "id": "auditor", "admin": true}]}`))
+	require.NoError(t, err)
+	srv := httptest.NewServer(service.New(eng, service.Options{Principals: ps}))
+	defer srv.Close()
+	t.Setenv("HANDOFF_TOKEN", "tok-auditor")
+
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--server", srv.URL, "next", "--tenant", "acme", st.WorkflowID}, strings.NewReader(""), &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	w, err := eng.Waiting(st)
+	require.NoError(t, err)
+	var want bytes.Buffer
+	printWaiting(&want, w)
+	assert.Equal(t, want.String(), stdout.String())
+	assert.Contains(t, stdout.String(), "${ref:QA_REPORT@2}")
 }
