@@ -53,6 +53,8 @@ type Step struct {
 	// verdicts a reviewer may give.
 	Stage   string   `json:"stage,omitempty"`
 	Answers []string `json:"answers,omitempty"`
+	// Task is a failure's task (the agent's task in the status).
+	Task string `json:"task,omitempty"`
 	// ConflictID is a resolution's conflict.
 	ConflictID string `json:"conflict_id,omitempty"`
 	// EffectID is an outcome's effect.
@@ -270,7 +272,7 @@ func (g *guide) agent(id, task string) Party {
 			p.Note = "its outputs are delivered (" + strings.Join(delivered, ", ") + "): nothing to send until they return"
 		}
 	}
-	p.Requests = append(p.Requests, Step{Kind: "failure"})
+	p.Requests = append(p.Requests, Step{Kind: "failure", Task: task})
 	return p
 }
 

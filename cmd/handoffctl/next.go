@@ -140,6 +140,8 @@ func printStep(w io.Writer, s engine.Step) {
 		if s.Stage != "" {
 			line += "  stage " + s.Stage
 		}
+	case "failure":
+		line += "  task " + s.Task + "  (when it fails: sent by the agent or the host)"
 	case "resolution":
 		line += "  conflict " + s.ConflictID
 	case "outcome":
