@@ -206,6 +206,63 @@ func (g *guide) latest(typ string) *ArtifactVersion {
 	return h.Versions[strconv.Itoa(h.Latest)]
 }
 
+// stale says whether v was made from a version that is no longer its type's latest,
+// replaced by one not made from v: the work it rests on changed since. (A review's
+// report made from v, and its next version, do not make v stale.)
+func (g *guide) stale(v *ArtifactVersion) bool {
+	for _, b := range v.BasedOn {
+		l := g.latest(b.Type)
+		if l == nil || l.Ref.Version <= b.Version {
+			continue
+		}
+		downstream := false
+		for _, lb := range l.BasedOn {
+			downstream = downstream || lb.Type == v.Ref.Type
+		}
+		if !downstream {
+			return true
+		}
+	}
+	return false
+}
+
+// depth is how many versions lie upstream of ref along based_on.
+func (g *guide) depth(ref ArtifactRef, n int) int {
+	h := g.st.Artifacts[ref.Type]
+	if h == nil || n > 32 {
+		return 0
+	}
+	v := h.Versions[strconv.Itoa(ref.Version)]
+	if v == nil {
+		return 0
+	}
+	d := 0
+	for _, b := range v.BasedOn {
+		d = max(d, 1+g.depth(b, n+1))
+	}
+	return d
+}
+
+// current says whether every ref is its type's latest version.
+func (g *guide) current(refs []ArtifactRef) bool {
+	for _, ref := range refs {
+		if l := g.latest(ref.Type); l == nil || l.Ref.Version != ref.Version {
+			return false
+		}
+	}
+	return true
+}
+
+// openDefect says whether a defect of typ is still open.
+func (g *guide) openDefect(typ string) bool {
+	for _, d := range g.st.Defects {
+		if d.Status == "open" && d.Defect.Artifact == typ {
+			return true
+		}
+	}
+	return false
+}
+
 // awaiting says whether typ's latest version waits for a review or an approval.
 func (g *guide) awaiting(typ string) bool {
 	v := g.latest(typ)
@@ -242,8 +299,10 @@ func (g *guide) citeVersion(typ string, n int) Citation {
 }
 
 // agent lists what an agent acting in the status may send: a review of the versions
-// awaiting its review, else a handoff of each output it has still to deliver, in the
-// order it produces them; and a failure of its task.
+// awaiting its review, else a handoff of each output it has still to deliver (none
+// recorded, returned, with an open defect, or made from a version since replaced), in the order it produces them, or of
+// every output when none is pending review (work sent back after it was accepted); and
+// a failure of its task.
 func (g *guide) agent(id, task string) Party {
 	a := g.t.Agents[id]
 	p := Party{ID: id, Type: "agent", Name: a.Name, Task: task, Requests: []Step{}}
@@ -251,13 +310,23 @@ func (g *guide) agent(id, task string) Party {
 		p.Requests = append(p.Requests, Step{Kind: "review", Field: "artifacts", Cite: cite,
 			Answers: []string{"ACCEPT", "REVISE", "REASSIGN", "REJECT", "ESCALATE"}})
 	} else if len(a.HandsTo) > 0 {
-		var delivered []string
+		var outs, delivered []string
+		pending := false
 		for _, out := range a.Produces {
 			v := g.latest(out)
-			if v != nil && v.Status != "revision_required" && v.Status != "rejected" && v.Status != "draft" {
-				delivered = append(delivered, fmt.Sprintf("%s v%d %s", out, v.Ref.Version, v.Status))
+			if v == nil || v.Status == "revision_required" || v.Status == "rejected" || v.Status == "draft" || g.openDefect(out) || g.stale(v) {
+				outs = append(outs, out)
 				continue
 			}
+			pending = pending || v.Status == "under_review"
+			delivered = append(delivered, fmt.Sprintf("%s v%d %s", out, v.Ref.Version, v.Status))
+		}
+		if len(outs) == 0 && !pending {
+			// Work sent back to the agent whose outputs were accepted (a defect upstream,
+			// a delivery to make again): each output gets a new version.
+			outs = a.Produces
+		}
+		for _, out := range outs {
 			for _, target := range g.targets(id, out, a.HandsTo) {
 				s := g.handoff(id, target, out, a.Consumes)
 				for _, c := range s.Cite {
@@ -277,7 +346,8 @@ func (g *guide) agent(id, task string) Party {
 }
 
 // reviewable are the versions awaiting the agent's review: each type it reviews whose
-// latest version is under review, and the reviewed versions those were made from.
+// latest version is under review, and the latest versions of reviewed types those were
+// made from.
 func (g *guide) reviewable(id string, reviews []string) []Citation {
 	var out []Citation
 	named := map[string]bool{}
@@ -294,7 +364,7 @@ func (g *guide) reviewable(id string, reviews []string) []Citation {
 	}
 	for _, c := range slices.Clone(out) {
 		for _, b := range g.st.Artifacts[c.Type].Versions[strconv.Itoa(c.Ref.Version)].BasedOn {
-			if slices.Contains(reviews, b.Type) {
+			if slices.Contains(reviews, b.Type) && g.latest(b.Type) != nil && g.latest(b.Type).Ref.Version == b.Version {
 				add(b.Type, b.Version)
 			}
 		}
@@ -355,7 +425,8 @@ func (g *guide) handoff(source, target, out string, consumes []string) Step {
 }
 
 // role lists what a person of a role may send: an approval of the stage, naming the
-// versions of the types the role approves that await approval (a record, such as a
+// versions of the types the role approves that await approval and were not made from a
+// version since replaced (a record, such as a
 // review report, when the last handoff brought it or it was made from one of them); a
 // resolution of each open conflict
 // when the role resolves conflicts.
@@ -369,7 +440,7 @@ func (g *guide) role(id, task string) Party {
 	var cite []Citation
 	included := map[string]bool{}
 	for _, typ := range r.Approves {
-		if _, isType := g.t.Artifacts[typ]; isType && g.awaiting(typ) && g.t.Artifacts[typ].RequiresApproval {
+		if _, isType := g.t.Artifacts[typ]; isType && g.awaiting(typ) && g.t.Artifacts[typ].RequiresApproval && !g.stale(g.latest(typ)) {
 			c := g.citeVersion(typ, g.latest(typ).Ref.Version)
 			cite = append(cite, c)
 			included[typ+"@"+strconv.Itoa(c.Ref.Version)] = true
@@ -392,6 +463,30 @@ func (g *guide) role(id, task string) Party {
 		}
 		if made {
 			cite = append(cite, g.citeVersion(typ, v.Ref.Version))
+		}
+	}
+	if len(cite) == 0 {
+		// Nothing awaits approval: the versions the role's latest stage approval
+		// recorded (the last recorded, then the furthest down the artifact chain), when
+		// they are still the latest, may be approved again (after an escalation).
+		newest, deepest := "", -1
+		for _, name := range r.Approves {
+			rec := g.st.Approvals[name]
+			if _, isType := g.t.Artifacts[name]; isType || rec == nil || rec.Decision != "APPROVE" || len(rec.Artifacts) == 0 || !g.current(rec.Artifacts) {
+				continue
+			}
+			at, depth := "", 0
+			for _, ref := range rec.Artifacts {
+				at = max(at, g.latest(ref.Type).RecordedAt)
+				depth = max(depth, g.depth(ref, 0))
+			}
+			if at < newest || at == newest && depth <= deepest {
+				continue
+			}
+			newest, deepest, stage, cite = at, depth, name, nil
+			for _, ref := range rec.Artifacts {
+				cite = append(cite, g.citeVersion(ref.Type, ref.Version))
+			}
 		}
 	}
 	if stage != "" || len(cite) > 0 {
@@ -418,11 +513,11 @@ func (g *guide) role(id, task string) Party {
 }
 
 // host is what the host (an actor of type system) may send: the outcome of each
-// pending effect, and cancel.
+// pending effect or effect of unknown outcome, and cancel.
 func (g *guide) host() Party {
 	p := Party{ID: "host", Type: "system", Requests: []Step{}}
 	for _, id := range sortedNames(g.st.Effects) {
-		if g.st.Effects[id] == "pending" {
+		if e := g.st.Effects[id]; e == "pending" || e == "unknown" {
 			p.Requests = append(p.Requests, Step{Kind: "outcome", EffectID: id})
 		}
 	}
