@@ -28,9 +28,13 @@ approvals, the actors of each status, the transitions, the artifact contracts
 (requires_approval: cite the approved version), the context packages (a handoff's
 target) and the pack's required_inputs. An agent reviews the versions awaiting its
 review (and the reviewed versions they were made from); otherwise it hands over each
-output it has not delivered yet, in the order it produces them. A person approves the
+output it has not delivered yet (none recorded, returned, with an open defect, or made
+from a version since replaced), in the order it produces them. A person approves the
 versions awaiting approval of the types the role approves, with the reports made from
-them. The policy still decides: next never evaluates a request.
+them, or again the versions of the role's last stage approval after an escalation. The
+host reports effects' outcomes and may cancel (so may a person; an agent never). The
+policy still decides: next never evaluates a request. The support pack's tool gateway
+and the assessment pack's enrichment handoffs are not listed yet.
 
 With --server the state is read through the server and the tables are the local
 bundle's (the shipped packs): the server must run the same bundle.
