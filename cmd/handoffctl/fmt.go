@@ -150,7 +150,6 @@ func formatSource(name string, src []byte) ([]byte, error) {
 	})
 }
 
-
 func itOrThem(n int) string {
 	if n == 1 {
 		return "it"

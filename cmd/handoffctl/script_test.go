@@ -46,6 +46,7 @@ func TestScript(t *testing.T) {
 			"grab":            cmdGrab,
 			"jsonget":         cmdJSONGet,
 			"jsonvar":         cmdJSONVar,
+			"scenario-head":   cmdScenarioHead,
 		},
 	})
 }

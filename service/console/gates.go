@@ -12,6 +12,8 @@ import (
 // pack is what the console reads of a pack's contract tables: its human roles, who acts
 // in each status, and its state machine.
 type pack struct {
+	// waiting says who may act on a workflow now (engine.Decider.Waiting).
+	waiting     func(*engine.State) (*engine.Waiting, error)
 	roles       map[string]role
 	agents      map[string]any     // the pack's agents, by name
 	actors      map[string][]actor // status → who acts there
@@ -44,7 +46,7 @@ func (c *Console) packOf(name string) (*pack, bool) {
 	if !ok {
 		return nil, false
 	}
-	var p pack
+	p := pack{waiting: c.e.Waiting}
 	if !decodeTable(t["roles"], &p.roles) || !decodeTable(t["agents"], &p.agents) {
 		return nil, false
 	}
@@ -69,22 +71,23 @@ type gate struct {
 	Roles  []string // the pack's roles that may act at it
 }
 
-// gate returns the gate a workflow in st waits at: the roles the contract puts at its
-// status (as its actors, or as roles that approve the status as a stage), and those that
-// resolve conflicts while one is open. ok is false when no person acts there.
+// gate returns the gate a workflow in st waits at: the human roles that may act on it
+// now (engine.Waiting: the roles the contract puts at its status as its actors, or as
+// roles that approve the status as a stage, and those that resolve conflicts while one
+// is open). ok is false when no person acts there.
 func (p *pack) gate(st *engine.State) (gate, bool) {
 	g := gate{Status: st.Status}
-	for _, a := range p.actors[st.Status] {
-		if _, isRole := p.roles[a.Agent]; isRole {
-			g.Roles = append(g.Roles, a.Agent)
-			if g.Title == "" {
-				g.Title = words(a.Task)
-			}
-		}
+	w, err := p.waiting(st)
+	if err != nil {
+		return g, false
 	}
-	for name, r := range p.roles {
-		if slices.Contains(r.Approves, st.Status) || r.ResolvesConflicts && st.OpenConflicts > 0 {
-			g.Roles = append(g.Roles, name)
+	for _, party := range w.Parties {
+		if party.Type != "human" {
+			continue
+		}
+		g.Roles = append(g.Roles, party.ID)
+		if g.Title == "" && party.Task != "" {
+			g.Title = words(party.Task)
 		}
 	}
 	if st.OpenConflicts > 0 && g.Title == "" {
