@@ -27,14 +27,15 @@ pack's CUE request definition (#Requests.KIND): every required field with its CU
 comment above it and a placeholder value that satisfies the field's constraint (an id
 named after the field, "<text>" for free text, the first value of an enumeration, whose
 other values the comment lists), workflow_id and trace_id, and a comment that lists the
-optional fields left out. Artifact references are "${ref:TYPE@latest}": replace each
-with the {id, type, version, hash} of the version to cite ('handoffctl next' prints
-them).
+optional fields left out. Artifact references are "${ref:TYPE@latest}": submit, eval
+and validate resolve each to the {id, type, version, hash} of the latest recorded version
+of the request's workflow (write ${ref:TYPE@N} to cite another; 'handoffctl next' lists
+the versions to cite).
 
 The text form is JSON with // comment lines (JSONC). With -o json: one JSON document,
-the same skeleton without comments, which 'handoffctl validate' accepts once its
-${ref:...} placeholders are replaced (and, for a kind other than start, workflow_id
-names a workflow of the pack).
+the same skeleton without comments, which 'handoffctl validate' accepts once, for a
+kind other than start, workflow_id names a recorded workflow of the pack (its
+${ref:...} placeholders are resolved against it).
 
 For a handoff, --target AGENT makes the skeleton of a handoff to AGENT: source_agent is
 the agent that hands to it (--source AGENT chooses when several do), task_type its
