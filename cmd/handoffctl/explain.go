@@ -76,24 +76,11 @@ func (c *cli) explainCandidate(ctx context.Context, id, recorded string, passed 
 	if err != nil {
 		return err
 	}
-	rec := engine.ShippedBundle()
-	if recorded != "" {
-		if rec, err = dirBundle(recorded); err != nil {
-			return err
-		}
-	}
-	var e *engine.Engine
-	cleanup := func() {}
-	if c.server != "" {
-		e, cleanup, err = c.serverCopy(ctx, &rec)
-	} else {
-		e, err = c.openStore(ctx, &rec)
-	}
+	e, done, err := c.recordedLog(ctx, recorded)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	defer closeEngine(e, &err)
+	defer done(&err)
 	ex, err := e.ExplainCandidate(ctx, cand, id)
 	if err != nil {
 		return withHint(err, "the log is read with --recorded DIR (default: the shipped packs): name the bundle it was recorded with; decision ids are in 'handoffctl -o json log --tenant T WORKFLOW'")

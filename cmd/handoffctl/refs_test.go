@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,25 +44,7 @@ func TestReferencesThroughServer(t *testing.T) {
 	doc := `{"principals": [{"name": "qa", "token_sha256": "` + service.HashToken(token) + `", "tenant_id": "acme", "type": "agent", "id": "qa_agent"}]}`
 	principals := filepath.Join(dir, "principals.json")
 	require.NoError(t, os.WriteFile(principals, []byte(doc), 0o600))
-	ctx, stop := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--principals", principals}, strings.NewReader(""), &stdout, &stderr)
-	}()
-	defer func() {
-		stop()
-		<-done
-	}()
-	listening := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
-	var base string
-	require.Eventually(t, func() bool {
-		m := listening.FindStringSubmatch(stdout.String())
-		if m != nil {
-			base = m[1]
-		}
-		return m != nil
-	}, 60*time.Second, 20*time.Millisecond, "serve did not start: %s", stderr.String())
+	base := startServe(t, db, principals).base
 	t.Setenv("HANDOFF_TOKEN", token)
 
 	review := file(2, func(req map[string]any) {

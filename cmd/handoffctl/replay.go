@@ -96,24 +96,11 @@ change.`,
 			if err != nil {
 				return err
 			}
-			rec := engine.ShippedBundle()
-			if *recorded != "" {
-				if rec, err = dirBundle(*recorded); err != nil {
-					return err
-				}
-			}
-			var e *engine.Engine
-			cleanup := func() {}
-			if c.server != "" {
-				e, cleanup, err = c.serverCopy(ctx, &rec)
-			} else {
-				e, err = c.openStore(ctx, &rec)
-			}
+			e, done, err := c.recordedLog(ctx, *recorded)
 			if err != nil {
 				return err
 			}
-			defer cleanup()
-			defer closeEngine(e, &err)
+			defer done(&err)
 
 			rep := replayReport{BundleDigest: cand.BundleDigest(), Transitions: []*replayTransition{}, Codes: []replayCode{}, SkippedRecords: []replaySkip{}, UnchangedPacks: []string{}}
 			if !*all {
@@ -197,6 +184,30 @@ func recordCount(ctx context.Context, e *engine.Engine, tenant, workflow string)
 		}
 	}
 	return n, nil
+}
+
+// recordedLog opens the recorded log, read with the bundle of recorded (default: the
+// shipped packs): the store of --store, or a copy of the server's. done closes it.
+func (c *cli) recordedLog(ctx context.Context, recorded string) (e *engine.Engine, done func(*error), err error) {
+	rec := engine.ShippedBundle()
+	if recorded != "" {
+		if rec, err = dirBundle(recorded); err != nil {
+			return nil, nil, err
+		}
+	}
+	cleanup := func() {}
+	if c.server != "" {
+		e, cleanup, err = c.serverCopy(ctx, &rec)
+	} else {
+		e, err = c.openStore(ctx, &rec)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, func(err *error) {
+		closeEngine(e, err)
+		cleanup()
+	}, nil
 }
 
 // serverCopy is the log of a running server to replay: a backup taken through its API

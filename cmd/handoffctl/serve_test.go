@@ -63,21 +63,8 @@ func TestServe(t *testing.T) {
 	principals := filepath.Join(dir, "principals.json")
 	require.NoError(t, os.WriteFile(principals, []byte(doc), 0o600))
 
-	ctx, stop := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--principals", principals}, strings.NewReader(""), &stdout, &stderr)
-	}()
-	listening := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
-	var base string
-	require.Eventually(t, func() bool {
-		m := listening.FindStringSubmatch(stdout.String())
-		if m != nil {
-			base = m[1]
-		}
-		return m != nil
-	}, 60*time.Second, 20*time.Millisecond, "serve did not start: %s", stderr.String())
+	srv := startServe(t, db, principals)
+	base, stdout, stderr := srv.base, &srv.stdout, &srv.stderr
 
 	body := `{"request_id": "req-start", "kind": "start", "tenant_id": "acme", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign", "subject_id": "s1", "brief": {"client": "Brightbrew", "business_objective": "Grow trial sign-ups", "product": "Brightbrew Cold Brew"}, "workflow_id": "wf-serve"}`
 	req, err := http.NewRequest("POST", base+"/v1/requests", strings.NewReader(body))
@@ -152,13 +139,7 @@ func TestServe(t *testing.T) {
 	assert.Contains(t, out2, `"replayed": 1,`, "the server's log, replayed from a backup")
 	assert.Contains(t, out2, `"changed": 0,`)
 
-	stop()
-	select {
-	case code := <-done:
-		require.Equal(t, exitOK, code, "stderr: %s", stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	require.Equal(t, exitOK, srv.stop(), "stderr: %s", stderr.String())
 	assert.Contains(t, stdout.String(), "shutting down")
 	assert.Contains(t, stdout.String(), "tracing: every decision is exported over OTLP/HTTP")
 	assert.NotZero(t, traces.Load(), "the spans were exported at shutdown")
@@ -221,4 +202,52 @@ func TestToken(t *testing.T) {
 	code, stdout, _ = runArgs(t, "token", "abc")
 	require.Equal(t, exitOK, code)
 	assert.Equal(t, service.HashToken("abc")+"\n", stdout)
+}
+
+// servedStore is a handoffctl serve run in process by a test.
+type servedStore struct {
+	base           string // the URL it serves on
+	stdout, stderr syncBuffer
+	cancel         context.CancelFunc
+	done           chan int
+	code           int
+	stopped        bool
+}
+
+// startServe runs handoffctl serve on the store db with the principals file, on a free
+// loopback port, and waits until it listens. It is stopped when the test ends, if the
+// test did not stop it.
+func startServe(t *testing.T, db, principals string) *servedStore {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &servedStore{cancel: cancel, done: make(chan int, 1)}
+	go func() {
+		s.done <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--principals", principals}, strings.NewReader(""), &s.stdout, &s.stderr)
+	}()
+	t.Cleanup(func() { s.stop() })
+	listening := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
+	require.Eventually(t, func() bool {
+		m := listening.FindStringSubmatch(s.stdout.String())
+		if m != nil {
+			s.base = m[1]
+		}
+		return m != nil
+	}, 60*time.Second, 20*time.Millisecond, "serve did not start: %s", s.stderr.String())
+	return s
+}
+
+// stop stops the server and returns its exit code, or -1 when it did not stop within a
+// minute.
+func (s *servedStore) stop() int {
+	if s.stopped {
+		return s.code
+	}
+	s.cancel()
+	select {
+	case s.code = <-s.done:
+	case <-time.After(60 * time.Second):
+		s.code = -1
+	}
+	s.stopped = true
+	return s.code
 }
