@@ -21,16 +21,25 @@ func explainCancel(id, actor, role string) string {
 	return `{"request_id": "` + id + `", "kind": "cancel", "tenant_id": "acme", "workflow_id": "wf-explain", "organization_id": "acme-marketing", "trace_id": "trace-2", "actor": {"type": "human", "id": "` + actor + `", "roles": ["` + role + `"]}, "reason": "stop"}`
 }
 
-func TestExplainRecordedBlock(t *testing.T) {
+// blockedCancel records a start and a cancel by a person without an approving role,
+// which is blocked, on an engine closed when the test ends.
+func blockedCancel(t *testing.T) (*engine.Engine, *engine.Decision) {
+	t.Helper()
 	ctx := context.Background()
 	e, err := engine.Open(ctx, engine.Options{InMemory: true})
 	require.NoError(t, err)
-	defer e.Close()
+	t.Cleanup(func() { e.Close() })
 	_, err = e.Submit(ctx, []byte(explainStart))
 	require.NoError(t, err)
 	d, err := e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
 	require.NoError(t, err)
 	require.Equal(t, engine.Block, d.Outcome)
+	return e, d
+}
+
+func TestExplainRecordedBlock(t *testing.T) {
+	ctx := context.Background()
+	e, d := blockedCancel(t)
 
 	ex, err := e.Explain(ctx, d.DecisionID)
 	require.NoError(t, err)
@@ -105,14 +114,7 @@ func TestExplainEveryScenarioDecision(t *testing.T) {
 // with the recorded one beside it; the recorded bundle as candidate reproduces it.
 func TestExplainCandidate(t *testing.T) {
 	ctx := context.Background()
-	e, err := engine.Open(ctx, engine.Options{InMemory: true})
-	require.NoError(t, err)
-	defer e.Close()
-	_, err = e.Submit(ctx, []byte(explainStart))
-	require.NoError(t, err)
-	d, err := e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
-	require.NoError(t, err)
-	require.Equal(t, engine.Block, d.Outcome)
+	e, d := blockedCancel(t)
 
 	b := engine.ShippedBundle()
 	pfs := fstest.MapFS{}
