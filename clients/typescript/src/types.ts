@@ -1,0 +1,26 @@
+// The service's shapes, named. Every one comes from src/generated/openapi.ts, which
+// `npm run generate` writes from service/openapi.json (a test fails when it is stale).
+import type { components } from "./generated/openapi.js";
+
+type Schemas = components["schemas"];
+
+/** A request as the engine takes it: each kind's fields are its pack's CUE contract. */
+export type Request = Schemas["Request"];
+export type Actor = Schemas["Actor"];
+export type ArtifactRef = Schemas["ArtifactRef"];
+/** The engine's answer. A block is a Decision, not an error. */
+export type Decision = Schemas["Decision"];
+export type Outcome = Decision["outcome"];
+export type Reason = Schemas["Reason"];
+export type Next = Schemas["Next"];
+export type Revise = Schemas["Revise"];
+export type State = Schemas["State"];
+export type WorkflowList = Schemas["WorkflowList"];
+export type WorkflowSummary = Schemas["WorkflowSummary"];
+export type WorkflowLog = Schemas["WorkflowLog"];
+export type Entry = Schemas["Entry"];
+export type AuditLog = Schemas["AuditLog"];
+export type VerifyReport = Schemas["VerifyReport"];
+export type Explanation = Schemas["Explanation"];
+export type Status = Schemas["Status"];
+export type ServiceError = Schemas["Error"];
