@@ -2,6 +2,7 @@ import { HandoffError, NETWORK, TIMEOUT } from "./errors.js";
 import type {
   AuditLog,
   Decision,
+  Entry,
   Explanation,
   Request,
   ServiceError,
@@ -70,13 +71,13 @@ export class HandoffClient {
    * Submits a request: the engine decides and records. The same request_id always answers
    * the decision recorded for it, which is what makes the retries safe.
    */
-  submit(request: Request, options?: CallOptions): Promise<Decision> {
+  async submit(request: Request, options?: CallOptions): Promise<Decision> {
     requireRequestId(request);
     return this.#call<Decision>("POST", "/v1/requests", request, options);
   }
 
   /** Decides a request without recording it (a dry run). */
-  evaluate(request: Request, options?: CallOptions): Promise<Decision> {
+  async evaluate(request: Request, options?: CallOptions): Promise<Decision> {
     requireRequestId(request);
     return this.#call<Decision>("POST", "/v1/evaluate", request, options);
   }
@@ -109,9 +110,9 @@ export class HandoffClient {
     return this.#call<VerifyReport>("GET", `/v1/tenants/${seg(tenant)}/verify`, undefined, options);
   }
 
-  /** One recorded decision by its id. */
-  decision(id: string, options?: CallOptions): Promise<Decision> {
-    return this.#call<Decision>("GET", `/v1/decisions/${seg(id)}`, undefined, options);
+  /** The log entry of one recorded decision (its request and decision), by decision id. */
+  entry(decisionId: string, options?: CallOptions): Promise<Entry> {
+    return this.#call<Entry>("GET", `/v1/decisions/${seg(decisionId)}`, undefined, options);
   }
 
   /** Why a recorded decision was made: the policy re-run on the recorded input. */

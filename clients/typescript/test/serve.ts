@@ -4,9 +4,9 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
+import { repoDir } from "./paths.js";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 
 export interface PrincipalSpec {
   name: string;
@@ -27,7 +27,7 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../../../..");
+const repo = repoDir;
 
 /** The handoffctl binary: $HANDOFFCTL, or built once from the repository. */
 export function handoffctl(): string {
