@@ -115,6 +115,21 @@ describe("the adapter", () => {
     assert.equal((await workflow.state()).state_version, 4);
   });
 
+  it("replays a finished workflow from a lost checkpoint without recording anything", async () => {
+    const workflow = supportWorkflow(served, "restart");
+    const first = await supportGraph(workflow, scripts.happy).invoke({}, { configurable: { thread_id: workflow.id } });
+    const recorded = (await workflow.reader.log(tenant, workflow.id)).entries.length;
+
+    // A new checkpointer: every node runs again with the request_ids of its attempts,
+    // whose ${state_version} would now resolve to another value; the recorded decisions
+    // answer instead, and the graph takes the same edges.
+    const again = await supportGraph(workflow, scripts.happy).invoke({}, { configurable: { thread_id: workflow.id } });
+    assert.deepEqual(again.steps, first.steps);
+    assert.equal((await workflow.reader.log(tenant, workflow.id)).entries.length, recorded);
+    const audit = await workflow.reader.audit(tenant);
+    assert.ok(!audit.entries.some((e) => e.decision.request_id.startsWith(workflow.id)));
+  });
+
   it("resends a replayed node's answers with the same request_id: each is recorded once", async () => {
     const workflow = supportWorkflow(served, "replay");
     const graph = supportGraph(workflow, scripts.human);
