@@ -2,7 +2,7 @@
 // is decided by the service, and what it records is read back from it.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Command, MemorySaver, START, StateGraph } from "@langchain/langgraph";
+import { Command, END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { HandoffClient, Workflow, contextFor, untrusted, type Decision } from "../src/index.js";
 import { governedNode, HandoffState, handoffRouter, humanGate, prompts, type AgentInput } from "../src/langgraph/index.js";
 import { present, scenario } from "../examples/scenarios.js";
@@ -143,6 +143,7 @@ describe("the adapter", () => {
     await graph.invoke(new Command({ resume: { ...answer("rel-19"), kind: "approval", fields: { decision: "APPROVE", artifacts: ["${ref:RESPONSE_DRAFT@1}"], revise: [], stage: "ESCALATED" } } }), config);
     [prompt] = await prompts(graph, config);
     assert.equal(prompt?.refused?.outcome, "block");
+    assert.ok(prompt?.refused?.reasons.some((r) => r.code === "UNAUTHORIZED_SUBJECT"));
 
     await graph.invoke(new Command({ resume: answer("rel-18") }), config); // the ticket failed
     [prompt] = await prompts(graph, config);
@@ -196,7 +197,7 @@ describe("the adapter on the campaign pack (approvals)", () => {
       .addConditionalEdges("qa_agent", route)
       .addConditionalEdges("strategy_agent", route)
       .addConditionalEdges("human", route)
-      .addEdge("copywriter", "__end__")
+      .addEdge("copywriter", END)
       .compile({ checkpointer: new MemorySaver() });
   }
 
@@ -227,8 +228,11 @@ describe("the adapter on the campaign pack (approvals)", () => {
     const state = await graph.invoke(new Command({ resume: ask("c01-05") }), config);
     const approval = state.steps.find((s) => s.node === "human")!;
     assert.deepEqual([approval.actor, approval.kind, approval.outcome], ["maria.lopez", "approval", "allow"]);
+    // The copywriter starts from what the approval hands it, and nothing else.
     assert.equal(seen.at(-1)?.agent, "copywriter");
-    assert.equal(seen.at(-1)?.task !== undefined, true);
+    const log = (await workflow.reader.log("acme", workflow.id)).entries;
+    const approved = log.find((e) => e.decision.decision_id === approval.decision_id)!.decision;
+    assert.equal(seen.at(-1)?.text, untrusted(approved, "copywriter"));
     assert.equal(state.steps.at(-1)?.outcome, "allow");
     assert.equal((await workflow.state()).status, "PRODUCTION");
     assert.equal((await workflow.reader.verify("acme")).ok, true);
