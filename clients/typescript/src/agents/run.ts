@@ -18,8 +18,9 @@ export interface GovernedRunOptions {
   pollMs?: number;
   /** Abandons a wait for a person. */
   signal?: AbortSignal;
-  /** Called with every decision the run submitted or waited for, in order. */
-  onDecision?: (decision: Decision) => void;
+  /** Called with every decision the run submitted (by the acting agent's id) or waited
+   * for (by "human"), in order. */
+  onDecision?: (decision: Decision, by: string) => void;
 }
 
 /**
@@ -71,7 +72,7 @@ export class GovernedRun {
       );
     }
     this.#recorded = undefined;
-    this.#seen(decision);
+    this.#seen(decision, source);
     return this.#route(decision, preferred);
   }
 
@@ -101,7 +102,7 @@ export class GovernedRun {
         case "await_human": {
           // The run waits here until a person decides through the service.
           decision = await this.workflow.waitForHuman(decision, { pollMs: this.#options.pollMs, signal: this.#options.signal });
-          this.#seen(decision);
+          this.#seen(decision, "human");
           continue;
         }
         default:
@@ -120,10 +121,10 @@ export class GovernedRun {
     return this.agents[agent]!;
   }
 
-  #seen(decision: Decision): void {
+  #seen(decision: Decision, by: string): void {
     if (decision.state_version !== undefined) this.#version = decision.state_version;
     this.decisions.push(decision);
-    this.#options.onDecision?.(decision);
+    this.#options.onDecision?.(decision, by);
   }
 }
 
