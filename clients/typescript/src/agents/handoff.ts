@@ -15,11 +15,17 @@ export interface GovernedOptions {
  * tool recorded becomes a review request), and the decision picks the agent that runs
  * next: the one `next` names (allow), the producer to repair (revise), whoever a person's
  * decision names (await_human: the run waits for it), or none (block: HandoffBlocked).
- * The model-facing tool (name, description, schema) stays h's.
+ * The model-facing tool (name, description, schema) stays h's; its input filter is
+ * replaced: the next agent's input is the decision's context package.
  */
 export function governed(h: Handoff<any, any>, options: GovernedOptions = {}): Handoff<any, any> {
   return h.clone({
-    onInvokeHandoff: (ctx) => governedRunOf(ctx).handoff(options.target ?? h.agentName, h.agentName, options.taskType),
+    onInvokeHandoff: async (ctx, args) => {
+      // h's own invocation still runs (its onHandoff callback, the parsing of its input);
+      // the agent it would answer is replaced by the one the decision names.
+      await h.onInvokeHandoff(ctx, args);
+      return governedRunOf(ctx).handoff(options.target ?? h.agentName, h.agentName, options.taskType);
+    },
     inputFilter: contextOnly,
   });
 }
