@@ -2,9 +2,9 @@
 // scripted, the service is not.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Runner, setTracingDisabled } from "@openai/agents";
+import { Agent, Runner, handoff, setTracingDisabled } from "@openai/agents";
 import { Workflow, type Decision } from "../src/index.js";
-import { GovernedRun, HandoffBlocked } from "../src/agents/index.js";
+import { GovernedRun, HandoffBlocked, governed } from "../src/agents/index.js";
 import { runCampaign } from "../examples/campaign-agents.js";
 import { agentIds, campaignPrincipals, participants } from "../examples/principals.js";
 import { artifactArgs, fieldsOf, reviewArgs, step } from "../examples/scenario.js";
@@ -213,5 +213,29 @@ describe("governed handoffs", () => {
     assert.equal(log.entries.length, 2);
     assert.equal((await wf.state()).artifacts !== undefined, true);
     assert.equal(((await wf.state()).artifacts as Record<string, { latest: number }>).RESEARCH_BRIEF?.latest, 1);
+  });
+
+  test("keeps the model-facing tool of the handoff it wraps", () => {
+    const h = handoff(new Agent({ name: "qa_agent", handoffDescription: "Checks the work" }));
+    const g = governed(h);
+    assert.deepEqual(g.getHandoffAsFunctionTool(), h.getHandoffAsFunctionTool());
+    assert.equal(g.agentName, "qa_agent");
+  });
+
+  test("a streamed run is governed too", async () => {
+    const wf = workflow();
+    const started = await upTo(wf, ["c11-01"]);
+    const scripts = new Scripts()
+      .add("research_agent", [call("record_research_brief", artifactArgs(step(S11, "c11-02")), "research-1"), call("transfer_to_strategy_agent", {}, "research-1-handoff")])
+      .add("qa_agent", [say("Validating.")]);
+    const run = governedRun(wf, "research_agent", started);
+    const streamed = await runner(scripts).run(run.agents.research_agent!, "Research the brief.", { context: run, stream: true });
+    for await (const _ of streamed) {
+      // drained: the run goes on as the events are read
+    }
+    await streamed.completed;
+    assert.equal(streamed.lastAgent?.name, "qa_agent");
+    assert.deepEqual(run.decisions.map((d) => d.outcome), ["allow"]);
+    assert.equal(scripts.inputs("qa_agent")[0]?.length, 1);
   });
 });
