@@ -211,8 +211,8 @@ describe("governed handoffs", () => {
     assert.equal(again.outcome, "allow");
     const log = await wf.reader.log("acme", wf.id);
     assert.equal(log.entries.length, 2);
-    assert.equal((await wf.state()).artifacts !== undefined, true);
-    assert.equal(((await wf.state()).artifacts as Record<string, { latest: number }>).RESEARCH_BRIEF?.latest, 1);
+    const artifacts = (await wf.state()).artifacts as Record<string, { latest: number }> | undefined;
+    assert.equal(artifacts?.RESEARCH_BRIEF?.latest, 1);
   });
 
   test("keeps the model-facing tool of the handoff it wraps", () => {
