@@ -1,0 +1,42 @@
+// The campaign pack's agents as SDK agents: each has the tool that records its artifact
+// (QA: its verdict) and governed handoffs to whom the pack's workflow may pass work.
+import { Agent } from "@openai/agents";
+import { artifactTool, governedHandoff, reviewTool, type GovernedRun } from "../src/agents/index.js";
+
+export type Team = Record<"research_agent" | "strategy_agent" | "copywriter" | "visual_prompt_agent" | "qa_agent" | "delivery_agent", Agent<GovernedRun>>;
+
+export function campaignTeam(): Team {
+  // The model name is the pack id: the run's model provider answers for each agent.
+  const agent = (name: string, instructions: string, tools: Agent<GovernedRun>["tools"]) =>
+    new Agent<GovernedRun>({ name, model: name, instructions, tools });
+  const research = agent("research_agent", "Research the brief; record a RESEARCH_BRIEF, then hand off.", [
+    artifactTool("RESEARCH_BRIEF", { taskType: "research" }),
+  ]);
+  const strategy = agent("strategy_agent", "Write the strategy from the validated research; record it, then hand off for approval.", [
+    artifactTool("STRATEGY_BRIEF", { taskType: "strategy" }),
+  ]);
+  const copy = agent("copywriter", "Write the copy from the approved strategy; record it, then hand off to QA.", [
+    artifactTool("COPY_PACKAGE", { taskType: "copy" }),
+  ]);
+  const visual = agent("visual_prompt_agent", "Write the image prompts from the approved strategy; record them, then hand off to QA.", [
+    artifactTool("VISUAL_PACKAGE", { taskType: "visual_prompts" }),
+  ]);
+  const qa = agent("qa_agent", "Check the artifacts against the pack's gates; record your verdict, then hand off.", [reviewTool()]);
+  const delivery = agent("delivery_agent", "Package the approved copy and prompts for the client; record it, then deliver.", [
+    artifactTool("CLIENT_PACKAGE", { taskType: "delivery" }),
+  ]);
+  research.handoffs = [governedHandoff(strategy)];
+  qa.handoffs = [strategy, copy, visual, delivery].map((a) => governedHandoff(a));
+  strategy.handoffs = [governedHandoff("campaign_approver")];
+  copy.handoffs = [governedHandoff(qa)];
+  visual.handoffs = [governedHandoff(qa)];
+  delivery.handoffs = [governedHandoff("client")];
+  return {
+    research_agent: research,
+    strategy_agent: strategy,
+    copywriter: copy,
+    visual_prompt_agent: visual,
+    qa_agent: qa,
+    delivery_agent: delivery,
+  };
+}

@@ -1,0 +1,49 @@
+import { Agent, Handoff, handoff, type HandoffInputData } from "@openai/agents";
+import { user } from "@openai/agents";
+import { governedRunOf } from "./run.js";
+
+export interface GovernedOptions {
+  /** The pack id the request names as target_agent; the SDK agent's name by default. */
+  target?: string;
+  /** The task_type of a handoff whose agent recorded no artifact. */
+  taskType?: string;
+}
+
+/**
+ * The handoff h, governed: when the model calls it, the acting agent's handoff is sent to
+ * the service first (an artifact its tool recorded becomes the output; a review its QA
+ * tool recorded becomes a review request), and the decision picks the agent that runs
+ * next: the one `next` names (allow), the producer to repair (revise), whoever a person's
+ * decision names (await_human: the run waits for it), or none (block: HandoffBlocked).
+ * The model-facing tool (name, description, schema) stays h's; its input filter is
+ * replaced: the next agent's input is the decision's context package.
+ */
+export function governed(h: Handoff<any, any>, options: GovernedOptions = {}): Handoff<any, any> {
+  return h.clone({
+    onInvokeHandoff: async (ctx, args) => {
+      // h's own invocation still runs (its onHandoff callback, the parsing of its input);
+      // the agent it would answer is replaced by the one the decision names.
+      await h.onInvokeHandoff(ctx, args);
+      return governedRunOf(ctx).handoff(options.target ?? h.agentName, h.agentName, options.taskType);
+    },
+    inputFilter: contextOnly,
+  });
+}
+
+/**
+ * A governed handoff to agent, or to a party outside the run (a person, the client) by its
+ * pack id: its stand-in agent is never run, the decision says who goes on.
+ */
+export function governedHandoff(agent: Agent<any, any> | string, options: GovernedOptions = {}): Handoff<any, any> {
+  const target = typeof agent === "string" ? new Agent({ name: agent, handoffDescription: `${agent}, outside this run` }) : agent;
+  return governed(handoff(target), options);
+}
+
+/**
+ * The next agent sees only the context package the decision gave it: no earlier turns,
+ * no tool output, nothing the contract keeps from it.
+ */
+function contextOnly(data: HandoffInputData): HandoffInputData {
+  const input = governedRunOf(data.runContext).takeInput() ?? "";
+  return { inputHistory: [user(input)], preHandoffItems: [], newItems: [], runContext: data.runContext };
+}

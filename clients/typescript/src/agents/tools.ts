@@ -1,0 +1,90 @@
+import { tool, type RunContext } from "@openai/agents";
+import { governedRunOf } from "./run.js";
+import type { ProducedArtifact, Review } from "./submit.js";
+
+// Loose schemas (strict false): the pack's CUE contract checks the content, not the SDK.
+const strings = { type: "array", items: { type: "string" } } as const;
+const artifactParameters = {
+  type: "object" as const,
+  properties: {
+    content: { type: "object", description: "The artifact, as the pack's contract defines it" },
+    inputs: { ...strings, description: "What it builds on: TYPE, TYPE@N or TYPE@approved" },
+    summary: { type: "string" },
+    assumptions: strings,
+    limitations: strings,
+    confidence: { type: "number" },
+    supersedes: { type: "integer", description: "The version a revision replaces" },
+    justification: { type: "string" },
+  },
+  required: ["content"],
+  additionalProperties: true as const,
+};
+const reviewParameters = {
+  type: "object" as const,
+  properties: {
+    verdict: { type: "string", description: "ACCEPT, REVISE or REJECT" },
+    artifacts: { ...strings, description: "The reviewed versions: TYPE@N" },
+    defects: { type: "array", items: { type: "object" } },
+    gates: { type: "array", items: { type: "object" } },
+    report: { type: "object" },
+    summary: { type: "string" },
+  },
+  required: ["verdict", "artifacts"],
+  additionalProperties: true as const,
+};
+
+export interface ArtifactToolOptions {
+  /** The task_type of the handoff that submits it (research, copy, ...). */
+  taskType: string;
+  /** The tool's name; record_<type> by default. */
+  name?: string;
+  description?: string;
+}
+
+/**
+ * A tool that records an artifact of type (one of the pack's contracts) in the run. The
+ * agent's next governed handoff submits it as the handoff's output: nothing is sent now.
+ */
+export function artifactTool(type: string, options: ArtifactToolOptions) {
+  return tool({
+    name: options.name ?? `record_${type.toLowerCase()}`,
+    description: options.description ?? `Record the ${type} you produced; your next handoff submits it.`,
+    parameters: artifactParameters,
+    strict: false,
+    execute: (input: unknown, ctx?: RunContext<unknown>, details?: { toolCall?: { callId: string } }) => {
+      const a = input as Omit<ProducedArtifact, "type" | "inputs"> & { inputs?: string[] };
+      governedRunOf(ctx).record({
+        kind: "handoff",
+        callId: callIdOf(details),
+        taskType: options.taskType,
+        artifact: { ...a, type, inputs: a.inputs ?? [] },
+      });
+      return `Recorded ${type}. Hand it off to submit it.`;
+    },
+  });
+}
+
+/** A tool that records a QA verdict; the agent's next governed handoff submits it as a review. */
+export function reviewTool(options: { name?: string; description?: string } = {}) {
+  return tool({
+    name: options.name ?? "record_review",
+    description: options.description ?? "Record your verdict on the artifacts; your next handoff submits it.",
+    parameters: reviewParameters,
+    strict: false,
+    execute: (input: unknown, ctx?: RunContext<unknown>, details?: { toolCall?: { callId: string } }) => {
+      const r = input as Partial<Review> & Pick<Review, "verdict" | "artifacts">;
+      governedRunOf(ctx).record({
+        kind: "review",
+        callId: callIdOf(details),
+        review: { defects: [], gates: [], report: {}, ...r },
+      });
+      return `Recorded the ${r.verdict} verdict. Hand off to submit it.`;
+    },
+  });
+}
+
+function callIdOf(details: { toolCall?: { callId: string } } | undefined): string {
+  const id = details?.toolCall?.callId;
+  if (!id) throw new Error("handoff: the tool call has no id to derive the request_id from");
+  return id;
+}

@@ -1,0 +1,241 @@
+// The OpenAI Agents SDK adapter against a real `handoffctl serve`: the agents' model is
+// scripted, the service is not.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Agent, Runner, handoff, setTracingDisabled } from "@openai/agents";
+import { Workflow, type Decision } from "../src/index.js";
+import { GovernedRun, HandoffBlocked, governed } from "../src/agents/index.js";
+import { runCampaign } from "../examples/campaign-agents.js";
+import { agentIds, campaignPrincipals, participants } from "../examples/principals.js";
+import { artifactArgs, fieldsOf, reviewArgs, step } from "../examples/scenario.js";
+import { Scripts, call, say } from "../examples/scripted.js";
+import { campaignTeam } from "../examples/team.js";
+import { startServe, type Served } from "./serve.js";
+
+setTracingDisabled(true);
+
+const S11 = "11-s1-targeted-repair";
+let served: Served;
+let n = 0;
+
+before(async () => {
+  served = await startServe(campaignPrincipals);
+});
+after(async () => {
+  await served?.stop();
+});
+
+function workflow(actors: string[] = ["orchestrator", ...agentIds]): Workflow {
+  return new Workflow({ tenant: "acme", organization: "acme-marketing", workflowId: `wf-agents-test-${++n}`, pack: "campaign", participants: participants(served, actors) });
+}
+
+/** Submits scenario 11's steps as recorded: the workflow up to where a test begins. */
+async function upTo(wf: Workflow, ids: string[]): Promise<Decision> {
+  let last: Decision | undefined;
+  for (const id of ids) {
+    const s = step(S11, id);
+    last = await wf.submit((s.request.actor as { id: string }).id, String(s.request.kind), fieldsOf(s), `${wf.id}:${id}`);
+    assert.equal(last.outcome, s.expect.outcome, `${id}: ${JSON.stringify(last.reasons)}`);
+  }
+  return last!;
+}
+
+function governedRun(wf: Workflow, start: string, from?: Decision): GovernedRun {
+  return new GovernedRun({ workflow: wf, agents: campaignTeam(), start, stateVersion: from?.state_version, pollMs: 50 });
+}
+
+function runner(scripts: Scripts): Runner {
+  return new Runner({ modelProvider: scripts, tracingDisabled: true });
+}
+
+const text = (items: unknown) => JSON.stringify(items);
+
+describe("the campaign example", () => {
+  test("plays the allowed path, a block, a targeted revision and Maria's approvals, and the log verifies", async () => {
+    const s = await runCampaign(served, { print: () => {} });
+
+    // An allowed path: research to delivery, then the client's acknowledgement.
+    assert.deepEqual(
+      s.log.map((e) => `${e.kind}:${e.outcome}`),
+      [
+        "start:allow",
+        "handoff:allow",
+        "review:allow",
+        "handoff:await_human",
+        "approval:allow",
+        "handoff:allow",
+        "handoff:allow",
+        "review:revise",
+        "handoff:allow",
+        "review:await_human",
+        "approval:allow",
+        "handoff:allow",
+        "outcome:allow",
+      ],
+    );
+    assert.equal(s.log.at(-1)?.status_after, "COMPLETED");
+    assert.equal(JSON.parse(s.finalOutput).status_after, "DELIVERY");
+
+    // A blocked handoff: copy on a strategy not yet approved stops the run.
+    assert.equal(s.blocked.reachedCaller, true);
+    assert.ok(s.blocked.codes.includes("ARTIFACT_NOT_APPROVED"), s.blocked.codes.join());
+
+    // A targeted revision: only the visual goes back; its repaired v2 passes; copy is not rerun.
+    assert.deepEqual(s.revision.producers, ["visual_prompt_agent"]);
+    assert.equal(s.revision.repaired, "allow");
+    assert.equal(s.revision.copywriterRuns, 1);
+
+    // Maria's approvals, each sent with her own token while the run waited.
+    assert.deepEqual(s.approvals, [
+      { stage: "STRATEGY_APPROVAL", outcome: "allow" },
+      { stage: "HUMAN_APPROVAL", outcome: "allow" },
+    ]);
+    const log = await new Workflow({ tenant: "acme", workflowId: s.workflowId, pack: "campaign", participants: participants(served, ["maria.lopez"]) }).reader.log("acme", s.workflowId);
+    const approvers = log.entries.filter((e) => e.decision.kind === "approval").map((e) => (e.request as { actor: { id: string } }).actor.id);
+    assert.deepEqual(approvers, ["maria.lopez", "maria.lopez"]);
+
+    assert.equal(s.verifyOk, true);
+  });
+});
+
+describe("governed handoffs", () => {
+  test("a block reaches the caller of run() as HandoffBlocked, with the reason codes", async () => {
+    const wf = workflow();
+    const standing = await upTo(wf, ["c11-01", "c11-02", "c11-03", "c11-04"]);
+    const scripts = new Scripts().add("copywriter", [
+      call("record_copy_package", artifactArgs(step(S11, "c11-06")), "copy-1"),
+      call("transfer_to_qa_agent", {}, "copy-1-handoff"),
+    ]);
+    const run = governedRun(wf, "copywriter", standing);
+    await assert.rejects(runner(scripts).run(run.agents.copywriter!, "Write the copy.", { context: run }), (err: unknown) => {
+      assert.ok(err instanceof HandoffBlocked, String(err));
+      assert.equal(err.decision.outcome, "block");
+      assert.ok(err.codes.includes("ARTIFACT_NOT_APPROVED"), err.codes.join());
+      assert.ok(err.codes.includes("OUT_OF_SEQUENCE"), err.codes.join());
+      return true;
+    });
+    assert.equal((await wf.state()).status, "STRATEGY_APPROVAL");
+  });
+
+  test("a revise routes to the producer the decision names, with the defects, whatever the model chose", async () => {
+    // The setup includes Maria's approval of the strategy, sent with her token.
+    const wf = workflow(["orchestrator", ...agentIds, "maria.lopez"]);
+    const standing = await upTo(wf, ["c11-01", "c11-02", "c11-03", "c11-04", "c11-05", "c11-06", "c11-07"]);
+    const scripts = new Scripts()
+      .add("qa_agent", [call("record_review", reviewArgs(step(S11, "c11-08")), "qa-1"), call("transfer_to_delivery_agent", {}, "qa-1-handoff")])
+      .add("visual_prompt_agent", [say("Repairing the web banner prompt.")]);
+    const run = governedRun(wf, "qa_agent", standing);
+    const result = await runner(scripts).run(run.agents.qa_agent!, "Review the copy and the visual.", { context: run });
+    assert.equal(result.lastAgent?.name, "visual_prompt_agent");
+    assert.equal(run.decisions[0]?.outcome, "revise");
+    const input = text(scripts.inputs("visual_prompt_agent")[0]);
+    assert.match(input, /D-2/);
+    assert.match(input, /Returned for revision/);
+    assert.equal(scripts.calls("copywriter"), 0);
+    assert.equal(scripts.calls("delivery_agent"), 0);
+  });
+
+  test("the next agent gets the decision's context package only: no research_log, no earlier turns", async () => {
+    const wf = workflow();
+    const started = await upTo(wf, ["c11-01"]);
+    const scripts = new Scripts()
+      .add("research_agent", [call("record_research_brief", artifactArgs(step(S11, "c11-02")), "research-1"), call("transfer_to_strategy_agent", {}, "research-1-handoff")])
+      .add("qa_agent", [call("record_review", reviewArgs(step(S11, "c11-03")), "qa-1"), call("transfer_to_strategy_agent", {}, "qa-1-handoff")])
+      .add("strategy_agent", [say("Drafting the strategy.")]);
+    const run = governedRun(wf, "research_agent", started);
+    const result = await runner(scripts).run(run.agents.research_agent!, "OPENING-TURN: research the Brightbrew brief.", { context: run });
+
+    // The research handoff named strategy_agent; the service routed it to QA first.
+    assert.deepEqual(run.decisions.map((d) => d.next?.map((x) => x.agent)), [["qa_agent"], ["strategy_agent"]]);
+    assert.equal(result.lastAgent?.name, "strategy_agent");
+    for (const agent of ["qa_agent", "strategy_agent"]) {
+      const items = scripts.inputs(agent)[0]!;
+      assert.equal(items.length, 1, `${agent} got ${text(items)}`);
+      assert.equal((items[0] as { role?: string }).role, "user");
+      const input = text(items);
+      assert.match(input, /untrusted_data/);
+      assert.doesNotMatch(input, /OPENING-TURN/);
+      assert.doesNotMatch(input, /record_research_brief|function_call/);
+    }
+    const strategy = text(scripts.inputs("strategy_agent")[0]);
+    assert.doesNotMatch(strategy, /research_log|Reviewed 14 sources/);
+    assert.match(strategy, /Most remote workers start the day with coffee at home/);
+  });
+
+  test("await_human holds the run until a person approves through the service, then goes on", async () => {
+    const wf = workflow();
+    const standing = await upTo(wf, ["c11-01", "c11-02", "c11-03"]);
+    const scripts = new Scripts()
+      .add("strategy_agent", [call("record_strategy_brief", artifactArgs(step(S11, "c11-04")), "strategy-1"), call("transfer_to_campaign_approver", {}, "strategy-1-handoff")])
+      .add("copywriter", [say("Writing the copy.")]);
+    const run = governedRun(wf, "strategy_agent", standing);
+    let finished = false;
+    const running = runner(scripts)
+      .run(run.agents.strategy_agent!, "Write the strategy.", { context: run })
+      .finally(() => (finished = true));
+
+    const maria = new Workflow({ tenant: "acme", organization: "acme-marketing", workflowId: wf.id, pack: "campaign", participants: participants(served, ["maria.lopez"]) });
+    for (;;) {
+      const list = await maria.reader.workflows("acme", { awaiting: "human" });
+      if (list.workflows.some((w) => w.workflow_id === wf.id)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(finished, false, "the run went on before anyone approved");
+    assert.equal(scripts.calls("copywriter"), 0);
+
+    const approved = await maria.submit("maria.lopez", "approval", fieldsOf(step(S11, "c11-05")), `${wf.id}:approve`);
+    assert.equal(approved.outcome, "allow");
+    const result = await running;
+    assert.equal(result.lastAgent?.name, "copywriter");
+    assert.deepEqual(run.decisions.map((d) => d.outcome), ["await_human", "allow"]);
+    assert.equal(run.decisions[1]?.decision_id, approved.decision_id);
+    assert.match(text(scripts.inputs("copywriter")[0]), /Start your trial box/);
+  });
+
+  test("a handoff sent again with the same tool call id is recorded once", async () => {
+    const wf = workflow();
+    const started = await upTo(wf, ["c11-01"]);
+    const play = async () => {
+      const scripts = new Scripts()
+        .add("research_agent", [call("record_research_brief", artifactArgs(step(S11, "c11-02")), "research-1"), call("transfer_to_strategy_agent", {}, "research-1-handoff")])
+        .add("qa_agent", [say("Validating.")]);
+      const run = governedRun(wf, "research_agent", started);
+      await runner(scripts).run(run.agents.research_agent!, "Research the brief.", { context: run });
+      return run.decisions[0]!;
+    };
+    const first = await play();
+    const again = await play();
+    assert.equal(first.request_id, `${wf.id}:research-1`);
+    assert.equal(again.decision_id, first.decision_id);
+    assert.equal(again.outcome, "allow");
+    const log = await wf.reader.log("acme", wf.id);
+    assert.equal(log.entries.length, 2);
+    const artifacts = (await wf.state()).artifacts as Record<string, { latest: number }> | undefined;
+    assert.equal(artifacts?.RESEARCH_BRIEF?.latest, 1);
+  });
+
+  test("keeps the model-facing tool of the handoff it wraps", () => {
+    const h = handoff(new Agent({ name: "qa_agent", handoffDescription: "Checks the work" }));
+    const g = governed(h);
+    assert.deepEqual(g.getHandoffAsFunctionTool(), h.getHandoffAsFunctionTool());
+    assert.equal(g.agentName, "qa_agent");
+  });
+
+  test("a streamed run is governed too", async () => {
+    const wf = workflow();
+    const started = await upTo(wf, ["c11-01"]);
+    const scripts = new Scripts()
+      .add("research_agent", [call("record_research_brief", artifactArgs(step(S11, "c11-02")), "research-1"), call("transfer_to_strategy_agent", {}, "research-1-handoff")])
+      .add("qa_agent", [say("Validating.")]);
+    const run = governedRun(wf, "research_agent", started);
+    const streamed = await runner(scripts).run(run.agents.research_agent!, "Research the brief.", { context: run, stream: true });
+    for await (const _ of streamed) {
+      // drained: the run goes on as the events are read
+    }
+    await streamed.completed;
+    assert.equal(streamed.lastAgent?.name, "qa_agent");
+    assert.deepEqual(run.decisions.map((d) => d.outcome), ["allow"]);
+    assert.equal(scripts.inputs("qa_agent")[0]?.length, 1);
+  });
+});
