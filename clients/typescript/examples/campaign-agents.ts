@@ -9,8 +9,9 @@ import { pathToFileURL } from "node:url";
 import { Workflow, untrusted, type Decision } from "../src/index.js";
 import { GovernedRun, HandoffBlocked } from "../src/agents/index.js";
 import { agentIds, campaignPrincipals, participants } from "./principals.js";
-import { artifactArgs, fieldsOf, reviewArgs, step, type Step } from "./scenario.js";
-import { Scripts, call, say } from "./scripted.js";
+import { artifactArgs, reviewArgs, step } from "./campaign-steps.js";
+import type { ScenarioStep as Step } from "./scenarios.js";
+import { Scripts, call } from "./scripted.js";
 import { campaignTeam } from "./team.js";
 
 setTracingDisabled(true); // nothing leaves the machine
@@ -55,7 +56,7 @@ export async function runCampaign(server: Server, options: { workflowId?: string
   const blocked = await blockedEarlyCopy(server, `${workflowId}-early-copy`, print);
 
   const workflow = campaignWorkflow(server, workflowId, everyone);
-  const started = await workflow.start("orchestrator", fieldsOf(step(S11, "c11-01")), `${workflowId}:start`);
+  const started = await workflow.start("orchestrator", step(S11, "c11-01").fields, `${workflowId}:start`);
   print(`${"orchestrator".padEnd(20)} start    ${started.outcome} -> ${started.status_after}, next ${names(started)}`);
 
   // Maria works through her own client and token, as a person would, while the run waits.
@@ -76,7 +77,7 @@ export async function runCampaign(server: Server, options: { workflowId?: string
   const given = await approvals;
 
   // The client acknowledged the package: the host reports the effect's outcome.
-  const done = await workflow.submit("orchestrator", "outcome", fieldsOf(step(S07, "c07-12")), `${workflowId}:outcome`);
+  const done = await workflow.submit("orchestrator", "outcome", step(S07, "c07-12").fields, `${workflowId}:outcome`);
   print(`${"orchestrator".padEnd(20)} outcome  ${done.outcome} -> ${done.status_after}`);
 
   const verify = await workflow.reader.verify("acme");
@@ -104,8 +105,8 @@ export async function runCampaign(server: Server, options: { workflowId?: string
 
 /** The scripted turns of the main run: scenario 11's requests as tool calls. */
 function campaignScripts(): Scripts {
-  const produce = (tool: string, s: Step) => call(tool, artifactArgs(s), `${s.request.request_id}`);
-  const review = (s: Step) => call("record_review", reviewArgs(s), `${s.request.request_id}`);
+  const produce = (tool: string, s: Step) => call(tool, artifactArgs(s), `${s.id}`);
+  const review = (s: Step) => call("record_review", reviewArgs(s), `${s.id}`);
   const to = (agent: string, id: string) => call(`transfer_to_${agent}`, {}, `${id}-handoff`);
   return new Scripts()
     .add("research_agent", [produce("record_research_brief", step(S11, "c11-02")), to("strategy_agent", "c11-02")])
@@ -145,7 +146,7 @@ async function blockedEarlyCopy(server: Server, workflowId: string, print: (l: s
   const workflow = campaignWorkflow(server, workflowId, everyone);
   for (const id of ["c11-01", "c11-02", "c11-03", "c11-04"]) {
     const s = step(S11, id);
-    await workflow.submit((s.request.actor as { id: string }).id, String(s.request.kind), fieldsOf(s), `${workflowId}:${id}`);
+    await workflow.submit(s.actor, s.kind, s.fields, `${workflowId}:${id}`);
   }
   const team = campaignTeam();
   const scripts = new Scripts().add("copywriter", [
@@ -171,14 +172,14 @@ async function approveAsMaria(server: Server, workflowId: string, steps: Step[],
   const workflow = campaignWorkflow(server, workflowId, ["maria.lopez"]);
   const given: CampaignSummary["approvals"] = [];
   for (const s of steps) {
-    const stage = String(s.request.stage);
+    const stage = String(s.fields.stage);
     for (;;) {
       const list = await workflow.reader.workflows("acme", { awaiting: "human" });
       if (list.workflows.some((w) => w.workflow_id === workflowId && w.status === stage)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    const d = await workflow.submit("maria.lopez", "approval", fieldsOf(s), `${workflowId}:${s.request.request_id}`);
-    print(`${"maria.lopez".padEnd(20)} approval ${s.request.decision} ${stage}, her own token: ${d.outcome} -> ${d.status_after}`);
+    const d = await workflow.submit("maria.lopez", "approval", s.fields, `${workflowId}:${s.id}`);
+    print(`${"maria.lopez".padEnd(20)} approval ${s.fields.decision} ${stage}, her own token: ${d.outcome} -> ${d.status_after}`);
     given.push({ stage, outcome: d.outcome });
   }
   return given;

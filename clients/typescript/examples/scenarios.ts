@@ -3,8 +3,8 @@
 // service decides at its clock, so every time in a step is moved by the distance
 // between the scenario's now and the real one.
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { repoDir } from "../test/paths.js";
 
 interface Step {
   name: string;
@@ -15,6 +15,8 @@ interface Step {
 
 /** One step of a scenario: its request's own fields (no envelope) and its clock. */
 export interface ScenarioStep {
+  /** The step's request_id in its scenario file. */
+  id: string;
   name: string;
   kind: string;
   actor: string;
@@ -24,23 +26,12 @@ export interface ScenarioStep {
   expect: Record<string, unknown>;
 }
 
-// dist/examples/scenarios.js and examples/scenarios.ts both sit three levels under the repo
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = [resolve(here, "../../../.."), resolve(here, "../../..")].find((r) => {
-  try {
-    readFileSync(join(r, "go.mod"));
-    return true;
-  } catch {
-    return false;
-  }
-})!;
-
 // The envelope Workflow fills in itself.
 const envelope = new Set(["request_id", "kind", "tenant_id", "organization_id", "trace_id", "actor", "workflow_id"]);
 
 /** The steps of policies_test/handoff/<pack>/scenarios/<file>, by request_id. */
 export function scenario(pack: string, file: string): Map<string, ScenarioStep> {
-  const path = join(repo, "policies_test/handoff", pack, "scenarios", file);
+  const path = join(repoDir, "policies_test/handoff", pack, "scenarios", file);
   const { steps } = JSON.parse(readFileSync(path, "utf8")) as { steps: Step[] };
   const out = new Map<string, ScenarioStep>();
   let now: string | undefined;
@@ -48,7 +39,8 @@ export function scenario(pack: string, file: string): Map<string, ScenarioStep> 
     now = s.now ?? now; // a step without now keeps the time of the one before
     const fields = Object.fromEntries(Object.entries(s.request).filter(([k]) => !envelope.has(k)));
     const actor = (s.request.actor as { id: string }).id;
-    out.set(s.request.request_id as string, { name: s.name, kind: s.request.kind as string, actor, now, fields, expect: s.expect });
+    const id = s.request.request_id as string;
+    out.set(id, { id, name: s.name, kind: s.request.kind as string, actor, now, fields, expect: s.expect });
   }
   return out;
 }
@@ -82,4 +74,11 @@ function shift(v: unknown, ms: number, days: number): unknown {
 
 function utcDay(d: Date): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+}
+
+/** One step of a scenario file, by its request_id. */
+export function step(pack: string, file: string, id: string): ScenarioStep {
+  const s = scenario(pack, file).get(id);
+  if (!s) throw new Error(`no step ${id} in ${pack}/${file}`);
+  return s;
 }

@@ -37,9 +37,13 @@ export interface Produced {
   assumptions?: string[];
   limitations?: string[];
   confidence?: number;
+  /** A later version names the version it replaces, and why. */
+  supersedes?: number;
+  justification?: string;
 }
 
-/** A citation of a recorded artifact version: TYPE, TYPE@N, TYPE@latest or TYPE@approved. */
+/** A citation of a recorded artifact version: TYPE, TYPE@N, TYPE@latest or TYPE@approved,
+ * or the same as a placeholder, ${ref:TYPE@N}. */
 export type ArtifactCitation = string;
 
 const placeholder = /^\$\{(ref|hash):([A-Z0-9_]+)@(latest|approved|\d+)\}$|^\$\{(state_version|workflow_id)\}$/;
@@ -109,8 +113,9 @@ export class Workflow {
   }
 
   /**
-   * A handoff of what source produced to target: the output is given the next version of
-   * its type and cites what it built on. extra holds the pack's further envelope fields.
+   * A handoff of what source produced to target (see handoffFields). extra holds the
+   * pack's further envelope fields. With a requestId, a request already recorded under it
+   * answers its decision without being built again (see submitOnce).
    */
   async handoff(
     source: string,
@@ -120,25 +125,57 @@ export class Workflow {
     extra: Record<string, unknown> = {},
     requestId?: string,
   ): Promise<Decision> {
-    const fields: Record<string, unknown> = { source_agent: source, target_agent: target, task_type: taskType, ...extra };
-    if (produced) {
-      const state = await this.state();
-      const recorded = artifactsOf(state)[produced.type];
-      fields.input_artifacts = await this.refs(produced.inputs ?? [], state);
-      fields.output = {
-        id: produced.id ?? recorded?.id ?? kebab(produced.type),
-        type: produced.type,
-        version: (recorded?.latest ?? 0) + 1,
-        content: produced.content,
-      };
-      fields.output_summary = produced.summary ?? `${produced.type} from ${source}`;
-      fields.assumptions = produced.assumptions ?? [];
-      fields.limitations = produced.limitations ?? [];
-      if (produced.confidence !== undefined) fields.confidence_score = produced.confidence;
-    } else if (!("input_artifacts" in fields)) {
-      fields.input_artifacts = [];
+    const build = async () => ({ ...extra, ...(await this.handoffFields(source, target, taskType, produced)) });
+    if (requestId === undefined) return this.submit(source, "handoff", await build());
+    return this.submitOnce(source, "handoff", requestId, build);
+  }
+
+  /**
+   * The fields of a handoff: the output is given the next version of its type after the
+   * recorded ones, and cites what it built on as recorded versions.
+   */
+  async handoffFields(source: string, target: string, taskType: string | undefined, produced: Produced | undefined): Promise<Record<string, unknown>> {
+    const fields: Record<string, unknown> = { source_agent: source, target_agent: target, task_type: taskType, input_artifacts: [] };
+    if (!produced) return fields;
+    const state = await this.state();
+    const recorded = artifactsOf(state)[produced.type];
+    const output: Record<string, unknown> = {
+      id: produced.id ?? recorded?.id ?? kebab(produced.type),
+      type: produced.type,
+      version: (recorded?.latest ?? 0) + 1,
+      content: produced.content,
+    };
+    if (produced.supersedes !== undefined) output.supersedes = produced.supersedes;
+    if (produced.justification !== undefined) output.justification = produced.justification;
+    fields.input_artifacts = await this.refs(produced.inputs ?? [], state);
+    fields.output = output;
+    fields.output_summary = produced.summary ?? `${produced.type} from ${source}`;
+    fields.assumptions = produced.assumptions ?? [];
+    fields.limitations = produced.limitations ?? [];
+    if (produced.confidence !== undefined) fields.confidence_score = produced.confidence;
+    return fields;
+  }
+
+  /**
+   * Submits the request build makes, unless requestId was decided already: then the
+   * recorded decision. A request built from the recorded state (the next version, the
+   * state_version) gives other bytes once that state moved on, which the service refuses
+   * under the same request_id (IDEMPOTENCY_KEY_REUSED): a resend after a restart, or a
+   * framework running a step again, must find the answer instead of building anew.
+   */
+  async submitOnce(actorId: string, kind: string, requestId: string, build: () => Record<string, unknown> | Promise<Record<string, unknown>>): Promise<Decision> {
+    return (await this.recorded(requestId)) ?? this.submit(actorId, kind, await build(), requestId);
+  }
+
+  /** The decision recorded for requestId in this workflow, if any. */
+  async recorded(requestId: string): Promise<Decision | undefined> {
+    try {
+      const log = await this.reader.log(this.tenant, this.id);
+      return log.entries.find((e) => e.decision.request_id === requestId)?.decision;
+    } catch (err) {
+      if (err instanceof HandoffError && err.status === 404) return undefined; // not started yet
+      throw err;
     }
-    return this.submit(source, "handoff", fields, requestId);
   }
 
   /** The recorded state of the workflow. */
@@ -151,7 +188,7 @@ export class Workflow {
     if (citations.length === 0) return [];
     const s = state ?? (await this.state());
     return citations.map((c) => {
-      const [type, which = "latest"] = c.split("@") as [string, string?];
+      const [type, which = "latest"] = (/^\$\{ref:(.+)\}$/.exec(c)?.[1] ?? c).split("@") as [string, string?];
       return refOf(s, type, which, c);
     });
   }

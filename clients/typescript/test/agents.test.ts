@@ -7,7 +7,7 @@ import { Workflow, type Decision } from "../src/index.js";
 import { GovernedRun, HandoffBlocked, governed } from "../src/agents/index.js";
 import { runCampaign } from "../examples/campaign-agents.js";
 import { agentIds, campaignPrincipals, participants } from "../examples/principals.js";
-import { artifactArgs, fieldsOf, reviewArgs, step } from "../examples/scenario.js";
+import { artifactArgs, reviewArgs, step } from "../examples/campaign-steps.js";
 import { Scripts, call, say } from "../examples/scripted.js";
 import { campaignTeam } from "../examples/team.js";
 import { startServe, type Served } from "./serve.js";
@@ -34,7 +34,7 @@ async function upTo(wf: Workflow, ids: string[]): Promise<Decision> {
   let last: Decision | undefined;
   for (const id of ids) {
     const s = step(S11, id);
-    last = await wf.submit((s.request.actor as { id: string }).id, String(s.request.kind), fieldsOf(s), `${wf.id}:${id}`);
+    last = await wf.submit(s.actor, s.kind, s.fields, `${wf.id}:${id}`);
     assert.equal(last.outcome, s.expect.outcome, `${id}: ${JSON.stringify(last.reasons)}`);
   }
   return last!;
@@ -184,7 +184,7 @@ describe("governed handoffs", () => {
     assert.equal(finished, false, "the run went on before anyone approved");
     assert.equal(scripts.calls("copywriter"), 0);
 
-    const approved = await maria.submit("maria.lopez", "approval", fieldsOf(step(S11, "c11-05")), `${wf.id}:approve`);
+    const approved = await maria.submit("maria.lopez", "approval", step(S11, "c11-05").fields, `${wf.id}:approve`);
     assert.equal(approved.outcome, "allow");
     const result = await running;
     assert.equal(result.lastAgent?.name, "copywriter");

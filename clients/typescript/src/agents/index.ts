@@ -7,4 +7,4 @@ export { artifactTool, reviewTool } from "./tools.js";
 export type { ArtifactToolOptions } from "./tools.js";
 export { HandoffBlocked } from "./errors.js";
 export { END, endAgent } from "./end.js";
-export type { ProducedArtifact, Review, Recorded } from "./submit.js";
+export type { Review, Recorded } from "./submit.js";

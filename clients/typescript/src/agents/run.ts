@@ -4,7 +4,7 @@ import { untrusted } from "../workflow.js";
 import type { Decision } from "../types.js";
 import { endAgent } from "./end.js";
 import { HandoffBlocked } from "./errors.js";
-import { handoffFields, reviewFields, submitOnce, type Recorded } from "./submit.js";
+import { reviewFields, type Recorded } from "./submit.js";
 
 export interface GovernedRunOptions {
   workflow: Workflow;
@@ -63,14 +63,10 @@ export class GovernedRun {
     const wf = this.workflow;
     // The id comes from the tool call that produced the request: resending is safe.
     const requestId = `${wf.id}:${r?.callId ?? `${source}>${target}@${this.#version}`}`;
-    let decision: Decision;
-    if (r?.kind === "review") {
-      decision = await submitOnce(wf, source, "review", requestId, () => reviewFields(wf, r.review));
-    } else {
-      decision = await submitOnce(wf, source, "handoff", requestId, async () =>
-        r ? handoffFields(wf, source, target, r.taskType, r.artifact) : { source_agent: source, target_agent: target, task_type: taskType, input_artifacts: [] },
-      );
-    }
+    const decision =
+      r?.kind === "review"
+        ? await wf.submitOnce(source, "review", requestId, () => reviewFields(wf, r.review))
+        : await wf.submitOnce(source, "handoff", requestId, () => wf.handoffFields(source, target, r?.taskType ?? taskType, r?.artifact));
     this.#recorded = undefined;
     this.#seen(decision, source);
     return this.#route(decision, preferred);

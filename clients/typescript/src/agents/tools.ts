@@ -1,6 +1,7 @@
 import { tool, type RunContext } from "@openai/agents";
 import { governedRunOf } from "./run.js";
-import type { ProducedArtifact, Review } from "./submit.js";
+import type { Produced } from "../workflow.js";
+import type { Review } from "./submit.js";
 
 // Loose schemas (strict false): the pack's CUE contract checks the content, not the SDK.
 const strings = { type: "array", items: { type: "string" } } as const;
@@ -52,7 +53,7 @@ export function artifactTool(type: string, options: ArtifactToolOptions) {
     parameters: artifactParameters,
     strict: false,
     execute: (input: unknown, ctx?: RunContext<unknown>, details?: { toolCall?: { callId: string } }) => {
-      const a = input as Omit<ProducedArtifact, "type" | "inputs"> & { inputs?: string[] };
+      const a = input as Omit<Produced, "type">;
       governedRunOf(ctx).record({
         kind: "handoff",
         callId: callIdOf(details),

@@ -1,4 +1,3 @@
-import { HandoffError } from "../errors.js";
 import type { Decision } from "../types.js";
 import { untrusted, type Workflow } from "../workflow.js";
 import type { HandoffUpdate, Step } from "./state.js";
@@ -14,22 +13,6 @@ export interface Ask {
 /** The request_id of a node's attempt: the same on every run of that attempt. */
 export function requestId(workflow: Workflow, node: string, attempt: number | string): string {
   return `${workflow.id}:${node}:${attempt}`;
-}
-
-/**
- * The decision the service recorded for requestId, if any. A node that runs again after
- * its request was recorded (a restart between the answer and the checkpoint) must not
- * send it again: its placeholders would now resolve to the moved-on state, another
- * payload under the same request_id, which the service refuses (IDEMPOTENCY_KEY_REUSED).
- */
-export async function recorded(workflow: Workflow, id: string): Promise<Decision | undefined> {
-  try {
-    const log = await workflow.reader.log(workflow.tenant, workflow.id);
-    return log.entries.find((e) => e.decision.request_id === id)?.decision;
-  } catch (err) {
-    if (err instanceof HandoffError && err.status === 404) return undefined; // no workflow yet
-    throw err;
-  }
 }
 
 /** The record of one request and its answer, kept in state.steps. */

@@ -1,6 +1,6 @@
 import type { Revise } from "../types.js";
 import { contextFor, type Workflow } from "../workflow.js";
-import { decided, recorded, requestId, stepOf, type Ask } from "./decision.js";
+import { decided, requestId, stepOf, type Ask } from "./decision.js";
 import type { HandoffStateType, HandoffUpdate } from "./state.js";
 
 /** All an agent node is given: its task and context package, never the graph state. */
@@ -51,7 +51,7 @@ export function governedNode(
     });
     const actor = ask.actor ?? agent;
     const id = requestId(workflow, name, attempt);
-    const decision = (await recorded(workflow, id)) ?? (await workflow.submit(actor, ask.kind, ask.fields, id));
+    const decision = await workflow.submitOnce(actor, ask.kind, id, () => ask.fields);
     return decided(name, attempt, decision, [stepOf(name, id, actor, ask, decision)]);
   };
 }
