@@ -98,6 +98,7 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/decisions/{id}/explain", false, h.explain},
 		{"GET", "/v1/backup", false, h.backup},
 		{"GET", "/v1/packs", false, h.packs},
+		{"GET", "/v1/packs/{pack}/contract", false, h.contract},
 		{"GET", "/v1/reasons", false, h.reasons},
 	}
 }

@@ -236,10 +236,27 @@ func workflowOverHTTP(t *testing.T, a *api, postgres bool) {
 	status, _ = a.call("GET", "/v1/decisions/"+id+"/explain", globexToken, "", nil)
 	assert.Equal(t, http.StatusNotFound, status, "another tenant's decision is not found")
 
-	for _, path := range []string{"/v1/packs", "/v1/reasons"} {
+	for _, path := range []string{"/v1/packs", "/v1/reasons", "/v1/packs/campaign/contract"} {
 		status, _ = a.call("GET", path, hostToken, "", nil)
 		assert.Equal(t, http.StatusOK, status, path)
 	}
+	status, out = a.call("GET", "/v1/packs/campaign/contract", hostToken, "", nil)
+	require.Equal(t, http.StatusOK, status)
+	var contract struct {
+		Tables struct {
+			Agents    map[string]struct{ Produces []string }
+			Artifacts map[string]struct {
+				Fields map[string]struct{ Required bool }
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal(out, &contract))
+	assert.Equal(t, []string{"RESEARCH_BRIEF"}, contract.Tables.Agents["research_agent"].Produces)
+	assert.True(t, contract.Tables.Artifacts["RESEARCH_BRIEF"].Fields["claims"].Required)
+	status, out = a.call("GET", "/v1/packs/nosuch/contract", hostToken, "", nil)
+	assert.Equal(t, http.StatusNotFound, status, "%s", out)
+	status, _ = a.call("GET", "/v1/packs/campaign/contract", "", "", nil)
+	assert.Equal(t, http.StatusUnauthorized, status)
 	for _, path := range []string{"/health", "/health/ready", "/v1/openapi.json"} {
 		status, _ = a.call("GET", path, "", "", nil)
 		assert.Equal(t, http.StatusOK, status, path)
