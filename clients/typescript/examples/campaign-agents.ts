@@ -6,7 +6,7 @@
 //   npm run example:campaign
 import { Runner, setTracingDisabled } from "@openai/agents";
 import { pathToFileURL } from "node:url";
-import { Workflow, untrusted, type Decision } from "../src/index.js";
+import { HandoffClient, Workflow, untrusted, type Contract, type Decision } from "../src/index.js";
 import { GovernedRun, HandoffBlocked } from "../src/agents/index.js";
 import { agentIds, campaignPrincipals, participants } from "./principals.js";
 import { artifactArgs, reviewArgs, step } from "./campaign-steps.js";
@@ -63,7 +63,7 @@ export async function runCampaign(server: Server, options: { workflowId?: string
   const approvals = approveAsMaria(server, workflowId, [step(S11, "c11-05"), step(S11, "c11-12")], print);
 
   const scripts = campaignScripts();
-  const team = campaignTeam();
+  const team = campaignTeam(await contractOf(server));
   const run = new GovernedRun({
     workflow,
     agents: team,
@@ -148,7 +148,7 @@ async function blockedEarlyCopy(server: Server, workflowId: string, print: (l: s
     const s = step(S11, id);
     await workflow.submit(s.actor, s.kind, s.fields, `${workflowId}:${id}`);
   }
-  const team = campaignTeam();
+  const team = campaignTeam(await contractOf(server));
   const scripts = new Scripts().add("copywriter", [
     call("record_copy_package", artifactArgs(step(S11, "c11-06")), "early-copy"),
     call("transfer_to_qa_agent", {}, "early-copy-handoff"),
@@ -183,6 +183,10 @@ async function approveAsMaria(server: Server, workflowId: string, steps: Step[],
     given.push({ stage, outcome: d.outcome });
   }
   return given;
+}
+
+function contractOf(server: Server): Promise<Contract> {
+  return new HandoffClient({ baseUrl: server.url, token: server.tokens.orchestrator }).contract("campaign");
 }
 
 function campaignWorkflow(server: Server, workflowId: string, actors: string[]): Workflow {

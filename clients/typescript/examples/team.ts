@@ -1,30 +1,21 @@
-// The campaign pack's agents as SDK agents: each has the tool that records its artifact
-// (QA: its verdict) and governed handoffs to whom the pack's workflow may pass work.
+// The campaign pack's agents as SDK agents: each has the tools its contract gives it (a
+// record tool per artifact it produces; QA: the review tool) and governed handoffs to
+// whom the pack's workflow may pass work.
 import { Agent } from "@openai/agents";
-import { artifactTool, governedHandoff, reviewTool, type GovernedRun } from "../src/agents/index.js";
+import type { Contract } from "../src/index.js";
+import { contractTools, governedHandoff, type GovernedRun } from "../src/agents/index.js";
 
 export type Team = Record<"research_agent" | "strategy_agent" | "copywriter" | "visual_prompt_agent" | "qa_agent" | "delivery_agent", Agent<GovernedRun>>;
 
-export function campaignTeam(): Team {
+export function campaignTeam(contract: Contract): Team {
   // The model name is the pack id: the run's model provider answers for each agent.
-  const agent = (name: string, instructions: string, tools: Agent<GovernedRun>["tools"]) =>
-    new Agent<GovernedRun>({ name, model: name, instructions, tools });
-  const research = agent("research_agent", "Research the brief; record a RESEARCH_BRIEF, then hand off.", [
-    artifactTool("RESEARCH_BRIEF", { taskType: "research" }),
-  ]);
-  const strategy = agent("strategy_agent", "Write the strategy from the validated research; record it, then hand off for approval.", [
-    artifactTool("STRATEGY_BRIEF", { taskType: "strategy" }),
-  ]);
-  const copy = agent("copywriter", "Write the copy from the approved strategy; record it, then hand off to QA.", [
-    artifactTool("COPY_PACKAGE", { taskType: "copy" }),
-  ]);
-  const visual = agent("visual_prompt_agent", "Write the image prompts from the approved strategy; record them, then hand off to QA.", [
-    artifactTool("VISUAL_PACKAGE", { taskType: "visual_prompts" }),
-  ]);
-  const qa = agent("qa_agent", "Check the artifacts against the pack's gates; record your verdict, then hand off.", [reviewTool()]);
-  const delivery = agent("delivery_agent", "Package the approved copy and prompts for the client; record it, then deliver.", [
-    artifactTool("CLIENT_PACKAGE", { taskType: "delivery" }),
-  ]);
+  const agent = (name: string, instructions: string) => new Agent<GovernedRun>({ name, model: name, instructions, tools: contractTools(contract, name) });
+  const research = agent("research_agent", "Research the brief; record a RESEARCH_BRIEF, then hand off.");
+  const strategy = agent("strategy_agent", "Write the strategy from the validated research; record it, then hand off for approval.");
+  const copy = agent("copywriter", "Write the copy from the approved strategy; record it, then hand off to QA.");
+  const visual = agent("visual_prompt_agent", "Write the image prompts from the approved strategy; record them, then hand off to QA.");
+  const qa = agent("qa_agent", "Check the artifacts against the pack's gates; record your verdict, then hand off.");
+  const delivery = agent("delivery_agent", "Package the approved copy and prompts for the client; record it, then deliver.");
   research.handoffs = [governedHandoff(strategy)];
   qa.handoffs = [strategy, copy, visual, delivery].map((a) => governedHandoff(a));
   strategy.handoffs = [governedHandoff("campaign_approver")];

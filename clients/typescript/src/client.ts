@@ -1,6 +1,7 @@
 import { HandoffError, NETWORK, TIMEOUT } from "./errors.js";
 import type {
   AuditLog,
+  Contract,
   Decision,
   Entry,
   Explanation,
@@ -118,6 +119,11 @@ export class HandoffClient {
   /** Why a recorded decision was made: the policy re-run on the recorded input. */
   explain(decisionId: string, options?: CallOptions): Promise<Explanation> {
     return this.#call<Explanation>("GET", `/v1/decisions/${seg(decisionId)}/explain`, undefined, options);
+  }
+
+  /** One pack's contract tables: what each agent produces, each artifact's fields and gates. */
+  contract(pack: string, options?: CallOptions): Promise<Contract> {
+    return this.#call<Contract>("GET", `/v1/packs/${seg(pack)}/contract`, undefined, options);
   }
 
   /** Whether the process is up (no token needed). */

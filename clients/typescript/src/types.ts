@@ -23,4 +23,8 @@ export type AuditLog = Schemas["AuditLog"];
 export type VerifyReport = Schemas["VerifyReport"];
 export type Explanation = Schemas["Explanation"];
 export type Status = Schemas["Status"];
+/** A pack's contract tables, as exported from its CUE. */
+export type Contract = Schemas["Contract"];
+export type ContractAgent = Schemas["ContractAgent"];
+export type ContractArtifact = Schemas["ContractArtifact"];
 export type ServiceError = Schemas["Error"];

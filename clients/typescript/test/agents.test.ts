@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Agent, Runner, handoff, setTracingDisabled } from "@openai/agents";
-import { Workflow, type Decision } from "../src/index.js";
-import { GovernedRun, HandoffBlocked, governed } from "../src/agents/index.js";
+import { HandoffClient, Workflow, type Contract, type Decision } from "../src/index.js";
+import { GovernedRun, HandoffBlocked, contractTools, governed } from "../src/agents/index.js";
 import { runCampaign } from "../examples/campaign-agents.js";
 import { agentIds, campaignPrincipals, participants } from "../examples/principals.js";
 import { artifactArgs, reviewArgs, step } from "../examples/campaign-steps.js";
@@ -16,10 +16,12 @@ setTracingDisabled(true);
 
 const S11 = "11-s1-targeted-repair";
 let served: Served;
+let contract: Contract;
 let n = 0;
 
 before(async () => {
   served = await startServe(campaignPrincipals);
+  contract = await new HandoffClient({ baseUrl: served.url, token: served.tokens.orchestrator! }).contract("campaign");
 });
 after(async () => {
   await served?.stop();
@@ -41,7 +43,7 @@ async function upTo(wf: Workflow, ids: string[]): Promise<Decision> {
 }
 
 function governedRun(wf: Workflow, start: string, from?: Decision): GovernedRun {
-  return new GovernedRun({ workflow: wf, agents: campaignTeam(), start, stateVersion: from?.state_version, pollMs: 50 });
+  return new GovernedRun({ workflow: wf, agents: campaignTeam(contract), start, stateVersion: from?.state_version, pollMs: 50 });
 }
 
 function runner(scripts: Scripts): Runner {
@@ -237,5 +239,33 @@ describe("governed handoffs", () => {
     assert.equal(streamed.lastAgent?.name, "qa_agent");
     assert.deepEqual(run.decisions.map((d) => d.outcome), ["allow"]);
     assert.equal(scripts.inputs("qa_agent")[0]?.length, 1);
+  });
+});
+
+describe("tools from the pack's contract", () => {
+  test("a record tool per artifact the agent produces, its content the contract's fields", () => {
+    const [brief, ...more] = contractTools(contract, "research_agent");
+    assert.equal(more.length, 0);
+    assert.equal(brief!.name, "record_research_brief");
+    const content = (brief as unknown as { parameters: { properties: { content: { properties: object; required: string[]; additionalProperties: boolean } } } }).parameters.properties.content;
+    const fields = contract.tables.artifacts.RESEARCH_BRIEF!.fields!;
+    assert.deepEqual(Object.keys(content.properties).sort(), Object.keys(fields).sort());
+    assert.ok(content.required.includes("claims"));
+    assert.ok(!content.required.includes("research_log"), "an optional field is not required");
+    assert.equal(content.additionalProperties, false, "the contracts are closed");
+  });
+
+  test("a reviewing agent gets the review tool: its report comes from the review", () => {
+    assert.deepEqual(contractTools(contract, "qa_agent").map((t) => t.name), ["record_review"]);
+  });
+
+  test("an agent the pack does not have, or an artifact whose task is not clear, is refused", async () => {
+    assert.throws(() => contractTools(contract, "ghost_writer"), /has no agent ghost_writer/);
+    const support = await new HandoffClient({ baseUrl: served.url, token: served.tokens.orchestrator! }).contract("support");
+    assert.throws(() => contractTools(support, "supervisor"), /say which one produces/);
+    const tools = contractTools(support, "supervisor", {
+      taskTypes: { CLASSIFICATION: "classify_request", AUTHORIZATION_RECORD: "verify_authorization", CUSTOMER_RESPONSE: "send_response" },
+    });
+    assert.deepEqual(tools.map((t) => t.name), ["record_classification", "record_authorization_record", "record_customer_response"]);
   });
 });

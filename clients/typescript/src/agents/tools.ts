@@ -5,10 +5,10 @@ import type { Review } from "./submit.js";
 
 // Loose schemas (strict false): the pack's CUE contract checks the content, not the SDK.
 const strings = { type: "array", items: { type: "string" } } as const;
-const artifactParameters = {
+const artifactParameters = (content: Record<string, unknown>) => ({
   type: "object" as const,
   properties: {
-    content: { type: "object", description: "The artifact, as the pack's contract defines it" },
+    content,
     inputs: { ...strings, description: "What it builds on: TYPE, TYPE@N or TYPE@approved" },
     summary: { type: "string" },
     assumptions: strings,
@@ -19,7 +19,8 @@ const artifactParameters = {
   },
   required: ["content"],
   additionalProperties: true as const,
-};
+});
+const anyContent = { type: "object", description: "The artifact, as the pack's contract defines it" };
 const reviewParameters = {
   type: "object" as const,
   properties: {
@@ -40,6 +41,9 @@ export interface ArtifactToolOptions {
   /** The tool's name; record_<type> by default. */
   name?: string;
   description?: string;
+  /** The JSON schema of the content (contractTools derives it from the contract's fields);
+   * any object by default. */
+  content?: Record<string, unknown>;
 }
 
 /**
@@ -50,7 +54,7 @@ export function artifactTool(type: string, options: ArtifactToolOptions) {
   return tool({
     name: options.name ?? `record_${type.toLowerCase()}`,
     description: options.description ?? `Record the ${type} you produced; your next handoff submits it.`,
-    parameters: artifactParameters,
+    parameters: artifactParameters(options.content ?? anyContent),
     strict: false,
     execute: (input: unknown, ctx?: RunContext<unknown>, details?: { toolCall?: { callId: string } }) => {
       const a = input as Omit<Produced, "type">;

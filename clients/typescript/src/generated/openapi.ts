@@ -276,6 +276,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/packs/{pack}/contract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** one pack's contract tables, as exported from its CUE */
+        get: operations["contract"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reasons": {
         parameters: {
             query?: never;
@@ -488,6 +505,50 @@ export interface components {
             artifact?: string;
             producer?: string;
             defects?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        Contract: {
+            bundle_digest: string;
+            pack: string;
+            /** @description the pack's tables: agents (produces, tasks, hands_to, ...), artifacts (title, producer, fields {name: {required}}, gates, acceptance), context, limits, workflow, roles */
+            tables: {
+                agents: {
+                    [key: string]: components["schemas"]["ContractAgent"];
+                };
+                artifacts: {
+                    [key: string]: components["schemas"]["ContractArtifact"];
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        ContractAgent: {
+            name?: string;
+            responsibility?: string;
+            produces?: string[];
+            tasks?: string[];
+            consumes?: string[];
+            hands_to?: string[];
+            may?: string[];
+            may_not?: string[];
+            /** @description the artifact types it reviews */
+            reviews?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        ContractArtifact: {
+            title?: string;
+            producer?: string;
+            fields?: {
+                [key: string]: {
+                    required?: boolean;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            gates?: string[];
+            acceptance?: string[];
         } & {
             [key: string]: unknown;
         };
@@ -1249,6 +1310,46 @@ export interface operations {
             };
             /** @description no token, or a token of no principal */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    contract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pack: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tables */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            /** @description no token, or a token of no principal */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pack of that name in the bundle */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,47 @@
+import type { Contract, ContractAgent } from "../types.js";
+import { artifactTool, reviewTool } from "./tools.js";
+
+export interface ContractToolsOptions {
+  /** The task_type of each produced artifact type, for an agent with several tasks. */
+  taskTypes?: Record<string, string>;
+}
+
+/**
+ * The tools of one pack agent, derived from the pack's contract (HandoffClient.contract):
+ * the review tool for an agent that reviews (its report is recorded from the review
+ * itself), else a record tool per artifact type it produces, whose content schema lists
+ * the contract's fields (the required ones required, no others: the contracts are
+ * closed). The engine still checks every value.
+ */
+export function contractTools(contract: Contract, agentId: string, options: ContractToolsOptions = {}) {
+  const agent = contract.tables.agents[agentId] as ContractAgent | undefined;
+  if (!agent) {
+    throw new Error(`handoff: pack ${contract.pack} has no agent ${agentId} (its agents: ${Object.keys(contract.tables.agents).join(", ")})`);
+  }
+  if ((agent.reviews ?? []).length > 0) return [reviewTool()];
+  return (agent.produces ?? []).map((type) => {
+    const artifact = contract.tables.artifacts[type];
+    if (!artifact) throw new Error(`handoff: pack ${contract.pack} has no artifact contract ${type}`);
+    const fields = artifact.fields ?? {};
+    const acceptance = (artifact.acceptance ?? []).join("; ");
+    return artifactTool(type, {
+      taskType: taskTypeOf(contract, agentId, agent, type, options),
+      description: `Record the ${artifact.title ?? type} (${type}) you produced; your next handoff submits it.${acceptance ? ` Accepted when: ${acceptance}.` : ""}`,
+      content: {
+        type: "object",
+        description: `The ${type} content, as the ${contract.pack} pack's contract defines it`,
+        properties: Object.fromEntries(Object.keys(fields).map((f) => [f, {}])),
+        required: Object.entries(fields).flatMap(([f, spec]) => (spec.required ? [f] : [])),
+        additionalProperties: false,
+      },
+    });
+  });
+}
+
+function taskTypeOf(contract: Contract, agentId: string, agent: ContractAgent, type: string, options: ContractToolsOptions): string {
+  const given = options.taskTypes?.[type];
+  if (given) return given;
+  const tasks = agent.tasks ?? [];
+  if (tasks.length === 1) return tasks[0]!;
+  throw new Error(`handoff: ${agentId} of pack ${contract.pack} has tasks ${tasks.join(", ")}: say which one produces ${type} (taskTypes)`);
+}
