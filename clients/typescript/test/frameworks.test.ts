@@ -1,13 +1,18 @@
 // The adapters are tested against the framework versions the lockfile installs. A user gets
 // a peer-dependency warning outside the declared ranges; a bump of the installed versions
 // outside them fails here until the range moves (and the adapters' tests run on the bump).
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { packageDir } from "./paths.js";
 
-type Manifest = { version: string; peerDependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+type Manifest = {
+  version: string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+};
 
 const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as Manifest;
 
@@ -18,6 +23,20 @@ test("every installed framework is inside the range the adapters declare", () =>
     const installed = JSON.parse(readFileSync(join(packageDir, "node_modules", name, "package.json"), "utf8")) as Manifest;
     assert.ok(satisfies(installed.version, range), `${name} ${installed.version} is outside the adapters' range ${range}`);
     assert.equal(manifest.devDependencies?.[name], installed.version, `${name}: the tested version is pinned in devDependencies`);
+  }
+});
+
+test("the client needs nothing beyond Node.js: no dependencies, and its modules import only node: and each other", () => {
+  assert.deepEqual(manifest.dependencies ?? {}, {});
+  const src = join(packageDir, "src");
+  const adapters = new Set(["agents", "langgraph"]);
+  const files = readdirSync(src, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !adapters.has(f.split("/")[0]!));
+  assert.ok(files.includes("client.ts"));
+  for (const f of files) {
+    const text = readFileSync(join(src, f), "utf8");
+    for (const [, spec] of text.matchAll(/^(?:import|export)[^;]*?from\s+"([^"]+)"/gms)) {
+      assert.ok(spec!.startsWith("./") || spec!.startsWith("../") || spec!.startsWith("node:"), `src/${f} imports ${spec}`);
+    }
   }
 });
 
