@@ -13,13 +13,9 @@ import { artifactArgs, reviewArgs, step } from "./campaign-steps.js";
 import type { ScenarioStep as Step } from "./scenarios.js";
 import { Scripts, call } from "./scripted.js";
 import { campaignTeam } from "./team.js";
+import type { Server } from "../test/serve.js";
 
 setTracingDisabled(true); // nothing leaves the machine
-
-export interface Server {
-  url: string;
-  tokens: Record<string, string>;
-}
 
 export interface CampaignSummary {
   workflowId: string;

@@ -19,13 +19,8 @@ import {
   type HumanAnswer,
   type Step,
 } from "../src/langgraph/index.js";
-import { startServe, type PrincipalSpec } from "../test/serve.js";
+import { startServe, type PrincipalSpec, type Server } from "../test/serve.js";
 import { present, scenario, type ScenarioStep } from "./scenarios.js";
-
-export interface Server {
-  url: string;
-  tokens: Record<string, string>;
-}
 
 export const tenant = "northwind";
 

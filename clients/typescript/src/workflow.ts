@@ -22,7 +22,7 @@ export interface WorkflowOptions {
   participants: Participant[];
 }
 
-/** What an agent produced, for a handoff: the artifact and its envelope. */
+/** What an agent produced, for a handoff (handoffFields): the artifact and its envelope. */
 export interface Produced {
   /** The artifact type of the pack's contract (RESEARCH_BRIEF, ORDER_RESULT, ...). */
   type: string;
@@ -110,24 +110,6 @@ export class Workflow {
     };
     if (this.organization !== undefined) request.organization_id = this.organization;
     return client.submit(request);
-  }
-
-  /**
-   * A handoff of what source produced to target (see handoffFields). extra holds the
-   * pack's further envelope fields. With a requestId, a request already recorded under it
-   * answers its decision without being built again (see submitOnce).
-   */
-  async handoff(
-    source: string,
-    target: string,
-    taskType: string,
-    produced: Produced | undefined,
-    extra: Record<string, unknown> = {},
-    requestId?: string,
-  ): Promise<Decision> {
-    const build = async () => ({ ...extra, ...(await this.handoffFields(source, target, taskType, produced)) });
-    if (requestId === undefined) return this.submit(source, "handoff", await build());
-    return this.submitOnce(source, "handoff", requestId, build);
   }
 
   /**

@@ -17,6 +17,9 @@ export interface PrincipalSpec {
   admin?: boolean;
 }
 
+/** What a client of a started server needs: its address and each principal's token. */
+export type Server = Pick<Served, "url" | "tokens">;
+
 export interface Served {
   url: string;
   /** Each principal's token, by name. */
