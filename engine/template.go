@@ -126,8 +126,12 @@ func (dc *Decider) Template(pack, kind string, opts TemplateOptions) (*Template,
 	}
 	w.always = append(w.always, "organization_id", "trace_id")
 	w.note["organization_id"] = "the workflow's organization: required when the workflow has one"
-	if kind == "review" {
+	switch kind {
+	case "review":
 		w.always = append(w.always, "report") // what a verdict rests on, where the pack asks for it
+	case "approval":
+		w.always = append(w.always, "stage")
+		w.note["stage"] = "the stage 'handoffctl next' names; leave it out when it names none"
 	}
 	w.actor = actorOf(kind, &info, &rules)
 	switch {
@@ -485,7 +489,7 @@ func (w *walker) object(v cue.Value, path string) *skel {
 		case path == "output" && name == "supersedes":
 			f.doc = strings.TrimSpace(f.doc + "\nwith version 2 or more: the version before ('handoffctl next' names it); leave it and justification out of version 1")
 		}
-		if vals := enumValues(it.Value()); len(vals) > 1 && f.val.value != nil && full != "actor.type" {
+		if vals := enumValues(it.Value()); len(vals) > 1 && f.val.value != nil {
 			w.enums[full] = vals
 			f.doc = strings.TrimSpace(f.doc + "\none of " + enumText(vals))
 		}

@@ -29,8 +29,8 @@ type Waiting struct {
 	// At is the time the steps were put to the policy (RFC 3339).
 	At string `json:"at"`
 	// Parties are who may act now: agents and human roles of the status, then the host.
-	// A terminal workflow lists only parties with something the policy still takes (the
-	// outcome of an effect, for one).
+	// A terminal workflow lists them only when the policy still takes something (the
+	// outcome of a human handoff, for one).
 	Parties []Party `json:"parties"`
 	// Leads are the transitions out of the status, cancel left out.
 	Leads []Lead `json:"leads"`
@@ -285,8 +285,12 @@ func (dc *Decider) WaitingAt(ctx context.Context, st *State, at time.Time) (*Wai
 		}
 	}
 	g.waitsFor(parties)
+	takes := false // whether the workflow takes anything (a terminal one may: an outcome)
 	for _, p := range parties {
-		if (!w.Terminal && !p.offStage) || len(p.Requests) > 0 {
+		takes = takes || len(p.Requests) > 0
+	}
+	for _, p := range parties {
+		if !p.offStage && (!w.Terminal || takes) || len(p.Requests) > 0 {
 			w.Parties = append(w.Parties, p)
 		}
 	}
@@ -840,9 +844,9 @@ func (g *guide) host(parties []Party) Party {
 // outcomeResults are the results an outcome reports (core #Outcome).
 var outcomeResults = []string{"acknowledged", "failed", "unknown"}
 
-// waitsFor notes, on a person's role that has nothing the policy accepts now, what the
-// workflow waits for instead: the outcome of an effect the host reports (a human
-// handoff the person takes).
+// waitsFor notes, on an agent or a role that has nothing the policy accepts now, what
+// the workflow waits for instead: the outcome of an effect the host reports (a human
+// handoff a person takes).
 func (g *guide) waitsFor(parties []Party) {
 	var outcomes []string
 	for _, p := range parties {
@@ -854,10 +858,10 @@ func (g *guide) waitsFor(parties []Party) {
 	}
 	for i := range parties {
 		p := &parties[i]
-		if p.Type != "human" || len(p.Requests) > 0 {
+		if p.Type == "system" || len(p.Requests) > 0 || p.Note != "" {
 			continue
 		}
-		p.Note = "nothing this role sends is accepted now"
+		p.Note = "nothing it sends is accepted now"
 		if len(outcomes) > 0 {
 			p.Note += "; the workflow waits for the outcome of " + strings.Join(outcomes, ", ") + ", which the host reports"
 		}

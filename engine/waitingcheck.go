@@ -77,6 +77,32 @@ func (c *checker) party(ctx context.Context, p *Party) error {
 			p.Refused = append(p.Refused, s) // a version it must cite is not recorded
 			continue
 		}
+		// A step refused for what it is, whatever its values (a root cause about who
+		// sends it, to whom, what it cites; or a task done again the policy does not
+		// plainly take), is not filled in: it is tried as the variants it may be
+		// (another target, from the host, citing more).
+		if out, reasons, err := c.check(ctx, p.Type, p.ID, s); err != nil {
+			return err
+		} else if refuses(out, reasons) && aboutShape(blocking(reasons)) && (s.redo || c.rootCause(blocking(reasons))) {
+			typ, alt, ok, err := c.rescue(ctx, p, s, blocking(reasons))
+			if err != nil {
+				return err
+			}
+			if ok && !(s.redo && len(alt.Reasons) > 0) {
+				source := p.ID
+				if alt.Source != "" {
+					source = alt.Source
+				}
+				if err := c.fill(ctx, typ, source, &alt); err != nil {
+					return err
+				}
+				keep(typ, alt)
+				continue
+			}
+			s.Outcome, s.Reasons = answer(out, reasons)
+			p.Refused = append(p.Refused, s)
+			continue
+		}
 		if err := c.fill(ctx, p.Type, p.ID, &s); err != nil {
 			return err
 		}
@@ -84,6 +110,29 @@ func (c *checker) party(ctx context.Context, p *Party) error {
 			taken, err := c.answers(ctx, p, s)
 			if err != nil {
 				return err
+			}
+			if len(taken) > 0 && len(taken) < len(s.Answers) {
+				// An answer refused now may be taken later (a retry not due yet): a step
+				// of its own that says when.
+				for _, a := range s.Answers {
+					if slices.Contains(taken, a) {
+						continue
+					}
+					v := s
+					v.Answers = []string{a}
+					due, err := c.due(ctx, p, v)
+					if err != nil {
+						return err
+					}
+					if !due.IsZero() {
+						_, rs, err := c.check(ctx, p.Type, p.ID, v)
+						if err != nil {
+							return err
+						}
+						v.Outcome, v.Reasons, v.NotBefore = Block, rs, due.UTC().Format(time.RFC3339Nano)
+						keep(p.Type, v)
+					}
+				}
 			}
 			if len(taken) > 0 && taken[0] != s.Answers[0] {
 				// The values that go with the first answer taken.
@@ -101,9 +150,6 @@ func (c *checker) party(ctx context.Context, p *Party) error {
 		}
 		s.Outcome, s.Reasons = answer(out, reasons)
 		if !refuses(out, reasons) {
-			if out == Block {
-				s.Outcome, s.Reasons = "", nil // refused for the values left to fill alone
-			}
 			if s.redo && len(reasons) > 0 {
 				p.Refused = append(p.Refused, s) // a task done again only when the policy plainly takes it
 				continue
@@ -159,10 +205,25 @@ func (c *checker) answers(ctx context.Context, p *Party, s Step) ([]string, erro
 	return taken, nil
 }
 
+// rootCause says whether a root cause is among the reasons.
+func (c *checker) rootCause(reasons []Reason) bool {
+	return slices.ContainsFunc(reasons, func(r Reason) bool { return c.rootCauses[r.Code] })
+}
+
 // answer is what a step records of a dry run: the outcome and the reasons about the
 // step, or nothing when there are none.
 func answer(out Outcome, reasons []Reason) (Outcome, []Reason) {
 	if len(reasons) == 0 {
+		return "", nil
+	}
+	if out == Block && !refuses(out, reasons) {
+		// Blocked for the values left to fill alone: the step's own reasons say what it
+		// leads to (a deadline passed escalates).
+		for _, r := range reasons {
+			if r.Outcome != "" && r.Outcome != Block {
+				return r.Outcome, reasons
+			}
+		}
 		return "", nil
 	}
 	return out, reasons
@@ -170,7 +231,7 @@ func answer(out Outcome, reasons []Reason) (Outcome, []Reason) {
 
 // stepKey names a step by what it sends.
 func stepKey(s Step) string {
-	return strings.Join([]string{s.Kind, s.Source, s.Target, s.Output, s.TaskID, s.Task, s.Agent, s.Stage, s.ConflictID, s.EffectID}, "\x00")
+	return strings.Join(append([]string{s.Kind, s.Source, s.Target, s.Output, s.TaskID, s.Task, s.Agent, s.Stage, s.ConflictID, s.EffectID, s.NotBefore}, s.Answers...), "\x00")
 }
 
 // rescue tries the variants of a step the policy refuses: for a handoff, the other
@@ -194,9 +255,6 @@ func (c *checker) rescue(ctx context.Context, p *Party, s Step, reasons []Reason
 			}
 			if !refuses(out, rs) {
 				t.Outcome, t.Reasons = answer(out, rs)
-				if out == Block {
-					t.Outcome, t.Reasons = "", nil
-				}
 				return p.Type, t, true, nil
 			}
 		}
@@ -248,9 +306,6 @@ func (c *checker) rescue(ctx context.Context, p *Party, s Step, reasons []Reason
 				}
 				if !refuses(out, reasons) {
 					v.Outcome, v.Reasons = answer(out, reasons)
-					if out == Block {
-						v.Outcome, v.Reasons = "", nil
-					}
 					return typ, v, true, nil
 				}
 			}
@@ -346,13 +401,14 @@ func cited(cs []Citation) bool {
 // due is the earliest time, within a day, at which the policy takes a step it refuses
 // now, to the second; zero when it takes it at none of dueHorizons.
 func (c *checker) due(ctx context.Context, p *Party, s Step) (time.Time, error) {
-	// Later, the policy must take the step plainly: a step "taken" only because a
-	// deadline passed and the workflow stops is not due.
+	// Later, the policy must take the step: a step "taken" only because a deadline
+	// passed and the workflow escalates or fails is not due.
 	refused := func(at time.Time) (bool, error) {
 		cc := *c
 		cc.at = at
 		out, reasons, err := cc.check(ctx, p.Type, p.ID, s)
-		return out == Block || len(reasons) > 0, err
+		stops := out == Fail || slices.ContainsFunc(reasons, func(r Reason) bool { return r.Outcome == Fail || r.Outcome == AwaitHuman })
+		return refuses(out, reasons) || stops, err
 	}
 	lo := c.at
 	for _, h := range dueHorizons {
@@ -869,13 +925,19 @@ func setPath(m map[string]any, path []string, v any) {
 }
 
 // invariants are the values every recorded version that names a field (in its content
-// or meta) names alike: what the workflow keeps through all its requests (its trace,
+// or meta) names alike, where versions of two types name it or the envelope a version
+// records (its meta) does: what the workflow keeps through all its requests (its trace,
 // its subject under the pack's name for it).
 func (c *checker) invariants() map[string]any {
 	values := map[string]any{}
 	differ := map[string]bool{}
-	for _, h := range c.st.Artifacts {
+	types := map[string]map[string]bool{} // the artifact types that name each field
+	meta := map[string]bool{}             // the fields a version's meta names
+	for typ, h := range c.st.Artifacts {
 		for _, v := range h.Versions {
+			for k := range v.Meta {
+				meta[k] = true
+			}
 			for _, fields := range []map[string]any{v.Content, v.Meta} {
 				for k, x := range fields {
 					if id, ok := x.(string); !ok || c.g.party(id) {
@@ -885,12 +947,18 @@ func (c *checker) invariants() map[string]any {
 						differ[k] = true
 					}
 					values[k] = x
+					if types[k] == nil {
+						types[k] = map[string]bool{}
+					}
+					types[k][typ] = true
 				}
 			}
 		}
 	}
-	for k := range differ {
-		delete(values, k)
+	for k := range values {
+		if differ[k] || len(types[k]) < 2 && !meta[k] {
+			delete(values, k) // one artifact's content is its own, not the workflow's
+		}
 	}
 	return values
 }
