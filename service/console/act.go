@@ -31,7 +31,11 @@ type approvalForm struct {
 	RequestID string
 	Stage     string // the status, when a role approves it as a stage
 	Artifacts []refChoice
+	Decisions []string // the decisions the policy takes now (engine.Waiting)
 }
+
+// Allows says whether the policy takes decision d now: its button is shown.
+func (a *approvalForm) Allows(d string) bool { return slices.Contains(a.Decisions, d) }
 
 // refChoice is one artifact version the person may cite, bound to its hash.
 type refChoice struct {
@@ -74,7 +78,15 @@ func (c *Console) formsFor(p *pack, st *engine.State, acting []string) *forms {
 			_, ch.Revisable = p.agents[av.Producer]
 			af.Artifacts = append(af.Artifacts, ch)
 		}
-		if af.Stage != "" || len(af.Artifacts) > 0 {
+		// The stage, the versions and the decisions are those of the approval the
+		// policy takes now (engine.Waiting): none, no form.
+		if step := approvalStep(p, st, acting); step != nil {
+			af.Stage, af.Decisions = step.Stage, step.Answers
+			for i := range af.Artifacts {
+				af.Artifacts[i].Checked = slices.ContainsFunc(step.Cite, func(c engine.Citation) bool {
+					return c.Ref != nil && *c.Ref == af.Artifacts[i].Ref
+				})
+			}
 			f.Approval = af
 		}
 	}
@@ -99,6 +111,26 @@ func (c *Console) formsFor(p *pack, st *engine.State, acting []string) *forms {
 		return nil
 	}
 	return f
+}
+
+// approvalStep is the approval one of the acting roles may send now, as engine.Waiting
+// says: nil when the policy takes none.
+func approvalStep(p *pack, st *engine.State, acting []string) *engine.Step {
+	w, err := p.waiting(st)
+	if err != nil {
+		return nil
+	}
+	for _, party := range w.Parties {
+		if party.Type != "human" || !slices.Contains(acting, party.ID) {
+			continue
+		}
+		for i, s := range party.Requests {
+			if s.Kind == "approval" && s.NotBefore == "" {
+				return &party.Requests[i]
+			}
+		}
+	}
+	return nil
 }
 
 // choice is a ref offered on a form; its value carries the exact version and hash.
