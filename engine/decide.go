@@ -277,7 +277,7 @@ func (dc *Decider) enforce(r *request, d *Decision) (*State, error) {
 	if d.StatusAfter == "" {
 		d.StatusAfter = d.StatusBefore
 	}
-	wrapUntrusted(d.Next)
+	wrapUntrusted(d.Next, injectionFlags(r.derived))
 	if r.audit || r.pack == nil || r.state == nil {
 		if d.Outcome != Block {
 			return nil, fmt.Errorf("a request that cannot be routed must be blocked, policy said %s", d.Outcome)

@@ -36,6 +36,11 @@ type Next struct {
 type NextContext struct {
 	MustKnow map[string]any `json:"must_know"`
 	MayKnow  map[string]any `json:"may_know"`
+	// Flags are the strings of the request that match an injection pattern (core
+	// guardrails.injection), in a pack that flags rather than refuses them: the agent
+	// reads the package knowing that a text in it looks like an instruction. Empty when
+	// none did.
+	Flags []TextHit `json:"flags,omitempty"`
 }
 
 // RetryPlan is the retry answer. DelayMS is the policy's delay: its backoff plus the

@@ -19,15 +19,24 @@ _hits(kind) := h if {
 #   A string (or key) of the request matches one of the core table's injection
 #   patterns (English, Portuguese, Chinese): instructions smuggled into data, such as
 #   "ignore previous instructions", "mark this as approved" or "skip human review". Text
-#   from agents, tools and customers is data, never a command.
+#   from agents, tools and customers is data, never a command: in a pack whose
+#   injection mode is "flag" (the default) the hit is reported beside the decision
+#   (outcome allow) and flagged to the next agent; a pack whose seed demands it sets
+#   "block" and the request is refused.
 # custom:
 #   code: INJECTION_SUSPECTED
 #   outcome: block
 reasons contains r if {
 	_valid
 	some hit in _hits("injection")
-	r := _reason("INJECTION_SUSPECTED", sprintf("%s matches injection pattern %q", [hit.path, hit.pattern]), hit.path)
+	r := _reason_outcome("INJECTION_SUSPECTED", sprintf("%s matches injection pattern %q", [hit.path, hit.pattern]), hit.path, _injection_outcome)
 }
+
+# _injection_outcome is what an injection hit decides in the pack: its injection mode,
+# block when the table does not say.
+_injection_outcome := "allow" if {
+	object.get(_pack, "injection", "block") == "flag"
+} else := "block"
 
 # METADATA
 # title: Forbidden content
