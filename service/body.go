@@ -16,9 +16,10 @@ import (
 const (
 	minBodyRate = 256 << 10 // bytes per second: 4 s per MiB
 	bodyFloor   = 5 * time.Second
-	// A body past the limit is read and thrown away, up to drainMax bytes within
-	// drainTime, before the connection closes: a client that writes its whole body
-	// before it reads then gets the 413, not a reset connection.
+	// A body left unread by the answer (past the limit, or refused before it was read:
+	// 401, 415) is read and thrown away, up to drainMax bytes within drainTime, before
+	// the connection closes: a client that writes its whole body before it reads then
+	// gets the answer, not a reset connection.
 	drainMax  = 32 << 20
 	drainTime = 5 * time.Second
 )
@@ -34,8 +35,7 @@ func bodyDeadline(n int64) time.Duration {
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
 	rc := http.NewResponseController(w)
 	if r.ContentLength > h.limit {
-		// Declared too large: nothing is read, unless the client sends it anyway.
-		h.tooLarge(w, r, rc, !strings.EqualFold(r.Header.Get("Expect"), "100-continue"))
+		h.tooLarge(w)
 		return nil, false
 	}
 	n := h.limit
@@ -57,7 +57,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 			Hint: "send the whole body its Content-Length or chunked encoding announces"})
 		return nil, false
 	case int64(len(body)) > h.limit:
-		h.tooLarge(w, r, rc, true)
+		h.tooLarge(w)
 		return nil, false
 	}
 	// The body is in; lift its deadline, or a read of the connection the server keeps
@@ -66,19 +66,50 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 	return body, true
 }
 
-// tooLarge answers 413 to a body past the limit and, with drain, then reads and throws
-// away what the client still sends, within drainMax and drainTime, before the
-// connection closes.
-func (h *Handler) tooLarge(w http.ResponseWriter, r *http.Request, rc *http.ResponseController, drain bool) {
-	_ = rc.EnableFullDuplex() // read the rest of the body after the answer is sent
+// tooLarge answers 413 to a body past the limit; what is left of it is drained.
+func (h *Handler) tooLarge(w http.ResponseWriter) {
 	w.Header().Set("Connection", "close")
 	writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: codeTooLarge,
 		Message: fmt.Sprintf("the request body is larger than %d bytes, the engine's limit", h.limit),
 		Hint:    fmt.Sprintf("a request is at most %d bytes (engine.Limits.MaxBytes)", h.limit)})
-	if !drain {
+}
+
+// drainedBody is a request body that can be drained once the call is answered.
+type drainedBody struct {
+	io.ReadCloser
+	started bool  // a read was asked for: the client was told to send (100 Continue)
+	err     error // the error that ended reading: io.EOF when it was all read
+}
+
+// takeBody makes r's body drainable; the full duplex mode lets it be read after the
+// answer is sent.
+func takeBody(w http.ResponseWriter, r *http.Request) *drainedBody {
+	_ = http.NewResponseController(w).EnableFullDuplex() // HTTP/2 is full duplex anyway
+	b := &drainedBody{ReadCloser: r.Body}
+	r.Body = b
+	return b
+}
+
+func (b *drainedBody) Read(p []byte) (int, error) {
+	b.started = true
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
+// drain sends the answer, then reads and throws away what the client still sends of
+// the body, within drainMax and drainTime. A body that failed to arrive (a deadline, a
+// broken encoding) is not waited for again, nor one the client holds back until told
+// to send it.
+func (b *drainedBody) drain(w http.ResponseWriter, r *http.Request) {
+	expects := strings.EqualFold(r.Header.Get("Expect"), "100-continue")
+	if b.err != nil || r.ContentLength == 0 || expects && !b.started {
 		return
 	}
+	rc := http.NewResponseController(w)
 	_ = rc.Flush()
 	_ = rc.SetReadDeadline(time.Now().Add(drainTime))
-	_, _ = io.CopyN(io.Discard, r.Body, drainMax)
+	_, _ = io.CopyN(io.Discard, b.ReadCloser, drainMax)
 }

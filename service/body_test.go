@@ -97,38 +97,52 @@ func rawResponse(t *testing.T, c net.Conn, within time.Duration) (*http.Response
 	return resp, body
 }
 
-// A client that writes a 16 MiB body before it reads gets the 413 JSON, not a reset
-// connection, whether the body's length was declared or not.
-func TestLargeUploadReadsThe413(t *testing.T) {
+// A client that writes a 16 MiB body before it reads gets the answer, not a reset
+// connection: the 413 JSON whether the body's length was declared or not, and the
+// refusals answered before the body is read (401, 415) too.
+func TestLargeUploadReadsTheAnswer(t *testing.T) {
 	a := newAPI(t)
-	for name, header := range map[string]string{
-		"declared": "Content-Length: 16777216\r\n",
-		"chunked":  "Transfer-Encoding: chunked\r\n",
+	const (
+		declared = "Content-Length: 16777216\r\n"
+		chunked  = "Transfer-Encoding: chunked\r\n"
+		auth     = "Authorization: Bearer " + hostToken + "\r\n"
+		asJSON   = "Content-Type: application/json\r\n"
+	)
+	for name, c := range map[string]struct {
+		header string
+		status int
+		code   string
+	}{
+		"declared": {auth + asJSON + declared, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"},
+		"chunked":  {auth + asJSON + chunked, http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"},
+		"no token": {asJSON + declared, http.StatusUnauthorized, "UNAUTHENTICATED"},
+		"not JSON": {auth + "Content-Type: text/plain\r\n" + chunked, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := a.decisions()
-			c, err := net.Dial("tcp", strings.TrimPrefix(a.srv.URL, "http://"))
+			conn, err := net.Dial("tcp", strings.TrimPrefix(a.srv.URL, "http://"))
 			require.NoError(t, err)
-			defer c.Close()
-			_, err = fmt.Fprintf(c, "POST /v1/requests HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n%s\r\n", hostToken, header)
+			defer conn.Close()
+			_, err = fmt.Fprintf(conn, "POST /v1/requests HTTP/1.1\r\nHost: x\r\n%s\r\n", c.header)
 			require.NoError(t, err)
+			isChunked := strings.Contains(c.header, chunked)
 			chunk := []byte(`{"x": "` + strings.Repeat("a", 1<<20-8) + `"}`)
 			for range 16 {
-				if name == "chunked" {
-					_, err = fmt.Fprintf(c, "%x\r\n%s\r\n", len(chunk), chunk)
+				if isChunked {
+					_, err = fmt.Fprintf(conn, "%x\r\n%s\r\n", len(chunk), chunk)
 				} else {
-					_, err = c.Write(chunk)
+					_, err = conn.Write(chunk)
 				}
 				require.NoError(t, err, "the server took the body")
 			}
-			if name == "chunked" {
-				_, err = io.WriteString(c, "0\r\n\r\n")
+			if isChunked {
+				_, err = io.WriteString(conn, "0\r\n\r\n")
 				require.NoError(t, err)
 			}
-			resp, body := rawResponse(t, c, 20*time.Second)
-			assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "%s", body)
+			resp, body := rawResponse(t, conn, 20*time.Second)
+			assert.Equal(t, c.status, resp.StatusCode, "%s", body)
 			assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
-			assert.Contains(t, string(body), `"code": "PAYLOAD_TOO_LARGE"`)
+			assert.Contains(t, string(body), `"code": "`+c.code+`"`)
 			assert.Equal(t, before, a.decisions())
 		})
 	}

@@ -138,15 +138,17 @@ func (h *Handler) wrap(rt route) http.Handler {
 				slog.String("method", r.Method), slog.String("route", rt.path), slog.Int("status", sw.status),
 				slog.String("principal", name), slog.Duration("duration", time.Since(start)))
 		}()
+		if rt.method == http.MethodPost {
+			defer takeBody(sw, r).drain(sw, r)
+		} else if r.ContentLength != 0 {
+			// A body no handler reads: close after the answer rather than wait for it.
+			sw.Header().Set("Connection", "close")
+		}
 		if !rt.public {
 			var ok bool
 			if p, ok = h.authenticate(sw, r); !ok {
 				return
 			}
-		}
-		if rt.method != http.MethodPost && r.ContentLength != 0 {
-			// A body no handler reads: close after the answer rather than wait for it.
-			sw.Header().Set("Connection", "close")
 		}
 		rt.handle(sw, r, p)
 	})
