@@ -122,7 +122,8 @@ func (h *Handler) routes() {
 // ServeHTTP serves the API.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
-// wrap authenticates a call and logs it.
+// wrap authenticates a call, drains what its answer left unread of its body, and logs
+// it.
 func (h *Handler) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
