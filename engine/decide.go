@@ -137,6 +137,7 @@ func (dc *Decider) decide(ctx context.Context, r *request, ev evaluation) result
 	end = ev.stages.start(StagePolicy)
 	d, entrypoint := dc.evaluate(ctx, r, ev.timeout, tr)
 	next := dc.settle(r, d, entrypoint)
+	d.identityMismatch = r.identityMismatch
 	end()
 	res := result{decision: d, next: dc.redact(r, d, next)}
 	if tr != nil {

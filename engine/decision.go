@@ -88,7 +88,21 @@ type Decision struct {
 	Policy              PolicyRef  `json:"policy"`
 	Recorded            bool       `json:"recorded"`
 	DecidedAt           string     `json:"decided_at"`
+
+	// Neither is part of the decision's JSON: a resent decision stays byte for byte the
+	// recorded one.
+	resent           bool // the recorded answer to a request decided before
+	identityMismatch bool // refused: the request is not its authenticated principal's
 }
+
+// Resent reports whether the decision is the recorded answer to the same request
+// decided before (the idempotency of request_id), not a new decision.
+func (d *Decision) Resent() bool { return d.resent }
+
+// IdentityMismatch reports whether the request was refused because its tenant or actor
+// is not the principal the host authenticated it as, or it claims a role the principal
+// does not hold (SubmitFrom, EvaluateFrom): the block carries IDENTITY_MISMATCH.
+func (d *Decision) IdentityMismatch() bool { return d.identityMismatch }
 
 // Codes returns the decision's reason codes in order.
 func (d *Decision) Codes() []string {

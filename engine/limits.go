@@ -27,6 +27,25 @@ var DefaultLimits = Limits{
 	MaxStringBytes: strictjson.DefaultLimits.MaxStringBytes,
 }
 
+// Limits returns the limits the decider decodes requests within, every zero field at its
+// default. A host that reads request bodies bounds them by MaxBytes.
+func (dc *Decider) Limits() Limits {
+	l, d := dc.limits, DefaultLimits
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = d.MaxBytes
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = d.MaxDepth
+	}
+	if l.MaxKeys <= 0 {
+		l.MaxKeys = d.MaxKeys
+	}
+	if l.MaxStringBytes <= 0 {
+		l.MaxStringBytes = d.MaxStringBytes
+	}
+	return l
+}
+
 func (l Limits) decoder() strictjson.Limits {
 	return strictjson.Limits{MaxBytes: l.MaxBytes, MaxDepth: l.MaxDepth, MaxKeys: l.MaxKeys, MaxStringBytes: l.MaxStringBytes}
 }

@@ -17,6 +17,7 @@ import (
 type metrics struct {
 	decisions   *prometheus.CounterVec   // pack, kind, outcome, mode
 	latency     *prometheus.HistogramVec // mode
+	resends     *prometheus.CounterVec   // mode
 	policyFails *prometheus.CounterVec   // code: POLICY_ERROR, POLICY_TIMEOUT
 	noDecision  prometheus.Counter
 	authRefused *prometheus.CounterVec // why: missing, unknown
@@ -42,6 +43,9 @@ func newMetrics(opts *Options, e *engine.Engine) *metrics {
 		latency: f(prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "handoff_decision_seconds",
 			Help: "Time to decide a request (and record it, for submit).", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)},
 			[]string{"mode"})).(*prometheus.HistogramVec),
+		resends: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_resends_total",
+			Help: "Requests decided before and answered with the recorded decision (the same request_id and request again), by mode; not in handoff_decisions_total nor handoff_decision_seconds."},
+			[]string{"mode"})).(*prometheus.CounterVec),
 		policyFails: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_policy_failures_total",
 			Help: "Decisions the policy could not make, blocked closed: POLICY_ERROR or POLICY_TIMEOUT."},
 			[]string{"code"})).(*prometheus.CounterVec),
@@ -77,6 +81,10 @@ func (m *metrics) observeDecision(d *engine.Decision, record bool, took time.Dur
 	mode := "evaluate"
 	if record {
 		mode = "submit"
+	}
+	if d.Resent() { // no new decision: the recorded one again
+		m.resends.WithLabelValues(mode).Inc()
+		return
 	}
 	pack := d.Pack
 	if pack == "" {

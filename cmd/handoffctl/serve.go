@@ -31,17 +31,23 @@ var serveCmd = &command{
 	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D]",
 	short: "serve the engine over HTTP: the /v1 API, health and metrics",
 	long: `Serve runs the engine on the store of --store (created when missing) and serves it over
-HTTP until SIGTERM or SIGINT, then drains the calls in flight (at most
---shutdown-timeout) and closes the store. The bundle is compiled at start: one that does
-not compile stops serve before it listens.
+HTTP until SIGTERM, SIGINT or SIGHUP, then drains the calls in flight (at most
+--shutdown-timeout), closes the store and exits (0 when every call finished). SIGHUP
+reloads nothing: it stops serve as SIGTERM does. The bundle is compiled at start: one that does not compile
+stops serve before it listens.
 
-Every /v1 call needs "Authorization: Bearer TOKEN" with a token of the principals file
-of --principals (or HANDOFF_PRINCIPALS): a JSON document
+Every /v1 call needs "Authorization: Bearer TOKEN" (the scheme in any case) with a token
+of the principals file of --principals (or HANDOFF_PRINCIPALS): a JSON document
 
   {"principals": [{"name": "orchestrator", "token_sha256": "<handoffctl token>",
                    "tenant_id": "acme", "type": "system", "id": "orchestrator"},
                   {"name": "maria", "token_sha256": "...", "tenant_id": "acme",
-                   "type": "human", "id": "maria", "roles": ["campaign_approver"]}]}
+                   "type": "human", "id": "maria", "roles": ["campaign_approver"],
+                   "expires_at": "2027-01-01T00:00:00Z"}]}
+
+name, token_sha256, tenant_id, type (agent, human or system) and id are required;
+roles, "admin": true and expires_at (RFC 3339) are optional. From its expires_at on, a
+token is refused 401 UNAUTHENTICATED with a hint that says when it expired.
 
 A request must name its principal's tenant and actor and claim only its roles, or it
 is refused with 403 IDENTITY_MISMATCH (and kept in the principal's tenant's audit
@@ -51,16 +57,23 @@ stream); reads are scoped to the principal's tenant, except for a principal with
 --insecure-dev serves without tokens, every caller an admin and every request
 submitted unchecked: for a demo on a loopback address only, and it says so at start.
 
-The API is described by /v1/openapi.json. A block is a decision (200); 401 no or unknown
-token, 403 another tenant or IDENTITY_MISMATCH, 404 no such workflow or decision,
-400 a bad parameter, 413 a body over 1 MiB, 415 not application/json, 503 no decision
-could be made (the host treats the request as blocked and sends it again with the same
-request_id). One access log line per call goes to standard error (JSON).
+The API is described by /v1/openapi.json. A block is a decision (200); 401 no, unknown
+or expired token, 403 another tenant or IDENTITY_MISMATCH, 404 no such workflow or
+decision, 400 a bad parameter or a body that cannot be read, 408 a body that did not
+arrive within 5 s plus 4 s per MiB, 413 a body over the engine's request limit (1 MiB),
+415 not application/json, 503 STORE_UNAVAILABLE the store cannot be reached (on every
+route that reads or writes it) or NO_DECISION no decision could be made (the host
+treats the request as blocked and sends it again with the same request_id), 500
+INTERNAL. An error's message never carries an internal error: the log does. One access
+log line per call goes to standard error (JSON), and one error line per 5xx answer.
 
 With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, every
 decision is traced (a span per decision, a child span per stage: decode, validate,
 policy, commit; the request's trace_id as the attribute handoff.trace_id) and exported
-over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.
+over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables. The
+resource's service.name is "handoff" unless OTEL_SERVICE_NAME or
+OTEL_RESOURCE_ATTRIBUTES sets it; the other attributes of OTEL_RESOURCE_ATTRIBUTES
+are kept.
 
 With -o json what serve says on standard output is JSON lines (NDJSON), one object per
 event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing"},
@@ -106,8 +119,11 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 				if err != nil {
 					return fmt.Errorf("OTLP trace exporter: %w", err)
 				}
-				tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp),
-					sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "handoff"))))
+				res, err := traceResource(ctx)
+				if err != nil {
+					return err
+				}
+				tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 				defer func() { err = errors.Join(err, tp.Shutdown(context.WithoutCancel(ctx))) }()
 				eopts.TracerProvider = tp
 				c.say(map[string]string{"event": "tracing"}, "tracing: every decision is exported over OTLP/HTTP")
@@ -150,7 +166,8 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 			}
 			c.say(map[string]string{"event": "serving", "url": url, "store": where, "bundle_digest": e.BundleDigest()},
 				fmt.Sprintf("serving handoff on %s (store %s, bundle %s)", url, where, e.BundleDigest()))
-			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+			// SIGHUP drains too: its default would end the process with calls in flight.
+			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)
 			defer stop()
 			served := make(chan error, 1)
 			go func() {
@@ -177,6 +194,18 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 			return nil
 		}
 	},
+}
+
+// traceResource describes the process in the traces it exports: service.name "handoff"
+// unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES says otherwise (the former wins),
+// with every other attribute of OTEL_RESOURCE_ATTRIBUTES and the SDK's own.
+func traceResource(ctx context.Context) (*resource.Resource, error) {
+	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", "handoff")),
+		resource.WithFromEnv(), resource.WithTelemetrySDK())
+	if err != nil {
+		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %w", err)
+	}
+	return res, nil
 }
 
 var tokenCmd = &command{

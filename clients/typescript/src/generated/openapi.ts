@@ -315,7 +315,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Error: {
-            /** @description UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_REQUEST, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDENTITY_MISMATCH, NO_DECISION, NOT_READY, INTERNAL */
+            /** @description UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_REQUEST, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDENTITY_MISMATCH, NO_DECISION, STORE_UNAVAILABLE, NOT_READY, NOT_SUPPORTED, INTERNAL */
             code: string;
             message: string;
             hint?: string;
@@ -599,7 +599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Status"];
                 };
             };
-            /** @description the store does not answer */
+            /** @description NOT_READY: the store does not answer a read */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -673,7 +673,16 @@ export interface operations {
                     "application/json": components["schemas"]["Decision"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description BAD_REQUEST: the body could not be read (cut short, or a broken chunked encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -691,7 +700,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the body is larger than the server accepts */
+            /** @description REQUEST_TIMEOUT: the body did not arrive in time: 5 s plus 4 s per MiB of its length (a rate of 256 KiB/s); nothing was decided */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the engine's request limit (engine.Limits.MaxBytes, 1 MiB by default; the hint gives it in bytes); nothing was decided or recorded */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -709,7 +727,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NO_DECISION: no decision could be made; treat the request as blocked and send it again with the same request_id */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or NO_DECISION: no decision could be made otherwise; either way treat the request as blocked and send it again with the same request_id */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -743,7 +770,16 @@ export interface operations {
                     "application/json": components["schemas"]["Decision"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description BAD_REQUEST: the body could not be read (cut short, or a broken chunked encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -761,7 +797,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the body is larger than the server accepts */
+            /** @description REQUEST_TIMEOUT: the body did not arrive in time: 5 s plus 4 s per MiB of its length (a rate of 256 KiB/s); nothing was decided */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the engine's request limit (engine.Limits.MaxBytes, 1 MiB by default; the hint gives it in bytes); nothing was decided or recorded */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -779,7 +824,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NO_DECISION: no decision could be made; treat the request as blocked and send it again with the same request_id */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or NO_DECISION: no decision could be made otherwise; either way treat the request as blocked and send it again with the same request_id */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -826,7 +880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -844,7 +898,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -876,7 +939,7 @@ export interface operations {
                     "application/json": components["schemas"]["State"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -903,7 +966,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -935,7 +1007,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkflowLog"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -962,7 +1034,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -993,7 +1074,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditLog"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1011,7 +1092,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1045,7 +1135,7 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyResult"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1072,7 +1162,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1116,7 +1215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1134,7 +1233,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1165,7 +1273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Entry"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1183,7 +1291,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1214,7 +1331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Explanation"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1232,7 +1349,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1261,7 +1387,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1279,8 +1405,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the store cannot stream a backup: a PostgreSQL store is backed up with the database's own tools (pg_dump), or copied with handoffctl copy */
             501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1308,7 +1452,7 @@ export interface operations {
                     "application/json": components["schemas"]["Packs"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1339,7 +1483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contract"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1377,7 +1521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Reasons"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
