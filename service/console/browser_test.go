@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -392,4 +393,83 @@ func TestConsoleOtherPacks(t *testing.T) {
 		s.open(path)
 		assert.Equal(t, true, s.eval(`document.documentElement.scrollWidth <= window.innerWidth + 1`), path)
 	}
+}
+
+// slashID is a workflow id core.#ID allows, with every character of it that a URL path
+// gives a meaning to: '/', a '..' segment, ':', '@' and '.'.
+const slashID = "acme.eu/q2/../launch:brightbrew@v1.0"
+
+// withID starts a scenario's workflow under id.
+func withID(id string) func(name string, req map[string]any) {
+	return func(name string, req map[string]any) {
+		if name == "start" {
+			req["workflow_id"] = id
+		}
+	}
+}
+
+// follow clicks a link or a form's button and waits for what the next page shows.
+func (s *site) follow(sel, next string) {
+	s.t.Helper()
+	s.do(chromedp.Click(chromedp.CSS(sel)), chromedp.WaitVisible(chromedp.CSS(next)))
+}
+
+// TestConsoleIDsWithSlashes: a workflow whose id holds '/' (and ':', '@', '.') is
+// reached through every link and form of the console: each puts the id in its URL as
+// one escaped path segment, and each route reads it back whole.
+func TestConsoleIDsWithSlashes(t *testing.T) {
+	s := newSite(t)
+	escaped := "/console/workflows/" + url.PathEscape(slashID)
+	atWorkflow := func(where string) {
+		s.t.Helper()
+		assert.Equal(s.t, slashID, s.text("main h1"), where)
+		assert.Equal(s.t, escaped, s.eval(`location.pathname`), where)
+	}
+	s.run(t, "campaign approval", func(t *testing.T) {
+		f := s.flow("08-delivery-of-draft")
+		f.until("strategy v1 approved", withID(slashID))
+		s.signIn(mariaToken)
+		assert.Equal(t, slashID, s.eval(`document.querySelector('#inbox tr[data-workflow]').dataset.workflow`))
+		s.follow(`#inbox a`, "#approval-form")
+		atWorkflow("from the inbox")
+		s.checked("artifact", "STRATEGY_BRIEF")
+		s.follow("#approve", "#decision")
+		assert.Equal(t, "PRODUCTION", s.text("#status-after"), "the approval was posted to the workflow")
+		s.follow("#back", "#timeline")
+		atWorkflow("back from the decision")
+		s.follow(`#timeline li:last-child a`, "main h1")
+		assert.Contains(t, s.text("main"), "Entry point data.handoff.campaign.decision", "the decision explains itself")
+		s.follow(`main p.meta a`, "#timeline")
+		atWorkflow("from the explanation")
+		f.skip("strategy v1 approved")
+
+		f.until("person returns the copy", nil)
+		s.open("/console/")
+		s.follow(`#inbox a`, "#approval-form")
+		s.checked("revise", "COPY_PACKAGE")
+		s.follow("#request-revision", "#decision")
+		assert.Equal(t, "TARGETED_REVISION", s.text("#status-after"))
+		f.skip("person returns the copy")
+
+		f.until("QA accepts copy v2", nil)
+		s.open(escaped)
+		s.follow(`a.diff[href*="COPY_PACKAGE"]`, "#diff")
+		assert.Contains(t, s.text("main h1"), "COPY_PACKAGE: v1 → v2")
+		s.follow(`main p.meta a`, "#timeline")
+		atWorkflow("from the diff")
+	})
+	s.run(t, "assessment conflict resolution", func(t *testing.T) {
+		const id = "acme/assessments/scf@2026:q2.v1"
+		f := s.packFlow("assessment", "eval-2-conflicting-evidence")
+		f.until("reviewer keeps the flagged output", withID(id))
+		s.signIn(anaToken)
+		s.follow(`#inbox tr[data-workflow="`+id+`"] a`, "form.conflict")
+		assert.Equal(t, id, s.text("main h1"))
+		s.eval(`(() => { for (const r of document.querySelectorAll('form.conflict input[name="chosen"]')) {
+			if (r.value.includes('EVIDENCE_ASSESSMENT')) r.checked = true } return true })()`)
+		s.do(chromedp.SendKeys(chromedp.CSS(`form.conflict textarea[name="rationale"]`), "Both documents are real"))
+		s.follow(`form.conflict button`, "#decision")
+		assert.Equal(t, "GAPS", s.text("#status-after"), s.text("#decision"))
+	})
+	s.inert()
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"html/template"
+	"net/url"
 	"strings"
 )
 
@@ -15,6 +16,9 @@ func (c *Console) funcs() template.FuncMap {
 			}
 			return words(code)
 		},
+		// seg is an id as one segment of a URL path: an id may hold '/' (core.#ID), which
+		// the routes' {workflow} and {id} read back escaped, as one segment.
+		"seg":   url.PathEscape,
 		"words": words,
 		"join":  strings.Join,
 		// short is the start of a hash, for tables; the full hash is beside it.
