@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -472,4 +473,68 @@ func TestConsoleIDsWithSlashes(t *testing.T) {
 		assert.Equal(t, "GAPS", s.text("#status-after"), s.text("#decision"))
 	})
 	s.inert()
+}
+
+// TestConsoleReasonTitlesOfThePack: a reason is titled by the rules of its decision's
+// pack and of core, never by another pack's rule that carries the same code (the
+// assessment pack's "No assessment rule decides the request" on a campaign's
+// OUT_OF_SEQUENCE, its "Failure reported by a person" on core's UNAUTHORIZED_SUBJECT).
+func TestConsoleReasonTitlesOfThePack(t *testing.T) {
+	s := newSite(t)
+	s.flow("06-upstream-defect").until("", withID("wf-sequence"))
+	s.flow("28-identity-is-type-and-id").until("", withID("wf-identity"))
+	codes := map[string]string{"OUT_OF_SEQUENCE": "wf-sequence", "UNAUTHORIZED_SUBJECT": "wf-identity"}
+	own, foreign := map[string]bool{}, map[string]bool{}
+	for _, r := range s.e.Reasons() {
+		if _, ok := codes[r.Code]; !ok {
+			continue
+		}
+		if r.Package == "handoff.campaign" || r.Package == "handoff.core" {
+			own[r.Title] = true
+		} else {
+			foreign[r.Title] = true
+		}
+	}
+	for title := range own {
+		delete(foreign, title)
+	}
+	require.NotEmpty(t, foreign, "other packs title these codes otherwise")
+
+	s.signIn(mariaToken)
+	for code, wf := range codes {
+		s.open("/console/workflows/" + url.PathEscape(wf))
+		v := s.eval(`[...document.querySelectorAll('#timeline span.code[title="` + code + `"]')].map(e => e.textContent)`)
+		require.NotEmpty(t, v, "the timeline shows a reason %s", code)
+		s.shownNone(foreign, "the timeline of "+wf)
+		s.follow(`#timeline li:has(span.code[title="`+code+`"]) a`, "main h1")
+		require.NotEmpty(t, s.text(`.reason[data-code="`+code+`"] h3`))
+		s.shownNone(foreign, "the explanation of "+code)
+	}
+
+	// A request refused before any rule fired is explained by the rules that carry its
+	// codes: those of its pack and of core, not the support pack's SCHEMA_INVALID rule.
+	d, err := s.e.Submit(context.Background(), []byte(`{"request_id": "start-incomplete", "kind": "start", "tenant_id": "acme",
+		"workflow_id": "wf-incomplete", "trace_id": "trace-incomplete", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign"}`))
+	require.NoError(t, err)
+	require.Contains(t, d.Codes(), "SCHEMA_INVALID")
+	s.open("/console/decisions/" + url.PathEscape(d.DecisionID))
+	assert.Contains(t, s.text(`.reason[data-code="SCHEMA_INVALID"]`), "handoff.core", "core's rules are named")
+	support := map[string]bool{}
+	for _, r := range s.e.Reasons() {
+		if r.Code == "SCHEMA_INVALID" && r.Package == "handoff.support" {
+			support[r.Title] = true
+		}
+	}
+	require.NotEmpty(t, support)
+	s.shownNone(support, "the explanation of a campaign start")
+	assert.NotContains(t, s.text("main"), "handoff.support")
+}
+
+// shownNone checks that the page shows none of titles.
+func (s *site) shownNone(titles map[string]bool, where string) {
+	s.t.Helper()
+	main := s.text("main")
+	for title := range titles {
+		assert.False(s.t, strings.Contains(main, title), "%s shows %q, the title of another pack's rule", where, title)
+	}
 }

@@ -46,7 +46,8 @@ type Console struct {
 	mux      *http.ServeMux
 	sessions *sessions
 	pages    *template.Template
-	titles   map[string]string // reason code → METADATA title
+	titles   titles          // the reasons' titles, by pack
+	packs    map[string]bool // the bundle's packs, by name
 }
 
 //go:embed templates/*.html static/*
@@ -63,11 +64,10 @@ func New(e *engine.Engine, opts Options) *Console {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock), titles: map[string]string{}}
-	for _, r := range e.Reasons() {
-		if _, ok := c.titles[r.Code]; !ok {
-			c.titles[r.Code] = r.Title
-		}
+	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock),
+		titles: newTitles(e.Reasons()), packs: map[string]bool{}}
+	for _, p := range e.Packs() {
+		c.packs[p.Name] = true
 	}
 	c.pages = template.Must(template.New("").Funcs(c.funcs()).ParseFS(files, "templates/*.html"))
 	c.routes()
