@@ -3,6 +3,8 @@ package console_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -48,6 +50,24 @@ type site struct {
 func newSite(t *testing.T) *site {
 	t.Helper()
 	tab := browsertest.New(t)
+	s := newServed(t, nil)
+	s.tab = tab
+	// Any dialog is a script that ran: count it, and close it so the page goes on.
+	require.NoError(t, chromedp.Listen(tab, func(ev any) {
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			s.dialogs.Add(1)
+			go func() {
+				_, _ = chromedp.Call(tab, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+			}()
+		}
+	}))
+	return s
+}
+
+// newServed is a served engine without a browser; logger, when set, receives the
+// service's log.
+func newServed(t *testing.T, logger *slog.Logger) *site {
+	t.Helper()
 	e, err := engine.Open(context.Background(), engine.Options{Dir: t.TempDir(), LazyPolicies: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close() })
@@ -63,19 +83,9 @@ func newSite(t *testing.T) *site {
 	require.NoError(t, err)
 	ps, err := service.ParsePrincipals(b)
 	require.NoError(t, err)
-	srv := httptest.NewServer(service.New(e, service.Options{Principals: ps}))
+	srv := httptest.NewServer(service.New(e, service.Options{Principals: ps, Logger: logger}))
 	t.Cleanup(srv.Close)
-	s := &site{t: t, e: e, url: srv.URL, tab: tab, dialogs: &atomic.Int32{}}
-	// Any dialog is a script that ran: count it, and close it so the page goes on.
-	require.NoError(t, chromedp.Listen(tab, func(ev any) {
-		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
-			s.dialogs.Add(1)
-			go func() {
-				_, _ = chromedp.Call(tab, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
-			}()
-		}
-	}))
-	return s
+	return &site{t: t, e: e, url: srv.URL, dialogs: &atomic.Int32{}}
 }
 
 // flow plays a campaign scenario's steps on the engine, as the agents would.
@@ -310,6 +320,26 @@ func TestConsoleRefusals(t *testing.T) {
 		s.eval(`document.querySelector('#approval-form input[name="csrf"]').remove(); true`)
 		s.do(chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#message, #decision")))
 		assert.Contains(t, s.text("main"), "CSRF", "the form is refused")
+		assert.Equal(t, before, records(), "nothing recorded")
+	})
+
+	s.run(t, "a form of another site, with the person's token", func(t *testing.T) {
+		before := records()
+		s.open("/console/workflows/" + wf)
+		// The approval form as the console made it, token and all, copied to a page of
+		// another origin that posts it back: the same host on another port, the same
+		// site, so the browser sends the session cookie (SameSite=Strict) along.
+		copied := s.eval(`(() => { const f = document.querySelector('#approval-form').cloneNode(true);
+			f.action = f.action; return f.outerHTML })()`).(string)
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<!doctype html><title>Another site</title><main><h1>Another site</h1>` + copied + `</main>`))
+		}))
+		defer other.Close()
+		s.do(chromedp.Navigate(other.URL), chromedp.WaitVisible(chromedp.CSS("#approve")),
+			chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#message, #decision")))
+		assert.Contains(t, s.text("main"), "another site")
+		assert.Equal(t, "Refused", s.text("main h1"))
 		assert.Equal(t, before, records(), "nothing recorded")
 	})
 

@@ -91,7 +91,8 @@ func (c *Console) routes() {
 }
 
 // ServeHTTP serves the pages, with headers that keep them from being framed, sniffed or
-// made to run anything but the console's own stylesheet.
+// made to run anything but the console's own stylesheet, and refuses a form posted from
+// a page of another site.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -99,5 +100,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
-	c.mux.ServeHTTP(w, r)
+	if c.sameOrigin(w, r) {
+		c.mux.ServeHTTP(w, r)
+	}
 }
