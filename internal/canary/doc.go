@@ -16,4 +16,5 @@
 //	canary_actor      a request sent with a principal is not checked against it
 //	canary_pgkey      a PostgreSQL store has no key on a workflow's record seqs
 //	canary_csrf       the review console takes a form without its CSRF token
+//	canary_origin     the review console takes a form posted from a page of another site
 package canary
