@@ -18,6 +18,7 @@ type metrics struct {
 	decisions   *prometheus.CounterVec   // pack, kind, outcome, mode
 	latency     *prometheus.HistogramVec // mode
 	resends     *prometheus.CounterVec   // mode
+	injections  *prometheus.CounterVec   // pack, outcome, mode
 	policyFails *prometheus.CounterVec   // code: POLICY_ERROR, POLICY_TIMEOUT
 	noDecision  prometheus.Counter
 	authRefused *prometheus.CounterVec // why: missing, unknown
@@ -46,6 +47,9 @@ func newMetrics(opts *Options, e *engine.Engine) *metrics {
 		resends: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_resends_total",
 			Help: "Requests decided before and answered with the recorded decision (the same request_id and request again), by mode; not in handoff_decisions_total nor handoff_decision_seconds."},
 			[]string{"mode"})).(*prometheus.CounterVec),
+		injections: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_injection_suspected_total",
+			Help: "Decisions carrying INJECTION_SUSPECTED (a string of the request matches an injection pattern), by pack, the reason's outcome (allow: flagged to the next agent and the person at the gate; block: refused, in a pack whose seed demands it) and mode."},
+			[]string{"pack", "outcome", "mode"})).(*prometheus.CounterVec),
 		policyFails: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_policy_failures_total",
 			Help: "Decisions the policy could not make, blocked closed: POLICY_ERROR or POLICY_TIMEOUT."},
 			[]string{"code"})).(*prometheus.CounterVec),
@@ -99,6 +103,16 @@ func (m *metrics) observeDecision(d *engine.Decision, record bool, took time.Dur
 	for _, c := range d.Codes() {
 		if c == "POLICY_ERROR" || c == "POLICY_TIMEOUT" {
 			m.policyFails.WithLabelValues(c).Inc()
+		}
+	}
+	for _, r := range d.Reasons {
+		if r.Code == "INJECTION_SUSPECTED" {
+			outcome := string(r.Outcome)
+			if outcome != string(engine.Allow) {
+				outcome = string(engine.Block)
+			}
+			m.injections.WithLabelValues(pack, outcome, mode).Inc()
+			break
 		}
 	}
 }
