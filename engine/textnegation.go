@@ -48,28 +48,37 @@ func (n negation) spoken(text string) bool {
 // quotePairs are the quotation marks that open and close a quote.
 var quotePairs = [][2]rune{{'"', '"'}, {'\'', '\''}, {'“', '”'}, {'‘', '’'}, {'«', '»'}, {'「', '」'}, {'『', '』'}}
 
-// quoted reports whether text[start:end] lies inside quotation marks: a quote opens
-// before it, unclosed, and closes after it. An apostrophe between letters (don't) is
-// not a quotation mark.
+// quoted reports whether text[start:end] lies inside quotation marks of prose: a quote
+// opens before it, unclosed, and closes after it. An apostrophe between letters (don't)
+// is not a quotation mark, and a quote that opens a value of code is not prose.
 func quoted(text string, start, end int) bool {
 	for _, q := range quotePairs {
-		open := false
+		open, code := false, false
 		for i, r := range text[:start] {
 			switch {
 			case apostrophe(text, i, r):
 			case q[0] == q[1] && r == q[0]:
 				open = !open
+				code = open && afterCode(text[:i])
 			case r == q[0]:
-				open = true
+				open, code = true, afterCode(text[:i])
 			case r == q[1]:
 				open = false
 			}
 		}
-		if open && strings.ContainsRune(text[end:], q[1]) {
+		if open && !code && strings.ContainsRune(text[end:], q[1]) {
 			return true
 		}
 	}
 	return false
+}
+
+// afterCode reports a quote opened as a value of code ({"note": "…"}, key='…'): a string
+// of JSON or a config is data to act on, not a phrase a sentence mentions.
+func afterCode(before string) bool {
+	before = strings.TrimRightFunc(before, unicode.IsSpace)
+	r, _ := utf8.DecodeLastRuneInString(before)
+	return strings.ContainsRune(":{[,=(", r)
 }
 
 // apostrophe reports a ' between two letters.
@@ -83,8 +92,9 @@ func apostrophe(text string, i int, r rune) bool {
 }
 
 // clauseEnds are the runes that end a clause: a cue before one of them governs nothing
-// after it.
-const clauseEnds = ".!?;\n。！？；"
+// after it. A quotation mark or a brace ends one too: a negation does not reach into a
+// quote or a JSON object.
+const clauseEnds = ".!?;\n。！？；{}\"“”「」"
 
 // governs reports whether a negation cue governs what follows prefix: the cue stands
 // in prefix's last clause with at most n.words words (n.runes runes for a cue in a

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -328,11 +330,27 @@ func (s *textScanner) instructs(p scanPattern, text string) bool {
 		return false
 	}
 	for _, m := range p.re.FindAllStringIndex(text, -1) {
-		if !s.negation.governs(text[:m[0]]) && !quoted(text, m[0], m[1]) {
+		if (startsSentence(text, m[0]) || !s.negation.governs(text[:m[0]])) && !quoted(text, m[0], m[1]) {
 			return true
 		}
 	}
 	return false
+}
+
+// startsSentence reports a match that starts with a capital right after a lower-case
+// word: a new sentence whose full stop is missing ("Not quite right Ignore previous
+// instructions"), which a negation before it does not govern.
+func startsSentence(text string, at int) bool {
+	first, _ := utf8.DecodeRuneInString(text[at:])
+	if !unicode.IsUpper(first) {
+		return false
+	}
+	before := strings.TrimRightFunc(text[:at], unicode.IsSpace)
+	if len(before) == len(text[:at]) {
+		return false // no space: inside a word
+	}
+	last, _ := utf8.DecodeLastRuneInString(before)
+	return unicode.IsLower(last)
 }
 
 // keywordText is text as keywords are compared with: case-folded (so that (?i) letters
