@@ -204,24 +204,32 @@ func (l *Badger) Tenants(ctx context.Context) ([]string, error) {
 	defer l.end()
 	var tenants []string
 	err := l.db.View(func(txn *badger.Txn) error {
-		prefix := []byte(tagTenant)
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-		defer it.Close()
-		for it.Seek(prefix); it.Valid(); {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			tenant, _, ok := readComponent(it.Item().Key()[len(prefix):])
-			if !ok {
-				return fmt.Errorf("tenant key: %w", errCorrupt)
-			}
-			tenants = append(tenants, tenant)
-			it.Seek(skipPast(tenantPrefix(tenant)))
-		}
-		return nil
+		var err error
+		tenants, err = listTenants(ctx, txn)
+		return err
 	})
 	if err != nil {
 		return nil, wrap("tenants", err)
+	}
+	return tenants, nil
+}
+
+// listTenants lists the tenants with any key in txn, in order.
+func listTenants(ctx context.Context, txn *badger.Txn) ([]string, error) {
+	var tenants []string
+	prefix := []byte(tagTenant)
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	for it.Seek(prefix); it.Valid(); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		tenant, _, ok := readComponent(it.Item().Key()[len(prefix):])
+		if !ok {
+			return nil, fmt.Errorf("tenant key: %w", errCorrupt)
+		}
+		tenants = append(tenants, tenant)
+		it.Seek(skipPast(tenantPrefix(tenant)))
 	}
 	return tenants, nil
 }
@@ -270,6 +278,13 @@ func checkIndexed(txn *badger.Txn, loc Location) string {
 // checkLocated reads, with read, the record a location names and returns what is wrong
 // with it, or "" when it is there, unaltered, with the hash the location holds.
 func checkLocated(read recordReader, loc Location) string {
+	_, problem := located(read, loc)
+	return problem
+}
+
+// located reads, with read, the record a location names and returns it with what is
+// wrong with it, or "" when it is there, unaltered, with the hash the location holds.
+func located(read recordReader, loc Location) (storedRecord, string) {
 	domain, name := domainRecord, fmt.Sprintf("record %d of workflow %q", loc.Seq, loc.Workflow)
 	if loc.Audit() {
 		domain, name = domainAudit, fmt.Sprintf("audit record %d", loc.Seq)
@@ -278,15 +293,15 @@ func checkLocated(read recordReader, loc Location) string {
 	sr, found, err := read(loc.Tenant, loc.Workflow, loc.Seq)
 	switch {
 	case errors.Is(err, errCorrupt):
-		return name + ", which is undecodable"
+		return sr, name + ", which is undecodable"
 	case err != nil || !found:
-		return name + ", which is not there"
+		return sr, name + ", which is not there"
 	case sr.Seq != loc.Seq:
-		return name + ", which is undecodable"
+		return sr, name + ", which is undecodable"
 	case sr.Hash != loc.Hash || recordHash(domain, sr.Seq, sr.Time, sr.Type, sr.Payload, sr.PrevHash, loc.Tenant, loc.Workflow) != sr.Hash:
-		return name + ", whose hash differs"
+		return sr, name + ", whose hash differs"
 	}
-	return ""
+	return sr, ""
 }
 
 // Chain is one hash chain of the store: a workflow of a tenant, or a

@@ -34,6 +34,7 @@ type Log interface {
 
 	Verify(ctx context.Context, tenant, workflow string) (VerifyReport, error)
 	VerifyAudit(ctx context.Context, tenant string) (VerifyReport, error)
+	VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyReport, error)
 
 	// Backup writes a copy of the whole store to w in the Badger backup format, which
 	// Restore reads. Postgres fails with ErrUnsupported: its backups are the

@@ -200,3 +200,105 @@ func (c *chain) checkHead(h Head) bool {
 	}
 	return false
 }
+
+// VerifyIndexes checks what names the records of the chains from outside them, from one
+// consistent view: the idempotency keys and the record index entries of c.Tenant (of
+// every tenant with c.All). Each must name a record that is there, unaltered, with the
+// hash it holds, no further than its chain's head, in a chain of its tenant; with
+// c.Claims, a key's record must also answer that key with the key's digest and an index
+// entry's record hold the entry's id. Verify walks a chain but cannot see a key or an id
+// that names a record cut from its end with the head set back: this does. It returns one
+// report per chain with a problem (Problem starts with "idempotency: " or "index: "),
+// none when all is well. An error means the check could not be made. It is safe for
+// concurrent use.
+func (l *Badger) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyReport, error) {
+	if err := l.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer l.end()
+	v := newRefCheck(c)
+	err := l.db.View(func(txn *badger.Txn) error {
+		read := badgerReader(txn)
+		head := func(tenant, workflow string) (Head, bool, error) {
+			if workflow == "" {
+				return getHead(txn, auditHeadKey(tenant))
+			}
+			return getHead(txn, headKey(tenant, workflow))
+		}
+		tenants := []string{c.Tenant}
+		if c.All {
+			var err error
+			if tenants, err = listTenants(ctx, txn); err != nil {
+				return err
+			}
+		}
+		n := 0
+		for _, tenant := range tenants {
+			prefix := append(tenantPrefix(tenant), tagIdem...)
+			it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+			for it.Seek(prefix); it.Valid(); it.Next() {
+				if n++; n%ctxCheckEvery == 0 {
+					if err := ctx.Err(); err != nil {
+						it.Close()
+						return err
+					}
+				}
+				key, rest, ok := readComponent(it.Item().Key()[len(prefix):])
+				if !ok || len(rest) != 0 {
+					it.Close()
+					return fmt.Errorf("idempotency key: %w", errCorrupt)
+				}
+				val, err := it.Item().ValueCopy(nil)
+				if err != nil {
+					it.Close()
+					return err
+				}
+				e, err := decodeIdem(val)
+				legacy := false
+				if err != nil {
+					if le, lerr := decodeLegacyIdem(val); lerr == nil {
+						e, legacy = idemEntry{Digest: le.Digest, Workflow: le.Workflow}, true
+					}
+				}
+				if err := v.key(tenant, key, e, err == nil, legacy, read, head); err != nil {
+					it.Close()
+					return err
+				}
+			}
+			it.Close()
+		}
+		prefix := []byte(tagIndex)
+		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+		defer it.Close()
+		for it.Seek(prefix); it.Valid(); it.Next() {
+			if n++; n%ctxCheckEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			id, rest, ok := readComponent(it.Item().Key()[len(prefix):])
+			if !ok || len(rest) != 0 {
+				return fmt.Errorf("index key: %w", errCorrupt)
+			}
+			val, err := it.Item().ValueCopy(nil)
+			if err != nil {
+				return err
+			}
+			loc, err := decodeLocation(val)
+			switch {
+			case err != nil && !c.All:
+				continue // its tenant cannot be told: the check of every tenant reports it
+			case err == nil && !c.All && loc.Tenant != c.Tenant:
+				continue
+			}
+			if err := v.id(id, loc, err == nil, read, head); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("verify indexes", err)
+	}
+	return v.reports(), nil
+}

@@ -16,4 +16,5 @@
 //	canary_actor      a request sent with a principal is not checked against it
 //	canary_pgkey      a PostgreSQL store has no key on a workflow's record seqs
 //	canary_csrf       the review console takes a form without its CSRF token
+//	canary_refcheck   verify does not check idempotency keys and record ids against the records they name
 package canary
