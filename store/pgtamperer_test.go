@@ -54,8 +54,9 @@ func (p pgTamperer) setHead(tenant, workflow string, h Head) {
 		p.exec(`UPDATE handoff_audit_heads SET seq = $2, hash = $3 WHERE tenant = $1`, []byte(tenant), h.Seq, h.Hash)
 		return
 	}
-	p.exec(`UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5 WHERE tenant = $1 AND workflow = $2`,
-		[]byte(tenant), []byte(workflow), h.Seq, h.StateVersion, h.Hash)
+	standingSeq, standing := standingColumns(h)
+	p.exec(`UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5, standing_seq = $6, standing = $7 WHERE tenant = $1 AND workflow = $2`,
+		[]byte(tenant), []byte(workflow), h.Seq, h.StateVersion, h.Hash, standingSeq, standing)
 }
 
 func (p pgTamperer) delHead(tenant, workflow string) {

@@ -19,9 +19,10 @@ func (p *Postgres) Verify(ctx context.Context, tenant, workflow string) (VerifyR
 	rep := VerifyReport{Tenant: tenant, Workflow: workflow, OK: true}
 	err := p.readTx(ctx, "verify", func(tx pgx.Tx) error {
 		var owner string
-		var head Head
-		err := tx.QueryRow(ctx, `SELECT tenant, seq, state_version, hash FROM handoff_workflows WHERE workflow = $1`, []byte(workflow)).
-			Scan((*bytesString)(&owner), &head.Seq, &head.StateVersion, &head.Hash)
+		var h pgHead
+		err := tx.QueryRow(ctx, `SELECT tenant, `+headColumns+` FROM handoff_workflows WHERE workflow = $1`, []byte(workflow)).
+			Scan(append([]any{(*bytesString)(&owner)}, h.targets()...)...)
+		head := h.head()
 		ownerFound := err == nil
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
@@ -43,6 +44,8 @@ func (p *Postgres) Verify(ctx context.Context, tenant, workflow string) (VerifyR
 		case !c.checkHead(head):
 		case head.StateVersion > head.Seq:
 			rep.fail(0, "head state version %d exceeds its %d records", head.StateVersion, head.Seq)
+		default:
+			checkStanding(&rep, head)
 		}
 		return nil
 	})

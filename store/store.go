@@ -17,6 +17,7 @@ import (
 // Badger's; Postgres behaves the same way, with the differences it states.
 type Log interface {
 	Append(ctx context.Context, a Append) (Head, error)
+	SetStanding(ctx context.Context, tenant, workflow string, h Head) error
 	Audit(ctx context.Context, tenant string, rec NewRecord, t time.Time) (Record, error)
 
 	State(ctx context.Context, tenant, workflow string) (snapshot []byte, head Head, err error)

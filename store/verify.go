@@ -87,6 +87,9 @@ func (l *Badger) Verify(ctx context.Context, tenant, workflow string) (VerifyRep
 			rep.fail(0, "head state version %d exceeds its %d records", head.StateVersion, head.Seq)
 			return nil
 		}
+		if !checkStanding(&rep, head) {
+			return nil
+		}
 		switch {
 		case !ownerFound:
 			rep.fail(0, "owner index missing")
@@ -99,6 +102,23 @@ func (l *Badger) Verify(ctx context.Context, tenant, workflow string) (VerifyRep
 		return VerifyReport{}, wrap("verify", err)
 	}
 	return rep, nil
+}
+
+// checkStanding checks the standing record a head names against the head, recording a
+// problem in rep; it reports whether it is sound. Which record it must be is the
+// writer's to say: the engine checks it against the decisions.
+func checkStanding(rep *VerifyReport, h Head) bool {
+	switch {
+	case h.StandingUnknown:
+		return true
+	case h.StandingSeq > h.Seq:
+		rep.fail(0, "head names record %d as the standing record, past its %d records", h.StandingSeq, h.Seq)
+		return false
+	case (h.StandingSeq == 0) != (h.Standing == ""):
+		rep.fail(0, "head names record %d as the standing record with the tag %q", h.StandingSeq, h.Standing)
+		return false
+	}
+	return true
 }
 
 // chain checks records in key order.
