@@ -1,7 +1,6 @@
 package service
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -314,16 +313,9 @@ func (h *Handler) health(w http.ResponseWriter, _ *http.Request, _ *Principal) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// healthReady answers 200 when the store answers a read.
+// healthReady answers 200 when the store can record a decision (storeReady).
 func (h *Handler) healthReady(w http.ResponseWriter, r *http.Request, _ *Principal) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	// A point read of a workflow no tenant can have: not found means the store answers.
-	if _, err := h.e.State(ctx, "_ready", "_ready"); err != nil && !errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusServiceUnavailable, apiError{Code: "NOT_READY", Message: err.Error()})
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	h.storeReady(w, r)
 }
 
 func readError(w http.ResponseWriter, err error) {

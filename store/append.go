@@ -319,7 +319,7 @@ func (l *Badger) appendSingle(ctx context.Context, a *Append) (Head, error) {
 			return head, wrap("append", err)
 		}
 	}
-	return Head{}, &Error{Op: "append", Err: errors.New("too many conflicting writers")}
+	return Head{}, &Error{Op: "append", Err: errTooManyConflicts}
 }
 
 func (l *Badger) appendTxn(ctx context.Context, a *Append) (Head, error) {

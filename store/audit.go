@@ -38,7 +38,7 @@ func (l *Badger) Audit(ctx context.Context, tenant string, rec NewRecord, t time
 		r, err := sr.record()
 		return r, wrap("audit", err)
 	}
-	return Record{}, &Error{Op: "audit", Err: errors.New("too many conflicting writers")}
+	return Record{}, &Error{Op: "audit", Err: errTooManyConflicts}
 }
 
 // checkAudit refuses an audit record a store must not write.

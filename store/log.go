@@ -241,6 +241,21 @@ func (l *Badger) Close() error {
 
 func (l *Badger) begin(ctx context.Context) error { return l.calls.begin(ctx) }
 
+// Ready reports whether the store takes writes: it is open, and not opened read-only.
+func (l *Badger) Ready(ctx context.Context) error {
+	if err := l.begin(ctx); err != nil {
+		return err
+	}
+	defer l.end()
+	if l.readOnly {
+		return &Error{Op: "ready", Err: fmt.Errorf("%w: opened read-only", ErrReadOnly)}
+	}
+	if l.db.IsClosed() {
+		return &Error{Op: "ready", Err: ErrClosed}
+	}
+	return nil
+}
+
 func (l *Badger) end() { l.calls.end() }
 
 // getValue reads the value of key in txn; found is false when the key does

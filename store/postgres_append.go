@@ -53,7 +53,7 @@ func retryConflicts[T any](ctx context.Context, op string, fn func(context.Conte
 			return v, pgWrap(op, err)
 		}
 	}
-	return zero, &Error{Op: op, Err: errors.New("too many conflicting writers")}
+	return zero, &Error{Op: op, Err: errTooManyConflicts}
 }
 
 // size is the bytes a writes, roughly: what bounds it.

@@ -44,6 +44,10 @@ type Log interface {
 	Backup(ctx context.Context, w io.Writer) error
 	// Size is the store's size in bytes as last measured; 0 when unknown.
 	Size() int64
+	// Ready reports whether the store can take a decision now: it is open, reachable
+	// and writable. The error matches ErrClosed, ErrReadOnly, ErrUnavailable or
+	// ErrSchema. It writes nothing.
+	Ready(ctx context.Context) error
 	// Close waits for the calls in progress and releases the store.
 	Close() error
 }
