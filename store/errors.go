@@ -87,6 +87,13 @@ var (
 	// PostgreSQL store).
 	ErrUnsupported = errors.New("store: not supported by this backend")
 
+	// ErrInconsistent is returned when a Badger store's files do not agree with each
+	// other: the manifest names a table that is not there, or a key points into the value
+	// log past its end. It is what a copy of a store's directory made with cp or rsync
+	// while a process was writing it looks like (or a damaged disk): such a copy is not a
+	// backup. Backup (handoffctl backup) copies a live store; Restore makes a store of it.
+	ErrInconsistent = errors.New("store: the store's files do not agree with each other")
+
 	// ErrTampered is returned when a read finds a value that disagrees with
 	// the hash chain: an idempotency key bound to a record that is not there,
 	// or whose hash differs. The store was altered outside this package;
@@ -204,6 +211,10 @@ func wrap(op string, err error) error {
 		errors.Is(err, ErrIdempotencyKeyReused), errors.Is(err, ErrClosed),
 		errors.Is(err, ErrInvalid), errors.Is(err, ErrTooLarge), errors.Is(err, ErrTampered):
 		return err
+	case errors.Is(err, ErrInconsistent):
+		return &Error{Op: op, Err: err}
+	case isInconsistency(err):
+		return &Error{Op: op, Err: inconsistent(lowerFirst(err.Error()))}
 	case errors.Is(err, badger.ErrDBClosed), errors.Is(err, badger.ErrBlockedWrites):
 		return &Error{Op: op, Err: ErrClosed}
 	case errors.Is(err, badger.ErrTxnTooBig), isSizeError(err):

@@ -133,7 +133,7 @@ func (l *Badger) UpgradeIdempotency(ctx context.Context, answer func(tenant, wor
 			if !ok || len(tail) != 0 {
 				continue
 			}
-			v, err := it.Item().ValueCopy(nil)
+			v, err := itemValue(it.Item())
 			if err != nil {
 				return err
 			}
@@ -234,7 +234,7 @@ func (l *Badger) UpgradeIndex(ctx context.Context, id func(payload []byte) strin
 				continue
 			}
 			var sr storedRecord
-			if err := it.Item().Value(func(v []byte) error {
+			if err := withItemValue(it.Item(), func(v []byte) error {
 				var err error
 				sr, err = decodeRecord(v)
 				return err

@@ -178,16 +178,24 @@ func OpenBadger(ctx context.Context, opts Options) (*Badger, error) {
 	default:
 		bo = opts.Memory.embedded(badger.DefaultOptions(opts.Dir))
 	}
-	bo = bo.WithSyncWrites(true).WithLogger(nil).WithReadOnly(opts.ReadOnly && !opts.InMemory)
+	bo = bo.WithSyncWrites(true).WithVerifyValueChecksum(true).WithLogger(nil).WithReadOnly(opts.ReadOnly && !opts.InMemory)
 	if opts.Logger != nil {
 		bo = bo.WithLogger(badgerLogger{l: opts.Logger})
+	}
+	var owner int // a running process whose lock file the directory holds: a copy of its store
+	if !opts.InMemory {
+		owner, _ = liveLockOwner(opts.Dir)
 	}
 	db, err := badger.Open(bo)
 	if err != nil {
 		if isLockError(err) {
 			return nil, fmt.Errorf("%w: %s is in use by another process", ErrLocked, opts.Dir)
 		}
-		return nil, wrap("open", err)
+		return nil, openError(err, owner)
+	}
+	if owner != 0 && opts.Logger != nil {
+		opts.Logger.Warn("store: the directory holds the lock file of a running process: a copy of its store made while it wrote may lack or garble the last writes; copy a live store with handoffctl backup",
+			"dir", opts.Dir, "pid", owner)
 	}
 	l := &Badger{
 		db:             db,
@@ -268,7 +276,7 @@ func getValue(txn *badger.Txn, key []byte) (value []byte, found bool, err error)
 	if err != nil {
 		return nil, false, err
 	}
-	value, err = item.ValueCopy(nil)
+	value, err = itemValue(item)
 	if err != nil {
 		return nil, false, err
 	}

@@ -132,7 +132,7 @@ func walkRecords(ctx context.Context, txn *badger.Txn, prefix []byte, from uint6
 			return n, fmt.Errorf("record key: %w", errCorrupt)
 		}
 		var sr storedRecord
-		err := item.Value(func(v []byte) error {
+		err := withItemValue(item, func(v []byte) error {
 			var err error
 			sr, err = decodeRecord(v)
 			return err

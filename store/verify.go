@@ -153,7 +153,7 @@ func (c *chain) walk(ctx context.Context, txn *badger.Txn, prefix []byte) error 
 			return nil
 		}
 		var problem string
-		err := item.Value(func(v []byte) error {
+		err := withItemValue(item, func(v []byte) error {
 			problem = c.check(seq, v)
 			return nil
 		})
@@ -268,7 +268,7 @@ func (l *Badger) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyRepor
 					it.Close()
 					return fmt.Errorf("idempotency key: %w", errCorrupt)
 				}
-				val, err := it.Item().ValueCopy(nil)
+				val, err := itemValue(it.Item())
 				if err != nil {
 					it.Close()
 					return err
@@ -300,7 +300,7 @@ func (l *Badger) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyRepor
 			if !ok || len(rest) != 0 {
 				return fmt.Errorf("index key: %w", errCorrupt)
 			}
-			val, err := it.Item().ValueCopy(nil)
+			val, err := itemValue(it.Item())
 			if err != nil {
 				return err
 			}

@@ -349,6 +349,8 @@ func hint(err error) string {
 		return "the database refuses the role of --store: check its password and its rights on the schema; running the command again will not help"
 	case errors.Is(err, store.ErrReadOnly):
 		return "the store takes no writes (opened read-only, or a PostgreSQL hot standby or read-only role): point --store at a store that does"
+	case errors.Is(err, store.ErrInconsistent):
+		return "a copy of a store made with cp or rsync while a process wrote it is not a backup: take one with 'handoffctl backup' (--server URL for a running server) and make a store of it with 'handoffctl restore'"
 	case errors.Is(err, store.ErrTampered):
 		return "the log was altered outside handoff: 'handoffctl verify' says where; running the command again will not help"
 	case errors.Is(err, store.ErrNotFound):

@@ -37,7 +37,7 @@ func TestStoreDirError(t *testing.T) {
 // TestHintsSayWhetherToRunAgain: a hint says to run the command again only for an error
 // a second run may not meet (the store package's Retryable ones).
 func TestHintsSayWhetherToRunAgain(t *testing.T) {
-	for _, err := range []error{store.ErrUnavailable, store.ErrBusy, store.ErrPermission, store.ErrReadOnly, store.ErrTampered, store.ErrSchema} {
+	for _, err := range []error{store.ErrUnavailable, store.ErrBusy, store.ErrPermission, store.ErrReadOnly, store.ErrTampered, store.ErrSchema, store.ErrInconsistent} {
 		wrapped := &store.Error{Op: "append", Err: fmt.Errorf("%w: cause", err)}
 		h := hint(wrapped)
 		require.NotEmpty(t, h, "%v", err)
