@@ -90,9 +90,6 @@ func (e *Engine) Tenants(ctx context.Context) ([]string, error) {
 	return e.log.Tenants(ctx)
 }
 
-// errFound stops a walk at the record looked for.
-var errFound = errors.New("engine: found")
-
 // Standing returns the latest decision of a workflow that was not a block: the one the
 // workflow stands on (await_human: it waits for a person). Blocks change nothing, so
 // they are passed over. The head names its record, so it costs two reads however many
@@ -162,25 +159,18 @@ func (e *Engine) findStanding(ctx context.Context, tenant, workflow string, head
 	return found, at, nil
 }
 
-// decisionAt reads the decision of record seq of a workflow; nil when the record holds
-// none.
+// decisionAt reads the decision of record seq of a workflow, with one read; nil when
+// the record holds none.
 func (e *Engine) decisionAt(ctx context.Context, tenant, workflow string, seq uint64) (*Decision, error) {
-	var d *Decision
-	err := e.log.Records(ctx, tenant, workflow, seq, func(rec store.Record) error {
-		if rec.Seq != seq {
-			return errFound
-		}
-		ent, err := decodeEntry(rec)
-		if err != nil {
-			return err
-		}
-		d = ent.Decision
-		return errFound
-	})
-	if err != nil && !errors.Is(err, errFound) {
+	rec, err := e.log.Record(ctx, tenant, workflow, seq)
+	if err != nil {
 		return nil, err
 	}
-	return d, nil
+	ent, err := decodeEntry(rec)
+	if err != nil {
+		return nil, err
+	}
+	return ent.Decision, nil
 }
 
 // Decision returns a recorded decision by its id, with the log entry that holds it,

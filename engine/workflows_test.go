@@ -23,6 +23,12 @@ func (c *countingLog) State(ctx context.Context, tenant, workflow string) ([]byt
 	return c.Log.State(ctx, tenant, workflow)
 }
 
+func (c *countingLog) Record(ctx context.Context, tenant, workflow string, seq uint64) (store.Record, error) {
+	c.calls++
+	c.delivered++
+	return c.Log.Record(ctx, tenant, workflow, seq)
+}
+
 func (c *countingLog) Records(ctx context.Context, tenant, workflow string, from uint64, fn func(store.Record) error) error {
 	c.calls++
 	return c.Log.Records(ctx, tenant, workflow, from, func(r store.Record) error { c.delivered++; return fn(r) })

@@ -228,6 +228,16 @@ func (p *Postgres) AuditHead(ctx context.Context, tenant string) (Head, error) {
 	return h, pgWrap("audit head", err)
 }
 
+// Record reads one record of a chain, as Badger's Record does.
+func (p *Postgres) Record(ctx context.Context, tenant, workflow string, seq uint64) (Record, error) {
+	if err := p.begin(ctx); err != nil {
+		return Record{}, err
+	}
+	defer p.end()
+	rec, err := readRecord(pgReader(ctx, p.pool), tenant, workflow, seq)
+	return rec, pgWrap("record", err)
+}
+
 // Records calls fn with the records of a workflow of tenant in seq order from fromSeq,
 // from one consistent view, as Badger's Records does.
 func (p *Postgres) Records(ctx context.Context, tenant, workflow string, fromSeq uint64, fn func(Record) error) error {

@@ -90,6 +90,43 @@ func (l *Badger) Owner(ctx context.Context, workflow string) (tenant string, fou
 	return tenant, found, nil
 }
 
+// Record reads record seq of a workflow of tenant, or of the tenant's audit stream when
+// workflow is "", with one key read: for a caller that wants one record, where Records
+// would read ahead. It fails with an error matching ErrNotFound when there is no such
+// record. It is safe for concurrent use.
+func (l *Badger) Record(ctx context.Context, tenant, workflow string, seq uint64) (Record, error) {
+	if err := l.begin(ctx); err != nil {
+		return Record{}, err
+	}
+	defer l.end()
+	var rec Record
+	err := l.db.View(func(txn *badger.Txn) error {
+		var err error
+		rec, err = readRecord(badgerReader(txn), tenant, workflow, seq)
+		return err
+	})
+	if err != nil {
+		return Record{}, wrap("record", err)
+	}
+	return rec, nil
+}
+
+// readRecord reads one record with read and converts it.
+func readRecord(read recordReader, tenant, workflow string, seq uint64) (Record, error) {
+	sr, found, err := read(tenant, workflow, seq)
+	switch {
+	case err != nil:
+		return Record{}, fmt.Errorf("record %d: %w", seq, err)
+	case !found:
+		return Record{}, fmt.Errorf("%w: no record %d in workflow %q of tenant %q", ErrNotFound, seq, workflow, tenant)
+	}
+	rec, err := sr.record()
+	if err != nil || sr.Seq != seq {
+		return Record{}, fmt.Errorf("record %d: %w", seq, errCorrupt)
+	}
+	return rec, nil
+}
+
 // Records calls fn with the records of a workflow of tenant in seq order,
 // starting at fromSeq (0 and 1 both mean the first record), from one
 // consistent view of the log. An error from fn stops the walk and is

@@ -26,6 +26,7 @@ type Log interface {
 	Find(ctx context.Context, id string) (Location, error)
 	AuditHead(ctx context.Context, tenant string) (Head, error)
 
+	Record(ctx context.Context, tenant, workflow string, seq uint64) (Record, error)
 	Records(ctx context.Context, tenant, workflow string, fromSeq uint64, fn func(Record) error) error
 	AuditRecords(ctx context.Context, tenant string, fromSeq uint64, fn func(Record) error) error
 	Workflows(ctx context.Context, tenant string, fn func(workflow string, head Head) error) error

@@ -319,3 +319,22 @@ func TestVerifyIndexes(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyIndexesChecksTheOwnerIndex writes an owner entry for a workflow its tenant
+// does not have (Badger keeps the owner index apart from the heads; PostgreSQL keeps the
+// owner in the head's row): the id could never be used, and VerifyIndexes says so.
+func TestVerifyIndexesChecksTheOwnerIndex(t *testing.T) {
+	ctx := context.Background()
+	l, dir := openDisk(t)
+	answered(t, l, "wf", 1)
+	l = tamperWith(t, backend{name: "disk"}, l, dir, func(tm tamperer) { tm.setOwner("ghost", "acme") }).(*Badger)
+	want := []VerifyReport{{Tenant: "acme", Workflow: "ghost", Problem: `owner: the owner index names tenant "acme" for workflow "ghost", which that tenant does not have: the id can never be used`}}
+	for _, c := range []IndexCheck{{Tenant: "acme"}, {All: true}} {
+		reps, err := l.VerifyIndexes(ctx, c)
+		require.NoError(t, err)
+		assert.Equal(t, want, reps)
+	}
+	reps, err := l.VerifyIndexes(ctx, IndexCheck{Tenant: "other"})
+	require.NoError(t, err)
+	assert.Empty(t, reps)
+}

@@ -121,6 +121,44 @@ func checkStanding(rep *VerifyReport, h Head) bool {
 	return true
 }
 
+// verifyOwners checks the owner index of the workflows of c's tenants: an entry naming
+// a tenant that has no such workflow keeps the id from ever being used, and no chain's
+// Verify sees it.
+func verifyOwners(ctx context.Context, txn *badger.Txn, c IndexCheck, v *refCheck) error {
+	if canary.SkipReferenceCheck {
+		return nil
+	}
+	prefix := []byte(tagOwner)
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+	defer it.Close()
+	n := 0
+	for it.Seek(prefix); it.Valid(); it.Next() {
+		if n++; n%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		workflow, rest, ok := readComponent(it.Item().Key()[len(prefix):])
+		if !ok || len(rest) != 0 {
+			return fmt.Errorf("owner key: %w", errCorrupt)
+		}
+		owner, err := itemValue(it.Item())
+		if err != nil {
+			return err
+		}
+		if c.All || string(owner) == c.Tenant {
+			_, found, err := getValue(txn, headKey(string(owner), workflow))
+			if err != nil {
+				return err
+			}
+			if !found && !hasKey(txn, recordsPrefix(string(owner), workflow)) {
+				v.fail("owner", string(owner), workflow, 0, "the owner index names tenant %q for workflow %q, which that tenant does not have: the id can never be used", owner, workflow)
+			}
+		}
+	}
+	return nil
+}
+
 // chain checks records in key order.
 type chain struct {
 	domain, tenant, workflow string
@@ -286,6 +324,9 @@ func (l *Badger) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyRepor
 				}
 			}
 			it.Close()
+		}
+		if err := verifyOwners(ctx, txn, c, v); err != nil {
+			return err
 		}
 		prefix := []byte(tagIndex)
 		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
