@@ -24,7 +24,8 @@ func inconsistent(what string) error {
 // these into messages, so the message is all there is to go by.
 func isInconsistency(err error) bool {
 	msg := strings.ToLower(err.Error())
-	for _, s := range []string{"does not exist for table", "checksum mismatch", "manifest", "invalid read: len", "unable to replay logfile"} {
+	for _, s := range []string{"does not exist for table", "checksum mismatch", "manifest", "invalid read: len", "unable to replay logfile",
+		"while opening memtables", "truncate"} {
 		if strings.Contains(msg, s) {
 			return true
 		}
