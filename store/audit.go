@@ -123,7 +123,7 @@ func (l *Badger) AuditHead(ctx context.Context, tenant string) (Head, error) {
 	var head Head
 	err := l.db.View(func(txn *badger.Txn) error {
 		var err error
-		head, _, err = getHead(txn, auditHeadKey(tenant))
+		head, _, err = getAuditHead(txn, tenant)
 		return err
 	})
 	if err != nil {

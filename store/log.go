@@ -296,6 +296,14 @@ func getHead(txn *badger.Txn, key []byte) (h Head, found bool, err error) {
 	return h, true, nil
 }
 
+// getAuditHead reads the head of a tenant's audit stream, which names no standing
+// record, whichever version wrote it.
+func getAuditHead(txn *badger.Txn, tenant string) (Head, bool, error) {
+	h, found, err := getHead(txn, auditHeadKey(tenant))
+	h.StandingUnknown = false
+	return h, found, err
+}
+
 // callbackError carries an error returned by a caller's callback through a
 // Badger transaction so that it comes back unwrapped.
 type callbackError struct{ err error }

@@ -373,7 +373,7 @@ func (l *Badger) Chains(ctx context.Context, fn func(Chain) error) error {
 			if !ok {
 				return fmt.Errorf("tenant key: %w", errCorrupt)
 			}
-			head, found, err := getHead(txn, auditHeadKey(tenant))
+			head, found, err := getAuditHead(txn, tenant)
 			if err != nil {
 				return err
 			}

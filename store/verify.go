@@ -279,7 +279,7 @@ func (l *Badger) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyRepor
 		read := badgerReader(txn)
 		head := func(tenant, workflow string) (Head, bool, error) {
 			if workflow == "" {
-				return getHead(txn, auditHeadKey(tenant))
+				return getAuditHead(txn, tenant)
 			}
 			return getHead(txn, headKey(tenant, workflow))
 		}
