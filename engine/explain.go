@@ -590,27 +590,20 @@ func (e *Engine) findDecision(ctx context.Context, id string) (*decisionLocation
 		return nil, err
 	}
 	var found *decisionLocation
-	stop := errors.New("found")
-	visit := func(rec store.Record) error {
-		if rec.Seq != loc.Seq || rec.Hash != loc.Hash {
-			return stop
-		}
+	// One read: the record the index names (workflow "" names the audit stream).
+	rec, err := e.log.Record(ctx, loc.Tenant, loc.Workflow, loc.Seq)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return nil, err
+	case rec.Hash == loc.Hash:
 		ent, err := decodeEntry(rec)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if ent.Decision != nil && ent.Decision.DecisionID == id {
 			found = &decisionLocation{tenant: loc.Tenant, workflow: loc.Workflow, seq: rec.Seq, audit: loc.Audit(), decision: ent.Decision, entry: ent}
 		}
-		return stop
-	}
-	if loc.Audit() {
-		err = e.log.AuditRecords(ctx, loc.Tenant, loc.Seq, visit)
-	} else {
-		err = e.log.Records(ctx, loc.Tenant, loc.Workflow, loc.Seq, visit)
-	}
-	if err != nil && !errors.Is(err, stop) {
-		return nil, err
 	}
 	if found == nil {
 		return nil, fmt.Errorf("engine: decision %s: the index names record %d of %s, which does not hold it: %w", id, loc.Seq, chainName(loc), store.ErrTampered)

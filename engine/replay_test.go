@@ -47,12 +47,20 @@ func TestReplayRefusesADivergedState(t *testing.T) {
 			dir := t.TempDir()
 			l, err := store.Open(ctx, store.Options{Dir: dir})
 			require.NoError(t, err)
-			a := store.Append{Tenant: "acme", Workflow: "wf-explain", Create: true, BumpVersion: true, State: state, Time: recs[0].Time}
-			for _, r := range recs {
-				a.Records = append(a.Records, store.NewRecord{Type: r.Type, Payload: r.Payload})
+			// As the engine wrote them: the start (allow) bumps the version and is the
+			// standing decision, the cancel is a block.
+			for i, r := range recs {
+				a := store.Append{Tenant: "acme", Workflow: "wf-explain", Create: i == 0, ExpectedVersion: min(uint64(i), 1), BumpVersion: i == 0,
+					Records: []store.NewRecord{{Type: r.Type, Payload: r.Payload}}, Time: r.Time}
+				if i == 0 {
+					a.Standing = "allow"
+				}
+				if i == len(recs)-1 {
+					a.State = state
+				}
+				_, err = l.Append(ctx, a)
+				require.NoError(t, err)
 			}
-			_, err = l.Append(ctx, a)
-			require.NoError(t, err)
 			require.NoError(t, l.Close())
 
 			e, err := engine.Open(ctx, engine.Options{Dir: dir})

@@ -240,6 +240,11 @@ func (e *Engine) record(ctx context.Context, r *request, d *Decision, next *Stat
 		Records:        []store.NewRecord{{Type: "decision", Payload: payload, ID: d.DecisionID}},
 		IdempotencyKey: r.requestID, RequestDigest: r.digest, Time: r.now,
 	}
+	if d.Outcome != Block {
+		// The decision the workflow now stands on: the head keeps it, so that Standing
+		// and the workflow lists read it at once, however many blocks follow.
+		a.Standing = string(d.Outcome)
+	}
 	if next != nil {
 		if a.State, err = json.Marshal(next); err != nil {
 			return fmt.Errorf("engine: encode state: %w", err)

@@ -71,6 +71,7 @@ func newMetrics(opts *Options, e *engine.Engine) *metrics {
 	f(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "handoff_store_bytes",
 		Help: "The store's size on disk (tables and value log), as last measured."},
 		func() float64 { return float64(e.StoreSize()) }))
+	registerStoreMetrics(reg, e)
 	if gather != nil {
 		m.handler = promhttp.HandlerFor(gather, promhttp.HandlerOpts{})
 	}

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -28,7 +29,7 @@ import (
 
 var serveCmd = &command{
 	name:  "serve",
-	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D]",
+	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D] [--pg-max-conns N] [--pg-statement-timeout D]",
 	short: "serve the engine over HTTP: the /v1 API, health and metrics",
 	long: `Serve runs the engine on the store of --store (created when missing) and serves it over
 HTTP until SIGTERM, SIGINT or SIGHUP, then drains the calls in flight (at most
@@ -67,6 +68,19 @@ treats the request as blocked and sends it again with the same request_id), 500
 INTERNAL. An error's message never carries an internal error: the log does. One access
 log line per call goes to standard error (JSON), and one error line per 5xx answer.
 
+/health/ready is 200 when a decision could be recorded now: the store is reachable,
+takes writes and has this version's schema. A PostgreSQL hot standby, or a role or
+database whose default_transaction_read_only is on, is not ready (503 NOT_READY), nor is
+a database that cannot be reached; the answer names the cause, never the database's
+host or role. The server logs when the database becomes unreachable and when it is back.
+
+A PostgreSQL store's connection pool and session take the parameters of its URL
+(pool_max_conns, pool_min_conns, pool_max_conn_lifetime, connect_timeout,
+statement_timeout, and any other session setting): --pg-max-conns and
+--pg-statement-timeout override pool_max_conns and statement_timeout. Without either,
+at least 8 connections (4 per CPU) and 10s. /metrics exports the pool
+(handoff_store_pool_*).
+
 With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, every
 decision is traced (a span per decision, a child span per stage: decode, validate,
 policy, commit; the request's trace_id as the attribute handoff.trace_id) and exported
@@ -86,12 +100,22 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 		insecure := fs.Bool("insecure-dev", false, "no authentication: a loopback demo only")
 		drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long calls in flight may finish at shutdown")
 		evalTimeout := fs.Duration("eval-timeout", 2*time.Second, "the deadline of one policy evaluation (past it: POLICY_TIMEOUT, a block)")
+		pgMaxConns := fs.Int("pg-max-conns", 0, "a PostgreSQL store: at most `N` connections (over the URL's pool_max_conns; default at least 8)")
+		pgTimeout := fs.Duration("pg-statement-timeout", 0, "a PostgreSQL store: each statement's deadline `D` (over the URL's statement_timeout; default 10s)")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
 			if len(args) > 0 {
 				return usagef("serve takes no arguments")
 			}
 			if (*cert == "") != (*key == "") {
 				return usagef("--tls-cert and --tls-key go together")
+			}
+			switch {
+			case (*pgMaxConns != 0 || *pgTimeout != 0) && !store.IsURL(c.db.value):
+				return usagef("--pg-max-conns and --pg-statement-timeout apply to a PostgreSQL store: --store postgres://…")
+			case *pgMaxConns < 0 || *pgMaxConns > math.MaxInt32:
+				return usagef("--pg-max-conns takes a number of connections, not %d", *pgMaxConns)
+			case *pgTimeout < 0 || *pgTimeout > 0 && *pgTimeout < time.Millisecond:
+				return usagef("--pg-statement-timeout takes a duration of at least 1ms, not %s", *pgTimeout)
 			}
 			opts := service.Options{Logger: slog.New(slog.NewJSONHandler(c.stderr, nil))}
 			switch {
@@ -112,7 +136,8 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 			if err != nil {
 				return err
 			}
-			eopts := engine.Options{Bundle: &b, EvalTimeout: *evalTimeout}
+			eopts := engine.Options{Bundle: &b, EvalTimeout: *evalTimeout, Logger: opts.Logger,
+				Postgres: store.PostgresOptions{MaxConns: int32(*pgMaxConns), StatementTimeout: *pgTimeout}}
 			storeAt(&eopts, c.db.value)
 			if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
 				exp, err := otlptracehttp.New(ctx)
@@ -130,7 +155,7 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 			}
 			e, err := engine.Open(ctx, eopts)
 			if err != nil {
-				return err
+				return c.lockedHint(err)
 			}
 			defer closeEngine(e, &err)
 			ln, err := net.Listen("tcp", *addr)

@@ -108,6 +108,15 @@ func TestServe(t *testing.T) {
 	code, _, errOut := runArgs(t, "--db", db, "state", "--tenant", "acme", "wf-serve")
 	assert.Equal(t, exitError, code)
 	assert.Contains(t, errOut, "hint: handoffctl serve holds the store at "+base+": run the command with --server "+base)
+	// So does a second serve.
+	code, _, errOut = runArgs(t, "--db", db, "serve", "--principals", principals, "--addr", "127.0.0.1:0")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "store locked")
+	assert.Contains(t, errOut, "hint: handoffctl serve holds the store at "+base)
+	// --pg-* flags are a PostgreSQL store's.
+	code, _, errOut = runArgs(t, "--db", db, "serve", "--principals", principals, "--pg-max-conns", "4")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "apply to a PostgreSQL store")
 	code, _, errOut = runArgs(t, "--server", base, "workflows", "--tenant", "acme")
 	assert.Equal(t, exitError, code, "no token")
 	assert.Contains(t, errOut, "UNAUTHENTICATED")
@@ -223,12 +232,13 @@ type servedStore struct {
 // startServe runs handoffctl serve on the store db with the principals file, on a free
 // loopback port, and waits until it listens. It is stopped when the test ends, if the
 // test did not stop it.
-func startServe(t *testing.T, db, principals string) *servedStore {
+func startServe(t *testing.T, db, principals string, flags ...string) *servedStore {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &servedStore{cancel: cancel, done: make(chan int, 1)}
+	args := append([]string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--principals", principals}, flags...)
 	go func() {
-		s.done <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--principals", principals}, strings.NewReader(""), &s.stdout, &s.stderr)
+		s.done <- run(ctx, args, strings.NewReader(""), &s.stdout, &s.stderr)
 	}()
 	t.Cleanup(func() { s.stop() })
 	listening := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)

@@ -17,4 +17,5 @@
 //	canary_pgkey      a PostgreSQL store has no key on a workflow's record seqs
 //	canary_csrf       the review console takes a form without its CSRF token
 //	canary_origin     the review console takes a form posted from a page of another site
+//	canary_refcheck   verify does not check idempotency keys and record ids against the records they name
 package canary

@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** the store answers reads */
+        /** the store could record a decision now: reachable, writable (not a hot standby), at this version's schema */
         get: operations["ready"];
         put?: never;
         post?: never;
@@ -599,7 +599,7 @@ export interface operations {
                     "application/json": components["schemas"]["Status"];
                 };
             };
-            /** @description NOT_READY: the store does not answer a read */
+            /** @description not ready: NOT_READY, with the cause (no writes, unreachable, schema) and never a detail of the connection */
             503: {
                 headers: {
                     [name: string]: unknown;
