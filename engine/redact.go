@@ -81,9 +81,11 @@ func (dc *Decider) redactionTable() redactionTable {
 	return t
 }
 
-// errRedaction reports a request that carries a string to redact in a field the store
-// keys records by (request_id, tenant_id, workflow_id): it cannot be recorded at all.
-var errRedaction = errors.New("engine: the request cannot be recorded: a field the log is keyed by (request_id, tenant_id or workflow_id) holds content that must be redacted")
+// ErrUnrecordable is returned by Submit for a request that carries a string to redact (a
+// secret) in a field the store keys records by (request_id, tenant_id, workflow_id): it
+// cannot be recorded at all, redacted or not, so nothing is. Sending it again gets the
+// same answer; the host treats it as blocked.
+var ErrUnrecordable = errors.New("engine: the request cannot be recorded: a field the log is keyed by (request_id, tenant_id or workflow_id) holds content that must be redacted")
 
 // plainKey is an object key kept in a redacted copy: a lower-case field name.
 var plainKey = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
@@ -155,7 +157,7 @@ func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
 		red.Kept = append(red.Kept, strings.Join(k, "."))
 	}
 	if holds(d.RequestID, secrets) || holds(d.TenantID, secrets) || holds(d.WorkflowID, secrets) {
-		r.redactErr = errRedaction
+		r.redactErr = ErrUnrecordable
 		return nil
 	}
 	// Whatever else of the decision a policy filled from the request (a conflict id,
@@ -164,7 +166,7 @@ func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
 		*d = *dc.rebase(d, dc.failClosed(codePolicyError, "the policy's decision quotes content that must be redacted"))
 		scrubDecision(d, secrets, quoted, tab.marker)
 		if leaks(d, secrets) {
-			r.redactErr = errRedaction
+			r.redactErr = ErrUnrecordable
 			return nil
 		}
 	}
@@ -173,7 +175,7 @@ func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
 		cp = map[string]any{"request_id": d.RequestID, "kind": d.Kind, "tenant_id": d.TenantID, "workflow_id": d.WorkflowID}
 		red.Stub, red.Kept = true, []string{"request_id", "kind", "tenant_id", "workflow_id"}
 		if leaks(cp, secrets) {
-			r.redactErr = errRedaction
+			r.redactErr = ErrUnrecordable
 			return nil
 		}
 	}

@@ -184,7 +184,7 @@ func TestRedactionRefusesASecretInTheKeys(t *testing.T) {
 	submit(t, e, toyStart)
 	body := toyHandoff("AKIAIOSFODNN7EXAMPLE", 1, "")
 	_, err := e.Submit(context.Background(), []byte(body))
-	require.ErrorIs(t, err, errRedaction, "request_id is a store key: the request cannot be recorded")
+	require.ErrorIs(t, err, ErrUnrecordable, "request_id is a store key: the request cannot be recorded")
 	n := 0
 	require.NoError(t, e.History(context.Background(), "t1", "wf-1", func(Entry) error { n++; return nil }))
 	assert.Equal(t, 1, n, "nothing recorded")

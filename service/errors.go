@@ -34,6 +34,10 @@ const (
 	codeInternal         = "INTERNAL"
 	codeNotSupported     = "NOT_SUPPORTED"
 	codeStoreUnavailable = "STORE_UNAVAILABLE"
+	codeStoreBusy        = "STORE_BUSY"
+	codeStoreReadOnly    = "STORE_READ_ONLY"
+	codeStoreRefused     = "STORE_REFUSED"
+	codeUnrecordable     = "UNRECORDABLE"
 	codeNotReady         = "NOT_READY"
 )
 
@@ -54,6 +58,19 @@ var errorAnswers = []struct {
 	{isAny(store.ErrUnavailable, store.ErrClosed), answer{http.StatusServiceUnavailable, apiError{Code: codeStoreUnavailable,
 		Message: "the store cannot be reached: nothing was read, decided or recorded",
 		Hint:    "try again once it is back; a request is treated as blocked until then, and sent again with the same request_id"}}},
+	{isAny(store.ErrBusy), answer{http.StatusServiceUnavailable, apiError{Code: codeStoreBusy,
+		Message: "the store's database is busy: nothing was decided or recorded",
+		Hint:    "try again shortly; a request is treated as blocked until then, and sent again with the same request_id"}}},
+	// What a resend cannot cure says so: its hint names who must act instead.
+	{isAny(store.ErrReadOnly), answer{http.StatusServiceUnavailable, apiError{Code: codeStoreReadOnly,
+		Message: "the store takes no writes (a hot standby or a read-only store): nothing was recorded",
+		Hint:    "sending again will not help until the server writes to the primary; treat the request as blocked"}}},
+	{isAny(store.ErrPermission, store.ErrSchema, store.ErrInconsistent), answer{http.StatusInternalServerError, apiError{Code: codeStoreRefused,
+		Message: "the store refused the work: its database denies the role, holds another version's schema, or its files disagree",
+		Hint:    "sending again will not help: an operator must act (the server's log says which); treat the request as blocked"}}},
+	{isAny(engine.ErrUnrecordable), answer{http.StatusBadRequest, apiError{Code: codeUnrecordable,
+		Message: "a field the log is keyed by (request_id, tenant_id or workflow_id) holds a secret: nothing was recorded",
+		Hint:    "the request is refused as it is; send it with ids that hold no secret"}}},
 	{isAny(engine.ErrDecisionNotFound), answer{http.StatusNotFound, decisionNotFound}},
 	{isAny(store.ErrNotFound), answer{http.StatusNotFound, apiError{Code: codeNotFound,
 		Message: "no such workflow in this tenant", Hint: "GET /v1/tenants/{tenant}/workflows lists them"}}},

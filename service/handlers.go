@@ -25,7 +25,7 @@ func (h *Handler) evaluate(w http.ResponseWriter, r *http.Request, p *Principal)
 // noDecision answers an error of the engine the table does not name: no decision could
 // be made, and the host treats the request as blocked.
 var noDecision = answer{http.StatusServiceUnavailable, apiError{Code: codeNoDecision, Message: "no decision could be made",
-	Hint: "treat the request as blocked, and send it again with the same request_id"}}
+	Hint: "treat the request as blocked; the server's log has the cause"}}
 
 // decide answers a request with its decision: 200 for every decision, a block too; 403
 // when the request is not its principal's (the block is recorded in the principal's

@@ -673,7 +673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Decision"];
                 };
             };
-            /** @description BAD_REQUEST: the body could not be read (cut short, or a broken chunked encoding) */
+            /** @description BAD_REQUEST: the body could not be read (cut short, or a broken chunked encoding); UNRECORDABLE: request_id, tenant_id or workflow_id holds a secret, so nothing can be recorded (send it with other ids) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -727,7 +727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -736,7 +736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached, or NO_DECISION: no decision could be made otherwise; either way treat the request as blocked and send it again with the same request_id */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy (send it again with the same request_id once it is back); STORE_READ_ONLY: the store takes no writes (a resend will not help until the server writes to the primary); NO_DECISION: no decision could be made otherwise. Either way treat the request as blocked */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -824,7 +824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -833,7 +833,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached, or NO_DECISION: no decision could be made otherwise; either way treat the request as blocked and send it again with the same request_id */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy (send it again with the same request_id once it is back); STORE_READ_ONLY: the store takes no writes (a resend will not help until the server writes to the primary); NO_DECISION: no decision could be made otherwise. Either way treat the request as blocked */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -898,7 +898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -907,7 +907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -966,7 +966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -975,7 +975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1034,7 +1034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1043,7 +1043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1092,7 +1092,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1101,7 +1101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1162,7 +1162,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1171,7 +1171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1233,7 +1233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1242,7 +1242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1291,7 +1291,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1300,7 +1300,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1349,7 +1349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1358,7 +1358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1405,7 +1405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; the message never carries the cause, the server's log does */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1423,7 +1423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached; nothing was read or recorded: try again once it is back */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
