@@ -351,6 +351,8 @@ func hint(err error) string {
 		return "the store takes no writes (opened read-only, or a PostgreSQL hot standby or read-only role): point --store at a store that does"
 	case errors.Is(err, store.ErrInconsistent):
 		return "a copy of a store made with cp or rsync while a process wrote it is not a backup: take one with 'handoffctl backup' (--server URL for a running server) and make a store of it with 'handoffctl restore'"
+	case errors.Is(err, engine.ErrUnrecordable):
+		return "request_id, tenant_id or workflow_id holds a secret, which no record may keep: nothing was recorded; send the request with ids that hold none"
 	case errors.Is(err, store.ErrTampered):
 		return "the log was altered outside handoff: 'handoffctl verify' says where; running the command again will not help"
 	case errors.Is(err, store.ErrNotFound):
