@@ -23,7 +23,8 @@ import (
 // The labelled corpora (testdata/CORPORA.md) measure the engine's text scanning end to
 // end: each line goes into a real request of its domain's pack, decided by an engine on
 // a Badger store. Lines whose number is odd were the ones looked at while the patterns
-// were written ("tuning"); the even ones were not ("held out"): both are reported.
+// were written; the even ones were held out (for secrets, until a last round): both
+// halves are reported (RELIABILITY.md says what each figure means).
 
 // corpusFlows are, per domain, the shipped scenario whose first handoff carries a line.
 var corpusFlows = map[string]string{
@@ -288,9 +289,9 @@ func TestSecretCorpus(t *testing.T) {
 	}
 	header := append(append([]string{"lang"}, forms...), "detected (all forms)", "never stored", "ordinary refused")
 	corpusReport(t, "Secrets corpus: detected as refusal (FORBIDDEN_CONTENT), never stored, ordinary lines refused", header, rows)
-	corpusReport(t, "Secrets corpus: lines looked at while tuning (odd) and held out (even)", []string{"lines", "detected", "never stored", "ordinary refused"}, [][]string{
-		{"tuning", split[false][0].String(), split[false][2].String(), split[false][1].String()},
-		{"held out", split[true][0].String(), split[true][2].String(), split[true][1].String()},
+	corpusReport(t, "Secrets corpus: odd lines (looked at while the rules were written) and even lines (held out, then looked at in a last round)", []string{"lines", "detected", "never stored", "ordinary refused"}, [][]string{
+		{"odd lines", split[false][0].String(), split[false][2].String(), split[false][1].String()},
+		{"even lines", split[true][0].String(), split[true][2].String(), split[true][1].String()},
 	})
 	t.Logf("missed: %v\nfalse positives: %v\nstored: %v", missed, falsePositives, leaked)
 	for _, id := range missed {
@@ -407,7 +408,7 @@ func TestInjectionCorpus(t *testing.T) {
 	for _, lang := range append(slices.Clone(corpusLangs), "all") {
 		rows = append(rows, row(lang, by[lang]))
 	}
-	rows = append(rows, row("tuning (odd lines)", heldBy[false]), row("held out (even lines)", heldBy[true]))
+	rows = append(rows, row("odd lines (looked at)", heldBy[false]), row("even lines (held out)", heldBy[true]))
 	corpusReport(t, "Injection corpus: precision and recall of INJECTION_SUSPECTED, ordinary texts refused", []string{"lines", "precision", "recall", "ordinary refused"}, rows)
 	t.Logf("missed: %v\nfalse positives: %v\nordinary refused: %v", missed, falsePositives, refused)
 	all := by["all"]
