@@ -366,7 +366,7 @@ _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("matur
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "ARTIFACT_NOT_FOUND"
-	r := _gate_reason(code, msg, path, "S20-ARTIFACT", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-ARTIFACT", "block")
 }
 
 # METADATA
@@ -380,7 +380,7 @@ reasons contains r if {
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "HASH_MISMATCH"
-	r := _gate_reason(code, msg, path, "S20-HASH", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-HASH", "block")
 }
 
 # METADATA
@@ -395,7 +395,7 @@ reasons contains r if {
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "APPROVAL_BYPASS"
-	r := _gate_reason(code, msg, path, "GR-APPROVAL", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "GR-APPROVAL", "block")
 }
 
 # METADATA
@@ -410,7 +410,7 @@ reasons contains r if {
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "REFERENCE_NOT_FOUND"
-	r := _gate_reason(code, msg, path, "S20-REFERENCE", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-REFERENCE", "block")
 }
 
 # METADATA
@@ -426,5 +426,5 @@ reasons contains r if {
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "REFERENCE_MISMATCH"
-	r := _gate_reason(code, msg, path, "S20-REFERENCE-KIND", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-REFERENCE-KIND", "block")
 }

@@ -29,7 +29,7 @@ _delivery_without_approval if {
 #   outcome: block
 reasons contains r if {
 	_delivery_without_approval
-	r := _gate_reason("APPROVAL_REQUIRED", sprintf("no final human approval is recorded (the workflow is in %s): delivery requires a person's APPROVE at HUMAN_APPROVAL", [_status]), "input_artifacts", "CTRL-5", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("no final human approval is recorded (the workflow is in %s): delivery requires a person's APPROVE at HUMAN_APPROVAL", [_status]), "input_artifacts", "CTRL-5", "block")
 }
 
 # METADATA
@@ -46,7 +46,7 @@ reasons contains r if {
 	ref.type == "APPROVAL_RECORD"
 	c := _version("APPROVAL_RECORD", ref.version).content
 	not _final_approve_record(c)
-	r := _gate_reason("APPROVAL_REQUIRED", sprintf("APPROVAL_RECORD v%v records %s at %s, not the final APPROVE", [ref.version, object.get(c, "decision", "nothing"), object.get(c, "stage", "no stage")]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("APPROVAL_RECORD v%v records %s at %s, not the final APPROVE", [ref.version, object.get(c, "decision", "nothing"), object.get(c, "stage", "no stage")]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
 }
 
 _final_approve_record(c) if {
@@ -70,7 +70,7 @@ reasons contains r if {
 	not _requires_approval(ref.type)
 	v := _version(ref.type, ref.version)
 	not v.status in _approved_statuses
-	r := _gate_reason("ARTIFACT_NOT_APPROVED", sprintf("%s v%v is %s; the Client Delivery Agent receives only approved artifacts", [ref.type, ref.version, v.status]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v is %s; the Client Delivery Agent receives only approved artifacts", [ref.type, ref.version, v.status]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
 }
 
 # _packaged are [package field, approved artifact type, its field]: what a CLIENT_PACKAGE
@@ -95,7 +95,7 @@ reasons contains r if {
 	approved := _approved_content(type)
 	count(approved) > 0
 	object.get(_content, field, null) != object.get(approved, source, null)
-	r := _gate_reason("CONTENT_MODIFIED", sprintf("CLIENT_PACKAGE %s differs from the approved %s v%v %s", [field, type, _approved_n(type), source]), sprintf("output.content.%s", [field]), "CTRL-5", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("CLIENT_PACKAGE %s differs from the approved %s v%v %s", [field, type, _approved_n(type), source]), sprintf("output.content.%s", [field]), "CTRL-5", "block")
 }
 
 # METADATA
@@ -112,7 +112,7 @@ reasons contains r if {
 reasons contains r if {
 	_delivery
 	_non_blank(object.get(_content, "delivery_notes", ""))
-	r := _gate_reason("CONTENT_MODIFIED", sprintf("CLIENT_PACKAGE delivery_notes carries free text (%q) that no person approved; the Client Delivery Agent adds no content to the package", [_short(_content.delivery_notes)]), "output.content.delivery_notes", "CTRL-5", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("CLIENT_PACKAGE delivery_notes carries free text (%q) that no person approved; the Client Delivery Agent adds no content to the package", [_short(_content.delivery_notes)]), "output.content.delivery_notes", "CTRL-5", "block")
 }
 
 # METADATA
@@ -127,7 +127,7 @@ reasons contains r if {
 	_delivery
 	some id, status in _state.effects
 	status == "pending"
-	r := _reason("DELIVERY_UNRECONCILED", sprintf("delivery %q is still pending; report its outcome first", [id]), "", "block")
+	r := _reason(rego.metadata.rule(), sprintf("delivery %q is still pending; report its outcome first", [id]), "", "block")
 }
 
 # _failed_delivery is the latest CLIENT_PACKAGE version when its delivery failed: a new
@@ -150,7 +150,7 @@ reasons contains r if {
 	_delivery
 	v := _failed_delivery
 	count([ref | some ref in _inputs; ref.type == "CLIENT_PACKAGE"; ref.version == v.ref.version]) == 0
-	r := _reason("INPUT_MISSING", sprintf("the delivery of CLIENT_PACKAGE v%v failed; its redelivery names that version in input_artifacts", [v.ref.version]), "input_artifacts", "block")
+	r := _reason(rego.metadata.rule(), sprintf("the delivery of CLIENT_PACKAGE v%v failed; its redelivery names that version in input_artifacts", [v.ref.version]), "input_artifacts", "block")
 }
 
 # METADATA
@@ -168,7 +168,7 @@ reasons contains r if {
 	due := _state.counters[_retry_due_counter]
 	is_number(due)
 	_now_ms < due
-	r := _reason("RETRY_NOT_DUE", sprintf("the failed delivery may be tried again from %s; %d ms are left", [time.format(due * 1000000), due - _now_ms]), "output", "block")
+	r := _reason(rego.metadata.rule(), sprintf("the failed delivery may be tried again from %s; %d ms are left", [time.format(due * 1000000), due - _now_ms]), "output", "block")
 }
 
 _effect_id := sprintf("%s@v%v", [_output.id, _output.version])
@@ -226,7 +226,7 @@ _delivery_failed if {
 reasons contains r if {
 	_delivery_failed
 	_delivery_retry_spent
-	r := _reason("RETRY_EXHAUSTED", sprintf("delivery %q failed on try %d; the %s retry budget is spent", [_request.effect_id, _delivery_try, _delivery_class]), "result", "await_human")
+	r := _reason(rego.metadata.rule(), sprintf("delivery %q failed on try %d; the %s retry budget is spent", [_request.effect_id, _delivery_try, _delivery_class]), "result", "await_human")
 }
 
 # METADATA
@@ -244,7 +244,7 @@ reasons contains r if {
 	_status == "DELIVERY"
 	_request.result == "unknown"
 	_effect_open
-	r := _reason("DELIVERY_UNRECONCILED", sprintf("the outcome of delivery %q is unknown; reconcile before anything is delivered again", [_request.effect_id]), "result", "await_human")
+	r := _reason(rego.metadata.rule(), sprintf("the outcome of delivery %q is unknown; reconcile before anything is delivered again", [_request.effect_id]), "result", "await_human")
 }
 
 _effect_event(status) := {"type": "effect", "id": _request.effect_id, "status": status}
@@ -331,5 +331,5 @@ reasons contains r if {
 	_ready
 	input.request.kind == "outcome"
 	_effect_settled
-	r := _reason("EFFECT_ALREADY_SETTLED", sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [_request.effect_id, _effect_status, _request.result]), "effect_id", "block")
+	r := _reason(rego.metadata.rule(), sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [_request.effect_id, _effect_status, _request.result]), "effect_id", "block")
 }

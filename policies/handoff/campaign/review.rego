@@ -25,7 +25,7 @@ _review_scope := {s: {t | some t in types} | some s, types in object.get(_config
 reasons contains r if {
 	_review
 	_reviewed_types != _review_scope[_status]
-	r := _reason("REVIEW_SCOPE_INVALID", sprintf("a review in %s judges %v, this one names %v", [_status, sort(_review_scope[_status]), sort(_reviewed_types)]), "artifacts", "block")
+	r := _reason(rego.metadata.rule(), sprintf("a review in %s judges %v, this one names %v", [_status, sort(_review_scope[_status]), sort(_reviewed_types)]), "artifacts", "block")
 }
 
 _gate_of_reviewed(id) if {
@@ -50,7 +50,7 @@ _unknown_gates contains [i, g.id] if {
 reasons contains r if {
 	_review
 	some [i, id] in _unknown_gates
-	r := _reason("REVIEW_SCOPE_INVALID", sprintf("gate result %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("gates[%d].id", [i]), "block")
+	r := _reason(rego.metadata.rule(), sprintf("gate result %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("gates[%d].id", [i]), "block")
 }
 
 _subjective contains [sprintf("defects[%d]", [i]), msg] if {
@@ -87,7 +87,7 @@ _subjective contains ["defects", msg] if {
 reasons contains r if {
 	_review
 	some [path, msg] in _subjective
-	r := _gate_reason("SUBJECTIVE_DEFECT", msg, path, "CTRL-4", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "CTRL-4", "block")
 }
 
 # _upstream_of are the types upstream of each artifact type (config.upstream_of in
@@ -125,7 +125,7 @@ _origin_problems contains [i, msg] if {
 reasons contains r if {
 	_review
 	some [i, msg] in _origin_problems
-	r := _gate_reason("DEFECT_ORIGIN_INVALID", msg, sprintf("defects[%d].origin", [i]), "CTRL-4", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d].origin", [i]), "CTRL-4", "block")
 }
 
 # METADATA
@@ -139,7 +139,7 @@ reasons contains r if {
 reasons contains r if {
 	_review
 	_request.verdict == "REASSIGN"
-	r := _reason("VERDICT_NOT_SUPPORTED", "the campaign pack has a single QA agent; REASSIGN is not a campaign verdict", "verdict", "block")
+	r := _reason(rego.metadata.rule(), "the campaign pack has a single QA agent; REASSIGN is not a campaign verdict", "verdict", "block")
 }
 
 _branch := _validation_branch if _status == "RESEARCH_VALIDATION"
@@ -221,7 +221,7 @@ _inconsistent contains [sprintf("defects[%d].severity", [i]), msg] if {
 reasons contains r if {
 	_review
 	some [path, msg] in _inconsistent
-	r := _gate_reason("VERDICT_INCONSISTENT", msg, path, "CTRL-4", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "CTRL-4", "block")
 }
 
 # _proven_checks are the QA checks the policy decides itself on each deliverable type
@@ -269,7 +269,7 @@ _reviewed_version(type) := ref.version if {
 reasons contains r if {
 	_review
 	some [i, msg] in _contradicted
-	r := _gate_reason("DEFECT_CONTRADICTS_ENGINE", msg, sprintf("defects[%d]", [i]), "CTRL-4", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d]", [i]), "CTRL-4", "block")
 }
 
 _id_problems contains [i, msg] if {
@@ -297,7 +297,7 @@ _id_problems contains [i, msg] if {
 reasons contains r if {
 	_review
 	some [i, msg] in _id_problems
-	r := _gate_reason("ID_NOT_UNIQUE", msg, sprintf("defects[%d].id", [i]), "CTRL-4", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d].id", [i]), "CTRL-4", "block")
 }
 
 # _review_refused holds when a rule above refuses the review: its defects then decide
@@ -329,7 +329,7 @@ reasons contains r if {
 	some i, d in _defects
 	object.get(d, "check", "") in _checks(d.artifact)
 	not _review_refused
-	r := _gate_reason("QUALITY_GATE_FAILED", sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, _short(d.description)]), sprintf("defects[%d]", [i]), d.check, _defect_outcome(d))
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, _short(d.description)]), sprintf("defects[%d]", [i]), d.check, _defect_outcome(d))
 }
 
 # METADATA
@@ -346,7 +346,7 @@ reasons contains r if {
 	_review
 	_branch == "exhausted"
 	counter := _cycle_counter[_status]
-	r := _gate_reason("REVIEW_CYCLES_EXHAUSTED", sprintf("%d of %v revision cycles used (%s); escalating to a person instead of a third loop (repeated defects: %v)", [_counter(counter), object.get(_contract, ["limits", "max_review_cycles"], 0), counter, sort(_repeated)]), "defects", "CTRL-3", "await_human")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%d of %v revision cycles used (%s); escalating to a person instead of a third loop (repeated defects: %v)", [_counter(counter), object.get(_contract, ["limits", "max_review_cycles"], 0), counter, sort(_repeated)]), "defects", "CTRL-3", "await_human")
 }
 
 # The table is config.cycle_counter in contracts/campaign/config.cue.

@@ -136,7 +136,7 @@ _missing_guardrail_tables contains t if {
 reasons contains r if {
 	_valid
 	not _pack_loaded
-	r := _reason("CONTRACT_MISSING", sprintf("no contract tables for pack %q at data.handoff.%s.contract", [_pack_name, _pack_name]), "")
+	r := _reason(rego.metadata.rule(), sprintf("no contract tables for pack %q at data.handoff.%s.contract", [_pack_name, _pack_name]), "")
 }
 
 # METADATA
@@ -152,7 +152,7 @@ reasons contains r if {
 	_pack_loaded
 	not _pack_tables_complete
 	some t in _missing_pack_tables
-	r := _reason("CONTRACT_MISSING", sprintf("the contract of pack %q has no %s %s", [_pack_name, t.type, concat(".", t.path)]), "")
+	r := _reason(rego.metadata.rule(), sprintf("the contract of pack %q has no %s %s", [_pack_name, t.type, concat(".", t.path)]), "")
 }
 
 # METADATA
@@ -168,5 +168,5 @@ reasons contains r if {
 	_valid
 	not _guardrail_tables_complete
 	some t in _missing_guardrail_tables
-	r := _reason("CONTRACT_MISSING", sprintf("the core guardrail tables have no %s %s", [t.type, concat(".", t.path)]), "")
+	r := _reason(rego.metadata.rule(), sprintf("the core guardrail tables have no %s %s", [t.type, concat(".", t.path)]), "")
 }

@@ -40,7 +40,7 @@ _cycles_left if _cycles < _max_review_cycles
 reasons contains r if {
 	_review
 	some msg in _scope_problems
-	r := _gate_reason("REVIEW_SCOPE_INVALID", msg, "artifacts", "REVIEW")
+	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "REVIEW")
 }
 
 _scope_problems contains "the review does not judge the RESPONSE_DRAFT" if not "RESPONSE_DRAFT" in _reviewed_types
@@ -105,7 +105,7 @@ _defect_problems contains ["defects", msg] if {
 reasons contains r if {
 	_review
 	some [path, msg] in _defect_problems
-	r := _gate_reason("SUBJECTIVE_DEFECT", msg, path, "REVIEW_CHECKS")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "REVIEW_CHECKS")
 }
 
 # METADATA
@@ -123,7 +123,7 @@ reasons contains r if {
 	not _review_overdue
 	some check in _review_checks
 	not _checks_reported[check] == true
-	r := _gate_reason("REVIEW_CHECKS_INCOMPLETE", sprintf("check %q (%s) is %s", [check, _config.review_checks[check].question, _check_state(check)]), "gates", "REVIEW_CHECKS")
+	r := _gate_reason(rego.metadata.rule(), sprintf("check %q (%s) is %s", [check, _config.review_checks[check].question, _check_state(check)]), "gates", "REVIEW_CHECKS")
 }
 
 # METADATA
@@ -140,7 +140,7 @@ reasons contains r if {
 	_verdict == "ACCEPT"
 	not _review_overdue
 	some i, d in _defects
-	r := _gate_reason("REVIEW_CHECKS_INCOMPLETE", sprintf("the ACCEPT lists %s defect %q (%v): a defect is a failed check, and an ACCEPT passes them all", [object.get(d, "severity", "a"), object.get(d, "id", ""), object.get(d, "check", "no check")]), sprintf("defects[%d]", [i]), "REVIEW_CHECKS")
+	r := _gate_reason(rego.metadata.rule(), sprintf("the ACCEPT lists %s defect %q (%v): a defect is a failed check, and an ACCEPT passes them all", [object.get(d, "severity", "a"), object.get(d, "id", ""), object.get(d, "check", "no check")]), sprintf("defects[%d]", [i]), "REVIEW_CHECKS")
 }
 
 _check_state(check) := "failed" if _checks_reported[check] == false
@@ -167,7 +167,7 @@ _accepting if {
 reasons contains r if {
 	_accepting
 	some msg in _claim_problems(_draft_content)
-	r := _gate_reason("UNSUPPORTED_CLAIM", msg, "artifacts", "EVIDENCE")
+	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "EVIDENCE")
 }
 
 # _result_staleness says why the latest order result is no longer current at the
@@ -209,7 +209,7 @@ reasons contains r if {
 	_accepting
 	_draft_content.kind == "order_status"
 	some msg in _result_staleness
-	r := _gate_reason("STALE_EVIDENCE", msg, "artifacts", "EVIDENCE_FRESH")
+	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "EVIDENCE_FRESH")
 }
 
 _escalation_needed contains sprintf("route %s ends with a person, not a sent response", [_route]) if _route == "human"
@@ -230,7 +230,7 @@ _escalation_needed contains sprintf("the draft proposes %s: a person decides sen
 reasons contains r if {
 	_accepting
 	some msg in _escalation_needed
-	r := _gate_reason("ESCALATION_REQUIRED", msg, "verdict", "SEC-SENSITIVE")
+	r := _gate_reason(rego.metadata.rule(), msg, "verdict", "SEC-SENSITIVE")
 }
 
 # --- REASSIGN --------------------------------------------------------------------------
@@ -266,7 +266,7 @@ reasons contains r if {
 	_verdict == "REASSIGN"
 	not _review_overdue
 	some msg in _reassign_problems
-	r := _gate_reason("REASSIGN_NOT_PERMITTED", msg, "report.reassign", "SEC-REASSIGN")
+	r := _gate_reason(rego.metadata.rule(), msg, "report.reassign", "SEC-REASSIGN")
 }
 
 # METADATA
@@ -284,7 +284,7 @@ reasons contains r if {
 	_cycles_left
 	scope := _task_cfg(_reassign.task_id).scope
 	not _authorized_for(scope)
-	r := _gate_reason("AUTHORIZATION_REQUIRED", sprintf("task %s needs %s, which the workflow's authorization does not grant now", [_reassign.task_id, scope]), "report.reassign", "SEC-AUTHZ")
+	r := _gate_reason(rego.metadata.rule(), sprintf("task %s needs %s, which the workflow's authorization does not grant now", [_reassign.task_id, scope]), "report.reassign", "SEC-AUTHZ")
 }
 
 # --- deadline and cycles -----------------------------------------------------------------
@@ -311,7 +311,7 @@ reasons contains r if {
 	_status == "REVIEW_PENDING"
 	_task_status("T5") == "running"
 	_review_overdue
-	r := _gate_reason_outcome("REVIEW_DEADLINE_EXCEEDED", sprintf("T5 was dispatched more than %v ms ago: escalating", [object.get(_config, "review_deadline_ms", "not configured")]), "", "REVIEW_DEADLINE", "await_human")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("T5 was dispatched more than %v ms ago: escalating", [object.get(_config, "review_deadline_ms", "not configured")]), "", "REVIEW_DEADLINE", "await_human")
 }
 
 # METADATA
@@ -328,7 +328,7 @@ reasons contains r if {
 	_verdict in {"REVISE", "REJECT", "REASSIGN"}
 	not _review_overdue
 	not _cycles_left
-	r := _gate_reason_outcome("REVIEW_CYCLES_EXHAUSTED", sprintf("%d of %v revision cycles used: escalating instead of another loop", [_cycles, object.get(_contract, ["limits", "max_review_cycles"], "not configured")]), "verdict", "REVIEW_LIMIT", "await_human")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("%d of %v revision cycles used: escalating instead of another loop", [_cycles, object.get(_contract, ["limits", "max_review_cycles"], "not configured")]), "verdict", "REVIEW_LIMIT", "await_human")
 }
 
 # METADATA
@@ -345,7 +345,7 @@ reasons contains r if {
 	not _review_overdue
 	some i, d in _defects
 	object.get(d, "check", "") in _review_checks
-	r := _gate_reason_outcome("QUALITY_GATE_FAILED", sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, d.description]), sprintf("defects[%d]", [i]), d.check, "revise")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, d.description]), sprintf("defects[%d]", [i]), d.check, "revise")
 }
 
 # --- the verdict -------------------------------------------------------------------------

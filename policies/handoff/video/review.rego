@@ -57,7 +57,7 @@ _review_by_non_agent if {
 #   outcome: block
 reasons contains r if {
 	_review_by_non_agent
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [_actor_type, _actor_id, _routed_now]), "actor.type", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [_actor_type, _actor_id, _routed_now]), "actor.type", "block")
 }
 
 _review_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
@@ -215,7 +215,7 @@ _known_ids := _items | {g | some [_, g] in _artifact_gates}
 #   outcome: block
 reasons contains r if {
 	some [path, msg] in _scope_problems
-	r := _reason("REVIEW_SCOPE_INVALID", msg, path, "block")
+	r := _reason(rego.metadata.rule(), msg, path, "block")
 }
 
 # METADATA
@@ -230,7 +230,7 @@ reasons contains r if {
 reasons contains r if {
 	_reviewing
 	_verdict in {"REJECT", "REASSIGN"}
-	r := _reason("VERDICT_NOT_SUPPORTED", sprintf("%s is not a verdict of a video review; accept, return (REVISE) or escalate", [_verdict]), "verdict", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s is not a verdict of a video review; accept, return (REVISE) or escalate", [_verdict]), "verdict", "block")
 }
 
 # --- what the reviewer found ----------------------------------------------------------
@@ -240,14 +240,8 @@ _review_failures contains f if {
 	some i, d in _defects
 	d.artifact in _reviewed_types
 	not _invalid_defect(i)
-	f := {"artifact": d.artifact, "reason": _defect_reason(i, d)}
+	f := _defect_failure(i, d)
 }
-
-_defect_reason(i, d) := _gate_reason("REVIEW_DEFECT", _defect_message(d), sprintf("defects[%d]", [i]), d.check, "revise") if {
-	_non_blank(object.get(d, "check", ""))
-} else := _reason("REVIEW_DEFECT", _defect_message(d), sprintf("defects[%d]", [i]), "revise")
-
-_defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.severity, d.id, d.artifact, _latest_n(d.artifact), _actor_id, d.description])
 
 # METADATA
 # title: Defect found by the reviewer
@@ -258,10 +252,13 @@ _defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.sever
 # custom:
 #   code: REVIEW_DEFECT
 #   outcome: revise
-reasons contains f.reason if {
-	some f in _review_failures
-	f.reason.code == "REVIEW_DEFECT"
-}
+_defect_failure(i, d) := {"artifact": d.artifact, "reason": _defect_reason(rego.metadata.rule(), i, d)}
+
+_defect_reason(meta, i, d) := _gate_reason(meta, _defect_message(d), sprintf("defects[%d]", [i]), d.check, "revise") if {
+	_non_blank(object.get(d, "check", ""))
+} else := _reason(meta, _defect_message(d), sprintf("defects[%d]", [i]), "revise")
+
+_defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.severity, d.id, d.artifact, _latest_n(d.artifact), _actor_id, d.description])
 
 _review_failures contains f if {
 	_reviewing
@@ -270,7 +267,7 @@ _review_failures contains f if {
 	_non_blank(object.get(g, "reason", ""))
 	some t in _gate_targets(g.id)
 	t in _review_types
-	f := _failure(t, "QUALITY_GATE_FAILED", g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, _latest_n(t), g.id, _actor_id, g.reason]), sprintf("gates[%d]", [i]))
+	f := _reported_failure(t, g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, _latest_n(t), g.id, _actor_id, g.reason]), sprintf("gates[%d]", [i]))
 }
 
 # METADATA
@@ -283,10 +280,9 @@ _review_failures contains f if {
 # custom:
 #   code: QUALITY_GATE_FAILED
 #   outcome: revise
-reasons contains f.reason if {
-	some f in _review_failures
-	f.reason.code == "QUALITY_GATE_FAILED"
-}
+_reported_failure(type, gate, message, path) := _failure(rego.metadata.rule(), type, gate, message, path)
+
+reasons contains f.reason if some f in _review_failures
 
 # _review_all are every failed item of a review: the policy's and the reviewer's.
 _review_all := _work_failures | _review_failures
@@ -315,7 +311,7 @@ _unjustified contains [sprintf("gates[%d].reason", [i]), sprintf("gate result %s
 reasons contains r if {
 	_reviewing
 	some [path, msg] in _unjustified
-	r := _reason("RETURN_UNJUSTIFIED", msg, path, "block")
+	r := _reason(rego.metadata.rule(), msg, path, "block")
 }
 
 # METADATA
@@ -327,7 +323,7 @@ reasons contains r if {
 # custom:
 #   code: REVIEW_CYCLES_EXHAUSTED
 #   outcome: await_human
-_cycles_reason(types) := _reason("REVIEW_CYCLES_EXHAUSTED", sprintf("%v already returned %v times each (limit %v); the production lead decides", [sort(_exhausted(types)), [_counter(_return_counter(t)) | some t in sort(_exhausted(types))], object.get(_contract, ["limits", "max_review_cycles"], 0)]), "", "await_human")
+_cycles_reason(types) := _reason(rego.metadata.rule(), sprintf("%v already returned %v times each (limit %v); the production lead decides", [sort(_exhausted(types)), [_counter(_return_counter(t)) | some t in sort(_exhausted(types))], object.get(_contract, ["limits", "max_review_cycles"], 0)]), "", "await_human")
 
 # --- the decision ----------------------------------------------------------------------
 
@@ -344,7 +340,7 @@ _branch := "escalate" if {
 
 _result := {"pass": "pass", "return": "return", "exhausted": "escalate", "escalate": "escalate"}[_branch]
 
-_findings := [object.union(object.remove(r, ["outcome"]), {"artifact": f.artifact}) |
+_findings := [object.union(object.remove(r, ["outcome", "title"]), {"artifact": f.artifact}) |
 	some x in sort([[f.reason.code, object.get(f.reason, "path", ""), f.reason.message, f] | some f in _review_all])
 	f := x[3]
 	r := f.reason
