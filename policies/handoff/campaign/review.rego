@@ -1,5 +1,7 @@
 package handoff.campaign
 
+import data.handoff.core
+
 # Rules every review obeys (research validation and QA): QA validates contract
 # compliance, rejects specific defects, and never rewrites valid work (CTRL-4).
 
@@ -66,12 +68,6 @@ _subjective contains [sprintf("defects[%d].check", [i]), msg] if {
 	msg := sprintf("defect %q names no contract check of %s (got %v; checks: %v)", [d.id, d.artifact, object.get(d, "check", null), sort(_checks(d.artifact))])
 }
 
-_subjective contains ["defects", msg] if {
-	_request.verdict in {"REVISE", "REJECT"}
-	count(_defects) == 0
-	msg := sprintf("verdict %s without any defect: nothing in the contract is violated", [_request.verdict])
-}
-
 # METADATA
 # title: Defect without a contract violation
 # description: >-
@@ -79,8 +75,8 @@ _subjective contains ["defects", msg] if {
 #   names the artifact reviewed and one of its contract checks (artifacts[type].gates:
 #   strategy_alignment, unsupported_claims, cta_compliance, required_deliverables for
 #   copy; strategy_alignment, product_consistency, required_format, brand_restrictions
-#   for visual; HG-2 and the acceptance criteria for research), and a return names at
-#   least one defect.
+#   for visual; HG-2 and the acceptance criteria for research). (A return without any
+#   defect contradicts itself: core's VERDICT_INCONSISTENT.)
 # custom:
 #   code: SUBJECTIVE_DEFECT
 #   outcome: block
@@ -150,79 +146,6 @@ else := _qa_branch
 _defect_outcome(d) := "fail" if d.severity == "S3"
 
 else := "revise"
-
-_gate_results := [g | some g in object.get(_request, "gates", []); is_object(g)]
-
-_failed_gates := {g.id | some g in _gate_results; g.passed == false}
-
-_passed_gates := {g.id | some g in _gate_results; g.passed == true}
-
-_defect_checks := {object.get(d, "check", "") | some d in _defects}
-
-# _inconsistent are the ways a review contradicts itself: its verdict, its gate results
-# and its defects must say the same thing.
-_inconsistent contains [sprintf("defects[%d]", [i]), msg] if {
-	_request.verdict == "ACCEPT"
-	some i, d in _defects
-	msg := sprintf("verdict ACCEPT lists %s defect %q of %s: an accepted review has no defect (an S1 defect is a targeted repair: REVISE)", [d.severity, d.id, d.artifact])
-}
-
-_inconsistent contains [sprintf("gates[%d]", [i]), msg] if {
-	_request.verdict == "ACCEPT"
-	some i, g in _gate_results
-	g.passed == false
-	msg := sprintf("verdict ACCEPT reports gate %s as failed: a review does not pass what it fails", [g.id])
-}
-
-_inconsistent contains [sprintf("gates[%d]", [i]), msg] if {
-	_request.verdict in {"REVISE", "REJECT"}
-	some i, g in _gate_results
-	g.passed == false
-	not g.id in _defect_checks
-	msg := sprintf("gate %s is reported failed but no defect names check %s: a failure is returned as a defect of the affected artifact, with its severity", [g.id, g.id])
-}
-
-_inconsistent contains [sprintf("defects[%d].check", [i]), msg] if {
-	some i, d in _defects
-	object.get(d, "check", "") in _passed_gates
-	msg := sprintf("defect %q fails check %s, which the same review reports as passed", [d.id, d.check])
-}
-
-_inconsistent contains ["gates", msg] if {
-	some id in (_failed_gates & _passed_gates)
-	msg := sprintf("gate %s is reported both passed and failed", [id])
-}
-
-_inconsistent contains ["verdict", msg] if {
-	_request.verdict == "REJECT"
-	count(_defects) > 0
-	not _has_severity("S3")
-	msg := "verdict REJECT lists no critical (S3) defect: S1 and S2 defects return the affected artifact (REVISE)"
-}
-
-_inconsistent contains [sprintf("defects[%d].severity", [i]), msg] if {
-	_request.verdict == "REVISE"
-	some i, d in _defects
-	d.severity == "S3"
-	msg := sprintf("verdict REVISE lists critical (S3) defect %q, which blocks the workflow (REJECT) or goes to a person (ESCALATE)", [d.id])
-}
-
-# METADATA
-# title: Review contradicts itself
-# description: >-
-#   A review's verdict agrees with its own gate results and defects: an ACCEPT has no
-#   defect (not even S1: S1 is a targeted repair) and no failed gate; every failed gate is
-#   returned as a defect naming that check, and no defect fails a check the review reports
-#   as passed; REJECT is for a critical (S3) defect and an S3 defect is not a REVISE. A
-#   review that contradicts itself is refused, never read one way or the other.
-# custom:
-#   code: VERDICT_INCONSISTENT
-#   outcome: block
-reasons contains r if {
-	_review
-	some [path, msg] in _inconsistent
-	r := _gate_reason(rego.metadata.rule(), msg, path, "CTRL-4", "block")
-}
 
 # _proven_checks are the QA checks the policy decides itself on each deliverable type
 # (config.proven_checks in contracts/campaign/config.cue).
@@ -308,7 +231,7 @@ _review_refused if count(_origin_problems) > 0
 
 _review_refused if count(_contradicted) > 0
 
-_review_refused if count(_inconsistent) > 0
+_review_refused if core.verdict_contradicted
 
 _review_refused if count(_id_problems) > 0
 

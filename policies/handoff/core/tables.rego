@@ -59,6 +59,8 @@ _required_pack_tables := [
 	{"path": ["limits", "loop_window"], "type": "number"},
 	{"path": ["limits", "max_context_bytes"], "type": "number"},
 	{"path": ["limits", "retry"], "type": "object"},
+	{"path": ["verdicts", "blocking_severities"], "type": "array"},
+	{"path": ["verdicts", "failed_items"], "type": "array"},
 ]
 
 # _required_guardrail_tables are the core tables the core rules read.
@@ -93,6 +95,8 @@ _pack_tables_complete if {
 	is_number(_pack.limits.loop_window)
 	is_number(_pack.limits.max_context_bytes)
 	is_object(_pack.limits.retry)
+	is_array(_pack.verdicts.blocking_severities)
+	is_array(_pack.verdicts.failed_items)
 }
 
 _guardrail_tables_complete if {

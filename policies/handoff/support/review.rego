@@ -62,13 +62,6 @@ _defect_problems contains [sprintf("defects[%d].artifact", [i]), msg] if {
 	msg := sprintf("defect %q concerns %s, which this review does not judge", [d.id, d.artifact])
 }
 
-_defect_problems contains [sprintf("defects[%d].check", [i]), msg] if {
-	_verdict in {"REVISE", "REJECT", "REASSIGN"}
-	some i, d in _defects
-	_checks_reported[d.check] == true
-	msg := sprintf("defect %q cites check %q, which this review reports as passed: a verdict agrees with its own gates", [d.id, d.check])
-}
-
 _defect_problems contains [sprintf("defects[%d].origin", [i]), msg] if {
 	some i, d in _defects
 	o := d.origin
@@ -85,20 +78,14 @@ _origin_known(origin, artifact) if {
 	origin in object.get(_rests_on, artifact, set())
 }
 
-_defect_problems contains ["defects", msg] if {
-	_verdict in {"REVISE", "REJECT", "REASSIGN"}
-	count(_defects) == 0
-	msg := sprintf("verdict %s without a defect: nothing is wrong to correct", [_verdict])
-}
-
 # METADATA
 # title: Defect without a failed check
 # description: >-
-#   A REVISE, REJECT or REASSIGN names at least one defect, and every defect names one of
-#   the Reviewer's checks (config.review_checks) that the review does not report as
-#   passed, an artifact the review judges and, when it names an origin, a judged
-#   artifact the defect's artifact rests on: the Reviewer returns work for a reason the
-#   contract knows and its own gates agree with, not by taste.
+#   Every defect names one of the Reviewer's checks (config.review_checks), an artifact
+#   the review judges and, when it names an origin, a judged artifact the defect's
+#   artifact rests on: the Reviewer returns work for a reason the contract knows, not by
+#   taste. (A return without a defect, or a defect failing a check the review reports
+#   as passed, contradicts itself: core's VERDICT_INCONSISTENT.)
 # custom:
 #   code: SUBJECTIVE_DEFECT
 #   outcome: block
@@ -113,7 +100,9 @@ reasons contains r if {
 # description: >-
 #   An ACCEPT reports every check of config.review_checks (evidence supported, delivery
 #   date current, answers the question, no unnecessary personal data, no unsupported
-#   promise) as a passed gate. A missing or failed check is not an ACCEPT.
+#   promise) as a passed gate (seed phase 10: ACCEPT, all required checks pass). A check
+#   left out is not an ACCEPT. (An ACCEPT with a failed check or a defect contradicts
+#   itself: core's VERDICT_INCONSISTENT.)
 # custom:
 #   code: REVIEW_CHECKS_INCOMPLETE
 #   outcome: block
@@ -122,30 +111,9 @@ reasons contains r if {
 	_verdict == "ACCEPT"
 	not _review_overdue
 	some check in _review_checks
-	not _checks_reported[check] == true
-	r := _gate_reason(rego.metadata.rule(), sprintf("check %q (%s) is %s", [check, _config.review_checks[check].question, _check_state(check)]), "gates", "REVIEW_CHECKS")
+	not check in object.keys(_checks_reported)
+	r := _gate_reason(rego.metadata.rule(), sprintf("check %q (%s) is not reported", [check, _config.review_checks[check].question]), "gates", "REVIEW_CHECKS")
 }
-
-# METADATA
-# title: ACCEPT with a defect
-# description: >-
-#   An ACCEPT lists a defect: a defect is a failed check, and an ACCEPT reports every
-#   check as passed (seed phase 10: ACCEPT, all required checks pass). The verdict must
-#   agree with the review's own findings: REVISE, REJECT, REASSIGN or ESCALATE instead.
-# custom:
-#   code: REVIEW_CHECKS_INCOMPLETE
-#   outcome: block
-reasons contains r if {
-	_review
-	_verdict == "ACCEPT"
-	not _review_overdue
-	some i, d in _defects
-	r := _gate_reason(rego.metadata.rule(), sprintf("the ACCEPT lists %s defect %q (%v): a defect is a failed check, and an ACCEPT passes them all", [object.get(d, "severity", "a"), object.get(d, "id", ""), object.get(d, "check", "no check")]), sprintf("defects[%d]", [i]), "REVIEW_CHECKS")
-}
-
-_check_state(check) := "failed" if _checks_reported[check] == false
-
-else := "not reported"
 
 # --- what the policy finds before an ACCEPT --------------------------------------------
 

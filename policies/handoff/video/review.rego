@@ -275,23 +275,22 @@ _review_failures contains f if {
 # description: >-
 #   The receiving agent (or the internal review) reports a gate or checklist item of
 #   what it judges as failed, with its reason: the item fails even if the policy's own
-#   computation passes it, whatever the verdict (an ACCEPT with a failed gate returns
-#   the work).
+#   computation passes it. (An ACCEPT with a failed gate contradicts itself: core's
+#   VERDICT_INCONSISTENT refuses it.)
 # custom:
 #   code: QUALITY_GATE_FAILED
 #   outcome: revise
 _reported_failure(type, gate, message, path) := _failure(rego.metadata.rule(), type, gate, message, path)
 
-reasons contains f.reason if some f in _review_failures
+# A review that contradicts itself (core's VERDICT_INCONSISTENT) is refused: what it
+# reports fails nothing.
+reasons contains f.reason if {
+	not core.verdict_contradicted
+	some f in _review_failures
+}
 
 # _review_all are every failed item of a review: the policy's and the reviewer's.
 _review_all := _work_failures | _review_failures
-
-_unjustified contains ["verdict", sprintf("verdict REVISE lists no failed item: no defect, no failed gate and nothing the policy finds in %v", [sort(_reviewed_types)])] if {
-	_verdict == "REVISE"
-	count(_review_all) == 0
-	count(_defects) == 0
-}
 
 _unjustified contains [sprintf("gates[%d].reason", [i]), sprintf("gate result %s is failed without a reason (说明不通过原因)", [g.id])] if {
 	some i, g in _gate_results
@@ -302,9 +301,10 @@ _unjustified contains [sprintf("gates[%d].reason", [i]), sprintf("gate result %s
 # METADATA
 # title: Return without a reason
 # description: >-
-#   A return lists the specific failed items and says why each failed (列出具体未通过项,
-#   说明不通过原因): a REVISE verdict without any failed item, or a failed gate result
-#   without a reason, is refused.
+#   A return says why each item failed (说明不通过原因): a failed gate result without a
+#   reason is refused. (A REVISE without any failed item, the specific items the seed
+#   asks a return to list (列出具体未通过项), contradicts itself: core's
+#   VERDICT_INCONSISTENT.)
 # custom:
 #   code: RETURN_UNJUSTIFIED
 #   outcome: block

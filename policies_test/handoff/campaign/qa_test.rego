@@ -245,9 +245,16 @@ test_subjective_defect_on_the_approved_strategy if {
 	codes(d) == {"SUBJECTIVE_DEFECT"}
 }
 
-test_subjective_return_without_defect if {
-	d := decide(qa(1, "REVISE", []), st_qa)
-	codes(d) == {"SUBJECTIVE_DEFECT"}
+# A return without a defect contradicts itself: core's rule, with the campaign's table
+# (CTRL-4).
+test_return_without_defect_is_inconsistent if {
+	every verdict in ["REVISE", "REJECT"] {
+		d := decide(qa(1, verdict, []), st_qa)
+		codes(d) == {"VERDICT_INCONSISTENT"}
+		d.reasons[0].gate == "CTRL-4"
+		d.reasons[0].path == "verdict"
+		d.reasons[0].title == "Review contradicts itself"
+	}
 }
 
 test_subjective_defect_twin_contract_check if {
@@ -262,8 +269,9 @@ test_qa_may_not_produce_copy if {
 }
 
 test_verdict_not_supported if {
-	d := decide(qa(1, "REASSIGN", []), st_qa)
-	codes(d) == {"VERDICT_NOT_SUPPORTED"}
+	d := decide(qa(1, "REASSIGN", [d1]), st_qa)
+	"VERDICT_NOT_SUPPORTED" in codes(d)
+	d.outcome == "block"
 }
 
 test_verdict_not_supported_twin if {

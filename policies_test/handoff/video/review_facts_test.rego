@@ -7,8 +7,15 @@ package handoff.video_test
 
 late_logo := {"id": "timestamps_correct", "passed": false, "reason": "SH5 品牌定格不足2秒，结尾节奏需重排"}
 
-test_internal_review_accept_with_a_failed_gate_returns if {
+# An ACCEPT with a failed gate contradicts itself (core's rule): refused.
+test_internal_review_accept_with_a_failed_gate_is_inconsistent if {
 	d := decide(with_gates(internal_review("ACCEPT", []), [late_logo]), st_internal)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.outcome == "block"
+}
+
+test_internal_review_return_with_a_failed_gate if {
+	d := decide(with_gates(internal_review("REVISE", []), [late_logo]), st_internal)
 	codes(d) == {"QUALITY_GATE_FAILED"}
 	d.outcome == "revise"
 	d.status_after == "STORYBOARDING"
