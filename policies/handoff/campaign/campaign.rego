@@ -174,6 +174,7 @@ _required_config := {
 	"research_required_lists": "array",
 	"research_declared_lists": "array",
 	"research_evidence_sections": "array",
+	"delivery_notes": "object",
 }
 
 # _config_complete holds when every table of _required_config is there with its type:
@@ -198,6 +199,7 @@ _config_complete if {
 	is_array(_config.research_required_lists)
 	is_array(_config.research_declared_lists)
 	is_array(_config.research_evidence_sections)
+	is_object(_config.delivery_notes)
 }
 
 # METADATA
