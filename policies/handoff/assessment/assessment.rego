@@ -194,6 +194,7 @@ _required_config := {
 	"approval_gates": "object",
 	"trust": "object",
 	"source_kinds": "object",
+	"scf_catalogue": "object",
 	"normative": "object",
 	"conclusions": "object",
 	"required_inputs": "object",

@@ -222,6 +222,7 @@ _score_problems(s) := {p |
 	p := "without operational evidence"
 } | {p |
 	some id in object.get(s, "operational_evidence", [])
+	_evidence_item(s.control_id, id)
 	not _operational(s.control_id, id)
 	p := sprintf("citing %q, which is not examined, supporting, operational evidence of the control", [id])
 }

@@ -55,6 +55,23 @@ reasons contains r if {
 	r := _reason(rego.metadata.rule(), sprintf("gate result %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("gates[%d].id", [i]), "block")
 }
 
+# METADATA
+# title: Check performed on no reviewed artifact
+# description: >-
+#   A review's report lists the contract checks it ran (report.checks_performed): each
+#   is a check of an artifact the review judges (artifacts[type].gates). A check the
+#   review could not have run on what it judges is refused rather than recorded in the
+#   QA_REPORT as performed.
+# custom:
+#   code: REVIEW_SCOPE_INVALID
+#   outcome: block
+reasons contains r if {
+	_review
+	some i, id in object.get(_request, ["report", "checks_performed"], [])
+	not _gate_of_reviewed(id)
+	r := _reason(rego.metadata.rule(), sprintf("check %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("report.checks_performed[%d]", [i]), "block")
+}
+
 _subjective contains [sprintf("defects[%d]", [i]), msg] if {
 	some i, d in _defects
 	not d.artifact in _reviewed_types
@@ -197,12 +214,6 @@ reasons contains r if {
 
 _id_problems contains [i, msg] if {
 	some i, d in _defects
-	count([x | some x in _defects; x.id == d.id]) > 1
-	msg := sprintf("defect id %q is used by more than one defect of this review", [d.id])
-}
-
-_id_problems contains [i, msg] if {
-	some i, d in _defects
 	rec := _state.defects[d.id]
 	rec.defect.artifact != d.artifact
 	msg := sprintf("defect id %q is recorded for %s (%s); a defect of %s takes an id of its own", [d.id, rec.defect.artifact, object.get(rec.defect, "check", "no check"), d.artifact])
@@ -211,9 +222,9 @@ _id_problems contains [i, msg] if {
 # METADATA
 # title: Defect id names another defect
 # description: >-
-#   A defect id names one defect of the workflow: two defects of one review share an id,
-#   or a defect reuses the id recorded for a defect of another artifact. A defect that
-#   remains after a repair keeps its id; a different one takes a new id.
+#   A defect id names one defect of the workflow: a defect reuses the id recorded for a
+#   defect of another artifact. A defect that remains after a repair keeps its id; a
+#   different one takes a new id. (Two defects of one review with one id: core.)
 # custom:
 #   code: ID_NOT_UNIQUE
 #   outcome: block
@@ -231,7 +242,7 @@ _review_refused if count(_origin_problems) > 0
 
 _review_refused if count(_contradicted) > 0
 
-_review_refused if core.verdict_contradicted
+_review_refused if core.review_refused
 
 _review_refused if count(_id_problems) > 0
 

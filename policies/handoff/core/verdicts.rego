@@ -132,8 +132,7 @@ _contradictions contains [sprintf("defects[%d].severity", [i]), msg] if {
 #   code: VERDICT_INCONSISTENT
 #   outcome: block
 reasons contains r if {
-	_valid
-	_request.kind == "review"
+	_review_request
 	some [path, msg] in _contradictions
 	r := _verdict_reason(rego.metadata.rule(), msg, path)
 }
@@ -143,10 +142,40 @@ _verdict_reason(meta, msg, path) := gate_reason(meta, msg, path, g, "block") if 
 	is_string(g)
 } else := _reason(meta, msg, path)
 
-# verdict_contradicted holds for a review the rule above refuses: a pack reports none of
-# its defects as failed checks, since they decide nothing.
-verdict_contradicted if {
-	_valid
-	_request.kind == "review"
+# METADATA
+# title: Defect id used twice in one review
+# description: >-
+#   A defect id names one defect: two defects of one review sharing an id would be
+#   recorded as one, the later overwriting the earlier, in every pack. (Whether an id may
+#   name a defect already recorded is the pack's rule.)
+# custom:
+#   code: ID_NOT_UNIQUE
+#   outcome: block
+reasons contains r if {
+	_review_request
+	some i, d in _review_defects
+	some j, other in _review_defects
+	j < i
+	other.id == d.id
+	r := _reason(rego.metadata.rule(), sprintf("defects[%d] and defects[%d] both have id %q: a defect id names one defect", [j, i, d.id]), sprintf("defects[%d].id", [i]))
+}
+
+# review_refused holds for a review a rule of this file refuses (it contradicts itself,
+# or gives two defects one id): a pack reports none of its defects as failed checks,
+# since they decide nothing.
+review_refused if {
+	_review_request
 	count(_contradictions) > 0
 }
+
+review_refused if {
+	_review_request
+	_duplicate_defect_ids
+}
+
+_review_request if {
+	_valid
+	_request.kind == "review"
+}
+
+_duplicate_defect_ids if count({d.id | some d in _review_defects}) < count(_review_defects)

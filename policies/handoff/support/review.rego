@@ -43,6 +43,22 @@ reasons contains r if {
 	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "REVIEW")
 }
 
+# METADATA
+# title: Gate result of no Reviewer check
+# description: >-
+#   A review reports gate results for the Reviewer's checks only (config.review_checks):
+#   a result for anything else passes or fails nothing, and is refused rather than
+#   recorded in the REVIEW_RECORD.
+# custom:
+#   code: REVIEW_SCOPE_INVALID
+#   outcome: block
+reasons contains r if {
+	_review
+	some i, g in object.get(_request, "gates", [])
+	not g.id in _review_checks
+	r := _gate_reason(rego.metadata.rule(), sprintf("gate result %q is no check of the review (checks: %v)", [g.id, sort(_review_checks)]), sprintf("gates[%d].id", [i]), "REVIEW")
+}
+
 _scope_problems contains "the review does not judge the RESPONSE_DRAFT" if not "RESPONSE_DRAFT" in _reviewed_types
 
 _scope_problems contains sprintf("a review judges RESPONSE_DRAFT and ORDER_RESULT only, not %s", [t]) if {

@@ -173,23 +173,19 @@ _scope_problems contains [sprintf("defects[%d].check", [i]), sprintf("defect %q 
 
 _checks_of(t) := (_type_gates(t) | {i | some i, types in _item_artifacts; t in types}) | {"skill_routing" | count(_routed_skills(t)) > 0}
 
-# A defect id names one defect: new in the workflow, once in the review, and not of the
-# form the policy gives its own return defects (TYPE@n/...). Reusing an id would
-# overwrite the recorded defect, and with it whether that artifact stands returned.
+# A defect id names one defect: new in the workflow and not of the form the policy gives
+# its own return defects (TYPE@n/...). Reusing an id would overwrite the recorded defect,
+# and with it whether that artifact stands returned. (Once in the review: core.)
 _scope_problems contains [sprintf("defects[%d].id", [i]), sprintf("defect id %q %s", [d.id, msg])] if {
 	_reviewing
 	some i, d in _defects
-	msg := _defect_id_problem(i, d)
+	msg := _defect_id_problem(d)
 }
 
-_defect_id_problem(i, d) := sprintf("is already recorded in this workflow (for %s, %s): give the defect a new id", [_state.defects[d.id].defect.artifact, _state.defects[d.id].status]) if {
+_defect_id_problem(d) := sprintf("is already recorded in this workflow (for %s, %s): give the defect a new id", [_state.defects[d.id].defect.artifact, _state.defects[d.id].status]) if {
 	_state.defects[d.id]
 } else := "contains @, which the policy keeps for the defects it records itself" if {
 	contains(d.id, "@")
-} else := "is given to two defects of this review" if {
-	some j, other in _defects
-	j != i
-	other.id == d.id
 }
 
 # _invalid_defect holds for a defect the review scope refuses: it returns nothing.
@@ -208,8 +204,8 @@ _known_ids := _items | {g | some [_, g] in _artifact_gates}
 #   edit plan and any other current version. A defect names an artifact the review
 #   judges; its origin, when given, is a recorded artifact type upstream of it; its
 #   check, when given, is a gate or checklist item of that artifact; its id is new to
-#   the workflow and to the review. A gate result names a gate or checklist item of
-#   what the review judges.
+#   the workflow. A gate result names a gate or checklist item of what the review
+#   judges.
 # custom:
 #   code: REVIEW_SCOPE_INVALID
 #   outcome: block
@@ -282,10 +278,10 @@ _review_failures contains f if {
 #   outcome: revise
 _reported_failure(type, gate, message, path) := _failure(rego.metadata.rule(), type, gate, message, path)
 
-# A review that contradicts itself (core's VERDICT_INCONSISTENT) is refused: what it
-# reports fails nothing.
+# A review core refuses (it contradicts itself, or gives two defects one id) fails
+# nothing with what it reports.
 reasons contains f.reason if {
-	not core.verdict_contradicted
+	not core.review_refused
 	some f in _review_failures
 }
 

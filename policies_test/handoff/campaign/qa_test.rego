@@ -433,3 +433,17 @@ test_gate_result_twin_research_gate_at_validation if {
 	d := decide(with_gates(validation("ACCEPT", []), [{"id": "HG-2", "passed": true}]), st_validation)
 	not "REVIEW_SCOPE_INVALID" in codes(d)
 }
+
+# The checks a report lists as performed are checks of what the review judges.
+test_check_performed_on_no_reviewed_artifact if {
+	r := object.union(qa(1, "ACCEPT", []), {"report": {"checks_performed": ["HG-2", "strategy_alignment"], "notes": ["checked"]}})
+	d := decide(r, st_qa)
+	codes(d) == {"REVIEW_SCOPE_INVALID"}
+	d.reasons[0].path == "report.checks_performed[0]"
+	d.reasons[0].title == "Check performed on no reviewed artifact"
+}
+
+test_check_performed_twin_checks_of_the_reviewed if {
+	r := object.union(qa(1, "ACCEPT", []), {"report": {"checks_performed": ["strategy_alignment", "cta_compliance", "required_format"], "notes": ["checked"]}})
+	not "REVIEW_SCOPE_INVALID" in codes(decide(r, st_qa))
+}

@@ -128,10 +128,10 @@ test_reason_names_the_packs_gate if {
 # Only reviews: an approval or a handoff carries no verdict.
 test_other_kinds_twin if {
 	clean(approval_input)
-	core.verdict_contradicted with input as review_with({"verdict": "REVISE", "gates": []})
+	core.review_refused with input as review_with({"verdict": "REVISE", "gates": []})
 		with data.handoff.testpack.contract as fixture_pack
 		with data.handoff.core.contract as guardrails
-	not core.verdict_contradicted with input as review_input
+	not core.review_refused with input as review_input
 		with data.handoff.testpack.contract as fixture_pack
 		with data.handoff.core.contract as guardrails
 }
@@ -143,4 +143,20 @@ test_missing_verdicts_table if {
 	rs := reasons_with(review_with({"defects": [s1_defect], "gates": []}), pack)
 	{r.code | some r in rs} == {"CONTRACT_MISSING", "VERDICT_INCONSISTENT"}
 	{r.path | some r in rs; r.code == "VERDICT_INCONSISTENT"} == {"defects[0]"}
+}
+
+test_defect_id_twice_in_one_review if {
+	other := object.union(s1_defect, {"artifact": "BRIEF", "check": "QG-2"})
+	inp := review_with({"verdict": "REVISE", "defects": [s1_defect, other], "gates": [{"id": "QG-1", "passed": false}, {"id": "QG-2", "passed": false}]})
+	r := reason_with_code(inp, "ID_NOT_UNIQUE")
+	r.path == "defects[1].id"
+	r.title == "Defect id used twice in one review"
+	core.review_refused with input as inp
+		with data.handoff.testpack.contract as fixture_pack
+		with data.handoff.core.contract as guardrails
+}
+
+test_defect_id_twice_twin_distinct_ids if {
+	other := object.union(s1_defect, {"id": "D-2", "artifact": "BRIEF", "check": "QG-2"})
+	clean(review_with({"verdict": "REVISE", "defects": [s1_defect, other], "gates": [{"id": "QG-1", "passed": false}, {"id": "QG-2", "passed": false}]}))
 }

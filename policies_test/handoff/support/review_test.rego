@@ -318,3 +318,22 @@ test_subjective_defect_twin_origin_upstream if {
 	not "SUBJECTIVE_DEFECT" in codes(d)
 	d.outcome == "revise"
 }
+
+# A gate result names one of the Reviewer's checks.
+test_review_scope_gate_result_of_no_check if {
+	d := decide(review("ACCEPT", array.concat(gates, [{"id": "made_up_check", "passed": true}]), []), st_review)
+	codes(d) == {"REVIEW_SCOPE_INVALID"}
+	d.reasons[0].path == "gates[5].id"
+	d.reasons[0].title == "Gate result of no Reviewer check"
+}
+
+test_review_scope_gate_result_twin_reviewer_checks if {
+	not "REVIEW_SCOPE_INVALID" in codes(decide(review("ACCEPT", gates, []), st_review))
+}
+
+# Two defects of one review with one id would be recorded as one (core's rule).
+test_defect_id_twice_in_one_review if {
+	d := decide(review("REVISE", failing("answers_question"), [defect("D-1", "answers_question"), defect("D-1", "answers_question")]), st_review)
+	"ID_NOT_UNIQUE" in codes(d)
+	d.outcome == "block"
+}

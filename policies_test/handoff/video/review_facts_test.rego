@@ -107,8 +107,9 @@ test_defect_id_already_recorded if {
 
 test_defect_id_twice_in_one_review if {
 	d := decide(internal_review("REVISE", [defect("IR-2", "A5", "镜头节奏拖沓"), defect("IR-2", "EDIT_PLAN", "转场太多")]), st_internal)
-	codes(d) == {"REVIEW_SCOPE_INVALID"}
-	paths_of(d, "REVIEW_SCOPE_INVALID") == {"defects[0].id", "defects[1].id"}
+	codes(d) == {"ID_NOT_UNIQUE"}
+	paths_of(d, "ID_NOT_UNIQUE") == {"defects[1].id"}
+	d.reasons[0].title == "Defect id used twice in one review"
 }
 
 test_defect_id_in_the_policys_form if {
