@@ -127,6 +127,14 @@ test_content_modified_wrong_count if {
 	codes(d2) == {"CONTENT_MODIFIED"}
 }
 
+# A count of a channel's copy or a format's prompts is the package's count too.
+test_content_modified_wrong_count_of_a_format if {
+	d := decide(with_notes("2 web_banner prompts"), st_delivery)
+	codes(d) == {"CONTENT_MODIFIED"}
+	contains(d.reasons[0].message, "counts 2 web_banner, but the package delivers 1")
+	count(decide(with_notes("1 web_banner, 1 instagram_square"), st_delivery).reasons) == 0
+}
+
 # A reference to something the package does not deliver is not a packaging note.
 test_content_modified_item_not_delivered if {
 	d := decide(with_notes("Includes email-2 and STRATEGY_BRIEF v3"), st_delivery)
