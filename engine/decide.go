@@ -21,6 +21,13 @@ const (
 	codePolicyTimeout = "POLICY_TIMEOUT"
 )
 
+// engineTitles are the titles of the reasons the engine produces itself: no policy
+// rule produced them, so no METADATA names them.
+var engineTitles = map[string]string{
+	codePolicyError:   "Policy error",
+	codePolicyTimeout: "Policy timeout",
+}
+
 // validate checks a routed request against its pack's contract: the request kind's
 // definition and, for outputs, the artifact type's content definition.
 func (dc *Decider) validate(r *request) {
@@ -235,7 +242,7 @@ func (dc *Decider) checkResult(v any) (*Decision, error) {
 // failClosed is the decision when the policy could not decide: block.
 func (dc *Decider) failClosed(code, msg string) *Decision {
 	return &Decision{
-		Outcome: Block, Reasons: []Reason{{Code: code, Message: msg, Outcome: Block}},
+		Outcome: Block, Reasons: []Reason{{Code: code, Title: engineTitles[code], Message: msg, Outcome: Block}},
 		Next: []Next{}, Revise: []Revision{}, Events: []Event{},
 	}
 }

@@ -15,11 +15,11 @@ const (
 
 // Reason is one cause of a decision. Code is a stable UPPER_SNAKE reason code.
 type Reason struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code string `json:"code"`
 	// Title is the METADATA title of the policy rule that produced the reason; empty in
 	// decisions recorded before titles were carried.
 	Title   string  `json:"title,omitempty"`
+	Message string  `json:"message"`
 	Gate    string  `json:"gate,omitempty"`
 	Path    string  `json:"path,omitempty"`
 	Outcome Outcome `json:"outcome,omitempty"`

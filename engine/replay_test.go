@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"testing"
 	"testing/fstest"
@@ -178,4 +179,92 @@ func editedBundle(t testing.TB, path string) engine.Bundle {
 	require.Contains(t, pfs, path)
 	b.Policies = pfs
 	return b
+}
+
+// TestReplayComparesWithoutTitles: a store recorded before reasons carried titles, or
+// with other titles (a rule renamed since), replays unchanged: a title names the rule
+// that produced a reason and decides nothing. Any other difference in a reason is still
+// a change.
+func TestReplayComparesWithoutTitles(t *testing.T) {
+	ctx := context.Background()
+	src := t.TempDir()
+	e, err := engine.Open(ctx, engine.Options{Dir: src})
+	require.NoError(t, err)
+	_, err = e.Submit(ctx, []byte(explainStart))
+	require.NoError(t, err)
+	d, err := e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
+	require.NoError(t, err)
+	require.Equal(t, engine.Block, d.Outcome)
+	require.NotEmpty(t, d.Reasons)
+	for _, r := range d.Reasons {
+		require.NotEmpty(t, r.Title, "reason %s", r.Code)
+	}
+	require.NoError(t, e.Close())
+
+	l, err := store.Open(ctx, store.Options{Dir: src})
+	require.NoError(t, err)
+	var recs []store.Record
+	require.NoError(t, l.Records(ctx, "acme", "wf-explain", 1, func(r store.Record) error {
+		recs = append(recs, r)
+		return nil
+	}))
+	snap, _, err := l.State(ctx, "acme", "wf-explain")
+	require.NoError(t, err)
+	require.NoError(t, l.Close())
+
+	for name, tc := range map[string]struct {
+		edit    func(reason map[string]any)
+		changed []string
+	}{
+		"recorded before titles":       {edit: func(r map[string]any) { delete(r, "title") }},
+		"recorded under another title": {edit: func(r map[string]any) { r["title"] = "A rule since renamed" }},
+		"reworded":                     {edit: func(r map[string]any) { r["message"] = "something else" }, changed: []string{"reasons"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			l, err := store.Open(ctx, store.Options{Dir: dir})
+			require.NoError(t, err)
+			a := store.Append{Tenant: "acme", Workflow: "wf-explain", Create: true, BumpVersion: true, State: snap, Time: recs[0].Time}
+			for _, r := range recs {
+				a.Records = append(a.Records, store.NewRecord{Type: r.Type, Payload: editReasons(t, r.Payload, tc.edit)})
+			}
+			_, err = l.Append(ctx, a)
+			require.NoError(t, err)
+			require.NoError(t, l.Close())
+
+			e, err := engine.Open(ctx, engine.Options{Dir: dir})
+			require.NoError(t, err)
+			defer e.Close()
+			var blocked []engine.ReplayResult
+			require.NoError(t, e.Replay(ctx, nil, engine.ReplayOptions{}, func(r engine.ReplayResult) error {
+				if r.Recorded.Outcome == engine.Block {
+					blocked = append(blocked, r)
+				}
+				return nil
+			}))
+			require.Len(t, blocked, 1)
+			r := blocked[0]
+			assert.Equal(t, tc.changed == nil, r.Identical, "changed %v", r.Changed)
+			assert.Equal(t, append([]string{}, tc.changed...), r.Changed)
+			assert.Equal(t, d.Reasons, r.Replayed.Reasons, "the replayed decision keeps its titles")
+		})
+	}
+}
+
+// editReasons applies edit to every reason of the decision a log record's payload holds.
+func editReasons(t *testing.T, payload []byte, edit func(map[string]any)) []byte {
+	t.Helper()
+	var ent map[string]any
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	require.NoError(t, dec.Decode(&ent))
+	d, ok := ent["decision"].(map[string]any)
+	require.True(t, ok, "a record without a decision")
+	rs, _ := d["reasons"].([]any)
+	for _, r := range rs {
+		edit(r.(map[string]any))
+	}
+	out, err := json.Marshal(ent)
+	require.NoError(t, err)
+	return out
 }

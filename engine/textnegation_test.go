@@ -46,14 +46,14 @@ func TestScanInjectionNegatedQuotedOrSpoken(t *testing.T) {
 func TestNegationGoverns(t *testing.T) {
 	s := scanner(t)
 	for prefix, want := range map[string]bool{
-		"the process cannot ":                  true,
-		"we must never ":                       true,
-		"it is not allowed to ":                true,
-		"禁止":                                   true,
-		"Don't hesitate to ":                   false,
-		"The copy is fine. Now ":               false,
+		"the process cannot ":                   true,
+		"we must never ":                        true,
+		"it is not allowed to ":                 true,
+		"禁止":                                    true,
+		"Don't hesitate to ":                    false,
+		"The copy is fine. Now ":                false,
 		"It cannot wait, really, so please do ": false,
-		"": false,
+		"":                                      false,
 	} {
 		assert.Equal(t, want, s.negation.governs(prefix), "%q", prefix)
 	}
