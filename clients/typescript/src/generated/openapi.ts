@@ -326,6 +326,8 @@ export interface components {
         };
         Reason: {
             code: string;
+            /** @description the METADATA title of the policy rule that produced the reason, in plain words; absent in decisions recorded before titles were carried */
+            title?: string;
             message: string;
             path?: string;
             gate?: string;
@@ -497,6 +499,11 @@ export interface components {
             context?: {
                 must_know?: Record<string, never>;
                 may_know?: Record<string, never>;
+                /** @description the request's strings that match an injection pattern, in a pack that flags rather than refuses them: the agent reads the package knowing a text in it looks like an instruction */
+                flags?: {
+                    path: string;
+                    pattern: string;
+                }[];
             };
         } & {
             [key: string]: unknown;
