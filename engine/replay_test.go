@@ -224,11 +224,14 @@ func TestReplayComparesWithoutTitles(t *testing.T) {
 			dir := t.TempDir()
 			l, err := store.Open(ctx, store.Options{Dir: dir})
 			require.NoError(t, err)
-			a := store.Append{Tenant: "acme", Workflow: "wf-explain", Create: true, BumpVersion: true, State: snap, Time: recs[0].Time}
-			for _, r := range recs {
-				a.Records = append(a.Records, store.NewRecord{Type: r.Type, Payload: editReasons(t, r.Payload, tc.edit)})
-			}
-			_, err = l.Append(ctx, a)
+			// The start, which stands, then the blocked cancel, as the engine appends them.
+			require.Len(t, recs, 2)
+			start := store.Append{Tenant: "acme", Workflow: "wf-explain", Create: true, BumpVersion: true, State: snap, Time: recs[0].Time,
+				Standing: string(engine.Allow), Records: []store.NewRecord{{Type: recs[0].Type, Payload: editReasons(t, recs[0].Payload, tc.edit)}}}
+			_, err = l.Append(ctx, start)
+			require.NoError(t, err)
+			_, err = l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-explain", ExpectedVersion: 1, Time: recs[1].Time,
+				Records: []store.NewRecord{{Type: recs[1].Type, Payload: editReasons(t, recs[1].Payload, tc.edit)}}})
 			require.NoError(t, err)
 			require.NoError(t, l.Close())
 
