@@ -173,18 +173,51 @@ func (dc *Decider) attach(ex *Explanation) {
 	}
 	ex.Reasons = make([]ExplainedReason, 0, len(ex.Decision.Reasons))
 	for _, r := range ex.Decision.Reasons {
-		rules := fired[r.Code]
-		if rules == nil {
-			// Not traced (an audit record) or not fired here: name the rules by code.
+		rules := ofReason(fired[r.Code], ex.Decision.Pack, r.Title)
+		if len(rules) == 0 {
+			// Not traced (an audit record) or not fired here: name the rules of the
+			// decision's pack and core that carry the code (the one its title names).
+			var all []FiredRule
 			for _, info := range dc.rulesByCode()[r.Code] {
-				rules = append(rules, FiredRule{RuleInfo: info, Inputs: []InputValue{}})
+				all = append(all, FiredRule{RuleInfo: info, Inputs: []InputValue{}})
 			}
+			rules = ofReason(all, ex.Decision.Pack, r.Title)
 		}
 		if rules == nil {
 			rules = []FiredRule{}
 		}
 		ex.Reasons = append(ex.Reasons, ExplainedReason{Reason: r, Rules: rules})
 	}
+}
+
+// ofReason keeps the rules that may have produced a reason: those of the decision's
+// pack and of core, and among them the ones with the reason's title when it has one
+// that a rule carries.
+func ofReason(rules []FiredRule, pack, title string) []FiredRule {
+	var out, titled []FiredRule
+	for _, f := range rules {
+		if !inPack(f.Package, pack) {
+			continue
+		}
+		out = append(out, f)
+		if title != "" && f.Title == title {
+			titled = append(titled, f)
+		}
+	}
+	if len(titled) > 0 {
+		return titled
+	}
+	return out
+}
+
+// inPack reports whether a Rego package is core's or the pack's (or below them).
+func inPack(pkg, pack string) bool {
+	for _, root := range []string{"handoff.core", "handoff." + pack} {
+		if pkg == root || strings.HasPrefix(pkg, root+".") {
+			return true
+		}
+	}
+	return pack == "" && strings.HasPrefix(pkg, "handoff.")
 }
 
 func (ex *Explanation) firedRules() []FiredRule { return ex.fired }
