@@ -173,15 +173,15 @@ func (dc *Decider) attach(ex *Explanation) {
 	}
 	ex.Reasons = make([]ExplainedReason, 0, len(ex.Decision.Reasons))
 	for _, r := range ex.Decision.Reasons {
-		rules := ofReason(fired[r.Code], ex.Decision.Pack, r.Title)
+		rules := dc.ofReason(fired[r.Code], ex.Decision.Pack, r.Title)
 		if len(rules) == 0 {
-			// Not traced (an audit record) or not fired here: name the rules of the
-			// decision's pack and core that carry the code (the one its title names).
+			// Not traced (an audit record) or not fired here: name the rules that carry
+			// the code, of the decision's pack or no pack (the one its title names).
 			var all []FiredRule
 			for _, info := range dc.rulesByCode()[r.Code] {
 				all = append(all, FiredRule{RuleInfo: info, Inputs: []InputValue{}})
 			}
-			rules = ofReason(all, ex.Decision.Pack, r.Title)
+			rules = dc.ofReason(all, ex.Decision.Pack, r.Title)
 		}
 		if rules == nil {
 			rules = []FiredRule{}
@@ -191,12 +191,12 @@ func (dc *Decider) attach(ex *Explanation) {
 }
 
 // ofReason keeps the rules that may have produced a reason: those of the decision's
-// pack and of core, and among them the ones with the reason's title when it has one
-// that a rule carries.
-func ofReason(rules []FiredRule, pack, title string) []FiredRule {
+// pack, of core and of packages that are no pack's (never another pack's), and among
+// them the ones with the reason's title when it has one that a rule carries.
+func (dc *Decider) ofReason(rules []FiredRule, pack, title string) []FiredRule {
 	var out, titled []FiredRule
 	for _, f := range rules {
-		if !inPack(f.Package, pack) {
+		if other := dc.packOf(f.Package); other != "" && other != pack {
 			continue
 		}
 		out = append(out, f)
@@ -210,14 +210,15 @@ func ofReason(rules []FiredRule, pack, title string) []FiredRule {
 	return out
 }
 
-// inPack reports whether a Rego package is core's or the pack's (or below them).
-func inPack(pkg, pack string) bool {
-	for _, root := range []string{"handoff.core", "handoff." + pack} {
-		if pkg == root || strings.HasPrefix(pkg, root+".") {
-			return true
+// packOf is the pack a Rego package belongs to (handoff.<pack> or below), "" for core
+// and packages that are no pack's.
+func (dc *Decider) packOf(pkg string) string {
+	for _, name := range dc.contracts.packNames() {
+		if root := "handoff." + name; pkg == root || strings.HasPrefix(pkg, root+".") {
+			return name
 		}
 	}
-	return pack == "" && strings.HasPrefix(pkg, "handoff.")
+	return ""
 }
 
 func (ex *Explanation) firedRules() []FiredRule { return ex.fired }

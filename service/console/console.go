@@ -46,8 +46,7 @@ type Console struct {
 	mux      *http.ServeMux
 	sessions *sessions
 	pages    *template.Template
-	titles   titles          // the reasons' titles, by pack
-	packs    map[string]bool // the bundle's packs, by name
+	titles   titles // the reasons' titles, by pack
 }
 
 //go:embed templates/*.html static/*
@@ -65,10 +64,7 @@ func New(e *engine.Engine, opts Options) *Console {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock),
-		titles: newTitles(e.Reasons()), packs: map[string]bool{}}
-	for _, p := range e.Packs() {
-		c.packs[p.Name] = true
-	}
+		titles: newTitles(e.Reasons())}
 	c.pages = template.Must(template.New("").Funcs(c.funcs()).ParseFS(files, "templates/*.html"))
 	c.routes()
 	return c

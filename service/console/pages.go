@@ -267,23 +267,7 @@ func (c *Console) explain(w http.ResponseWriter, r *http.Request, ss *session) {
 		return
 	}
 	pack := en.Decision.Pack
-	for i := range ex.Reasons {
-		ex.Reasons[i].Rules = c.rulesOf(pack, ex.Reasons[i].Rules)
-	}
 	c.render(w, r, http.StatusOK, "explain.html", c.base(ss, map[string]any{"X": ex, "Pack": pack, "Actor": requestActor(en.Request)}))
-}
-
-// rulesOf leaves out the rules of packs other than pack. A reason no rule fired for (a
-// request refused before its pack's rules ran, an audit record, a decision that could
-// not be evaluated again) is explained by the rules that carry its code, in every pack.
-func (c *Console) rulesOf(pack string, rules []engine.FiredRule) []engine.FiredRule {
-	out := make([]engine.FiredRule, 0, len(rules))
-	for _, r := range rules {
-		if o, ok := owner(r.Package); !ok || o == pack || !c.packs[o] {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // diff shows what changed between two versions of an artifact.

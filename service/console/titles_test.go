@@ -94,22 +94,3 @@ func TestReasonTitlesOfTheShippedBundle(t *testing.T) {
 	assert.Equal(t, "Out of sequence", tt.of("campaign", engine.Reason{Code: "OUT_OF_SEQUENCE"}))
 	assert.Equal(t, "Unauthorized subject", tt.of("campaign", engine.Reason{Code: "UNAUTHORIZED_SUBJECT"}))
 }
-
-// An explanation names the rules of its decision's pack, of core, and of packages that
-// are no pack's; never another pack's.
-func TestRulesOfThePack(t *testing.T) {
-	c := &Console{packs: map[string]bool{"campaign": true, "support": true}}
-	rule := func(pkg string) engine.FiredRule { return engine.FiredRule{RuleInfo: engine.RuleInfo{Package: pkg}} }
-	rules := []engine.FiredRule{rule("handoff.core"), rule("handoff.support"), rule("handoff.campaign.delivery"), rule("handoff.lib"), rule("shared")}
-	pkgs := func(rs []engine.FiredRule) []string {
-		var out []string
-		for _, r := range rs {
-			out = append(out, r.Package)
-		}
-		return out
-	}
-	assert.Equal(t, []string{"handoff.core", "handoff.campaign.delivery", "handoff.lib", "shared"}, pkgs(c.rulesOf("campaign", rules)))
-	assert.Equal(t, []string{"handoff.core", "handoff.support", "handoff.lib", "shared"}, pkgs(c.rulesOf("support", rules)))
-	assert.Equal(t, []string{"handoff.core", "handoff.lib", "shared"}, pkgs(c.rulesOf("", rules)), "a request routed to no pack")
-	assert.Len(t, rules, 5, "the explanation's own list is left as it is")
-}
