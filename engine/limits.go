@@ -30,20 +30,8 @@ var DefaultLimits = Limits{
 // Limits returns the limits the decider decodes requests within, every zero field at its
 // default. A host that reads request bodies bounds them by MaxBytes.
 func (dc *Decider) Limits() Limits {
-	l, d := dc.limits, DefaultLimits
-	if l.MaxBytes <= 0 {
-		l.MaxBytes = d.MaxBytes
-	}
-	if l.MaxDepth <= 0 {
-		l.MaxDepth = d.MaxDepth
-	}
-	if l.MaxKeys <= 0 {
-		l.MaxKeys = d.MaxKeys
-	}
-	if l.MaxStringBytes <= 0 {
-		l.MaxStringBytes = d.MaxStringBytes
-	}
-	return l
+	d := dc.limits.decoder().WithDefaults()
+	return Limits{MaxBytes: d.MaxBytes, MaxDepth: d.MaxDepth, MaxKeys: d.MaxKeys, MaxStringBytes: d.MaxStringBytes}
 }
 
 func (l Limits) decoder() strictjson.Limits {

@@ -20,25 +20,7 @@ import (
 // and replay stops with ErrReplayDiverged instead of replaying on a guessed state.
 func TestReplayRefusesADivergedState(t *testing.T) {
 	ctx := context.Background()
-	src := t.TempDir()
-	e, err := engine.Open(ctx, engine.Options{Dir: src})
-	require.NoError(t, err)
-	_, err = e.Submit(ctx, []byte(explainStart))
-	require.NoError(t, err)
-	_, err = e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
-	require.NoError(t, err)
-	require.NoError(t, e.Close())
-
-	l, err := store.Open(ctx, store.Options{Dir: src})
-	require.NoError(t, err)
-	var recs []store.Record
-	require.NoError(t, l.Records(ctx, "acme", "wf-explain", 1, func(r store.Record) error {
-		recs = append(recs, r)
-		return nil
-	}))
-	snap, _, err := l.State(ctx, "acme", "wf-explain")
-	require.NoError(t, err)
-	require.NoError(t, l.Close())
+	recs, snap, _ := recordedStartAndCancel(t)
 
 	for name, state := range map[string][]byte{
 		"intact":  snap,
@@ -187,30 +169,12 @@ func editedBundle(t testing.TB, path string) engine.Bundle {
 // a change.
 func TestReplayComparesWithoutTitles(t *testing.T) {
 	ctx := context.Background()
-	src := t.TempDir()
-	e, err := engine.Open(ctx, engine.Options{Dir: src})
-	require.NoError(t, err)
-	_, err = e.Submit(ctx, []byte(explainStart))
-	require.NoError(t, err)
-	d, err := e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
-	require.NoError(t, err)
+	recs, snap, d := recordedStartAndCancel(t)
 	require.Equal(t, engine.Block, d.Outcome)
 	require.NotEmpty(t, d.Reasons)
 	for _, r := range d.Reasons {
 		require.NotEmpty(t, r.Title, "reason %s", r.Code)
 	}
-	require.NoError(t, e.Close())
-
-	l, err := store.Open(ctx, store.Options{Dir: src})
-	require.NoError(t, err)
-	var recs []store.Record
-	require.NoError(t, l.Records(ctx, "acme", "wf-explain", 1, func(r store.Record) error {
-		recs = append(recs, r)
-		return nil
-	}))
-	snap, _, err := l.State(ctx, "acme", "wf-explain")
-	require.NoError(t, err)
-	require.NoError(t, l.Close())
 
 	for name, tc := range map[string]struct {
 		edit    func(reason map[string]any)
@@ -270,4 +234,31 @@ func editReasons(t *testing.T, payload []byte, edit func(map[string]any)) []byte
 	out, err := json.Marshal(ent)
 	require.NoError(t, err)
 	return out
+}
+
+// recordedStartAndCancel records a start and a blocked cancel on a store of its own and
+// returns its records, its state snapshot and the cancel's decision.
+func recordedStartAndCancel(t *testing.T) ([]store.Record, []byte, *engine.Decision) {
+	t.Helper()
+	ctx := context.Background()
+	src := t.TempDir()
+	e, err := engine.Open(ctx, engine.Options{Dir: src})
+	require.NoError(t, err)
+	_, err = e.Submit(ctx, []byte(explainStart))
+	require.NoError(t, err)
+	d, err := e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
+	require.NoError(t, err)
+	require.NoError(t, e.Close())
+
+	l, err := store.Open(ctx, store.Options{Dir: src})
+	require.NoError(t, err)
+	defer l.Close()
+	var recs []store.Record
+	require.NoError(t, l.Records(ctx, "acme", "wf-explain", 1, func(r store.Record) error {
+		recs = append(recs, r)
+		return nil
+	}))
+	snap, _, err := l.State(ctx, "acme", "wf-explain")
+	require.NoError(t, err)
+	return recs, snap, d
 }
