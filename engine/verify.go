@@ -40,7 +40,7 @@ func (e *Engine) Verify(ctx context.Context, tenant, workflow string) (store.Ver
 	if err := e.verifyKeys(ctx, tenant, map[string]*verifiedWorkflow{workflow: v}, false); err != nil {
 		return store.VerifyReport{}, err
 	}
-	refs, err := e.log.VerifyIndexes(ctx, store.IndexCheck{Tenant: tenant, Claims: recordClaims})
+	refs, err := e.log.VerifyIndexes(ctx, store.IndexCheck{Tenant: tenant, Workflow: workflow, Claims: recordClaims})
 	if err != nil {
 		return store.VerifyReport{}, err
 	}

@@ -62,14 +62,15 @@ func TestReadyChecksTheStoreTakesWrites(t *testing.T) {
 	}, 10*time.Second, 50*time.Millisecond, "ready again once the database is back")
 }
 
-// TestStorePoolMetrics exports the pool of a PostgreSQL store at /metrics.
+// TestStorePoolMetrics exports the pool of a PostgreSQL store at /metrics. How many
+// connections are in use is not asserted: the scrape itself may be measuring the store.
 func TestStorePoolMetrics(t *testing.T) {
 	a := newAPIOn(t, engine.Options{StoreURL: migrated(t), Postgres: store.PostgresOptions{MaxConns: 7}})
 	status, d := a.submit(hostToken, start)
 	require.Equal(t, http.StatusOK, status, "%v", d)
 	status, out := a.call("GET", "/metrics", "", "", nil)
 	require.Equal(t, http.StatusOK, status)
-	for _, want := range []string{"handoff_store_pool_max_conns 7", "handoff_store_pool_acquired_conns 0", "handoff_store_pool_idle_conns ",
+	for _, want := range []string{"handoff_store_pool_max_conns 7", "handoff_store_pool_acquired_conns ", "handoff_store_pool_idle_conns ",
 		"handoff_store_pool_total_conns ", "handoff_store_pool_acquires_total ", "handoff_store_pool_acquire_seconds_total ",
 		"handoff_store_pool_empty_acquires_total ", "handoff_store_pool_canceled_acquires_total "} {
 		assert.Contains(t, string(out), want)

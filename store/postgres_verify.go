@@ -118,7 +118,7 @@ func (c *chain) walkRows(ctx context.Context, q querier, sql string, args ...any
 }
 
 // VerifyIndexes checks the idempotency keys and record index entries of c.Tenant (of
-// every tenant with c.All) against the records they name, from one consistent view, as
+// every tenant with c.All; of c.Workflow only, when set) against the records they name, from one consistent view, as
 // Badger's VerifyIndexes does: each key and each entry is read with its record and its
 // chain's head in one statement.
 func (p *Postgres) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyReport, error) {
@@ -133,7 +133,7 @@ func (p *Postgres) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyRep
 			FROM handoff_idempotency i
 			LEFT JOIN handoff_workflows w ON w.workflow = i.workflow AND w.tenant = i.tenant
 			LEFT JOIN handoff_records r ON r.tenant = i.tenant AND r.workflow = i.workflow AND r.seq = i.seq
-			WHERE $1 OR i.tenant = $2 ORDER BY i.tenant, i.key`, c.All, []byte(c.Tenant))
+			WHERE $1 OR i.tenant = $2 AND ($3 = ''::bytea OR i.workflow = $3) ORDER BY i.tenant, i.key`, c.All, []byte(c.Tenant), []byte(c.Workflow))
 		if err != nil {
 			return err
 		}
@@ -163,7 +163,7 @@ func (p *Postgres) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyRep
 			LEFT JOIN handoff_audit_heads ah ON x.workflow = ''::bytea AND ah.tenant = x.tenant
 			LEFT JOIN handoff_records r ON x.workflow <> ''::bytea AND r.tenant = x.tenant AND r.workflow = x.workflow AND r.seq = x.seq
 			LEFT JOIN handoff_audit a ON x.workflow = ''::bytea AND a.tenant = x.tenant AND a.seq = x.seq
-			WHERE $1 OR x.tenant = $2 ORDER BY x.id`, c.All, []byte(c.Tenant))
+			WHERE $1 OR x.tenant = $2 AND ($3 = ''::bytea OR x.workflow = $3) ORDER BY x.id`, c.All, []byte(c.Tenant), []byte(c.Workflow))
 		if err != nil {
 			return err
 		}

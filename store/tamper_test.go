@@ -219,7 +219,8 @@ func answered(t *testing.T, l Log, wf string, n int) []Record {
 // TestVerifyIndexes cuts the last record of a chain and sets its head back one step,
 // which leaves a chain that verifies: the idempotency key and the record id of the cut
 // record still name it, and VerifyIndexes says so. It also rebinds keys and ids to
-// other records, on both backends.
+// other records, on both backends. The check of the broken workflow alone finds the same;
+// the check of another workflow finds nothing.
 func TestVerifyIndexes(t *testing.T) {
 	cut := func(rs []Record) func(tm tamperer) {
 		return func(tm tamperer) {
@@ -307,11 +308,14 @@ func TestVerifyIndexes(t *testing.T) {
 					chain = "wf"
 				}
 				want := []VerifyReport{{Tenant: "acme", Workflow: chain, BrokenSeq: tc.seq, Problem: tc.problem}}
-				for _, c := range []IndexCheck{check, {All: true, Claims: check.Claims}} {
+				for _, c := range []IndexCheck{check, {All: true, Claims: check.Claims}, {Tenant: "acme", Workflow: chain, Claims: check.Claims}} {
 					reps, err = l.VerifyIndexes(ctx, c)
 					require.NoError(t, err)
 					assert.Equal(t, want, reps, "%+v", c)
 				}
+				reps, err = l.VerifyIndexes(ctx, IndexCheck{Tenant: "acme", Workflow: "other", Claims: claimsOf})
+				require.NoError(t, err)
+				assert.Empty(t, reps, "the check of another workflow reads none of the keys and ids of this one")
 				reps, err = l.VerifyIndexes(ctx, IndexCheck{Tenant: "someone else", Claims: claimsOf})
 				require.NoError(t, err)
 				assert.Empty(t, reps, "another tenant's check sees nothing of acme's")

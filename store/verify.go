@@ -318,6 +318,9 @@ func (l *Badger) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyRepor
 						e, legacy = idemEntry{Digest: le.Digest, Workflow: le.Workflow}, true
 					}
 				}
+				if c.Workflow != "" && (err != nil && !legacy || e.Workflow != c.Workflow) {
+					continue // another workflow's, or for the check of the whole tenant to report
+				}
 				if err := v.key(tenant, key, e, err == nil, legacy, read, head); err != nil {
 					it.Close()
 					return err
@@ -350,6 +353,8 @@ func (l *Badger) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyRepor
 			case err != nil && !c.All:
 				continue // its tenant cannot be told: the check of every tenant reports it
 			case err == nil && !c.All && loc.Tenant != c.Tenant:
+				continue
+			case c.Workflow != "" && (err != nil || loc.Workflow != c.Workflow):
 				continue
 			}
 			if err := v.id(id, loc, err == nil, read, head); err != nil {

@@ -16,6 +16,10 @@ type IndexCheck struct {
 	// records whose tenant could not be told).
 	All    bool
 	Tenant string
+	// Workflow, with Tenant, narrows the check to the keys and index entries that name
+	// records of this workflow: the verification of one workflow reads and decodes its
+	// own records only, whatever the size of its tenant.
+	Workflow string
 
 	// Claims, when set, reads what a record's payload says of itself; VerifyIndexes
 	// then also requires a key's record to answer that key with the key's digest, and
