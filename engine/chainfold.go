@@ -30,6 +30,10 @@ type chainFold struct {
 	t     replayTarget
 	state *State // nil before the first record
 	last  uint64 // seq of the last record folded
+
+	// The last decision folded that was not a block: the standing one.
+	standingSeq uint64
+	standing    Outcome
 }
 
 func (f *chainFold) diverged(seq uint64, format string, args ...any) error {
@@ -63,6 +67,9 @@ func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 	}
 	state := f.state
 	f.last = rec.Seq
+	if recorded.Outcome != Block {
+		f.standingSeq, f.standing = rec.Seq, recorded.Outcome
+	}
 	if fn != nil {
 		if err := fn(visit{rec: rec, ent: ent, recorded: recorded, state: state, now: now, create: create}); err != nil {
 			return err
@@ -122,8 +129,22 @@ func (e *Engine) walkWorkflow(ctx context.Context, t replayTarget, fn func(visit
 		case f.state == nil:
 			return nil
 		}
-		return f.compare(snap, head)
+		if err := f.compare(snap, head); err != nil {
+			return err
+		}
+		return f.compareStanding(head)
 	}
+}
+
+// compareStanding checks the standing decision the head names against the fold's: a
+// head naming another would list the workflow as waiting for what it does not wait for.
+func (f *chainFold) compareStanding(head store.Head) error {
+	if head.StandingUnknown || head.StandingSeq == f.standingSeq && head.Standing == string(f.standing) {
+		return nil
+	}
+	t := f.t
+	return fmt.Errorf("%w: tenant %s workflow %s: the head names record %d (%q) as the standing decision, but the last decision that was not a block is record %d (%q)",
+		ErrReplayDiverged, t.tenant, t.workflow, head.StandingSeq, head.Standing, f.standingSeq, f.standing)
 }
 
 // compare checks the stored snapshot and head against the fold.

@@ -21,6 +21,13 @@ const (
 	codePolicyTimeout = "POLICY_TIMEOUT"
 )
 
+// engineTitles are the titles of the reasons the engine produces itself: no policy
+// rule produced them, so no METADATA names them.
+var engineTitles = map[string]string{
+	codePolicyError:   "Policy error",
+	codePolicyTimeout: "Policy timeout",
+}
+
 // validate checks a routed request against its pack's contract: the request kind's
 // definition and, for outputs, the artifact type's content definition.
 func (dc *Decider) validate(r *request) {
@@ -137,6 +144,7 @@ func (dc *Decider) decide(ctx context.Context, r *request, ev evaluation) result
 	end = ev.stages.start(StagePolicy)
 	d, entrypoint := dc.evaluate(ctx, r, ev.timeout, tr)
 	next := dc.settle(r, d, entrypoint)
+	d.identityMismatch = r.identityMismatch
 	end()
 	res := result{decision: d, next: dc.redact(r, d, next)}
 	if tr != nil {
@@ -234,7 +242,7 @@ func (dc *Decider) checkResult(v any) (*Decision, error) {
 // failClosed is the decision when the policy could not decide: block.
 func (dc *Decider) failClosed(code, msg string) *Decision {
 	return &Decision{
-		Outcome: Block, Reasons: []Reason{{Code: code, Message: msg, Outcome: Block}},
+		Outcome: Block, Reasons: []Reason{{Code: code, Title: engineTitles[code], Message: msg, Outcome: Block}},
 		Next: []Next{}, Revise: []Revision{}, Events: []Event{},
 	}
 }
@@ -277,7 +285,7 @@ func (dc *Decider) enforce(r *request, d *Decision) (*State, error) {
 	if d.StatusAfter == "" {
 		d.StatusAfter = d.StatusBefore
 	}
-	wrapUntrusted(d.Next)
+	wrapUntrusted(d.Next, injectionFlags(r.derived))
 	if r.audit || r.pack == nil || r.state == nil {
 		if d.Outcome != Block {
 			return nil, fmt.Errorf("a request that cannot be routed must be blocked, policy said %s", d.Outcome)

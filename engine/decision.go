@@ -15,7 +15,10 @@ const (
 
 // Reason is one cause of a decision. Code is a stable UPPER_SNAKE reason code.
 type Reason struct {
-	Code    string  `json:"code"`
+	Code string `json:"code"`
+	// Title is the METADATA title of the policy rule that produced the reason; empty in
+	// decisions recorded before titles were carried.
+	Title   string  `json:"title,omitempty"`
 	Message string  `json:"message"`
 	Gate    string  `json:"gate,omitempty"`
 	Path    string  `json:"path,omitempty"`
@@ -36,6 +39,11 @@ type Next struct {
 type NextContext struct {
 	MustKnow map[string]any `json:"must_know"`
 	MayKnow  map[string]any `json:"may_know"`
+	// Flags are the strings of the request that match an injection pattern (core
+	// guardrails.injection), in a pack that flags rather than refuses them: the agent
+	// reads the package knowing that a text in it looks like an instruction. Empty when
+	// none did.
+	Flags []TextHit `json:"flags,omitempty"`
 }
 
 // RetryPlan is the retry answer. DelayMS is the policy's delay: its backoff plus the
@@ -83,7 +91,21 @@ type Decision struct {
 	Policy              PolicyRef  `json:"policy"`
 	Recorded            bool       `json:"recorded"`
 	DecidedAt           string     `json:"decided_at"`
+
+	// Neither is part of the decision's JSON: a resent decision stays byte for byte the
+	// recorded one.
+	resent           bool // the recorded answer to a request decided before
+	identityMismatch bool // refused: the request is not its authenticated principal's
 }
+
+// Resent reports whether the decision is the recorded answer to the same request
+// decided before (the idempotency of request_id), not a new decision.
+func (d *Decision) Resent() bool { return d.resent }
+
+// IdentityMismatch reports whether the request was refused because its tenant or actor
+// is not the principal the host authenticated it as, or it claims a role the principal
+// does not hold (SubmitFrom, EvaluateFrom): the block carries IDENTITY_MISMATCH.
+func (d *Decision) IdentityMismatch() bool { return d.identityMismatch }
 
 // Codes returns the decision's reason codes in order.
 func (d *Decision) Codes() []string {

@@ -136,6 +136,19 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 // StoreSize is the store's size on disk in bytes, as the storage engine last measured it.
 func (e *Engine) StoreSize() int64 { return e.log.Size() }
 
+// Ready reports whether the store can record a decision now: open, reachable, writable
+// and at this version's schema (store.Log.Ready). It writes nothing.
+func (e *Engine) Ready(ctx context.Context) error { return e.log.Ready(ctx) }
+
+// StorePool returns the state of the store's connection pool; false for a store that
+// has none (Badger).
+func (e *Engine) StorePool() (store.PoolStats, bool) {
+	if p, ok := e.log.(*store.Postgres); ok {
+		return p.PoolStats(), true
+	}
+	return store.PoolStats{}, false
+}
+
 // Close closes the store. Decisions in flight finish first.
 func (e *Engine) Close() error {
 	return e.log.Close()

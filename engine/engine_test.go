@@ -201,6 +201,8 @@ decision := {"outcome": "allow", "status_after": "OPEN"} if {
 			d := submit(t, e, toyStart)
 			assert.Equal(t, Block, d.Outcome)
 			assert.Equal(t, []string{c.code}, d.Codes(), "%+v", d.Reasons)
+			// No rule produced the reason: the engine titles it itself.
+			assert.Equal(t, map[string]string{codePolicyError: "Policy error", codePolicyTimeout: "Policy timeout"}[c.code], d.Reasons[0].Title)
 			assert.Equal(t, d.StatusBefore, d.StatusAfter)
 			assert.Empty(t, d.Events)
 			_, err := e.State(context.Background(), "t1", "wf-1")

@@ -173,18 +173,52 @@ func (dc *Decider) attach(ex *Explanation) {
 	}
 	ex.Reasons = make([]ExplainedReason, 0, len(ex.Decision.Reasons))
 	for _, r := range ex.Decision.Reasons {
-		rules := fired[r.Code]
-		if rules == nil {
-			// Not traced (an audit record) or not fired here: name the rules by code.
+		rules := dc.ofReason(fired[r.Code], ex.Decision.Pack, r.Title)
+		if len(rules) == 0 {
+			// Not traced (an audit record) or not fired here: name the rules that carry
+			// the code, of the decision's pack or no pack (the one its title names).
+			var all []FiredRule
 			for _, info := range dc.rulesByCode()[r.Code] {
-				rules = append(rules, FiredRule{RuleInfo: info, Inputs: []InputValue{}})
+				all = append(all, FiredRule{RuleInfo: info, Inputs: []InputValue{}})
 			}
+			rules = dc.ofReason(all, ex.Decision.Pack, r.Title)
 		}
 		if rules == nil {
 			rules = []FiredRule{}
 		}
 		ex.Reasons = append(ex.Reasons, ExplainedReason{Reason: r, Rules: rules})
 	}
+}
+
+// ofReason keeps the rules that may have produced a reason: those of the decision's
+// pack, of core and of packages that are no pack's (never another pack's), and among
+// them the ones with the reason's title when it has one that a rule carries.
+func (dc *Decider) ofReason(rules []FiredRule, pack, title string) []FiredRule {
+	var out, titled []FiredRule
+	for _, f := range rules {
+		if other := dc.packOf(f.Package); other != "" && other != pack {
+			continue
+		}
+		out = append(out, f)
+		if title != "" && f.Title == title {
+			titled = append(titled, f)
+		}
+	}
+	if len(titled) > 0 {
+		return titled
+	}
+	return out
+}
+
+// packOf is the pack a Rego package belongs to (handoff.<pack> or below), "" for core
+// and packages that are no pack's.
+func (dc *Decider) packOf(pkg string) string {
+	for _, name := range dc.contracts.packNames() {
+		if root := "handoff." + name; pkg == root || strings.HasPrefix(pkg, root+".") {
+			return name
+		}
+	}
+	return ""
 }
 
 func (ex *Explanation) firedRules() []FiredRule { return ex.fired }
@@ -590,27 +624,20 @@ func (e *Engine) findDecision(ctx context.Context, id string) (*decisionLocation
 		return nil, err
 	}
 	var found *decisionLocation
-	stop := errors.New("found")
-	visit := func(rec store.Record) error {
-		if rec.Seq != loc.Seq || rec.Hash != loc.Hash {
-			return stop
-		}
+	// One read: the record the index names (workflow "" names the audit stream).
+	rec, err := e.log.Record(ctx, loc.Tenant, loc.Workflow, loc.Seq)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return nil, err
+	case rec.Hash == loc.Hash:
 		ent, err := decodeEntry(rec)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if ent.Decision != nil && ent.Decision.DecisionID == id {
 			found = &decisionLocation{tenant: loc.Tenant, workflow: loc.Workflow, seq: rec.Seq, audit: loc.Audit(), decision: ent.Decision, entry: ent}
 		}
-		return stop
-	}
-	if loc.Audit() {
-		err = e.log.AuditRecords(ctx, loc.Tenant, loc.Seq, visit)
-	} else {
-		err = e.log.Records(ctx, loc.Tenant, loc.Workflow, loc.Seq, visit)
-	}
-	if err != nil && !errors.Is(err, stop) {
-		return nil, err
 	}
 	if found == nil {
 		return nil, fmt.Errorf("engine: decision %s: the index names record %d of %s, which does not hold it: %w", id, loc.Seq, chainName(loc), store.ErrTampered)

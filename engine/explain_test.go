@@ -150,3 +150,26 @@ func TestExplainCandidate(t *testing.T) {
 	assert.True(t, ex.Reproduced)
 	assert.Equal(t, engine.Block, ex.Decision.Outcome)
 }
+
+// A redacted record is not evaluated again: each reason names the rules of its pack and
+// core that carry its code, and of those the one its title names.
+func TestExplainRedactedNamesTheRuleOfTheTitle(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{InMemory: true})
+	require.NoError(t, err)
+	defer e.Close()
+	leaky := strings.Replace(explainStart, `"Grow trial sign-ups"`, `"Grow trial sign-ups. password: Lumen2027!Forte"`, 1)
+	d, err := e.Submit(ctx, []byte(leaky))
+	require.NoError(t, err)
+	require.Contains(t, d.Codes(), "FORBIDDEN_CONTENT")
+	ex, err := e.Explain(ctx, d.DecisionID)
+	require.NoError(t, err)
+	require.NotNil(t, ex.Redaction)
+	for _, r := range ex.Reasons {
+		require.NotEmpty(t, r.Rules, "reason %s", r.Code)
+		for _, rule := range r.Rules {
+			assert.Equal(t, r.Title, rule.Title, "reason %s", r.Code)
+			assert.Contains(t, []string{"handoff.core", "handoff.campaign"}, rule.Package, "reason %s", r.Code)
+		}
+	}
+}

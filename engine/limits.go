@@ -27,6 +27,13 @@ var DefaultLimits = Limits{
 	MaxStringBytes: strictjson.DefaultLimits.MaxStringBytes,
 }
 
+// Limits returns the limits the decider decodes requests within, every zero field at its
+// default. A host that reads request bodies bounds them by MaxBytes.
+func (dc *Decider) Limits() Limits {
+	d := dc.limits.decoder().WithDefaults()
+	return Limits{MaxBytes: d.MaxBytes, MaxDepth: d.MaxDepth, MaxKeys: d.MaxKeys, MaxStringBytes: d.MaxStringBytes}
+}
+
 func (l Limits) decoder() strictjson.Limits {
 	return strictjson.Limits{MaxBytes: l.MaxBytes, MaxDepth: l.MaxDepth, MaxKeys: l.MaxKeys, MaxStringBytes: l.MaxStringBytes}
 }

@@ -73,6 +73,7 @@ func (r *request) authenticate(p *Principal) (refused bool) {
 		return false
 	}
 	r.tenant = p.Tenant
+	r.identityMismatch = true
 	r.refuse(ValidationError{Code: codeIdentityMismatch, Path: path, Message: why})
 	return true
 }

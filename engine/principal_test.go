@@ -46,6 +46,7 @@ func TestSubmitFromChecksTheRequestAgainstItsPrincipal(t *testing.T) {
 				require.Equal(t, []string{"IDENTITY_MISMATCH"}, d.Codes(), "%+v", d.Reasons)
 				assert.Equal(t, c.path, d.Reasons[0].Path)
 				assert.Equal(t, c.p.Tenant, d.TenantID, "the decision is the principal's tenant's")
+				assert.True(t, d.IdentityMismatch(), "the refusal says so to the host")
 			}
 			after := auditCount(t, e, "acme", "globex")
 			want := before
@@ -62,6 +63,7 @@ func TestSubmitFromChecksTheRequestAgainstItsPrincipal(t *testing.T) {
 	d, err = e.SubmitFrom(ctx, []byte(cancel), maria)
 	require.NoError(t, err)
 	assert.NotContains(t, d.Codes(), "IDENTITY_MISMATCH")
+	assert.False(t, d.IdentityMismatch())
 	assert.True(t, d.Recorded)
 
 	// An undecodable request goes to the principal's tenant's audit stream.

@@ -90,36 +90,87 @@ func (e *Engine) Tenants(ctx context.Context) ([]string, error) {
 	return e.log.Tenants(ctx)
 }
 
-// errFound stops a walk at the record looked for.
-var errFound = errors.New("engine: found")
-
 // Standing returns the latest decision of a workflow that was not a block: the one the
 // workflow stands on (await_human: it waits for a person). Blocks change nothing, so
-// they are passed over. It reads the log backwards from the head, one record at a time.
-// Nil when every decision was a block.
+// they are passed over. The head names its record, so it costs two reads however many
+// blocks came after it. Nil when every decision was a block.
 func (e *Engine) Standing(ctx context.Context, tenant, workflow string) (*Decision, error) {
 	_, head, err := e.log.State(ctx, tenant, workflow)
 	if err != nil {
 		return nil, err
 	}
-	for seq := head.Seq; seq >= 1; seq-- {
-		var d *Decision
-		err := e.log.Records(ctx, tenant, workflow, seq, func(rec store.Record) error {
-			ent, err := decodeEntry(rec)
-			if err != nil {
-				return err
-			}
-			d = ent.Decision
-			return errFound
-		})
-		if err != nil && !errors.Is(err, errFound) {
-			return nil, err
+	if head.StandingUnknown {
+		d, _, err := e.findStanding(ctx, tenant, workflow, head)
+		return d, err
+	}
+	if head.StandingSeq == 0 {
+		return nil, nil
+	}
+	d, err := e.decisionAt(ctx, tenant, workflow, head.StandingSeq)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil || d.Outcome == Block || string(d.Outcome) != head.Standing {
+		return nil, fmt.Errorf("engine: tenant %s workflow %s: the head names record %d as the standing decision, which is not a %s decision: %w",
+			tenant, workflow, head.StandingSeq, head.Standing, store.ErrTampered)
+	}
+	return d, nil
+}
+
+// standingOutcome is the outcome of a workflow's standing decision as its head names it,
+// read from the log only for a head written before heads named it.
+func (e *Engine) standingOutcome(ctx context.Context, tenant, workflow string, head store.Head) (Outcome, error) {
+	if !head.StandingUnknown {
+		return Outcome(head.Standing), nil
+	}
+	d, _, err := e.findStanding(ctx, tenant, workflow, head)
+	if err != nil || d == nil {
+		return "", err
+	}
+	return d.Outcome, nil
+}
+
+// findStanding finds the standing decision of a workflow whose head, written by an
+// earlier version, does not name it: it reads the log backwards from the head, one
+// record at a time, then records what it found in the head (store.Log.SetStanding) so
+// that it is the last time. A store that cannot be written (read-only, a standby) is
+// read again next time.
+func (e *Engine) findStanding(ctx context.Context, tenant, workflow string, head store.Head) (*Decision, uint64, error) {
+	var found *Decision
+	var at uint64
+	for seq := head.Seq; seq >= 1 && found == nil; seq-- {
+		d, err := e.decisionAt(ctx, tenant, workflow, seq)
+		if err != nil {
+			return nil, 0, err
 		}
 		if d != nil && d.Outcome != Block {
-			return d, nil
+			found, at = d, seq
 		}
 	}
-	return nil, nil
+	fill := head
+	fill.StandingUnknown, fill.StandingSeq = false, at
+	if found != nil {
+		fill.Standing = string(found.Outcome)
+	}
+	if err := e.log.SetStanding(ctx, tenant, workflow, fill); err != nil && !errors.Is(err, store.ErrReadOnly) {
+		e.logger.Warn("could not record the standing decision in the head of a workflow an earlier version wrote",
+			"tenant_id", tenant, "workflow_id", workflow, "error", err)
+	}
+	return found, at, nil
+}
+
+// decisionAt reads the decision of record seq of a workflow, with one read; nil when
+// the record holds none.
+func (e *Engine) decisionAt(ctx context.Context, tenant, workflow string, seq uint64) (*Decision, error) {
+	rec, err := e.log.Record(ctx, tenant, workflow, seq)
+	if err != nil {
+		return nil, err
+	}
+	ent, err := decodeEntry(rec)
+	if err != nil {
+		return nil, err
+	}
+	return ent.Decision, nil
 }
 
 // Decision returns a recorded decision by its id, with the log entry that holds it,

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 )
 
@@ -81,9 +82,11 @@ func (dc *Decider) redactionTable() redactionTable {
 	return t
 }
 
-// errRedaction reports a request that carries a string to redact in a field the store
-// keys records by (request_id, tenant_id, workflow_id): it cannot be recorded at all.
-var errRedaction = errors.New("engine: the request cannot be recorded: a field the log is keyed by (request_id, tenant_id or workflow_id) holds content that must be redacted")
+// ErrUnrecordable is returned by Submit for a request that carries a string to redact (a
+// secret) in a field the store keys records by (request_id, tenant_id, workflow_id): it
+// cannot be recorded at all, redacted or not, so nothing is. Sending it again gets the
+// same answer; the host treats it as blocked.
+var ErrUnrecordable = errors.New("engine: the request cannot be recorded: a field the log is keyed by (request_id, tenant_id or workflow_id) holds content that must be redacted")
 
 // plainKey is an object key kept in a redacted copy: a lower-case field name.
 var plainKey = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
@@ -92,12 +95,15 @@ var plainKey = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 // not secrets and would mangle unrelated words.
 const minSecret = 4
 
-// redact runs at the end of decide. When a reason of the decision has a code of
-// guardrails.redaction, it prepares the redacted copy of the request the log will
-// record (r.redacted, r.redaction), removes the offending strings from the decision's
-// and the validation's messages and paths and from the decision's trace_id, and makes
-// sure the decision blocks. It returns the state to record (nil when it forced a block).
-// When the copy cannot be made safe, r.redactErr is set and Submit records nothing.
+// redact runs at the end of decide. When the scan found forbidden content in the request,
+// or a reason of the decision has a code of guardrails.redaction, whatever else the
+// decision says (a request refused UNKNOWN_FIELD is redacted too), it prepares the
+// redacted copy of the request the log will record (r.redacted, r.redaction), derives
+// the recorded derived values from that copy, removes the offending strings (and quoted
+// replaced ones) from the decision's and the validation's messages and paths and from
+// the decision's trace_id, and makes sure the decision blocks. It returns the state to
+// record (nil when it forced a block). When the copy cannot be made safe, r.redactErr is
+// set and Submit records nothing.
 func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
 	tab := dc.redactionTable()
 	var codes []string
@@ -106,23 +112,29 @@ func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
 			codes = append(codes, rs.Code)
 		}
 	}
+	hits := forbiddenPaths(r.derived)
+	if len(hits) > 0 && !slices.Contains(codes, codeForbiddenContent) {
+		codes = append(codes, codeForbiddenContent)
+	}
 	if len(codes) == 0 || r.value == nil {
 		return next
 	}
 	sort.Strings(codes)
-	// The strings the reasons point at. A reason without a path that resolves makes
-	// every replaced string count as offending.
+	// The strings the reasons and the scan's hits point at. A reason without a path that
+	// resolves makes every replaced string count as offending.
 	offending := map[string]bool{}
 	all := false
 	for _, rs := range d.Reasons {
-		if !tab.codes[rs.Code] {
-			continue
-		}
-		if !collectAt(r.value, rs.Path, offending) {
+		if tab.codes[rs.Code] && !collectAt(r.value, rs.Path, offending) {
 			all = true
 		}
 	}
-	rd := &redactor{tab: tab, offending: offending, replaced: map[string]bool{}}
+	for _, p := range hits {
+		if !collectAt(r.value, p, offending) {
+			all = true
+		}
+	}
+	rd := &redactor{tab: tab, offending: offending, replaced: map[string]bool{}, keys: map[string]bool{}}
 	cp := rd.object(r.value, nil).(map[string]any)
 	if all {
 		for s := range rd.replaced {
@@ -134,26 +146,39 @@ func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
 		*d = *dc.rebase(d, dc.failClosed(codePolicyError, fmt.Sprintf("the policy's decision carries %s but does not block: a request carrying content to redact never changes a workflow", strings.Join(codes, ", "))))
 		next = nil
 	}
-	scrubDecision(d, secrets, tab.marker)
-	scrubHits(r.derived, secrets, tab.marker)
+	quoted := quotedForms(rd.replaced)
+	scrubDecision(d, secrets, quoted, tab.marker)
 	for i := range r.validation {
-		r.validation[i].Message = scrub(r.validation[i].Message, secrets, tab.marker)
+		r.validation[i].Message = scrubAll(r.validation[i].Message, secrets, quoted, tab.marker)
 		r.validation[i].Path = scrub(r.validation[i].Path, secrets, tab.marker)
+	}
+	if !canary.RecordRawDerived {
+		r.derived = dc.redactedDerived(r.derived, cp, secretList(rd.keys), secrets, tab.marker)
 	}
 	red := &Redaction{Codes: codes, Marker: tab.marker, Replaced: rd.count, RequestDigest: r.digest, BodySHA256: bodySHA256(r.body)}
 	for _, k := range tab.keep {
 		red.Kept = append(red.Kept, strings.Join(k, "."))
 	}
 	if holds(d.RequestID, secrets) || holds(d.TenantID, secrets) || holds(d.WorkflowID, secrets) {
-		r.redactErr = errRedaction
+		r.redactErr = ErrUnrecordable
 		return nil
+	}
+	// Whatever else of the decision a policy filled from the request (a conflict id,
+	// a gate) must not carry a secret either: such a decision fails closed.
+	if leaks(d, secrets) {
+		*d = *dc.rebase(d, dc.failClosed(codePolicyError, "the policy's decision quotes content that must be redacted"))
+		scrubDecision(d, secrets, quoted, tab.marker)
+		if leaks(d, secrets) {
+			r.redactErr = ErrUnrecordable
+			return nil
+		}
 	}
 	// The messages and the decision's own strings are scrubbed; the copy is checked.
 	if leaks(cp, secrets) {
 		cp = map[string]any{"request_id": d.RequestID, "kind": d.Kind, "tenant_id": d.TenantID, "workflow_id": d.WorkflowID}
 		red.Stub, red.Kept = true, []string{"request_id", "kind", "tenant_id", "workflow_id"}
 		if leaks(cp, secrets) {
-			r.redactErr = errRedaction
+			r.redactErr = ErrUnrecordable
 			return nil
 		}
 	}
@@ -161,11 +186,63 @@ func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
 	return next
 }
 
+// codeForbiddenContent is the code of a scan hit of guardrails.forbidden.
+const codeForbiddenContent = "FORBIDDEN_CONTENT"
+
+// forbiddenPaths are the paths of the scan's forbidden hits among the derived values.
+func forbiddenPaths(derived map[string]any) []string {
+	var out []string
+	hits, _ := derived["forbidden"].([]any)
+	for _, h := range hits {
+		if m, ok := h.(map[string]any); ok {
+			if p, ok := m["path"].(string); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// redactedDerived is what the log records of the derived values of a redacted request:
+// nothing the engine derives may carry what the redaction removed. The references and
+// scope fields are derived again from the redacted copy; the scan's hits keep their
+// patterns, their paths scrubbed of replaced keys and offending strings; hashes, sizes
+// and the jitter stay. If anything still holds an offending string, only the numbers
+// and hashes are kept.
+func (dc *Decider) redactedDerived(derived, cp map[string]any, keys, secrets []string, marker string) map[string]any {
+	out := make(map[string]any, len(derived))
+	for k, v := range derived {
+		out[k] = v
+	}
+	out["refs"] = collectRefs(cp)
+	out["scopes"] = scanScopes(cp, dc.contracts.scanner.scopeTable())
+	for _, kind := range []string{"forbidden", "injection"} {
+		hits, _ := derived[kind].([]any)
+		scrubbed := make([]any, 0, len(hits))
+		for _, h := range hits {
+			m, ok := h.(map[string]any)
+			if !ok {
+				continue
+			}
+			p, _ := m["path"].(string)
+			scrubbed = append(scrubbed, map[string]any{"path": scrub(scrub(p, secrets, marker), keys, marker), "pattern": m["pattern"]})
+		}
+		out[kind] = scrubbed
+	}
+	if leaks(out, secrets) {
+		for _, k := range []string{"refs", "scopes", "forbidden", "injection"} {
+			out[k] = []any{}
+		}
+	}
+	return out
+}
+
 // redactor builds the redacted copy of a request.
 type redactor struct {
 	tab       redactionTable
 	offending map[string]bool
 	replaced  map[string]bool // every string and key replaced
+	keys      map[string]bool // the keys replaced
 	count     int
 }
 
@@ -186,6 +263,7 @@ func (rd *redactor) object(m map[string]any, path []string) any {
 			n++
 			rd.count++
 			rd.replaced[k] = true
+			rd.keys[k] = true
 			key = rd.tab.marker + "#" + strconv.Itoa(n)
 		}
 		if rd.kept(p) {
@@ -223,6 +301,7 @@ func (rd *redactor) keptValue(v any) any {
 			if rd.offending[k] {
 				rd.count++
 				rd.replaced[k] = true
+				rd.keys[k] = true
 				key = rd.tab.marker + "#" + strconv.Itoa(len(out)+1)
 			}
 			out[key] = rd.keptValue(e)
@@ -389,28 +468,43 @@ func scrub(s string, secrets []string, marker string) string {
 	return s
 }
 
-func scrubDecision(d *Decision, secrets []string, marker string) {
+func scrubDecision(d *Decision, secrets, quoted []string, marker string) {
 	for i := range d.Reasons {
-		d.Reasons[i].Message = scrub(d.Reasons[i].Message, secrets, marker)
+		d.Reasons[i].Message = scrubAll(d.Reasons[i].Message, secrets, quoted, marker)
 		d.Reasons[i].Path = scrub(d.Reasons[i].Path, secrets, marker)
 	}
 	d.TraceID = scrub(d.TraceID, secrets, marker)
 	d.Kind = scrub(d.Kind, secrets, marker)
 }
 
-// scrubHits removes the offending strings from the paths of the scan hits among the
-// derived values (a path names the key that carried a secret).
-func scrubHits(derived map[string]any, secrets []string, marker string) {
-	for _, kind := range []string{"forbidden", "injection"} {
-		hits, _ := derived[kind].([]any)
-		for _, h := range hits {
-			if m, ok := h.(map[string]any); ok {
-				if p, ok := m["path"].(string); ok {
-					m["path"] = scrub(p, secrets, marker)
-				}
-			}
+// scrubAll scrubs a message of the offending strings and of every replaced string it
+// quotes (a policy quotes request values with %q): a message carries nothing the
+// redacted copy does not.
+func scrubAll(s string, secrets, quoted []string, marker string) string {
+	s = scrub(s, secrets, marker)
+	for _, q := range quoted {
+		if strings.Contains(s, q) {
+			s = strings.ReplaceAll(s, q, strconv.Quote(marker))
 		}
 	}
+	return s
+}
+
+// quotedForms are the replaced strings as a message quotes them, longest first.
+func quotedForms(replaced map[string]bool) []string {
+	out := make([]string, 0, len(replaced))
+	for s := range replaced {
+		if s != "" {
+			out = append(out, strconv.Quote(s))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i]) != len(out[j]) {
+			return len(out[i]) > len(out[j])
+		}
+		return out[i] < out[j]
+	})
+	return out
 }
 
 // holds says s contains an offending string.

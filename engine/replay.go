@@ -61,7 +61,9 @@ type ReplayResult struct {
 	Recorded *Decision `json:"recorded"`
 	Replayed *Decision `json:"replayed"`
 	// Identical says the replayed decision is byte for byte the recorded one in the
-	// canonical encoding the log stores.
+	// canonical encoding the log stores, the reasons' titles aside (they name the rules
+	// that produced the reasons and decide nothing; a decision recorded before reasons
+	// carried titles has none).
 	Identical bool `json:"identical"`
 	// Changed lists the fields of the decision that differ, the bundle digest aside
 	// (it names the bundle, so it differs whenever the bundle does). Empty when the
@@ -416,18 +418,25 @@ func (dc *Decider) replayOne(ent recordedEntry, recorded *Decision, state *State
 	}
 	d.Recorded = recorded.Recorded
 	res := ReplayResult{Recorded: recorded, Replayed: d, explanation: ex}
-	mine, err := canonjson.Marshal(d)
+	// Titles name the rules, they decide nothing: a decision recorded before reasons
+	// carried them, or under another title, is the same decision.
+	untitled := withoutTitles(d)
+	mine, err := canonjson.Marshal(untitled)
 	if err != nil {
 		return ReplayResult{}, fmt.Errorf("engine: replay: encode decision: %w", err)
 	}
-	theirs, err := canonjson.Marshal(json.RawMessage(ent.Decision))
+	recordedRaw, err := rawWithoutTitles(ent.Decision)
+	if err != nil {
+		return ReplayResult{}, fmt.Errorf("engine: replay: encode recorded decision: %w", err)
+	}
+	theirs, err := canonjson.Marshal(recordedRaw)
 	if err != nil {
 		return ReplayResult{}, fmt.Errorf("engine: replay: encode recorded decision: %w", err)
 	}
 	res.Identical = bytes.Equal(mine, theirs)
 	res.Changed = []string{}
 	if !res.Identical {
-		if res.Changed, err = changedFields(d, ent.Decision); err != nil {
+		if res.Changed, err = changedFields(untitled, recordedRaw); err != nil {
 			return ReplayResult{}, err
 		}
 	}
@@ -461,8 +470,41 @@ func sameValidation(a, b []ValidationError) bool {
 	return true
 }
 
+// withoutTitles is d with its reasons' titles left out.
+func withoutTitles(d *Decision) *Decision {
+	c := *d
+	c.Reasons = make([]Reason, len(d.Reasons))
+	for i, r := range d.Reasons {
+		r.Title = ""
+		c.Reasons[i] = r
+	}
+	return &c
+}
+
+// rawWithoutTitles is a recorded decision with its reasons' titles left out; a decision
+// recorded before reasons carried titles is returned as it is.
+func rawWithoutTitles(raw json.RawMessage) (json.RawMessage, error) {
+	if !bytes.Contains(raw, []byte(`"title"`)) {
+		return raw, nil
+	}
+	var d map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&d); err != nil {
+		return nil, err
+	}
+	if rs, ok := d["reasons"].([]any); ok {
+		for _, r := range rs {
+			if m, ok := r.(map[string]any); ok {
+				delete(m, "title")
+			}
+		}
+	}
+	return json.Marshal(d)
+}
+
 // changedFields lists the top-level fields of d that differ from the recorded decision,
-// in name order, leaving out policy.bundle_digest.
+// in name order, leaving out policy.bundle_digest. Both come without titles.
 func changedFields(d *Decision, recorded json.RawMessage) ([]string, error) {
 	b, err := json.Marshal(d)
 	if err != nil {

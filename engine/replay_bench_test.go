@@ -205,7 +205,8 @@ func recordPackTemplates(b *testing.B, scenarios string) []templateWorkflow {
 // appendCopy writes a copy of a template workflow under the workflow id copyID. Two
 // packs' scenarios may use one workflow id: copyID must be unique. Records go in runs
 // that end at a state change, one append each, so that the head's state version is the
-// template's.
+// template's, or at a decision that is not a block, the standing one, which the head
+// names.
 func appendCopy(ctx context.Context, l store.Log, t templateWorkflow, copyID string) error {
 	// The id is rewritten where it is a whole JSON string, or quoted inside a message:
 	// inside a longer string (a trace id, say) it may be part of content whose hash the
@@ -217,17 +218,22 @@ func appendCopy(ctx context.Context, l store.Log, t templateWorkflow, copyID str
 	for i, r := range t.records {
 		var ent struct {
 			Decision struct {
-				StateVersion uint64 `json:"state_version"`
+				StateVersion uint64         `json:"state_version"`
+				Outcome      engine.Outcome `json:"outcome"`
 			} `json:"decision"`
 		}
 		if err := json.Unmarshal(r.Payload, &ent); err != nil {
 			return err
 		}
 		a.Records = append(a.Records, store.NewRecord{Type: r.Type, Payload: []byte(rename.Replace(string(r.Payload)))})
-		if ent.Decision.StateVersion == version && i < len(t.records)-1 {
+		standing := ent.Decision.Outcome != engine.Block
+		if ent.Decision.StateVersion == version && !standing && i < len(t.records)-1 {
 			continue
 		}
 		a.ExpectedVersion, a.BumpVersion = version, ent.Decision.StateVersion > version
+		if standing {
+			a.Standing = string(ent.Decision.Outcome)
+		}
 		if _, err := l.Append(ctx, a); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"testing"
 	"testing/fstest"
@@ -19,25 +20,7 @@ import (
 // and replay stops with ErrReplayDiverged instead of replaying on a guessed state.
 func TestReplayRefusesADivergedState(t *testing.T) {
 	ctx := context.Background()
-	src := t.TempDir()
-	e, err := engine.Open(ctx, engine.Options{Dir: src})
-	require.NoError(t, err)
-	_, err = e.Submit(ctx, []byte(explainStart))
-	require.NoError(t, err)
-	_, err = e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
-	require.NoError(t, err)
-	require.NoError(t, e.Close())
-
-	l, err := store.Open(ctx, store.Options{Dir: src})
-	require.NoError(t, err)
-	var recs []store.Record
-	require.NoError(t, l.Records(ctx, "acme", "wf-explain", 1, func(r store.Record) error {
-		recs = append(recs, r)
-		return nil
-	}))
-	snap, _, err := l.State(ctx, "acme", "wf-explain")
-	require.NoError(t, err)
-	require.NoError(t, l.Close())
+	recs, snap, _ := recordedStartAndCancel(t)
 
 	for name, state := range map[string][]byte{
 		"intact":  snap,
@@ -47,12 +30,20 @@ func TestReplayRefusesADivergedState(t *testing.T) {
 			dir := t.TempDir()
 			l, err := store.Open(ctx, store.Options{Dir: dir})
 			require.NoError(t, err)
-			a := store.Append{Tenant: "acme", Workflow: "wf-explain", Create: true, BumpVersion: true, State: state, Time: recs[0].Time}
-			for _, r := range recs {
-				a.Records = append(a.Records, store.NewRecord{Type: r.Type, Payload: r.Payload})
+			// As the engine wrote them: the start (allow) bumps the version and is the
+			// standing decision, the cancel is a block.
+			for i, r := range recs {
+				a := store.Append{Tenant: "acme", Workflow: "wf-explain", Create: i == 0, ExpectedVersion: min(uint64(i), 1), BumpVersion: i == 0,
+					Records: []store.NewRecord{{Type: r.Type, Payload: r.Payload}}, Time: r.Time}
+				if i == 0 {
+					a.Standing = "allow"
+				}
+				if i == len(recs)-1 {
+					a.State = state
+				}
+				_, err = l.Append(ctx, a)
+				require.NoError(t, err)
 			}
-			_, err = l.Append(ctx, a)
-			require.NoError(t, err)
 			require.NoError(t, l.Close())
 
 			e, err := engine.Open(ctx, engine.Options{Dir: dir})
@@ -170,4 +161,104 @@ func editedBundle(t testing.TB, path string) engine.Bundle {
 	require.Contains(t, pfs, path)
 	b.Policies = pfs
 	return b
+}
+
+// TestReplayComparesWithoutTitles: a store recorded before reasons carried titles, or
+// with other titles (a rule renamed since), replays unchanged: a title names the rule
+// that produced a reason and decides nothing. Any other difference in a reason is still
+// a change.
+func TestReplayComparesWithoutTitles(t *testing.T) {
+	ctx := context.Background()
+	recs, snap, d := recordedStartAndCancel(t)
+	require.Equal(t, engine.Block, d.Outcome)
+	require.NotEmpty(t, d.Reasons)
+	for _, r := range d.Reasons {
+		require.NotEmpty(t, r.Title, "reason %s", r.Code)
+	}
+
+	for name, tc := range map[string]struct {
+		edit    func(reason map[string]any)
+		changed []string
+	}{
+		"recorded before titles":       {edit: func(r map[string]any) { delete(r, "title") }},
+		"recorded under another title": {edit: func(r map[string]any) { r["title"] = "A rule since renamed" }},
+		"reworded":                     {edit: func(r map[string]any) { r["message"] = "something else" }, changed: []string{"reasons"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			l, err := store.Open(ctx, store.Options{Dir: dir})
+			require.NoError(t, err)
+			// The start, which stands, then the blocked cancel, as the engine appends them.
+			require.Len(t, recs, 2)
+			start := store.Append{Tenant: "acme", Workflow: "wf-explain", Create: true, BumpVersion: true, State: snap, Time: recs[0].Time,
+				Standing: string(engine.Allow), Records: []store.NewRecord{{Type: recs[0].Type, Payload: editReasons(t, recs[0].Payload, tc.edit)}}}
+			_, err = l.Append(ctx, start)
+			require.NoError(t, err)
+			_, err = l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-explain", ExpectedVersion: 1, Time: recs[1].Time,
+				Records: []store.NewRecord{{Type: recs[1].Type, Payload: editReasons(t, recs[1].Payload, tc.edit)}}})
+			require.NoError(t, err)
+			require.NoError(t, l.Close())
+
+			e, err := engine.Open(ctx, engine.Options{Dir: dir})
+			require.NoError(t, err)
+			defer e.Close()
+			var blocked []engine.ReplayResult
+			require.NoError(t, e.Replay(ctx, nil, engine.ReplayOptions{}, func(r engine.ReplayResult) error {
+				if r.Recorded.Outcome == engine.Block {
+					blocked = append(blocked, r)
+				}
+				return nil
+			}))
+			require.Len(t, blocked, 1)
+			r := blocked[0]
+			assert.Equal(t, tc.changed == nil, r.Identical, "changed %v", r.Changed)
+			assert.Equal(t, append([]string{}, tc.changed...), r.Changed)
+			assert.Equal(t, d.Reasons, r.Replayed.Reasons, "the replayed decision keeps its titles")
+		})
+	}
+}
+
+// editReasons applies edit to every reason of the decision a log record's payload holds.
+func editReasons(t *testing.T, payload []byte, edit func(map[string]any)) []byte {
+	t.Helper()
+	var ent map[string]any
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	require.NoError(t, dec.Decode(&ent))
+	d, ok := ent["decision"].(map[string]any)
+	require.True(t, ok, "a record without a decision")
+	rs, _ := d["reasons"].([]any)
+	for _, r := range rs {
+		edit(r.(map[string]any))
+	}
+	out, err := json.Marshal(ent)
+	require.NoError(t, err)
+	return out
+}
+
+// recordedStartAndCancel records a start and a blocked cancel on a store of its own and
+// returns its records, its state snapshot and the cancel's decision.
+func recordedStartAndCancel(t *testing.T) ([]store.Record, []byte, *engine.Decision) {
+	t.Helper()
+	ctx := context.Background()
+	src := t.TempDir()
+	e, err := engine.Open(ctx, engine.Options{Dir: src})
+	require.NoError(t, err)
+	_, err = e.Submit(ctx, []byte(explainStart))
+	require.NoError(t, err)
+	d, err := e.Submit(ctx, []byte(explainCancel("req-c1", "sam.intern", "viewer")))
+	require.NoError(t, err)
+	require.NoError(t, e.Close())
+
+	l, err := store.Open(ctx, store.Options{Dir: src})
+	require.NoError(t, err)
+	defer l.Close()
+	var recs []store.Record
+	require.NoError(t, l.Records(ctx, "acme", "wf-explain", 1, func(r store.Record) error {
+		recs = append(recs, r)
+		return nil
+	}))
+	snap, _, err := l.State(ctx, "acme", "wf-explain")
+	require.NoError(t, err)
+	return recs, snap, d
 }

@@ -36,9 +36,11 @@ type request struct {
 	state      *State        // nil when no workflow could be loaded
 	create     bool          // a start that would create the workflow
 	audit      bool          // recorded in the security audit stream, not a workflow log
-	validation []ValidationError
-	derived    map[string]any
-	now        time.Time
+	// identityMismatch says the request is not its authenticated principal's.
+	identityMismatch bool
+	validation       []ValidationError
+	derived          map[string]any
+	now              time.Time
 	// redacted is the copy of value the log records when the decision carries a
 	// redaction code (redaction says so); redactErr is set when no safe copy exists.
 	redacted  map[string]any

@@ -169,7 +169,9 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time, from
 	if err := failpoint.Eval(ctx, "engine/after-commit"); err != nil {
 		return nil, err
 	}
-	e.logDecision(ctx, d)
+	if !d.resent { // a twin recorded it first, and logged it
+		e.logDecision(ctx, d)
+	}
 	return d, nil
 }
 
@@ -237,6 +239,11 @@ func (e *Engine) record(ctx context.Context, r *request, d *Decision, next *Stat
 		ExpectedVersion: r.state.StateVersion, BumpVersion: next != nil,
 		Records:        []store.NewRecord{{Type: "decision", Payload: payload, ID: d.DecisionID}},
 		IdempotencyKey: r.requestID, RequestDigest: r.digest, Time: r.now,
+	}
+	if d.Outcome != Block {
+		// The decision the workflow now stands on: the head keeps it, so that Standing
+		// and the workflow lists read it at once, however many blocks follow.
+		a.Standing = string(d.Outcome)
 	}
 	if next != nil {
 		if a.State, err = json.Marshal(next); err != nil {

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -19,13 +21,18 @@ import (
 
 // textScanner finds forbidden content (secrets, credentials, raw logs) and injection in
 // every string and object key of a request, once, in Go. The patterns come from the core
-// table guardrails (forbidden, injection, secret_rulesets); the hits reach the policy as
-// input.derived.forbidden and input.derived.injection, and Rego decides from them. It is
-// safe for concurrent use.
+// table guardrails (forbidden, injection, secret_rulesets, credential_fields, decode,
+// negation); the hits reach the policy as input.derived.forbidden and
+// input.derived.injection, and Rego decides from them. It is safe for concurrent use.
 type textScanner struct {
 	forbidden []scanPattern
 	injection []scanPattern
 	gitleaks  *detect.Detector // nil unless secret_rulesets names gitleaks
+	// creds finds credentials by the words that name them (guardrails.credentials).
+	creds *credentials
+	// base64 and percent say which encodings are undone before forbidden is matched again.
+	base64, percent bool
+	negation        negation
 	// scopeFields is the core table scope_fields, for scanScopes.
 	scopeFields map[string]string
 }
@@ -36,6 +43,12 @@ type scanPattern struct {
 	re         *regexp.Regexp
 	keywords   []string
 	minEntropy float64
+	// value is "any" when the match's secret must not be a placeholder; "" checks nothing.
+	value string
+	// decodedOnly patterns are tried on decoded texts only.
+	decodedOnly bool
+	// negatable matches preceded by a negation cue are not hits.
+	negatable bool
 	// class is set when the regex is one character class: a rune test is much cheaper
 	// than the regexp machine.
 	class func(rune) bool
@@ -58,13 +71,19 @@ type guardrailPatterns struct {
 		Exclude []string `json:"exclude"`
 	} `json:"secret_rulesets"`
 	ScopeFields map[string]string `json:"scope_fields"`
+	Credentials credentialSpec    `json:"credentials"`
+	Decode      []string          `json:"decode"`
+	Negation    negationSpec      `json:"negation"`
 }
 
 type patternSpec struct {
-	Name       string   `json:"name"`
-	Regex      string   `json:"regex"`
-	Keywords   []string `json:"keywords"`
-	MinEntropy float64  `json:"min_entropy"`
+	Name        string   `json:"name"`
+	Regex       string   `json:"regex"`
+	Keywords    []string `json:"keywords"`
+	MinEntropy  float64  `json:"min_entropy"`
+	Value       string   `json:"value"`
+	DecodedOnly bool     `json:"decoded_only"`
+	Negatable   bool     `json:"negatable"`
 }
 
 // newTextScanner compiles the core table's patterns. A pattern that does not compile, or
@@ -79,7 +98,20 @@ func newTextScanner(guardrails any) (*textScanner, error) {
 	if err := json.Unmarshal(b, &g); err != nil {
 		return nil, fmt.Errorf("engine: core guardrails: %w", err)
 	}
-	s := &textScanner{scopeFields: g.ScopeFields}
+	s := &textScanner{scopeFields: g.ScopeFields, creds: newCredentials(g.Credentials)}
+	if s.negation, err = newNegation(g.Negation); err != nil {
+		return nil, err
+	}
+	for _, d := range g.Decode {
+		switch d {
+		case "base64":
+			s.base64 = true
+		case "percent":
+			s.percent = true
+		default:
+			return nil, fmt.Errorf("engine: core guardrails: unknown encoding %q to decode", d)
+		}
+	}
 	if s.forbidden, err = compilePatterns("forbidden", g.Forbidden); err != nil {
 		return nil, err
 	}
@@ -106,8 +138,12 @@ func compilePatterns(list string, specs []patternSpec) ([]scanPattern, error) {
 		if err != nil {
 			return nil, fmt.Errorf("engine: core guardrails: %s pattern %s: %w", list, p.Name, err)
 		}
-		sp := scanPattern{name: p.Name, re: re, keywords: p.Keywords, minEntropy: p.MinEntropy}
-		if p.MinEntropy == 0 {
+		if p.Value != "" && p.Value != "any" {
+			return nil, fmt.Errorf("engine: core guardrails: %s pattern %s: unknown value check %q", list, p.Name, p.Value)
+		}
+		sp := scanPattern{name: p.Name, re: re, keywords: p.Keywords, minEntropy: p.MinEntropy,
+			value: p.Value, decodedOnly: p.DecodedOnly, negatable: p.Negatable}
+		if p.MinEntropy == 0 && p.Value == "" && !p.Negatable {
 			sp.class = charClass(p.Regex)
 		}
 		out = append(out, sp)
@@ -179,10 +215,17 @@ func gitleaksDetector(exclude []string) (*detect.Detector, error) {
 type scanText struct {
 	path string
 	text string
+	// lower is text as keywords are compared with, after a space so that a keyword
+	// starting with one (" ai") meets a word at the start.
+	lower string
+	// cue says lower holds a word that names a credential (guardrails.credentials).
+	cue bool
 }
 
 // scan returns the forbidden and injection hits of a decoded request, each sorted by path
-// then pattern, never nil.
+// then pattern, never nil. Forbidden content is looked for in every string and key, in
+// every pair of strings that split a labelled secret between them, in the decoded form
+// of every encoded string, and under every key that names a credential.
 func (s *textScanner) scan(v map[string]any) (forbidden, injection []TextHit) {
 	forbidden, injection = []TextHit{}, []TextHit{}
 	if s == nil || v == nil {
@@ -194,32 +237,120 @@ func (s *textScanner) scan(v map[string]any) (forbidden, injection []TextHit) {
 		return forbidden, injection
 	}
 	joined := joinTexts(texts)
-	lower := keywordText(joined)
-	forbidden = match(s.forbidden, texts, lower)
-	injection = match(s.injection, texts, lower)
+	var all strings.Builder
+	byPath := make(map[string]*scanText, len(texts))
+	for i := range texts {
+		t := &texts[i]
+		t.lower = " " + keywordText(t.text)
+		t.cue = s.creds.mentions(t.lower)
+		all.WriteString(t.lower)
+		byPath[t.path] = t
+	}
+	lower := all.String()
+	forbidden = s.matchForbidden(texts, lower)
+	forbidden = append(forbidden, s.creds.keyHits(v)...)
+	forbidden = append(forbidden, s.creds.splitHits(v, byPath)...)
+	for _, t := range texts {
+		for _, name := range s.creds.textHits(t.text, t.cue) {
+			forbidden = append(forbidden, TextHit{Path: t.path, Pattern: name})
+		}
+	}
+	decoded := s.decodedTexts(texts)
+	for _, d := range decoded {
+		dl := " " + keywordText(d.text)
+		for _, p := range s.forbidden {
+			if p.mayMatch(dl) && p.matches(d.text) {
+				forbidden = append(forbidden, TextHit{Path: d.path, Pattern: d.encoding + ":" + p.name})
+			}
+		}
+		for _, name := range s.creds.textHits(d.text, s.creds.mentions(" "+keywordText(d.text))) {
+			forbidden = append(forbidden, TextHit{Path: d.path, Pattern: d.encoding + ":" + name})
+		}
+	}
+	injection = s.matchInjection(texts, lower)
 	if s.gitleaks != nil {
 		forbidden = append(forbidden, s.leaks(texts, joined)...)
+		if len(decoded) > 0 {
+			dt := make([]scanText, len(decoded))
+			for i, d := range decoded {
+				dt[i] = scanText{path: d.path, text: d.text}
+			}
+			for _, h := range s.leaks(dt, joinTexts(dt)) {
+				forbidden = append(forbidden, TextHit{Path: h.Path, Pattern: decodedEncoding(decoded, h.Path) + ":" + h.Pattern})
+			}
+		}
 	}
 	sortHits(forbidden)
 	sortHits(injection)
 	return dedupHits(forbidden), dedupHits(injection)
 }
 
-// match tries each pattern on each string, skipping a pattern none of whose keywords the
-// lower-cased text of the whole request contains.
-func match(patterns []scanPattern, texts []scanText, lower string) []TextHit {
+// matchForbidden tries each forbidden pattern on each string, skipping a pattern none of
+// whose keywords the lower-cased text of the whole request contains.
+func (s *textScanner) matchForbidden(texts []scanText, lower string) []TextHit {
 	hits := []TextHit{}
-	for _, p := range patterns {
-		if !p.mayMatch(lower) {
+	for _, p := range s.forbidden {
+		if p.decodedOnly || !p.mayMatch(lower) {
 			continue
 		}
 		for _, t := range texts {
-			if p.matches(t.text) {
+			if p.mayMatch(t.lower) && p.matches(t.text) {
 				hits = append(hits, TextHit{Path: t.path, Pattern: p.name})
 			}
 		}
 	}
 	return hits
+}
+
+// matchInjection tries each injection pattern on each string; a negatable pattern's
+// match counts only when no negation cue stands before it in its clause.
+func (s *textScanner) matchInjection(texts []scanText, lower string) []TextHit {
+	hits := []TextHit{}
+	for _, p := range s.injection {
+		if !p.mayMatch(lower) {
+			continue
+		}
+		for _, t := range texts {
+			if p.mayMatch(t.lower) && s.instructs(p, t.text) {
+				hits = append(hits, TextHit{Path: t.path, Pattern: p.name})
+			}
+		}
+	}
+	return hits
+}
+
+// instructs reports whether an injection pattern finds an instruction in text: a match
+// that, for a negatable pattern, no negation cue governs, that is not quoted, and that
+// is not a character's line in a script.
+func (s *textScanner) instructs(p scanPattern, text string) bool {
+	if !p.negatable {
+		return p.matches(text)
+	}
+	if s.negation.spoken(text) {
+		return false
+	}
+	for _, m := range p.re.FindAllStringIndex(text, -1) {
+		if (startsSentence(text, m[0]) || !s.negation.governs(text[:m[0]])) && !quoted(text, m[0], m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// startsSentence reports a match that starts with a capital right after a lower-case
+// word: a new sentence whose full stop is missing ("Not quite right Ignore previous
+// instructions"), which a negation before it does not govern.
+func startsSentence(text string, at int) bool {
+	first, _ := utf8.DecodeRuneInString(text[at:])
+	if !unicode.IsUpper(first) {
+		return false
+	}
+	before := strings.TrimRightFunc(text[:at], unicode.IsSpace)
+	if len(before) == len(text[:at]) {
+		return false // no space: inside a word
+	}
+	last, _ := utf8.DecodeLastRuneInString(before)
+	return unicode.IsLower(last)
 }
 
 // keywordText is text as keywords are compared with: case-folded (so that (?i) letters
@@ -243,24 +374,44 @@ func (p scanPattern) mayMatch(lower string) bool {
 }
 
 // matches reports whether the pattern finds its content in text, with enough entropy
-// when the pattern asks for it.
+// or the value's shape when the pattern asks for it.
 func (p scanPattern) matches(text string) bool {
 	if p.class != nil {
 		return strings.ContainsFunc(text, p.class)
 	}
-	if p.minEntropy == 0 {
+	if p.minEntropy == 0 && p.value == "" {
 		return p.re.MatchString(text)
 	}
 	for _, m := range p.re.FindAllStringSubmatch(text, -1) {
-		secret := m[0]
-		if len(m) > 1 && m[1] != "" {
-			secret = m[1]
-		}
-		if shannonEntropy(secret) >= p.minEntropy {
+		if p.accepts(secretOf(m)) {
 			return true
 		}
 	}
 	return false
+}
+
+// secretOf is a match's secret: its first non-empty capture group, or the whole match.
+func secretOf(m []string) string {
+	for _, g := range m[1:] {
+		if g != "" {
+			return g
+		}
+	}
+	return m[0]
+}
+
+// accepts checks a match's secret against the pattern's entropy and value checks.
+func (p scanPattern) accepts(secret string) bool {
+	if p.minEntropy > 0 {
+		if shannonEntropy(secret) < p.minEntropy {
+			return false
+		}
+		// Base64 of text is words, encoded: random, it is not.
+		if _, text := decodeBase64(secret); text {
+			return false
+		}
+	}
+	return p.value != "any" || !placeholder(secret)
 }
 
 // leaks runs gitleaks once over all strings, one per line run, and maps each finding back

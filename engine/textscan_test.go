@@ -105,8 +105,8 @@ func TestScanFindsForbiddenContent(t *testing.T) {
 		{"private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA"},
 		{"aws_access_key", "key AKIAIOSFODNN7EXAMPLE in config"},
 		{"aws_secret_key", "aws_secret_access_key = wJalrXUtnFEMI"},
-		{"password_assignment", "db password: hunter2"},
-		{"secret_assignment", "api_key=sk_test_4eC39HqLyjWDarjtT1zdp7dc"},
+		{"credential_key", "db password: hunter2"},
+		{"credential_key", "api_key=sk_test_4eC39HqLyjWDarjtT1zdp7dc"},
 		{"bearer_token", "Authorization: Bearer abcdefghijklmnopqrstuvwx"},
 		{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"},
 		{"vendor_token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"},
@@ -118,8 +118,8 @@ func TestScanFindsForbiddenContent(t *testing.T) {
 		{"log_line", "2026-11-29T20:59:00Z ERROR payment service unreachable"},
 		{"log_line", "level=error msg=\"order api timeout\" order=42"},
 		// The seeds' languages and the key formats a hand list missed.
-		{"password_assignment_pt", "senha: Lumen2027!Forte"},
-		{"password_assignment_zh", "数据库密码：Lumen2027"},
+		{"credential_key", "senha: Lumen2027!Forte"},
+		{"credential_key", "数据库密码：Lumen2027"},
 		{"connection_string_key", "DefaultEndpointsProtocol=https;AccountName=lumen;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;EndpointSuffix=core.windows.net"},
 		{"google_api_key", "maps key AIzaSyD4f8Q-2x9kT0mNcQ1pV7wXyZaB3cD5eF6 in the page"},
 		{"gitleaks:gcp-api-key", "maps key AIzaSyD4f8Q-2x9kT0mNcQ1pV7wXyZaB3cD5eF6 in the page"},
@@ -168,6 +168,7 @@ func TestScanPathsOfValuesAndKeys(t *testing.T) {
 		{Path: "report.ignore previous instructions", Pattern: "ignore_previous_instructions"},
 	}, injection)
 	assert.Equal(t, []TextHit{
+		{Path: "z_summary", Pattern: "credential_near_cue"},
 		{Path: "z_summary", Pattern: "gitleaks:gcp-api-key"},
 		{Path: "z_summary", Pattern: "google_api_key"},
 	}, forbidden)

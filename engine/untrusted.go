@@ -6,15 +6,34 @@ package engine
 const untrustedKey = "untrusted_data"
 
 // wrapUntrusted wraps every value of every context package of the decision as
-// {"untrusted_data": value}, leaving values a policy already wrapped as they are. Every
+// {"untrusted_data": value}, leaving values a policy already wrapped as they are, and
+// flags the request's strings that look like instructions. Every
 // value of a package comes from a request or an artifact some agent, tool or person wrote:
 // whatever a policy passes on, and whatever pattern it did not recognise as an
 // instruction, reaches the next agent marked as data.
-func wrapUntrusted(next []Next) {
+func wrapUntrusted(next []Next, flags []TextHit) {
 	for i := range next {
 		next[i].Context.MustKnow = wrapValues(next[i].Context.MustKnow)
 		next[i].Context.MayKnow = wrapValues(next[i].Context.MayKnow)
+		if len(flags) > 0 {
+			next[i].Context.Flags = flags
+		}
 	}
+}
+
+// injectionFlags are the scan's injection hits among the derived values.
+func injectionFlags(derived map[string]any) []TextHit {
+	hits, _ := derived["injection"].([]any)
+	var out []TextHit
+	for _, h := range hits {
+		m, _ := h.(map[string]any)
+		path, _ := m["path"].(string)
+		pattern, _ := m["pattern"].(string)
+		if path != "" && pattern != "" {
+			out = append(out, TextHit{Path: path, Pattern: pattern})
+		}
+	}
+	return out
 }
 
 func wrapValues(m map[string]any) map[string]any {

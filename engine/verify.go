@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/canonjson"
@@ -18,7 +21,11 @@ import (
 //     head's state version, which must equal the fold's;
 //   - its idempotency keys: every recorded request_id has its key, bound to the record
 //     of that request (its seq and hash) with that request's digest, and no key of the
-//     tenant names a record of the workflow that answers another request.
+//     tenant names a record of the workflow that answers another request, or one that is
+//     not in the chain (store.Log.VerifyIndexes);
+//   - the record index: every recorded decision id names its record, and no id names a
+//     record that is not there or holds another id;
+//   - the head's standing record, which must be the last decision that was not a block.
 //
 // A state or key that disagrees with the chain would make the engine decide on facts
 // nobody recorded, or answer a resent request with a decision nobody made. The fold uses
@@ -33,6 +40,15 @@ func (e *Engine) Verify(ctx context.Context, tenant, workflow string) (store.Ver
 	if err := e.verifyKeys(ctx, tenant, map[string]*verifiedWorkflow{workflow: v}, false); err != nil {
 		return store.VerifyReport{}, err
 	}
+	refs, err := e.log.VerifyIndexes(ctx, store.IndexCheck{Tenant: tenant, Workflow: workflow, Claims: recordClaims})
+	if err != nil {
+		return store.VerifyReport{}, err
+	}
+	for _, r := range refs {
+		if r.Workflow == workflow {
+			v.fail(r.BrokenSeq, "%s", r.Problem)
+		}
+	}
 	return *v.rep, nil
 }
 
@@ -42,21 +58,46 @@ func (e *Engine) VerifyAll(ctx context.Context) ([]store.VerifyReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The keys and ids of every tenant in one pass: the record index is the store's, not
+	// a tenant's.
+	all, err := e.log.VerifyIndexes(ctx, store.IndexCheck{All: true, Claims: recordClaims})
+	if err != nil {
+		return nil, err
+	}
+	refs := map[string][]store.VerifyReport{}
+	for _, r := range all {
+		refs[r.Tenant] = append(refs[r.Tenant], r)
+	}
 	var out []store.VerifyReport
 	for _, t := range tenants {
-		reps, err := e.VerifyTenant(ctx, t)
+		reps, err := e.verifyTenant(ctx, t, refs[t])
 		if err != nil {
 			return nil, err
 		}
+		delete(refs, t)
 		out = append(out, reps...)
+	}
+	// Index entries too damaged to name their tenant.
+	for _, t := range slices.Sorted(maps.Keys(refs)) {
+		out = append(out, refs[t]...)
 	}
 	return out, nil
 }
 
 // VerifyTenant verifies every workflow of one tenant as Verify does, every idempotency
 // key of the tenant (a key that names a workflow the tenant does not have is reported
-// under that workflow's id), and the tenant's audit chain.
+// under that workflow's id), the record ids of its records, and the tenant's audit chain.
 func (e *Engine) VerifyTenant(ctx context.Context, tenant string) ([]store.VerifyReport, error) {
+	refs, err := e.log.VerifyIndexes(ctx, store.IndexCheck{Tenant: tenant, Claims: recordClaims})
+	if err != nil {
+		return nil, err
+	}
+	return e.verifyTenant(ctx, tenant, refs)
+}
+
+// verifyTenant verifies a tenant's chains and keys, with refs the problems
+// store.Log.VerifyIndexes found with its keys and record ids.
+func (e *Engine) verifyTenant(ctx context.Context, tenant string, refs []store.VerifyReport) ([]store.VerifyReport, error) {
 	var wfs []string
 	if err := e.log.Workflows(ctx, tenant, func(w string, _ store.Head) error {
 		wfs = append(wfs, w)
@@ -75,6 +116,34 @@ func (e *Engine) VerifyTenant(ctx context.Context, tenant string) ([]store.Verif
 	if err := e.verifyKeys(ctx, tenant, checked, true); err != nil {
 		return nil, err
 	}
+	rep, err := e.log.VerifyAudit(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	audit := &verifiedWorkflow{rep: &rep}
+	for _, r := range refs {
+		w := checked[r.Workflow]
+		switch {
+		case r.Workflow == "" && strings.HasPrefix(r.Problem, "index:"):
+			w = audit
+		case r.Workflow == "":
+			// A key that names no workflow: reported once, by verifyKeys or here.
+			w = checked["\x00"+r.Problem]
+			for _, v := range checked {
+				if v.stray && v.rep.Problem == r.Problem {
+					w = v
+				}
+			}
+			if w == nil {
+				w = &verifiedWorkflow{rep: &store.VerifyReport{Tenant: tenant, OK: true}, stray: true}
+				checked["\x00"+r.Problem] = w
+			}
+		case w == nil:
+			w = &verifiedWorkflow{rep: &store.VerifyReport{Tenant: tenant, Workflow: r.Workflow, OK: true}, stray: true}
+			checked[r.Workflow] = w
+		}
+		w.fail(r.BrokenSeq, "%s", r.Problem)
+	}
 	var reps, strays []store.VerifyReport
 	for _, w := range wfs {
 		reps = append(reps, *checked[w].rep)
@@ -86,11 +155,21 @@ func (e *Engine) VerifyTenant(ctx context.Context, tenant string) ([]store.Verif
 	}
 	sort.Slice(strays, func(i, j int) bool { return strays[i].Workflow < strays[j].Workflow })
 	reps = append(reps, strays...)
-	rep, err := e.log.VerifyAudit(ctx, tenant)
-	if err != nil {
-		return nil, err
-	}
 	return append(reps, rep), nil
+}
+
+// recordClaims is what a log record says of itself: the request its decision answers,
+// with the request's digest, and the decision id.
+func recordClaims(payload []byte) store.Claims {
+	ent, err := decodeRecordedEntry(payload)
+	if err != nil {
+		return store.Claims{}
+	}
+	d, err := decodeDecision(ent.Decision)
+	if err != nil {
+		return store.Claims{}
+	}
+	return store.Claims{Key: d.RequestID, Digest: recordedDigest(ent), ID: d.DecisionID}
 }
 
 // answeredRequest is a recorded request: the record that answers it and its digest.
@@ -110,6 +189,13 @@ type verifiedWorkflow struct {
 	stray    bool
 }
 
+// fail records a problem in the report, unless it has one already.
+func (w *verifiedWorkflow) fail(seq uint64, format string, args ...any) {
+	if w.rep.OK {
+		w.rep.OK, w.rep.BrokenSeq, w.rep.Problem = false, seq, fmt.Sprintf(format, args...)
+	}
+}
+
 // verifyWorkflow checks a workflow's chain, then its snapshot and head against the fold
 // of its records, and returns the requests its records answer.
 func (e *Engine) verifyWorkflow(ctx context.Context, tenant, workflow string) (*verifiedWorkflow, error) {
@@ -120,8 +206,16 @@ func (e *Engine) verifyWorkflow(ctx context.Context, tenant, workflow string) (*
 	}
 	v.answered = map[string]answeredRequest{}
 	var twice error
-	err = e.walkWorkflow(ctx, replayTarget{tenant, workflow}, func(at visit) error {
+	var unindexed *indexProblem
+	target := replayTarget{tenant, workflow}
+	err = e.walkWorkflow(ctx, target, func(at visit) error {
 		v.last = at.rec.Seq
+		if unindexed == nil {
+			var err error
+			if unindexed, err = e.checkIndexed(ctx, target, at.rec, at.recorded.DecisionID); err != nil {
+				return err
+			}
+		}
 		id := at.recorded.RequestID
 		if id == "" {
 			return nil
@@ -139,8 +233,37 @@ func (e *Engine) verifyWorkflow(ctx context.Context, tenant, workflow string) (*
 		return v, err
 	case twice != nil:
 		rep.OK, rep.Problem = false, "idempotency: "+twice.Error()
+	case unindexed != nil:
+		rep.OK, rep.BrokenSeq, rep.Problem = false, unindexed.seq, "index: "+unindexed.problem
 	}
 	return v, nil
+}
+
+// indexProblem is a recorded decision the record index does not name as it should.
+type indexProblem struct {
+	seq     uint64
+	problem string
+}
+
+// checkIndexed checks that the record index names the record of a recorded decision:
+// a decision Explain would not find, or would find elsewhere, is reported.
+func (e *Engine) checkIndexed(ctx context.Context, t replayTarget, rec store.Record, id string) (*indexProblem, error) {
+	if canary.SkipReferenceCheck || id == "" {
+		return nil, nil
+	}
+	loc, err := e.log.Find(ctx, id)
+	want := store.Location{Tenant: t.tenant, Workflow: t.workflow, Seq: rec.Seq, Hash: rec.Hash}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return &indexProblem{rec.Seq, fmt.Sprintf("decision %s of record %d is not in the record index", id, rec.Seq)}, nil
+	case errors.Is(err, store.ErrTampered):
+		return &indexProblem{rec.Seq, fmt.Sprintf("decision %s of record %d: %v", id, rec.Seq, err)}, nil
+	case err != nil:
+		return nil, err
+	case loc != want:
+		return &indexProblem{rec.Seq, fmt.Sprintf("the record index names record %d of workflow %q of tenant %q for decision %s of record %d", loc.Seq, loc.Workflow, loc.Tenant, id, rec.Seq)}, nil
+	}
+	return nil, nil
 }
 
 // recordedDigest is the digest of the request a record answers: the one its redaction

@@ -29,7 +29,9 @@ type WorkflowSummary struct {
 	Standing Outcome `json:"standing"`
 }
 
-// ListWorkflows lists a tenant's workflows that f selects, in id order.
+// ListWorkflows lists a tenant's workflows that f selects, in id order. Each costs one
+// read of its state and none of its decisions: the head names the standing one's
+// outcome, however long the workflow's history.
 func (e *Engine) ListWorkflows(ctx context.Context, tenant string, f WorkflowFilter) ([]WorkflowSummary, error) {
 	var ids []string
 	err := e.log.Workflows(ctx, tenant, func(wf string, _ store.Head) error {
@@ -41,7 +43,12 @@ func (e *Engine) ListWorkflows(ctx context.Context, tenant string, f WorkflowFil
 	}
 	out := []WorkflowSummary{}
 	for _, wf := range ids {
-		st, err := e.State(ctx, tenant, wf)
+		// The snapshot and the head read together: the standing outcome is the state's.
+		snap, head, err := e.log.State(ctx, tenant, wf)
+		if err != nil {
+			return nil, err
+		}
+		st, err := decodeState(snap)
 		if err != nil {
 			return nil, err
 		}
@@ -49,12 +56,8 @@ func (e *Engine) ListWorkflows(ctx context.Context, tenant string, f WorkflowFil
 			continue
 		}
 		s := WorkflowSummary{Workflow: wf, Pack: st.Pack, Status: st.Status, Terminal: st.Terminal, StateVersion: st.StateVersion, UpdatedAt: st.UpdatedAt}
-		d, err := e.Standing(ctx, tenant, wf)
-		if err != nil {
+		if s.Standing, err = e.standingOutcome(ctx, tenant, wf, head); err != nil {
 			return nil, err
-		}
-		if d != nil {
-			s.Standing = d.Outcome
 		}
 		if f.AwaitingHuman && s.Standing != AwaitHuman {
 			continue

@@ -3,12 +3,14 @@ package policiestest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine"
@@ -19,7 +21,8 @@ import (
 // Badger store in a temporary directory, then verifies every chain it wrote and replays
 // the log against the bundle it was recorded with: every recorded decision must come out
 // byte for byte the same, with the same validation. A record whose request the log holds
-// redacted is reported as skipped, never replayed.
+// redacted is reported as skipped, never replayed. Every reason of every decision must
+// carry the title of a rule of its pack or of core that carries its code.
 func TestScenarios(t *testing.T) {
 	files, err := scenario.Files(os.DirFS("."))
 	require.NoError(t, err)
@@ -29,6 +32,7 @@ func TestScenarios(t *testing.T) {
 	// a loaded machine a slow decision is not a policy's fault.
 	dc, err := engine.NewDecider(context.Background(), engine.DeciderOptions{LazyPolicies: true, EvalTimeout: time.Minute})
 	require.NoError(t, err)
+	titles := ruleTitles(dc.Reasons())
 	packs := map[string]int{}
 	for _, f := range files {
 		packs[strings.Split(f, "/")[1]]++
@@ -41,7 +45,11 @@ func TestScenarios(t *testing.T) {
 			eng, err := engine.Open(ctx, engine.Options{Dir: t.TempDir(), Decider: dc})
 			require.NoError(t, err)
 			defer eng.Close()
-			require.NoError(t, scenario.Run(ctx, eng, sc, nil))
+			require.NoError(t, scenario.Run(ctx, eng, sc, func(r scenario.Result) {
+				for _, problem := range titleProblems(titles, r.Decision) {
+					t.Errorf("step %d (%s): %s", r.Step, r.Name, problem)
+				}
+			}))
 			reports, err := eng.VerifyAll(ctx)
 			require.NoError(t, err)
 			for _, rep := range reports {
@@ -103,4 +111,56 @@ func TestScenarioWorkflowsAreDistinct(t *testing.T) {
 			started[key] = f
 		}
 	}
+}
+
+// ruleTitles maps package, code and title of every rule carrying a reason code to true.
+func ruleTitles(reasons []engine.ReasonInfo) map[[3]string]bool {
+	out := map[[3]string]bool{}
+	for _, r := range reasons {
+		out[[3]string{r.Package, r.Code, r.Title}] = true
+	}
+	return out
+}
+
+// titleProblems says which reasons of d do not carry the title of a rule that produces
+// their code in d's pack or in core: a reason titled after another pack's rule, after a
+// rule of another code, or not titled at all.
+func titleProblems(titles map[[3]string]bool, d *engine.Decision) []string {
+	var out []string
+	for _, r := range d.Reasons {
+		switch {
+		case r.Title == "":
+			out = append(out, fmt.Sprintf("reason %s has no title", r.Code))
+		case titles[[3]string{"handoff.core", r.Code, r.Title}]:
+		case d.Pack != "" && titles[[3]string{"handoff." + d.Pack, r.Code, r.Title}]:
+		default:
+			out = append(out, fmt.Sprintf("reason %s is titled %q, which is no rule of handoff.core or handoff.%s with that code", r.Code, r.Title, d.Pack))
+		}
+	}
+	return out
+}
+
+// TestTitleProblems: the title check of TestScenarios refuses a reason titled after
+// another pack's rule, after a rule of another code, or without a title.
+func TestTitleProblems(t *testing.T) {
+	titles := ruleTitles([]engine.ReasonInfo{
+		{Package: "handoff.core", Code: "LOOP_DETECTED", Title: "Loop detected"},
+		{Package: "handoff.video", Code: "REVIEW_DEFECT", Title: "Defect found by the reviewer"},
+		{Package: "handoff.campaign", Code: "SUBJECTIVE_DEFECT", Title: "Defect without a contract violation"},
+	})
+	ok := &engine.Decision{Pack: "video", Reasons: []engine.Reason{
+		{Code: "LOOP_DETECTED", Title: "Loop detected"},
+		{Code: "REVIEW_DEFECT", Title: "Defect found by the reviewer"},
+	}}
+	assert.Empty(t, titleProblems(titles, ok))
+	bad := &engine.Decision{Pack: "video", Reasons: []engine.Reason{
+		{Code: "SUBJECTIVE_DEFECT", Title: "Defect without a contract violation"},
+		{Code: "LOOP_DETECTED", Title: "Defect found by the reviewer"},
+		{Code: "REVIEW_DEFECT"},
+	}}
+	assert.Equal(t, []string{
+		`reason SUBJECTIVE_DEFECT is titled "Defect without a contract violation", which is no rule of handoff.core or handoff.video with that code`,
+		`reason LOOP_DETECTED is titled "Defect found by the reviewer", which is no rule of handoff.core or handoff.video with that code`,
+		"reason REVIEW_DEFECT has no title",
+	}, titleProblems(titles, bad))
 }

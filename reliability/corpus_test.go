@@ -128,7 +128,8 @@ func recordCount(t testing.TB, eng *engine.Engine) uint64 {
 // TestAdversarialCorpus submits every hostile request of testdata/corpus to the real
 // engine: each is blocked, carries its expected reason code (and exactly the codes its
 // file lists), is recorded exactly once (in a workflow log or an audit stream), changes
-// no workflow's state, and crashes nothing.
+// no workflow's state, and crashes nothing. A case a pack flags rather than refuses
+// (outcome: allow) is allowed with its code as a flag, and its dry run records nothing.
 func TestAdversarialCorpus(t *testing.T) {
 	cases := readCorpus(t)
 	require.GreaterOrEqual(t, len(cases), 300)
@@ -171,7 +172,21 @@ func TestAdversarialCorpus(t *testing.T) {
 				})
 				require.NoError(t, rerr)
 			}
-			d, err := eng.Submit(ctx, body)
+			// A case whose header says outcome: allow is a request a pack flags and lets
+			// through (instruction text where the pack's injection mode is flag): it is
+			// decided as a dry run, so that the workflow it would move stays where the
+			// other cases need it, and must be allowed with the expected code as a flag.
+			outcome := engine.Outcome(c.header["outcome"])
+			if outcome == "" {
+				outcome = engine.Block
+			}
+			var d *engine.Decision
+			var err error
+			if outcome == engine.Block {
+				d, err = eng.Submit(ctx, body)
+			} else {
+				d, err = eng.Evaluate(ctx, body)
+			}
 			require.NoError(t, err, "no decision")
 			codes := d.Codes()
 			sort.Strings(codes)
@@ -179,8 +194,18 @@ func TestAdversarialCorpus(t *testing.T) {
 			if *report {
 				fmt.Printf("CASE %s %s %s expect=%s\n", name, d.Outcome, strings.Join(codes, ","), c.header["expect"])
 			}
-			assert.Equal(t, engine.Block, d.Outcome, "outcome %s %v", d.Outcome, codes)
+			assert.Equal(t, outcome, d.Outcome, "outcome %s %v", d.Outcome, codes)
 			assert.Contains(t, codes, c.header["expect"], "reasons %v", codes)
+			if outcome != engine.Block {
+				for _, r := range d.Reasons {
+					if r.Code == c.header["expect"] {
+						assert.Equal(t, engine.Allow, r.Outcome, "the reason is a flag")
+					}
+				}
+				for _, n := range d.Next {
+					assert.NotEmpty(t, n.Context.Flags, "next %s sees the flag", n.Agent)
+				}
+			}
 			if *update {
 				c.header["codes"] = strings.Join(codes, " ")
 				writeCase(t, c)
@@ -188,7 +213,11 @@ func TestAdversarialCorpus(t *testing.T) {
 				assert.Equal(t, c.header["codes"], strings.Join(codes, " "), "reason codes")
 			}
 			now := recordCount(t, eng)
-			assert.Equal(t, count+1, now, "records written")
+			if outcome == engine.Block {
+				assert.Equal(t, count+1, now, "records written")
+			} else {
+				assert.Equal(t, count, now, "a dry run records nothing")
+			}
 			count = now
 			require.Equal(t, before, versions(), "a block changed a workflow's state")
 		})
@@ -221,7 +250,7 @@ func resolvePlaceholder(st *engine.State, name string) (any, error) {
 func writeCase(t testing.TB, c *corpusCase) {
 	t.Helper()
 	var hdr strings.Builder
-	for _, k := range []string{"attack", "target", "expect", "codes", "refs", "expand"} {
+	for _, k := range []string{"attack", "target", "expect", "outcome", "codes", "refs", "expand"} {
 		if v, ok := c.header[k]; ok {
 			fmt.Fprintf(&hdr, "%s: %s\n", k, v)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -105,22 +104,37 @@ func eachVariant(t *testing.T, prefix string, variants []variant, check func(whe
 }
 
 // TestInjectionIsMetamorphic plays every campaign scenario and, before each step,
-// evaluates the step with instruction text injected into its free-text fields: the
-// injected request is never allowed, and its outcome differs from the original's only
-// with INJECTION_SUSPECTED among its reasons.
+// evaluates the step with instruction text injected into its free-text fields. The
+// campaign pack flags instruction text rather than refusing it, so every injected
+// request carries INJECTION_SUSPECTED as a flag (outcome allow), its next agents see
+// the flag, and its outcome differs from the original's only when another rule blocks
+// it (the text changed what the approved strategy fixes): the instruction itself decides
+// nothing.
 func TestInjectionIsMetamorphic(t *testing.T) {
 	var variants []variant
 	for style, text := range injections {
 		variants = append(variants, variant{style + " injection", func(m map[string]any) int { return inject(m, text) }})
 	}
+	changed := 0
 	n := eachVariant(t, "meta", variants, func(where string, orig, d *engine.Decision) {
-		require.NotEqual(t, engine.Allow, d.Outcome, "%s: allowed", where)
+		require.Contains(t, d.Codes(), "INJECTION_SUSPECTED", "%s: not flagged", where)
+		other := false
+		for _, r := range d.Reasons {
+			if r.Code == "INJECTION_SUSPECTED" {
+				require.Equal(t, engine.Allow, r.Outcome, "%s: the flag decides", where)
+			} else if r.Outcome == engine.Block || r.Outcome == "" {
+				other = true
+			}
+		}
 		if d.Outcome != orig.Outcome {
-			require.True(t, slices.Contains(d.Codes(), "INJECTION_SUSPECTED"),
-				"%s: outcome %s %v (was %s) without INJECTION_SUSPECTED", where, d.Outcome, d.Codes(), orig.Outcome)
+			changed++
+			require.True(t, other, "%s: outcome %s %v (was %s) with no other rule blocking", where, d.Outcome, d.Codes(), orig.Outcome)
+		}
+		for _, nx := range d.Next {
+			require.NotEmpty(t, nx.Context.Flags, "%s: next %s sees no flag", where, nx.Agent)
 		}
 	})
-	t.Logf("%d injected variants of %d scenarios' requests: none allowed", n, len(campaignFlows))
+	t.Logf("%d injected variants of %d scenarios' requests: every one flagged; %d blocked by another rule", n, len(campaignFlows), changed)
 }
 
 // commentary are the fields of the campaign requests that comment on the work rather than

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,14 +8,11 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/store"
 )
-
-const codeIdentityMismatch = "IDENTITY_MISMATCH"
 
 func (h *Handler) submit(w http.ResponseWriter, r *http.Request, p *Principal) {
 	h.decide(w, r, p, true)
@@ -26,6 +22,11 @@ func (h *Handler) evaluate(w http.ResponseWriter, r *http.Request, p *Principal)
 	h.decide(w, r, p, false)
 }
 
+// noDecision answers an error of the engine the table does not name: no decision could
+// be made, and the host treats the request as blocked.
+var noDecision = answer{http.StatusServiceUnavailable, apiError{Code: codeNoDecision, Message: "no decision could be made",
+	Hint: "treat the request as blocked; the server's log has the cause"}}
+
 // decide answers a request with its decision: 200 for every decision, a block too; 403
 // when the request is not its principal's (the block is recorded in the principal's
 // tenant's audit stream and returned with the error); 503 when no decision could be made.
@@ -34,18 +35,13 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, p *Principal, r
 		writeError(w, http.StatusUnsupportedMediaType, apiError{Code: codeUnsupportedMedia, Message: "a request is sent as application/json", Hint: "set Content-Type: application/json"})
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: codeTooLarge, Message: "the request body is larger than the server accepts", Hint: "a request is at most 1 MiB"})
-			return
-		}
-		writeError(w, http.StatusBadRequest, apiError{Code: codeBadRequest, Message: "the request body could not be read: " + err.Error()})
+	body, ok := h.readBody(w, r)
+	if !ok {
 		return
 	}
 	start := time.Now()
 	var d *engine.Decision
+	var err error
 	switch {
 	case h.opts.InsecureDev && record:
 		d, err = h.e.Submit(r.Context(), body)
@@ -58,15 +54,17 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, p *Principal, r
 	}
 	if err != nil {
 		h.metrics.noDecision.Inc()
-		writeError(w, http.StatusServiceUnavailable, apiError{Code: codeNoDecision, Message: err.Error(),
-			Hint: "no decision could be made: treat the request as blocked, and send it again with the same request_id"})
+		h.failAs(w, r, err, noDecision)
 		return
 	}
 	h.metrics.observeDecision(d, record, time.Since(start))
-	if slices.Contains(d.Codes(), codeIdentityMismatch) {
+	if d.IdentityMismatch() {
 		msg := "the request is not the authenticated principal's"
-		if len(d.Reasons) > 0 {
-			msg = d.Reasons[0].Message
+		for _, reason := range d.Reasons {
+			if reason.Code == codeIdentityMismatch {
+				msg = reason.Message // names the principal, never what the request claims
+				break
+			}
 		}
 		writeError(w, http.StatusForbidden, apiError{Code: codeIdentityMismatch, Message: msg,
 			Hint: "a token sends requests of its own tenant and actor only, claiming only its roles", Decision: d})
@@ -99,7 +97,7 @@ func (h *Handler) workflows(w http.ResponseWriter, r *http.Request, p *Principal
 	}
 	out, err := h.e.ListWorkflows(r.Context(), t, engine.WorkflowFilter{Pack: q.Get("pack"), Status: q.Get("status"), AwaitingHuman: awaiting == "human"})
 	if err != nil {
-		internal(w, err)
+		h.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": t, "workflows": out})
@@ -112,7 +110,7 @@ func (h *Handler) state(w http.ResponseWriter, r *http.Request, p *Principal) {
 	}
 	st, err := h.e.State(r.Context(), t, r.PathValue("workflow"))
 	if err != nil {
-		readError(w, err)
+		h.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
@@ -125,7 +123,7 @@ func (h *Handler) history(w http.ResponseWriter, r *http.Request, p *Principal) 
 	}
 	wf := r.PathValue("workflow")
 	if _, err := h.e.State(r.Context(), t, wf); err != nil {
-		readError(w, err)
+		h.fail(w, r, err)
 		return
 	}
 	entries := []engine.Entry{}
@@ -134,7 +132,7 @@ func (h *Handler) history(w http.ResponseWriter, r *http.Request, p *Principal) 
 		return nil
 	})
 	if err != nil {
-		internal(w, err)
+		h.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": t, "workflow_id": wf, "entries": entries})
@@ -150,8 +148,8 @@ func (h *Handler) audit(w http.ResponseWriter, r *http.Request, p *Principal) {
 		entries = append(entries, e)
 		return nil
 	})
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		internal(w, err)
+	if err != nil && !errors.Is(err, store.ErrNotFound) { // no audit stream yet: an empty one
+		h.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": t, "entries": entries})
@@ -172,7 +170,7 @@ func (h *Handler) verify(w http.ResponseWriter, r *http.Request, p *Principal) {
 		reports, err = h.e.VerifyTenant(r.Context(), t)
 	}
 	if err != nil {
-		readError(w, err)
+		h.fail(w, r, err)
 		return
 	}
 	allOK := true
@@ -216,8 +214,14 @@ func (h *Handler) decisionLog(w http.ResponseWriter, r *http.Request, p *Princip
 		}
 		return nil
 	})
-	if err != nil && !started {
-		internal(w, err)
+	switch {
+	case err == nil:
+	case !started:
+		h.fail(w, r, err)
+	default:
+		// The status is sent; the stream ends short, and the client goes on from the
+		// last timestamp it read.
+		h.opts.Logger.LogAttrs(r.Context(), slog.LevelError, "decision log cut short", slog.String("error", err.Error()))
 	}
 }
 
@@ -226,10 +230,8 @@ func (h *Handler) decisionLog(w http.ResponseWriter, r *http.Request, p *Princip
 func (h *Handler) decision(w http.ResponseWriter, r *http.Request, p *Principal) {
 	ent, err := h.e.Decision(r.Context(), r.PathValue("id"))
 	switch {
-	case errors.Is(err, engine.ErrDecisionNotFound):
-		writeError(w, http.StatusNotFound, decisionNotFound)
 	case err != nil:
-		internal(w, err)
+		h.fail(w, r, err)
 	case ent.Decision == nil || !p.may(ent.Decision.TenantID):
 		writeError(w, http.StatusNotFound, decisionNotFound)
 	default:
@@ -237,17 +239,11 @@ func (h *Handler) decision(w http.ResponseWriter, r *http.Request, p *Principal)
 	}
 }
 
-// decisionNotFound answers a decision id no log holds, or another tenant's: its
-// existence is its tenant's business.
-var decisionNotFound = apiError{Code: codeNotFound, Message: "no decision with this id", Hint: "decision ids are in every decision and log entry"}
-
 func (h *Handler) explain(w http.ResponseWriter, r *http.Request, p *Principal) {
 	ex, err := h.e.Explain(r.Context(), r.PathValue("id"))
 	switch {
-	case errors.Is(err, engine.ErrDecisionNotFound):
-		writeError(w, http.StatusNotFound, decisionNotFound)
 	case err != nil:
-		internal(w, err)
+		h.fail(w, r, err)
 	case ex.Decision == nil || !p.may(ex.Decision.TenantID):
 		writeError(w, http.StatusNotFound, decisionNotFound)
 	default:
@@ -265,16 +261,13 @@ func (h *Handler) backup(w http.ResponseWriter, r *http.Request, p *Principal) {
 	w.Header().Set("Content-Disposition", `attachment; filename="handoff.backup"`)
 	fw := &firstWrite{w: w}
 	if err := h.e.Backup(r.Context(), fw); err != nil {
-		switch {
-		case fw.wrote:
+		if fw.wrote {
 			// The status is sent; a cut stream fails the restore that reads it.
 			h.opts.Logger.LogAttrs(r.Context(), slog.LevelError, "backup", slog.String("error", err.Error()))
-		case errors.Is(err, store.ErrUnsupported):
-			writeError(w, http.StatusNotImplemented, apiError{Code: codeNotSupported, Message: err.Error(),
-				Hint: "back a PostgreSQL store up with pg_dump, or copy it to a directory with handoffctl copy"})
-		default:
-			internal(w, err)
+			return
 		}
+		w.Header().Del("Content-Disposition")
+		h.fail(w, r, err)
 	}
 }
 
@@ -314,29 +307,7 @@ func (h *Handler) health(w http.ResponseWriter, _ *http.Request, _ *Principal) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// healthReady answers 200 when the store answers a read.
+// healthReady answers 200 when the store can record a decision (storeReady).
 func (h *Handler) healthReady(w http.ResponseWriter, r *http.Request, _ *Principal) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	// A point read of a workflow no tenant can have: not found means the store answers.
-	if _, err := h.e.State(ctx, "_ready", "_ready"); err != nil && !errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusServiceUnavailable, apiError{Code: "NOT_READY", Message: err.Error()})
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-}
-
-func readError(w http.ResponseWriter, err error) {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		writeError(w, http.StatusNotFound, apiError{Code: codeNotFound, Message: "no such workflow in this tenant", Hint: "GET /v1/tenants/{tenant}/workflows lists them"})
-	case errors.Is(err, store.ErrUnavailable):
-		writeError(w, http.StatusServiceUnavailable, apiError{Code: codeStoreUnavailable, Message: err.Error(), Hint: "the store's database cannot be reached: try again once it is back"})
-	default:
-		internal(w, err)
-	}
-}
-
-func internal(w http.ResponseWriter, err error) {
-	writeError(w, http.StatusInternalServerError, apiError{Code: codeInternal, Message: err.Error()})
+	h.storeReady(w, r)
 }

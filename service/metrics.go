@@ -17,6 +17,8 @@ import (
 type metrics struct {
 	decisions   *prometheus.CounterVec   // pack, kind, outcome, mode
 	latency     *prometheus.HistogramVec // mode
+	resends     *prometheus.CounterVec   // mode
+	injections  *prometheus.CounterVec   // pack, outcome, mode
 	policyFails *prometheus.CounterVec   // code: POLICY_ERROR, POLICY_TIMEOUT
 	noDecision  prometheus.Counter
 	authRefused *prometheus.CounterVec // why: missing, unknown
@@ -42,6 +44,12 @@ func newMetrics(opts *Options, e *engine.Engine) *metrics {
 		latency: f(prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "handoff_decision_seconds",
 			Help: "Time to decide a request (and record it, for submit).", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)},
 			[]string{"mode"})).(*prometheus.HistogramVec),
+		resends: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_resends_total",
+			Help: "Requests decided before and answered with the recorded decision (the same request_id and request again), by mode; not in handoff_decisions_total nor handoff_decision_seconds."},
+			[]string{"mode"})).(*prometheus.CounterVec),
+		injections: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_injection_suspected_total",
+			Help: "Decisions carrying INJECTION_SUSPECTED (a string of the request matches an injection pattern), by pack, the reason's outcome (allow: flagged to the next agent and the person at the gate; block: refused, in a pack whose seed demands it) and mode."},
+			[]string{"pack", "outcome", "mode"})).(*prometheus.CounterVec),
 		policyFails: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_policy_failures_total",
 			Help: "Decisions the policy could not make, blocked closed: POLICY_ERROR or POLICY_TIMEOUT."},
 			[]string{"code"})).(*prometheus.CounterVec),
@@ -63,6 +71,7 @@ func newMetrics(opts *Options, e *engine.Engine) *metrics {
 	f(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "handoff_store_bytes",
 		Help: "The store's size on disk (tables and value log), as last measured."},
 		func() float64 { return float64(e.StoreSize()) }))
+	registerStoreMetrics(reg, e)
 	if gather != nil {
 		m.handler = promhttp.HandlerFor(gather, promhttp.HandlerOpts{})
 	}
@@ -78,6 +87,10 @@ func (m *metrics) observeDecision(d *engine.Decision, record bool, took time.Dur
 	if record {
 		mode = "submit"
 	}
+	if d.Resent() { // no new decision: the recorded one again
+		m.resends.WithLabelValues(mode).Inc()
+		return
+	}
 	pack := d.Pack
 	if pack == "" {
 		pack = "none"
@@ -91,6 +104,16 @@ func (m *metrics) observeDecision(d *engine.Decision, record bool, took time.Dur
 	for _, c := range d.Codes() {
 		if c == "POLICY_ERROR" || c == "POLICY_TIMEOUT" {
 			m.policyFails.WithLabelValues(c).Inc()
+		}
+	}
+	for _, r := range d.Reasons {
+		if r.Code == "INJECTION_SUSPECTED" {
+			outcome := string(r.Outcome)
+			if outcome != string(engine.Allow) {
+				outcome = string(engine.Block)
+			}
+			m.injections.WithLabelValues(pack, outcome, mode).Inc()
+			break
 		}
 	}
 }

@@ -104,21 +104,21 @@ func ParsePrincipals(b []byte) (*Principals, error) {
 	return ps, nil
 }
 
-// lookup returns the principal of a token, nil when none holds it; expired says the
-// token's principal exists but no longer accepts it at now.
-func (ps *Principals) lookup(token string, now time.Time) (p *Principal, expired bool) {
+// lookup returns the principal of a token, nil when none holds it; expired, when set,
+// says the token's principal exists but stopped accepting it at that time, before now.
+func (ps *Principals) lookup(token string, now time.Time) (p *Principal, expired *time.Time) {
 	if ps == nil || token == "" {
-		return nil, false
+		return nil, nil
 	}
 	h := HashToken(token)
 	p = ps.byHash[h]
 	if p == nil || subtle.ConstantTimeCompare([]byte(p.TokenSHA256), []byte(h)) != 1 {
-		return nil, false
+		return nil, nil
 	}
 	if p.ExpiresAt != nil && !now.Before(*p.ExpiresAt) {
-		return nil, true
+		return nil, p.ExpiresAt
 	}
-	return p, false
+	return p, nil
 }
 
 // Len is the number of principals.

@@ -21,9 +21,6 @@ type Options struct {
 	// InsecureDev serves /v1 without authentication, every caller an admin and every
 	// request submitted unchecked: for a demo on loopback only. Default false.
 	InsecureDev bool
-	// MaxBodyBytes bounds a request body; a larger one is answered 413. Default: the
-	// engine's request limit (1 MiB) plus 4 KiB.
-	MaxBodyBytes int64
 	// Logger receives one access log line per call (method, path, status, principal,
 	// duration; never a body). Nil is silent.
 	Logger *slog.Logger
@@ -35,10 +32,12 @@ type Options struct {
 	Gatherer prometheus.Gatherer
 }
 
-// Handler serves one engine.
+// Handler serves one engine. A request body is bounded by the engine's own limit
+// (engine.Limits.MaxBytes): a larger one is answered 413 and never decided.
 type Handler struct {
 	e       *engine.Engine
 	opts    Options
+	limit   int64 // the largest request body, in bytes: the engine's
 	mux     *http.ServeMux
 	metrics *metrics
 	ready   func(context.Context) error
@@ -48,13 +47,10 @@ type Handler struct {
 // the server that uses the handler has shut down. It becomes the engine's Observer: the
 // stages of every decision and the store's group commits are in its metrics.
 func New(e *engine.Engine, opts Options) *Handler {
-	if opts.MaxBodyBytes <= 0 {
-		opts.MaxBodyBytes = 1<<20 + 4<<10
-	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{e: e, opts: opts, mux: http.NewServeMux()}
+	h := &Handler{e: e, opts: opts, limit: int64(e.Limits().MaxBytes), mux: http.NewServeMux()}
 	h.metrics = newMetrics(&h.opts, e)
 	e.SetObserver(h.metrics)
 	h.routes()
@@ -66,8 +62,8 @@ func (h *Handler) person(token string) (console.Person, bool) {
 	if h.opts.Principals == nil || token == "" {
 		return console.Person{}, false
 	}
-	p, expired := h.opts.Principals.lookup(token, time.Now())
-	if p == nil || expired || p.Type != "human" {
+	p, _ := h.opts.Principals.lookup(token, time.Now())
+	if p == nil || p.Type != "human" {
 		return console.Person{}, false
 	}
 	return console.Person{Name: p.Name, Tenant: p.Tenant, ID: p.ID, Roles: p.Roles}, true
@@ -126,7 +122,8 @@ func (h *Handler) routes() {
 // ServeHTTP serves the API.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
 
-// wrap authenticates a call, bounds its body and logs it.
+// wrap authenticates a call, drains what its answer left unread of its body, and logs
+// it.
 func (h *Handler) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -142,13 +139,18 @@ func (h *Handler) wrap(rt route) http.Handler {
 				slog.String("method", r.Method), slog.String("route", rt.path), slog.Int("status", sw.status),
 				slog.String("principal", name), slog.Duration("duration", time.Since(start)))
 		}()
+		if rt.method == http.MethodPost {
+			defer takeBody(sw, r).drain(sw, r)
+		} else if r.ContentLength != 0 {
+			// A body no handler reads: close after the answer rather than wait for it.
+			sw.Header().Set("Connection", "close")
+		}
 		if !rt.public {
 			var ok bool
 			if p, ok = h.authenticate(sw, r); !ok {
 				return
 			}
 		}
-		r.Body = http.MaxBytesReader(sw, r.Body, h.opts.MaxBodyBytes)
 		rt.handle(sw, r, p)
 	})
 }
@@ -161,17 +163,17 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*Princip
 	if h.opts.InsecureDev {
 		return devPrincipal, true
 	}
-	auth := r.Header.Get("Authorization")
-	token, found := strings.CutPrefix(auth, "Bearer ")
-	if !found || token == "" {
+	token, found := bearer(r.Header.Get("Authorization"))
+	if !found {
 		h.metrics.authRefused.WithLabelValues("missing").Inc()
 		writeError(w, http.StatusUnauthorized, apiError{Code: codeUnauthenticated, Message: "no bearer token", Hint: "send Authorization: Bearer TOKEN with a token of the server's principals file"})
 		return nil, false
 	}
 	p, expired := h.opts.Principals.lookup(token, time.Now())
-	if expired {
+	if expired != nil {
 		h.metrics.authRefused.WithLabelValues("expired").Inc()
-		writeError(w, http.StatusUnauthorized, apiError{Code: codeUnauthenticated, Message: "the token has expired", Hint: "ask for a new token: the principals file sets when each one expires (expires_at)"})
+		writeError(w, http.StatusUnauthorized, apiError{Code: codeUnauthenticated, Message: "the token has expired",
+			Hint: "the token expired at " + expired.UTC().Format(time.RFC3339) + " (expires_at in the server's principals file): ask for a new one"})
 		return nil, false
 	}
 	if p == nil {
@@ -180,6 +182,14 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*Princip
 		return nil, false
 	}
 	return p, true
+}
+
+// bearer is the token of an Authorization header: the scheme is case-insensitive
+// (RFC 7235) and may be followed by more than one space.
+func bearer(auth string) (string, bool) {
+	scheme, token, _ := strings.Cut(auth, " ")
+	token = strings.Trim(token, " ")
+	return token, strings.EqualFold(scheme, "Bearer") && token != ""
 }
 
 // statusWriter remembers the status a handler wrote.

@@ -66,10 +66,16 @@ func newAPI(t *testing.T) *api {
 // newAPIOn serves an engine opened with opts.
 func newAPIOn(t *testing.T, opts engine.Options) *api {
 	t.Helper()
+	return newAPIWith(t, opts, service.Options{Principals: principals(t)})
+}
+
+// newAPIWith serves an engine opened with opts through a handler of sopts.
+func newAPIWith(t *testing.T, opts engine.Options, sopts service.Options) *api {
+	t.Helper()
 	opts.LazyPolicies = true
 	e, err := engine.Open(context.Background(), opts)
 	require.NoError(t, err)
-	srv := httptest.NewServer(service.New(e, service.Options{Principals: principals(t)}))
+	srv := httptest.NewServer(service.New(e, sopts))
 	t.Cleanup(func() {
 		srv.Close()
 		require.NoError(t, e.Close())

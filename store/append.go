@@ -47,6 +47,12 @@ type Append struct {
 	// State replaces the workflow's snapshot; nil keeps the old one.
 	State []byte
 
+	// Standing, when set, makes the last record of this append the workflow's standing
+	// record: the head keeps its seq and this tag (Head.StandingSeq, Head.Standing) until
+	// another append names one. Empty keeps the standing record as it is. The engine
+	// names each decision that is not a block, with its outcome.
+	Standing string
+
 	// IdempotencyKey, when set, is recorded for the tenant with
 	// RequestDigest in the same transaction, bound to the last record of
 	// this append (its seq and hash): that record is the answer. A later
@@ -97,6 +103,9 @@ func (a *Append) validate() error {
 	}
 	if len(a.IdempotencyKey) > maxIDLen {
 		return invalid("idempotency key longer than %d bytes", maxIDLen)
+	}
+	if len(a.Standing) > maxIDLen {
+		return invalid("standing tag longer than %d bytes", maxIDLen)
 	}
 	if len(a.Records) == 0 {
 		return invalid("append without records")
@@ -265,6 +274,9 @@ func (a *Append) seal(cur Head) ([]storedRecord, Head) {
 	if a.BumpVersion {
 		next.StateVersion = a.ExpectedVersion + 1
 	}
+	if a.Standing != "" {
+		next.StandingSeq, next.Standing, next.StandingUnknown = next.Seq, a.Standing, false
+	}
 	return recs, next
 }
 
@@ -307,7 +319,7 @@ func (l *Badger) appendSingle(ctx context.Context, a *Append) (Head, error) {
 			return head, wrap("append", err)
 		}
 	}
-	return Head{}, &Error{Op: "append", Err: errors.New("too many conflicting writers")}
+	return Head{}, &Error{Op: "append", Err: errTooManyConflicts}
 }
 
 func (l *Badger) appendTxn(ctx context.Context, a *Append) (Head, error) {

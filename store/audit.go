@@ -38,7 +38,7 @@ func (l *Badger) Audit(ctx context.Context, tenant string, rec NewRecord, t time
 		r, err := sr.record()
 		return r, wrap("audit", err)
 	}
-	return Record{}, &Error{Op: "audit", Err: errors.New("too many conflicting writers")}
+	return Record{}, &Error{Op: "audit", Err: errTooManyConflicts}
 }
 
 // checkAudit refuses an audit record a store must not write.
@@ -123,7 +123,7 @@ func (l *Badger) AuditHead(ctx context.Context, tenant string) (Head, error) {
 	var head Head
 	err := l.db.View(func(txn *badger.Txn) error {
 		var err error
-		head, _, err = getHead(txn, auditHeadKey(tenant))
+		head, _, err = getAuditHead(txn, tenant)
 		return err
 	})
 	if err != nil {

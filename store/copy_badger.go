@@ -90,7 +90,7 @@ func (l *Badger) indexEntries(ctx context.Context, fn func(id string, loc Locati
 			if !ok || len(rest) != 0 {
 				return fmt.Errorf("index key: %w", errCorrupt)
 			}
-			v, err := it.Item().ValueCopy(nil)
+			v, err := itemValue(it.Item())
 			if err != nil {
 				return err
 			}

@@ -29,8 +29,9 @@ func (p *Postgres) importChain(ctx context.Context, c chainCopy) error {
 			_, err := tx.Exec(ctx, `INSERT INTO handoff_audit_heads (tenant, seq, hash) VALUES ($1, $2, $3)`, []byte(c.Tenant), c.Head.Seq, c.Head.Hash)
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO handoff_workflows (workflow, tenant, seq, state_version, hash, snapshot) VALUES ($1, $2, $3, $4, $5, $6)`,
-			[]byte(c.Workflow), []byte(c.Tenant), c.Head.Seq, c.Head.StateVersion, c.Head.Hash, c.snapshot)
+		standingSeq, standing := standingColumns(c.Head)
+		_, err := tx.Exec(ctx, `INSERT INTO handoff_workflows (workflow, tenant, seq, state_version, hash, snapshot, standing_seq, standing) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			[]byte(c.Workflow), []byte(c.Tenant), c.Head.Seq, c.Head.StateVersion, c.Head.Hash, c.snapshot, standingSeq, standing)
 		return err
 	})
 }

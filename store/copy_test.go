@@ -60,7 +60,12 @@ func TestCopyBetweenBackends(t *testing.T) {
 		for i := range 4 {
 			id := fmt.Sprintf("d-%d-%d", w, i)
 			ids = append(ids, id)
+			standing := "" // the standing record is copied with the head, wherever it is
+			if i%2 == 0 {
+				standing = "allow"
+			}
 			_, err := src.Append(ctx, Append{Tenant: "acme", Workflow: wf, Create: i == 0, ExpectedVersion: uint64(i), BumpVersion: true,
+				Standing:       standing,
 				Records:        []NewRecord{rec("request", i), {Type: "decision", Payload: fmt.Appendf(nil, `{"i":%d}`, i), ID: id}},
 				State:          fmt.Appendf(nil, `{"v":%d}`, i+1),
 				IdempotencyKey: "req-" + id, RequestDigest: "sha256:" + id, Time: t0})

@@ -51,7 +51,7 @@ keeps byte order, so listings come out sorted. With T, W, K and I escaped
 and seqs as 8 bytes big-endian:
 
 	t/ T w/ W e/ <seq>   workflow record
-	t/ T w/ W h          workflow head: last seq, state version, last hash
+	t/ T w/ W h          workflow head: last seq, state version, last hash, standing record
 	t/ T w/ W s          workflow state snapshot (opaque to the store)
 	t/ T i/ K            idempotency key: request digest, workflow, seq, hash
 	t/ T a/ <seq>        audit record
@@ -78,13 +78,19 @@ because tenant and workflow are hashed, a record copied to another
 workflow does not verify there. Verify and VerifyAudit recompute every
 hash, follow the prev_hash links, require seqs from 1 without gaps and
 compare the head with the last record; they report the first problem
-rather than failing.
+rather than failing. A chain cut at its end with its head set back still
+verifies on its own: VerifyIndexes checks what names records from outside
+the chains (idempotency keys, the record index, Badger's owner index)
+against them.
 
 # Reads
 
 State reads a workflow's snapshot and head with one key read each, and
-AuditHead a tenant's audit head; Records and AuditRecords walk a chain
-from any seq. Chains lists every chain of the store with its head, tenant
+AuditHead a tenant's audit head; Record reads one record with one read;
+Records and AuditRecords walk a chain from any seq. The head names the
+workflow's standing record (Append.Standing: the engine's last decision
+that was not a block), so it is found with one read however many records
+follow it. Chains lists every chain of the store with its head, tenant
 by tenant, from one consistent view. A record appended with an ID
 (NewRecord.ID; the engine passes the decision id) is indexed by it in the
 same transaction, and Find locates it with one key read: an id is unique
@@ -126,7 +132,11 @@ A failed Append writes nothing. Errors that are answers about the data
 (*StaleError, *DuplicateError, *DuplicateIDError, ErrNotFound, ErrExists,
 ErrIdempotencyKeyReused, ErrInvalid, ErrTooLarge, ErrTampered) are distinct from storage
 failures, which are reported as *Error. To the engine any error means no
-decision was recorded.
+decision was recorded. Retryable tells the failures a later call may not meet
+(ErrUnavailable, ErrBusy) from those it will (ErrPermission, ErrReadOnly,
+ErrSchema, ErrInconsistent, and every answer about the data); no message
+names a database's host, port or role. Ready says whether a decision could
+be recorded now.
 
 # Concurrency
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -17,8 +18,10 @@ var (
 	ErrLocked = errors.New("store: store locked")
 
 	// ErrReadOnly is returned by every write to a store opened with
-	// Options.ReadOnly.
-	ErrReadOnly = errors.New("store: opened read-only")
+	// Options.ReadOnly, and by every write to a PostgreSQL database that accepts none
+	// (a hot standby, or a role or database whose default_transaction_read_only is on):
+	// sending it again cannot help until writes go to a primary.
+	ErrReadOnly = errors.New("store: read-only")
 
 	// ErrNotFound is returned when a workflow does not exist in the tenant
 	// asked for. A workflow owned by another tenant is not found either.
@@ -59,8 +62,22 @@ var (
 
 	// ErrUnavailable is returned when a PostgreSQL store's database cannot be
 	// reached or drops the connection: nothing was decided. A call made once the
-	// database is back succeeds; the pool reconnects by itself.
+	// database is back succeeds; the pool reconnects by itself. The message names the
+	// cause (refused, timed out, a name that does not resolve) but never the host or the
+	// role of the URL.
 	ErrUnavailable = errors.New("store: database unavailable")
+
+	// ErrBusy is returned when a PostgreSQL store's database could not do the work in
+	// time or with what it had: a statement timeout, too many connections, out of
+	// memory, or writers that kept conflicting. Nothing was written; the same call made
+	// again later may succeed.
+	ErrBusy = errors.New("store: database busy")
+
+	// ErrPermission is returned when a PostgreSQL store's database refuses the role of
+	// the URL something it needs: a right on the schema or its tables, or its
+	// credentials. Sending the call again cannot help; granting the right (or fixing the
+	// URL) does.
+	ErrPermission = errors.New("store: permission denied by the database")
 
 	// ErrSchema is returned by OpenPostgres when the database's schema is not at the
 	// version this one needs: Migrate brings it there.
@@ -70,12 +87,32 @@ var (
 	// PostgreSQL store).
 	ErrUnsupported = errors.New("store: not supported by this backend")
 
+	// ErrInconsistent is returned when a Badger store's files do not agree with each
+	// other: the manifest names a table that is not there, or a key points into the value
+	// log past its end. It is what a copy of a store's directory made with cp or rsync
+	// while a process was writing it looks like (or a damaged disk): such a copy is not a
+	// backup. Backup (handoffctl backup) copies a live store; Restore makes a store of it.
+	ErrInconsistent = errors.New("store: the store's files do not agree with each other")
+
 	// ErrTampered is returned when a read finds a value that disagrees with
 	// the hash chain: an idempotency key bound to a record that is not there,
 	// or whose hash differs. The store was altered outside this package;
 	// Verify tells where.
 	ErrTampered = errors.New("store: the log was altered")
 )
+
+// errTooManyConflicts is an append that lost to other writers every time it was tried.
+var errTooManyConflicts = fmt.Errorf("%w: too many conflicting writers", ErrBusy)
+
+// Retryable reports whether the call that failed with err may succeed if made again
+// unchanged, once the cause has passed: the database could not be reached
+// (ErrUnavailable), was busy (ErrBusy), or the call's own deadline passed. Every other
+// error is an answer a resend gets again: the data (a tampered log, a stale version, a
+// reused key), a store that takes no writes (ErrReadOnly), a right the database refuses
+// (ErrPermission), a schema at another version (ErrSchema), a closed store.
+func Retryable(err error) bool {
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, ErrBusy) || errors.Is(err, context.DeadlineExceeded)
+}
 
 // StaleError reports an optimistic concurrency failure: the caller expected
 // the workflow at state version Expected but it is at Actual. It matches
@@ -174,6 +211,10 @@ func wrap(op string, err error) error {
 		errors.Is(err, ErrIdempotencyKeyReused), errors.Is(err, ErrClosed),
 		errors.Is(err, ErrInvalid), errors.Is(err, ErrTooLarge), errors.Is(err, ErrTampered):
 		return err
+	case errors.Is(err, ErrInconsistent):
+		return &Error{Op: op, Err: err}
+	case isInconsistency(err):
+		return &Error{Op: op, Err: inconsistent(lowerFirst(err.Error()))}
 	case errors.Is(err, badger.ErrDBClosed), errors.Is(err, badger.ErrBlockedWrites):
 		return &Error{Op: op, Err: ErrClosed}
 	case errors.Is(err, badger.ErrTxnTooBig), isSizeError(err):

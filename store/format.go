@@ -7,17 +7,22 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// formatKey holds the store's format. Format 3 indexes records by id; a store written
-// before (format 2) has no index, which UpgradeIndex builds. Format 2 binds every
-// idempotency key to the record that answers it; a store written before (format 1,
-// without the key) kept a copy of the answer in the key instead, and its keys are bound
-// by UpgradeIdempotency. A format 1 store needs both upgrades; each writes the mark
-// the store has reached once it is done, so an upgrade cut short is made again at the
-// next Open.
+// formatKey holds the store's format. Format 4 keeps each workflow's standing record
+// in its head; a head written before (format 3) reads as one whose standing record is
+// unknown, which the caller fills in when it first needs it (SetStanding), so a format 3
+// store is marked 4 at Open with nothing to rewrite: the mark keeps an earlier version,
+// which cannot read the new heads, from opening it. Format 3 indexes records by id; a
+// store written before (format 2) has no index, which UpgradeIndex builds. Format 2
+// binds every idempotency key to the record that answers it; a store written before
+// (format 1, without the key) kept a copy of the answer in the key instead, and its keys
+// are bound by UpgradeIdempotency. A format 1 store needs both upgrades; each writes the
+// mark the store has reached once it is done, so an upgrade cut short is made again at
+// the next Open.
 const (
 	formatKey     = "m/format"
 	formatBound   = "2" // idempotency keys bound to records, no record index
-	formatVersion = "3"
+	formatIndexed = "3" // records indexed, heads without their standing record
+	formatVersion = "4"
 )
 
 // checkFormat reads the store's format at Open. An empty store is marked current; a
@@ -29,7 +34,7 @@ func (l *Badger) checkFormat() error {
 			switch {
 			case err != nil:
 				return err
-			case found && string(v) == formatVersion:
+			case found && (string(v) == formatVersion || string(v) == formatIndexed):
 				return nil
 			case !found && !hasKey(txn, []byte(tagTenant)):
 				return nil // empty
@@ -44,6 +49,8 @@ func (l *Badger) checkFormat() error {
 			return err
 		case found && string(v) == formatVersion:
 			return nil
+		case found && string(v) == formatIndexed:
+			return txn.Set([]byte(formatKey), []byte(formatVersion))
 		case found && string(v) == formatBound:
 			l.unindexed = true
 			return nil
@@ -126,7 +133,7 @@ func (l *Badger) UpgradeIdempotency(ctx context.Context, answer func(tenant, wor
 			if !ok || len(tail) != 0 {
 				continue
 			}
-			v, err := it.Item().ValueCopy(nil)
+			v, err := itemValue(it.Item())
 			if err != nil {
 				return err
 			}
@@ -227,7 +234,7 @@ func (l *Badger) UpgradeIndex(ctx context.Context, id func(payload []byte) strin
 				continue
 			}
 			var sr storedRecord
-			if err := it.Item().Value(func(v []byte) error {
+			if err := withItemValue(it.Item(), func(v []byte) error {
 				var err error
 				sr, err = decodeRecord(v)
 				return err

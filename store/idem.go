@@ -30,7 +30,7 @@ func scanIdem(txn *badger.Txn, tenant, key string) ([]byte, bool, error) {
 	if !it.Valid() {
 		return nil, false, nil
 	}
-	v, err := it.Item().ValueCopy(nil)
+	v, err := itemValue(it.Item())
 	return v, err == nil, err
 }
 
@@ -127,7 +127,7 @@ func (l *Badger) IdempotencyKeys(ctx context.Context, tenant string, fn func(Ide
 			if !ok || len(rest) != 0 {
 				return fmt.Errorf("idempotency key: %w", errCorrupt)
 			}
-			v, err := it.Item().ValueCopy(nil)
+			v, err := itemValue(it.Item())
 			if err != nil {
 				return err
 			}

@@ -244,7 +244,7 @@ func TestUpgradeIndexesTheRecordsOfAnEarlierFormat(t *testing.T) {
 		midMark string // the mark after the first upgrade
 		reindex bool   // the index is built again after a reopen
 	}{
-		{"format 2 needs the index only", "2", false, index, "3", false},
+		{"format 2 needs the index only", "2", false, index, formatVersion, false},
 		{"format 1 needs both, keys first", "", true, bindIdem, "2", true},
 		{"format 1 needs both, index first", "", true, index, "(none)", true},
 	} {

@@ -178,16 +178,24 @@ func OpenBadger(ctx context.Context, opts Options) (*Badger, error) {
 	default:
 		bo = opts.Memory.embedded(badger.DefaultOptions(opts.Dir))
 	}
-	bo = bo.WithSyncWrites(true).WithLogger(nil).WithReadOnly(opts.ReadOnly && !opts.InMemory)
+	bo = bo.WithSyncWrites(true).WithVerifyValueChecksum(true).WithLogger(nil).WithReadOnly(opts.ReadOnly && !opts.InMemory)
 	if opts.Logger != nil {
 		bo = bo.WithLogger(badgerLogger{l: opts.Logger})
+	}
+	var owner int // a running process whose lock file the directory holds: a copy of its store
+	if !opts.InMemory {
+		owner, _ = liveLockOwner(opts.Dir)
 	}
 	db, err := badger.Open(bo)
 	if err != nil {
 		if isLockError(err) {
 			return nil, fmt.Errorf("%w: %s is in use by another process", ErrLocked, opts.Dir)
 		}
-		return nil, wrap("open", err)
+		return nil, openError(err, owner)
+	}
+	if owner != 0 && opts.Logger != nil {
+		opts.Logger.Warn("store: the directory holds the lock file of a running process: a copy of its store made while it wrote may lack or garble the last writes; copy a live store with handoffctl backup",
+			"dir", opts.Dir, "pid", owner)
 	}
 	l := &Badger{
 		db:             db,
@@ -241,6 +249,21 @@ func (l *Badger) Close() error {
 
 func (l *Badger) begin(ctx context.Context) error { return l.calls.begin(ctx) }
 
+// Ready reports whether the store takes writes: it is open, and not opened read-only.
+func (l *Badger) Ready(ctx context.Context) error {
+	if err := l.begin(ctx); err != nil {
+		return err
+	}
+	defer l.end()
+	if l.readOnly {
+		return &Error{Op: "ready", Err: fmt.Errorf("%w: opened read-only", ErrReadOnly)}
+	}
+	if l.db.IsClosed() {
+		return &Error{Op: "ready", Err: ErrClosed}
+	}
+	return nil
+}
+
 func (l *Badger) end() { l.calls.end() }
 
 // getValue reads the value of key in txn; found is false when the key does
@@ -253,7 +276,7 @@ func getValue(txn *badger.Txn, key []byte) (value []byte, found bool, err error)
 	if err != nil {
 		return nil, false, err
 	}
-	value, err = item.ValueCopy(nil)
+	value, err = itemValue(item)
 	if err != nil {
 		return nil, false, err
 	}
@@ -271,6 +294,14 @@ func getHead(txn *badger.Txn, key []byte) (h Head, found bool, err error) {
 		return Head{}, true, fmt.Errorf("head: %w", err)
 	}
 	return h, true, nil
+}
+
+// getAuditHead reads the head of a tenant's audit stream, which names no standing
+// record, whichever version wrote it.
+func getAuditHead(txn *badger.Txn, tenant string) (Head, bool, error) {
+	h, found, err := getHead(txn, auditHeadKey(tenant))
+	h.StandingUnknown = false
+	return h, found, err
 }
 
 // callbackError carries an error returned by a caller's callback through a

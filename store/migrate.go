@@ -64,25 +64,30 @@ const createSchemaTable = `CREATE TABLE IF NOT EXISTS handoff_schema (
 
 // Migrate brings the schema of the PostgreSQL database opts.URL names up to this
 // version's, applying each missing migration in a transaction of its own, and returns
-// the ones it applied (none when the schema is current). Two processes migrating at
-// once cannot both apply a migration: the second fails on the version's key and
-// changes nothing. A database at a later version than this one knows is refused.
+// the ones it applied (none when the schema is current). A schema that is current is
+// only read: a role without the right to create tables in the schema may run it. Two
+// processes migrating at once cannot both apply a migration: the second fails on the
+// version's key and changes nothing. A database at a later version than this one knows
+// is refused.
 func Migrate(ctx context.Context, opts Options) ([]Migration, error) {
 	conn, err := connectOnce(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, createSchemaTable); err != nil {
-		return nil, pgWrap("migrate", err)
-	}
 	current, err := schemaVersion(ctx, conn)
 	if err != nil {
 		return nil, err
 	}
 	all := Migrations()
-	if current > len(all) {
-		return nil, &Error{Op: "migrate", Err: fmt.Errorf("the database's schema is at version %d, later than this version's %d: use a newer handoffctl", current, len(all))}
+	switch {
+	case current > len(all):
+		return nil, &Error{Op: "migrate", Err: fmt.Errorf("%w: the database's schema is at version %d, later than this version's %d: use a newer handoffctl", ErrSchema, current, len(all))}
+	case current == len(all):
+		return nil, nil
+	}
+	if _, err := conn.Exec(ctx, createSchemaTable); err != nil {
+		return nil, migrateError(pgWrap("migrate", err))
 	}
 	var applied []Migration
 	for _, m := range all[current:] {
@@ -104,11 +109,25 @@ func Migrate(ctx context.Context, opts Options) ([]Migration, error) {
 			return applied, &Error{Op: "migrate", Err: fmt.Errorf("another process applied migration %d at the same time: run migrate again", m.Version)}
 		}
 		if err != nil {
-			return applied, &Error{Op: "migrate", Err: fmt.Errorf("migration %d (%s): %w", m.Version, m.Name, pgCause(err))}
+			err = pgWrap("migrate", err)
+			var se *Error
+			if errors.As(err, &se) {
+				err = &Error{Op: "migrate", Err: fmt.Errorf("migration %d (%s): %w", m.Version, m.Name, se.Err)}
+			}
+			return applied, migrateError(err)
 		}
 		applied = append(applied, m)
 	}
 	return applied, nil
+}
+
+// migrateError says, for a migration the database refused the role, which right it
+// needs.
+func migrateError(err error) error {
+	if errors.Is(err, ErrPermission) {
+		return fmt.Errorf("%w: the role of the store URL needs the right to create tables in the schema of its search_path (GRANT CREATE ON SCHEMA ...), or run migrate as the schema's owner", err)
+	}
+	return err
 }
 
 // schemaVersion reads the version a database's schema is at: 0 before any migration.

@@ -54,8 +54,9 @@ func (p pgTamperer) setHead(tenant, workflow string, h Head) {
 		p.exec(`UPDATE handoff_audit_heads SET seq = $2, hash = $3 WHERE tenant = $1`, []byte(tenant), h.Seq, h.Hash)
 		return
 	}
-	p.exec(`UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5 WHERE tenant = $1 AND workflow = $2`,
-		[]byte(tenant), []byte(workflow), h.Seq, h.StateVersion, h.Hash)
+	standingSeq, standing := standingColumns(h)
+	p.exec(`UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5, standing_seq = $6, standing = $7 WHERE tenant = $1 AND workflow = $2`,
+		[]byte(tenant), []byte(workflow), h.Seq, h.StateVersion, h.Hash, standingSeq, standing)
 }
 
 func (p pgTamperer) delHead(tenant, workflow string) {
@@ -68,4 +69,24 @@ func (p pgTamperer) delHead(tenant, workflow string) {
 
 func (p pgTamperer) setOwner(workflow, tenant string) {
 	p.exec(`UPDATE handoff_workflows SET tenant = $2 WHERE workflow = $1`, []byte(workflow), []byte(tenant))
+}
+
+func (p pgTamperer) setKey(tenant, key string, e idemEntry) {
+	p.delKey(tenant, key)
+	p.exec(`INSERT INTO handoff_idempotency (tenant, key, digest, workflow, seq, hash) VALUES ($1, $2, $3, $4, $5, $6)`,
+		[]byte(tenant), []byte(key), []byte(e.Digest), []byte(e.Workflow), e.Seq, e.Hash)
+}
+
+func (p pgTamperer) delKey(tenant, key string) {
+	p.exec(`DELETE FROM handoff_idempotency WHERE tenant = $1 AND key = $2`, []byte(tenant), []byte(key))
+}
+
+func (p pgTamperer) setID(id string, loc Location) {
+	p.delID(id)
+	p.exec(`INSERT INTO handoff_record_ids (id, tenant, workflow, seq, hash) VALUES ($1, $2, $3, $4, $5)`,
+		[]byte(id), []byte(loc.Tenant), []byte(loc.Workflow), loc.Seq, loc.Hash)
+}
+
+func (p pgTamperer) delID(id string) {
+	p.exec(`DELETE FROM handoff_record_ids WHERE id = $1`, []byte(id))
 }

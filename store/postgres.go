@@ -5,16 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// PostgresOptions size the connection pool and the timeouts of a PostgreSQL store.
+// PostgresOptions size the connection pool and the timeouts of a PostgreSQL store. A
+// field that is set wins over the store URL's parameter of the same meaning
+// (pool_max_conns, statement_timeout, connect_timeout); a field left zero takes the
+// URL's, else the default. Every other parameter pgx reads in the URL (pool_min_conns,
+// pool_max_conn_lifetime, sslmode, ...; any other is a runtime parameter of the
+// session) applies as the URL says.
 type PostgresOptions struct {
 	// MaxConns bounds the connections the pool opens. Each append holds one for its
 	// transaction. Default 4 × GOMAXPROCS, at least 8.
@@ -65,6 +72,7 @@ type Postgres struct {
 	calls    calls
 	readOnly bool
 	onCommit func(appends int)
+	reach    *reachability
 }
 
 // OpenPostgres connects to the database opts.URL names and checks that its schema is
@@ -79,11 +87,17 @@ func OpenPostgres(ctx context.Context, opts Options) (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	reach := &reachability{logger: logger}
+	reach.watch(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, pgWrap("open", err)
 	}
-	p := &Postgres{pool: pool, readOnly: opts.ReadOnly, onCommit: opts.OnCommit}
+	p := &Postgres{pool: pool, readOnly: opts.ReadOnly, onCommit: opts.OnCommit, reach: reach}
 	v, err := schemaVersion(ctx, pool)
 	if err != nil {
 		pool.Close()
@@ -100,27 +114,49 @@ func OpenPostgres(ctx context.Context, opts Options) (*Postgres, error) {
 	return p, nil
 }
 
-// poolConfig reads opts into the pool's configuration.
+// poolConfig reads opts into the pool's configuration: opts.Postgres over the URL's
+// parameters over the defaults.
 func poolConfig(opts Options) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(opts.URL)
 	if err != nil {
-		return nil, invalid("options: the PostgreSQL URL %s: %v", redactURL(opts.URL), err)
+		return nil, invalid("options: the PostgreSQL URL %s: %v", redactURL(opts.URL), pgCause(err))
+	}
+	// ParseConfig fills in its own defaults: the URL's query tells what it named.
+	named := map[string]bool{}
+	if u, err := url.Parse(opts.URL); err == nil {
+		for k := range u.Query() {
+			named[k] = true
+		}
 	}
 	po := opts.Postgres
-	cfg.MaxConns = po.MaxConns
-	if cfg.MaxConns <= 0 {
+	switch {
+	case po.MaxConns > 0:
+		cfg.MaxConns = po.MaxConns
+	case !named["pool_max_conns"]:
 		cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
 	}
-	if po.StatementTimeout <= 0 {
-		po.StatementTimeout = DefaultStatementTimeout
+	switch {
+	case po.ConnectTimeout > 0:
+		cfg.ConnConfig.ConnectTimeout = po.ConnectTimeout
+	case !named["connect_timeout"]:
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
-	if po.ConnectTimeout <= 0 {
-		po.ConnectTimeout = DefaultConnectTimeout
-	}
-	cfg.ConnConfig.ConnectTimeout = po.ConnectTimeout
 	params := cfg.ConnConfig.RuntimeParams
-	params["statement_timeout"] = strconv.FormatInt(po.StatementTimeout.Milliseconds(), 10)
-	params["idle_in_transaction_session_timeout"] = strconv.FormatInt(2*po.StatementTimeout.Milliseconds(), 10)
+	timeout := DefaultStatementTimeout
+	switch d, ok := pgDuration(params["statement_timeout"]); {
+	case po.StatementTimeout > 0:
+		timeout = po.StatementTimeout
+	case params["statement_timeout"] != "" && !ok:
+		return nil, invalid("options: the PostgreSQL URL %s: statement_timeout %q is not a duration (5000, 5s, 500ms)", redactURL(opts.URL), params["statement_timeout"])
+	case ok:
+		timeout = d
+	}
+	params["statement_timeout"] = strconv.FormatInt(timeout.Milliseconds(), 10)
+	if params["idle_in_transaction_session_timeout"] == "" {
+		// Twice the statement timeout: a transaction is a few statements, and one left
+		// open by a process that stopped must not hold its locks for long.
+		params["idle_in_transaction_session_timeout"] = strconv.FormatInt(2*timeout.Milliseconds(), 10)
+	}
 	if params["application_name"] == "" {
 		params["application_name"] = "handoff"
 	}
@@ -128,6 +164,24 @@ func poolConfig(opts Options) (*pgxpool.Config, error) {
 		params["default_transaction_read_only"] = "on"
 	}
 	return cfg, nil
+}
+
+// pgDuration reads a duration as PostgreSQL writes one in a setting: a number of
+// milliseconds, or a number with a unit (us, ms, s, min, h, d). ok is false for anything
+// else, "" included.
+func pgDuration(s string) (d time.Duration, ok bool) {
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := s, "ms"
+	if i >= 0 {
+		num, unit = s[:i], strings.TrimSpace(s[i:])
+	}
+	n, err := strconv.ParseFloat(num, 64)
+	units := map[string]time.Duration{"us": time.Microsecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	u, known := units[unit]
+	if err != nil || !known || n < 0 {
+		return 0, false
+	}
+	return time.Duration(n * float64(u)), true
 }
 
 // connectOnce makes one connection outside any pool: for Migrate.

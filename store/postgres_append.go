@@ -53,7 +53,7 @@ func retryConflicts[T any](ctx context.Context, op string, fn func(context.Conte
 			return v, pgWrap(op, err)
 		}
 	}
-	return zero, &Error{Op: op, Err: errors.New("too many conflicting writers")}
+	return zero, &Error{Op: op, Err: errTooManyConflicts}
 }
 
 // size is the bytes a writes, roughly: what bounds it.
@@ -81,7 +81,7 @@ func (p *Postgres) appendTx(ctx context.Context, a *Append) (Head, error) {
 	if a.IdempotencyKey != "" {
 		reads.Queue(`SELECT digest, workflow, seq, hash FROM handoff_idempotency WHERE tenant = $1 AND key = $2`, []byte(a.Tenant), []byte(a.IdempotencyKey))
 	}
-	reads.Queue(`SELECT tenant, seq, state_version, hash FROM handoff_workflows WHERE workflow = $1`, []byte(a.Workflow))
+	reads.Queue(`SELECT tenant, `+headColumns+` FROM handoff_workflows WHERE workflow = $1`, []byte(a.Workflow))
 	ids := recordIDs(a.Records)
 	if len(ids) > 0 {
 		reads.Queue(`SELECT id, tenant, workflow, seq, hash FROM handoff_record_ids WHERE id = ANY($1)`, ids)
@@ -91,6 +91,7 @@ func (p *Postgres) appendTx(ctx context.Context, a *Append) (Head, error) {
 		idemFound, found bool
 		owner            string
 		cur              Head
+		head             pgHead
 		taken            = map[string]Location{}
 		readErr          error
 	)
@@ -103,8 +104,11 @@ func (p *Postgres) appendTx(ctx context.Context, a *Append) (Head, error) {
 		}
 	}
 	if readErr == nil {
-		err := br.QueryRow().Scan((*bytesString)(&owner), &cur.Seq, &cur.StateVersion, &cur.Hash)
+		err := br.QueryRow().Scan(append([]any{(*bytesString)(&owner)}, head.targets()...)...)
 		found = err == nil
+		if found {
+			cur = head.head()
+		}
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			readErr = err
 		}
@@ -153,10 +157,15 @@ func (p *Postgres) appendTx(ctx context.Context, a *Append) (Head, error) {
 	recs, next := a.seal(cur)
 	writes := &pgx.Batch{}
 	queueRecords(writes, "handoff_records", a.Tenant, a.Workflow, recs)
-	if a.Create {
-		writes.Queue(`INSERT INTO handoff_workflows (workflow, tenant, seq, state_version, hash, snapshot) VALUES ($1, $2, $3, $4, $5, $6)`,
-			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State)
-	} else {
+	standingSeq, standing := standingColumns(next)
+	switch {
+	case a.Create:
+		writes.Queue(`INSERT INTO handoff_workflows (workflow, tenant, seq, state_version, hash, snapshot, standing_seq, standing) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State, standingSeq, standing)
+	case a.Standing != "":
+		writes.Queue(`UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5, snapshot = COALESCE($6, snapshot), standing_seq = $7, standing = $8 WHERE workflow = $1 AND tenant = $2`,
+			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State, standingSeq, standing)
+	default:
 		writes.Queue(`UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5, snapshot = COALESCE($6, snapshot) WHERE workflow = $1 AND tenant = $2`,
 			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State)
 	}
@@ -313,4 +322,31 @@ func (p *Postgres) auditTx(ctx context.Context, tenant string, rec NewRecord, t 
 		return Record{}, err
 	}
 	return sr.record()
+}
+
+// SetStanding fills in the standing record of a workflow's head that an earlier version
+// wrote without it, as Badger's SetStanding does: one conditional UPDATE.
+func (p *Postgres) SetStanding(ctx context.Context, tenant, workflow string, h Head) error {
+	if err := p.begin(ctx); err != nil {
+		return err
+	}
+	defer p.end()
+	if p.readOnly {
+		return &Error{Op: "set standing", Err: ErrReadOnly}
+	}
+	if err := checkStandingArg(tenant, workflow, h); err != nil {
+		return err
+	}
+	tag, err := p.pool.Exec(ctx, `UPDATE handoff_workflows SET standing_seq = $4, standing = $5
+		WHERE workflow = $1 AND tenant = $2 AND seq = $3 AND standing_seq IS NULL`,
+		[]byte(workflow), []byte(tenant), h.Seq, h.StandingSeq, []byte(h.Standing))
+	if err != nil || tag.RowsAffected() > 0 {
+		return pgWrap("set standing", err)
+	}
+	if owner, found, err := p.Owner(ctx, workflow); err != nil {
+		return err
+	} else if !found || owner != tenant {
+		return fmt.Errorf("%w: %q", ErrNotFound, workflow)
+	}
+	return nil
 }

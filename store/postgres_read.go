@@ -8,6 +8,41 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// headColumns are the columns of a workflow's head in handoff_workflows, as pgHead
+// scans them.
+const headColumns = "seq, state_version, hash, standing_seq, standing"
+
+// pgHead scans a workflow's head: a NULL standing_seq is a head written before heads
+// kept their standing record.
+type pgHead struct {
+	h           Head
+	standingSeq *uint64
+	standing    nullBytesString
+}
+
+// targets are the scan targets of headColumns.
+func (p *pgHead) targets() []any {
+	return []any{&p.h.Seq, &p.h.StateVersion, &p.h.Hash, &p.standingSeq, &p.standing}
+}
+
+func (p *pgHead) head() Head {
+	h := p.h
+	if p.standingSeq == nil {
+		h.StandingUnknown = true
+	} else {
+		h.StandingSeq, h.Standing = *p.standingSeq, string(p.standing)
+	}
+	return h
+}
+
+// standingColumns are the values of standing_seq and standing for h.
+func standingColumns(h Head) (seq *uint64, tag []byte) {
+	if h.StandingUnknown {
+		return nil, nil
+	}
+	return &h.StandingSeq, []byte(h.Standing)
+}
+
 // bytesString scans a bytea column into a string.
 type bytesString string
 
@@ -122,15 +157,16 @@ func (p *Postgres) State(ctx context.Context, tenant, workflow string) (snapshot
 	}
 	defer p.end()
 	var owner string
-	err = p.pool.QueryRow(ctx, `SELECT tenant, seq, state_version, hash, snapshot FROM handoff_workflows WHERE workflow = $1`, []byte(workflow)).
-		Scan((*bytesString)(&owner), &head.Seq, &head.StateVersion, &head.Hash, &snapshot)
+	var h pgHead
+	err = p.pool.QueryRow(ctx, `SELECT tenant, snapshot, `+headColumns+` FROM handoff_workflows WHERE workflow = $1`, []byte(workflow)).
+		Scan(append([]any{(*bytesString)(&owner), &snapshot}, h.targets()...)...)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && owner != tenant) {
 		return nil, Head{}, fmt.Errorf("%w: %q", ErrNotFound, workflow)
 	}
 	if err != nil {
 		return nil, Head{}, pgWrap("state", err)
 	}
-	return snapshot, head, nil
+	return snapshot, h.head(), nil
 }
 
 // Owner returns the tenant that created workflow, as Badger's Owner does.
@@ -190,6 +226,16 @@ func (p *Postgres) AuditHead(ctx context.Context, tenant string) (Head, error) {
 		return Head{}, nil
 	}
 	return h, pgWrap("audit head", err)
+}
+
+// Record reads one record of a chain, as Badger's Record does.
+func (p *Postgres) Record(ctx context.Context, tenant, workflow string, seq uint64) (Record, error) {
+	if err := p.begin(ctx); err != nil {
+		return Record{}, err
+	}
+	defer p.end()
+	rec, err := readRecord(pgReader(ctx, p.pool), tenant, workflow, seq)
+	return rec, pgWrap("record", err)
 }
 
 // Records calls fn with the records of a workflow of tenant in seq order from fromSeq,
@@ -261,18 +307,18 @@ func (p *Postgres) Workflows(ctx context.Context, tenant string, fn func(workflo
 	}
 	defer p.end()
 	return p.readTx(ctx, "workflows", func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT workflow, seq, state_version, hash FROM handoff_workflows WHERE tenant = $1 ORDER BY workflow`, []byte(tenant))
+		rows, err := tx.Query(ctx, `SELECT workflow, `+headColumns+` FROM handoff_workflows WHERE tenant = $1 ORDER BY workflow`, []byte(tenant))
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var w string
-			var h Head
-			if err := rows.Scan((*bytesString)(&w), &h.Seq, &h.StateVersion, &h.Hash); err != nil {
+			var h pgHead
+			if err := rows.Scan(append([]any{(*bytesString)(&w)}, h.targets()...)...); err != nil {
 				return err
 			}
-			if err := fn(w, h); err != nil {
+			if err := fn(w, h.head()); err != nil {
 				return callbackError{err}
 			}
 		}
@@ -343,14 +389,14 @@ func (p *Postgres) Chains(ctx context.Context, fn func(Chain) error) error {
 	defer p.end()
 	return p.readTx(ctx, "chains", func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
-			SELECT tenant, ''::bytea AS workflow, true AS audit, seq, 0::bigint, hash FROM handoff_audit_heads
+			SELECT tenant, ''::bytea AS workflow, true AS audit, seq, 0::bigint, hash, 0::bigint, ''::bytea FROM handoff_audit_heads
 			UNION ALL
-			SELECT DISTINCT a.tenant, ''::bytea, true, 0::bigint, 0::bigint, '' FROM handoff_audit a
+			SELECT DISTINCT a.tenant, ''::bytea, true, 0::bigint, 0::bigint, '', 0::bigint, ''::bytea FROM handoff_audit a
 				WHERE NOT EXISTS (SELECT 1 FROM handoff_audit_heads h WHERE h.tenant = a.tenant)
 			UNION ALL
-			SELECT tenant, workflow, false, seq, state_version, hash FROM handoff_workflows
+			SELECT tenant, workflow, false, `+headColumns+` FROM handoff_workflows
 			UNION ALL
-			SELECT DISTINCT r.tenant, r.workflow, false, 0::bigint, 0::bigint, '' FROM handoff_records r
+			SELECT DISTINCT r.tenant, r.workflow, false, 0::bigint, 0::bigint, '', 0::bigint, ''::bytea FROM handoff_records r
 				WHERE NOT EXISTS (SELECT 1 FROM handoff_workflows w WHERE w.workflow = r.workflow AND w.tenant = r.tenant)
 			ORDER BY 1, 3 DESC, 2`)
 		if err != nil {
@@ -359,9 +405,11 @@ func (p *Postgres) Chains(ctx context.Context, fn func(Chain) error) error {
 		defer rows.Close()
 		for rows.Next() {
 			var c Chain
-			if err := rows.Scan((*bytesString)(&c.Tenant), (*bytesString)(&c.Workflow), &c.Audit, &c.Head.Seq, &c.Head.StateVersion, &c.Head.Hash); err != nil {
+			var h pgHead
+			if err := rows.Scan(append([]any{(*bytesString)(&c.Tenant), (*bytesString)(&c.Workflow), &c.Audit}, h.targets()...)...); err != nil {
 				return err
 			}
+			c.Head = h.head()
 			if err := fn(c); err != nil {
 				return callbackError{err}
 			}

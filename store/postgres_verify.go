@@ -19,9 +19,10 @@ func (p *Postgres) Verify(ctx context.Context, tenant, workflow string) (VerifyR
 	rep := VerifyReport{Tenant: tenant, Workflow: workflow, OK: true}
 	err := p.readTx(ctx, "verify", func(tx pgx.Tx) error {
 		var owner string
-		var head Head
-		err := tx.QueryRow(ctx, `SELECT tenant, seq, state_version, hash FROM handoff_workflows WHERE workflow = $1`, []byte(workflow)).
-			Scan((*bytesString)(&owner), &head.Seq, &head.StateVersion, &head.Hash)
+		var h pgHead
+		err := tx.QueryRow(ctx, `SELECT tenant, `+headColumns+` FROM handoff_workflows WHERE workflow = $1`, []byte(workflow)).
+			Scan(append([]any{(*bytesString)(&owner)}, h.targets()...)...)
+		head := h.head()
 		ownerFound := err == nil
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
@@ -43,6 +44,8 @@ func (p *Postgres) Verify(ctx context.Context, tenant, workflow string) (VerifyR
 		case !c.checkHead(head):
 		case head.StateVersion > head.Seq:
 			rep.fail(0, "head state version %d exceeds its %d records", head.StateVersion, head.Seq)
+		default:
+			checkStanding(&rep, head)
 		}
 		return nil
 	})
@@ -112,4 +115,99 @@ func (c *chain) walkRows(ctx context.Context, q querier, sql string, args ...any
 		c.rep.Records++
 	}
 	return rows.Err()
+}
+
+// VerifyIndexes checks the idempotency keys and record index entries of c.Tenant (of
+// every tenant with c.All; of c.Workflow only, when set) against the records they name, from one consistent view, as
+// Badger's VerifyIndexes does: each key and each entry is read with its record and its
+// chain's head in one statement.
+func (p *Postgres) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyReport, error) {
+	if err := p.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer p.end()
+	v := newRefCheck(c)
+	err := p.readTx(ctx, "verify indexes", func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT i.tenant, i.key, i.digest, i.workflow, i.seq, i.hash, w.seq,
+				r.seq, r.time, r.type, r.payload, r.prev_hash, r.hash
+			FROM handoff_idempotency i
+			LEFT JOIN handoff_workflows w ON w.workflow = i.workflow AND w.tenant = i.tenant
+			LEFT JOIN handoff_records r ON r.tenant = i.tenant AND r.workflow = i.workflow AND r.seq = i.seq
+			WHERE $1 OR i.tenant = $2 AND ($3 = ''::bytea OR i.workflow = $3) ORDER BY i.tenant, i.key`, c.All, []byte(c.Tenant), []byte(c.Workflow))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var tenant, key string
+			var e idemEntry
+			var named namedRecord
+			if err := rows.Scan((*bytesString)(&tenant), (*bytesString)(&key), (*bytesString)(&e.Digest), (*bytesString)(&e.Workflow), &e.Seq, &e.Hash,
+				&named.headSeq, &named.seq, &named.time, (*nullBytesString)(&named.r.Type), &named.r.Payload, (*nullString)(&named.r.PrevHash), (*nullString)(&named.r.Hash)); err != nil {
+				return err
+			}
+			if err := v.key(tenant, key, e, true, false, named.read, named.head); err != nil {
+				return err
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		rows, err = tx.Query(ctx, `SELECT x.id, x.tenant, x.workflow, x.seq, x.hash,
+				CASE WHEN x.workflow = ''::bytea THEN ah.seq ELSE w.seq END,
+				COALESCE(r.seq, a.seq), COALESCE(r.time, a.time), COALESCE(r.type, a.type), COALESCE(r.payload, a.payload),
+				COALESCE(r.prev_hash, a.prev_hash), COALESCE(r.hash, a.hash)
+			FROM handoff_record_ids x
+			LEFT JOIN handoff_workflows w ON x.workflow <> ''::bytea AND w.workflow = x.workflow AND w.tenant = x.tenant
+			LEFT JOIN handoff_audit_heads ah ON x.workflow = ''::bytea AND ah.tenant = x.tenant
+			LEFT JOIN handoff_records r ON x.workflow <> ''::bytea AND r.tenant = x.tenant AND r.workflow = x.workflow AND r.seq = x.seq
+			LEFT JOIN handoff_audit a ON x.workflow = ''::bytea AND a.tenant = x.tenant AND a.seq = x.seq
+			WHERE $1 OR x.tenant = $2 AND ($3 = ''::bytea OR x.workflow = $3) ORDER BY x.id`, c.All, []byte(c.Tenant), []byte(c.Workflow))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var loc Location
+			var named namedRecord
+			if err := rows.Scan((*bytesString)(&id), (*bytesString)(&loc.Tenant), (*bytesString)(&loc.Workflow), &loc.Seq, &loc.Hash,
+				&named.headSeq, &named.seq, &named.time, (*nullBytesString)(&named.r.Type), &named.r.Payload, (*nullString)(&named.r.PrevHash), (*nullString)(&named.r.Hash)); err != nil {
+				return err
+			}
+			if err := v.id(id, loc, true, named.read, named.head); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.reports(), nil
+}
+
+// namedRecord is a record a key or an index entry names, read with it by a join: NULL
+// columns when it is not there, and the head of its chain, NULL when there is none.
+type namedRecord struct {
+	headSeq *uint64
+	seq     *uint64
+	time    *string
+	r       storedRecord
+}
+
+func (n *namedRecord) read(string, string, uint64) (storedRecord, bool, error) {
+	if n.seq == nil {
+		return storedRecord{}, false, nil
+	}
+	n.r.Seq, n.r.Time = *n.seq, *n.time
+	return n.r, true, nil
+}
+
+func (n *namedRecord) head(string, string) (Head, bool, error) {
+	if n.headSeq == nil {
+		return Head{}, false, nil
+	}
+	return Head{Seq: *n.headSeq}, true, nil
 }

@@ -90,6 +90,43 @@ func (l *Badger) Owner(ctx context.Context, workflow string) (tenant string, fou
 	return tenant, found, nil
 }
 
+// Record reads record seq of a workflow of tenant, or of the tenant's audit stream when
+// workflow is "", with one key read: for a caller that wants one record, where Records
+// would read ahead. It fails with an error matching ErrNotFound when there is no such
+// record. It is safe for concurrent use.
+func (l *Badger) Record(ctx context.Context, tenant, workflow string, seq uint64) (Record, error) {
+	if err := l.begin(ctx); err != nil {
+		return Record{}, err
+	}
+	defer l.end()
+	var rec Record
+	err := l.db.View(func(txn *badger.Txn) error {
+		var err error
+		rec, err = readRecord(badgerReader(txn), tenant, workflow, seq)
+		return err
+	})
+	if err != nil {
+		return Record{}, wrap("record", err)
+	}
+	return rec, nil
+}
+
+// readRecord reads one record with read and converts it.
+func readRecord(read recordReader, tenant, workflow string, seq uint64) (Record, error) {
+	sr, found, err := read(tenant, workflow, seq)
+	switch {
+	case err != nil:
+		return Record{}, fmt.Errorf("record %d: %w", seq, err)
+	case !found:
+		return Record{}, fmt.Errorf("%w: no record %d in workflow %q of tenant %q", ErrNotFound, seq, workflow, tenant)
+	}
+	rec, err := sr.record()
+	if err != nil || sr.Seq != seq {
+		return Record{}, fmt.Errorf("record %d: %w", seq, errCorrupt)
+	}
+	return rec, nil
+}
+
 // Records calls fn with the records of a workflow of tenant in seq order,
 // starting at fromSeq (0 and 1 both mean the first record), from one
 // consistent view of the log. An error from fn stops the walk and is
@@ -132,7 +169,7 @@ func walkRecords(ctx context.Context, txn *badger.Txn, prefix []byte, from uint6
 			return n, fmt.Errorf("record key: %w", errCorrupt)
 		}
 		var sr storedRecord
-		err := item.Value(func(v []byte) error {
+		err := withItemValue(item, func(v []byte) error {
 			var err error
 			sr, err = decodeRecord(v)
 			return err
@@ -204,24 +241,32 @@ func (l *Badger) Tenants(ctx context.Context) ([]string, error) {
 	defer l.end()
 	var tenants []string
 	err := l.db.View(func(txn *badger.Txn) error {
-		prefix := []byte(tagTenant)
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-		defer it.Close()
-		for it.Seek(prefix); it.Valid(); {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			tenant, _, ok := readComponent(it.Item().Key()[len(prefix):])
-			if !ok {
-				return fmt.Errorf("tenant key: %w", errCorrupt)
-			}
-			tenants = append(tenants, tenant)
-			it.Seek(skipPast(tenantPrefix(tenant)))
-		}
-		return nil
+		var err error
+		tenants, err = listTenants(ctx, txn)
+		return err
 	})
 	if err != nil {
 		return nil, wrap("tenants", err)
+	}
+	return tenants, nil
+}
+
+// listTenants lists the tenants with any key in txn, in order.
+func listTenants(ctx context.Context, txn *badger.Txn) ([]string, error) {
+	var tenants []string
+	prefix := []byte(tagTenant)
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	for it.Seek(prefix); it.Valid(); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		tenant, _, ok := readComponent(it.Item().Key()[len(prefix):])
+		if !ok {
+			return nil, fmt.Errorf("tenant key: %w", errCorrupt)
+		}
+		tenants = append(tenants, tenant)
+		it.Seek(skipPast(tenantPrefix(tenant)))
 	}
 	return tenants, nil
 }
@@ -270,6 +315,13 @@ func checkIndexed(txn *badger.Txn, loc Location) string {
 // checkLocated reads, with read, the record a location names and returns what is wrong
 // with it, or "" when it is there, unaltered, with the hash the location holds.
 func checkLocated(read recordReader, loc Location) string {
+	_, problem := located(read, loc)
+	return problem
+}
+
+// located reads, with read, the record a location names and returns it with what is
+// wrong with it, or "" when it is there, unaltered, with the hash the location holds.
+func located(read recordReader, loc Location) (storedRecord, string) {
 	domain, name := domainRecord, fmt.Sprintf("record %d of workflow %q", loc.Seq, loc.Workflow)
 	if loc.Audit() {
 		domain, name = domainAudit, fmt.Sprintf("audit record %d", loc.Seq)
@@ -278,15 +330,15 @@ func checkLocated(read recordReader, loc Location) string {
 	sr, found, err := read(loc.Tenant, loc.Workflow, loc.Seq)
 	switch {
 	case errors.Is(err, errCorrupt):
-		return name + ", which is undecodable"
+		return sr, name + ", which is undecodable"
 	case err != nil || !found:
-		return name + ", which is not there"
+		return sr, name + ", which is not there"
 	case sr.Seq != loc.Seq:
-		return name + ", which is undecodable"
+		return sr, name + ", which is undecodable"
 	case sr.Hash != loc.Hash || recordHash(domain, sr.Seq, sr.Time, sr.Type, sr.Payload, sr.PrevHash, loc.Tenant, loc.Workflow) != sr.Hash:
-		return name + ", whose hash differs"
+		return sr, name + ", whose hash differs"
 	}
-	return ""
+	return sr, ""
 }
 
 // Chain is one hash chain of the store: a workflow of a tenant, or a
@@ -321,7 +373,7 @@ func (l *Badger) Chains(ctx context.Context, fn func(Chain) error) error {
 			if !ok {
 				return fmt.Errorf("tenant key: %w", errCorrupt)
 			}
-			head, found, err := getHead(txn, auditHeadKey(tenant))
+			head, found, err := getAuditHead(txn, tenant)
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,18 @@ type Head struct {
 	Seq          uint64 // sequence number of the last record; 0 when empty
 	StateVersion uint64 // the workflow's state version; always 0 for an audit stream
 	Hash         string // "sha256:<hex>" of the last record; "" when empty
+
+	// StandingSeq is the seq of the workflow's standing record: the last record of the
+	// last append that named one (Append.Standing), kept with the head so that it is
+	// found with one read whatever came after it. 0 when none did. Standing is the tag
+	// that append gave it ("" when none).
+	StandingSeq uint64
+	Standing    string
+	// StandingUnknown says the head was written before heads kept their standing
+	// record (an earlier version): StandingSeq and Standing say nothing, and SetStanding
+	// fills them in once the caller has found the record. Appends that name no standing
+	// record keep it unknown.
+	StandingUnknown bool
 }
 
 // Record is one entry of a workflow log or of an audit stream.
@@ -54,7 +66,9 @@ func (l Location) Audit() bool { return l.Workflow == "" }
 // count followed by the bytes.
 //
 //	record:      0x01, seq uint64, time, type, payload, prev_hash, hash (all length-prefixed)
-//	head:        0x01, seq uint64, state_version uint64, hash (length-prefixed)
+//	head:        0x02, seq uint64, state_version uint64, hash (length-prefixed), standing seq uint64,
+//	             standing (length-prefixed); an earlier version wrote 0x01 and the first three
+//	             only, which reads as a head whose standing record is unknown
 //	idempotency: 0x01, digest, workflow (length-prefixed), seq uint64, hash (length-prefixed)
 //	index:       0x01, tenant, workflow (length-prefixed), seq uint64, hash (length-prefixed)
 const valueFormat byte = 0x01
@@ -169,17 +183,36 @@ func (r *storedRecord) record() (Record, error) {
 	}, nil
 }
 
+// headFormat marks a head that keeps its standing record.
+const headFormat byte = 0x02
+
+// encodeHead encodes a head. One whose standing record is unknown is written as an
+// earlier version wrote it, so that it stays unknown.
 func encodeHead(h Head) []byte {
-	b := make([]byte, 0, 1+8+8+8+len(h.Hash))
-	b = append(b, valueFormat)
+	b := make([]byte, 0, 1+8+8+8+len(h.Hash)+8+8+len(h.Standing))
+	if h.StandingUnknown {
+		b = append(b, valueFormat)
+	} else {
+		b = append(b, headFormat)
+	}
 	b = binary.BigEndian.AppendUint64(b, h.Seq)
 	b = binary.BigEndian.AppendUint64(b, h.StateVersion)
-	return appendField(b, []byte(h.Hash))
+	b = appendField(b, []byte(h.Hash))
+	if h.StandingUnknown {
+		return b
+	}
+	b = binary.BigEndian.AppendUint64(b, h.StandingSeq)
+	return appendField(b, []byte(h.Standing))
 }
 
 func decodeHead(b []byte) (Head, error) {
+	if len(b) > 0 && b[0] == headFormat {
+		d := &decoder{b: b[1:]}
+		h := Head{Seq: d.uint64(), StateVersion: d.uint64(), Hash: string(d.field()), StandingSeq: d.uint64(), Standing: string(d.field())}
+		return h, d.done()
+	}
 	d := newDecoder(b)
-	h := Head{Seq: d.uint64(), StateVersion: d.uint64(), Hash: string(d.field())}
+	h := Head{Seq: d.uint64(), StateVersion: d.uint64(), Hash: string(d.field()), StandingUnknown: true}
 	return h, d.done()
 }
 

@@ -17,6 +17,7 @@ import (
 // Badger's; Postgres behaves the same way, with the differences it states.
 type Log interface {
 	Append(ctx context.Context, a Append) (Head, error)
+	SetStanding(ctx context.Context, tenant, workflow string, h Head) error
 	Audit(ctx context.Context, tenant string, rec NewRecord, t time.Time) (Record, error)
 
 	State(ctx context.Context, tenant, workflow string) (snapshot []byte, head Head, err error)
@@ -25,6 +26,7 @@ type Log interface {
 	Find(ctx context.Context, id string) (Location, error)
 	AuditHead(ctx context.Context, tenant string) (Head, error)
 
+	Record(ctx context.Context, tenant, workflow string, seq uint64) (Record, error)
 	Records(ctx context.Context, tenant, workflow string, fromSeq uint64, fn func(Record) error) error
 	AuditRecords(ctx context.Context, tenant string, fromSeq uint64, fn func(Record) error) error
 	Workflows(ctx context.Context, tenant string, fn func(workflow string, head Head) error) error
@@ -34,6 +36,7 @@ type Log interface {
 
 	Verify(ctx context.Context, tenant, workflow string) (VerifyReport, error)
 	VerifyAudit(ctx context.Context, tenant string) (VerifyReport, error)
+	VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyReport, error)
 
 	// Backup writes a copy of the whole store to w in the Badger backup format, which
 	// Restore reads. Postgres fails with ErrUnsupported: its backups are the
@@ -42,6 +45,10 @@ type Log interface {
 	Backup(ctx context.Context, w io.Writer) error
 	// Size is the store's size in bytes as last measured; 0 when unknown.
 	Size() int64
+	// Ready reports whether the store can take a decision now: it is open, reachable
+	// and writable. The error matches ErrClosed, ErrReadOnly, ErrUnavailable or
+	// ErrSchema. It writes nothing.
+	Ready(ctx context.Context) error
 	// Close waits for the calls in progress and releases the store.
 	Close() error
 }

@@ -17,6 +17,10 @@ type tamperer interface {
 	setHead(tenant, workflow string, h Head)
 	delHead(tenant, workflow string)
 	setOwner(workflow, tenant string)
+	setKey(tenant, key string, e idemEntry)
+	delKey(tenant, key string)
+	setID(id string, loc Location)
+	delID(id string)
 }
 
 // edit rewrites the record at seq with fn.
@@ -103,6 +107,22 @@ func (b badgerTamperer) delHead(tenant, workflow string) {
 
 func (b badgerTamperer) setOwner(workflow, tenant string) {
 	require.NoError(b.t, b.txn.Set(ownerKey(workflow), []byte(tenant)))
+}
+
+func (b badgerTamperer) setKey(tenant, key string, e idemEntry) {
+	require.NoError(b.t, b.txn.Set(idemKey(tenant, key), e.encode()))
+}
+
+func (b badgerTamperer) delKey(tenant, key string) {
+	require.NoError(b.t, b.txn.Delete(idemKey(tenant, key)))
+}
+
+func (b badgerTamperer) setID(id string, loc Location) {
+	require.NoError(b.t, b.txn.Set(indexKey(id), loc.encode()))
+}
+
+func (b badgerTamperer) delID(id string) {
+	require.NoError(b.t, b.txn.Delete(indexKey(id)))
 }
 
 // TestReadsRefuseTamperedAnswers changes the record an idempotency key and a record id

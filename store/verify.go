@@ -87,6 +87,9 @@ func (l *Badger) Verify(ctx context.Context, tenant, workflow string) (VerifyRep
 			rep.fail(0, "head state version %d exceeds its %d records", head.StateVersion, head.Seq)
 			return nil
 		}
+		if !checkStanding(&rep, head) {
+			return nil
+		}
 		switch {
 		case !ownerFound:
 			rep.fail(0, "owner index missing")
@@ -99,6 +102,61 @@ func (l *Badger) Verify(ctx context.Context, tenant, workflow string) (VerifyRep
 		return VerifyReport{}, wrap("verify", err)
 	}
 	return rep, nil
+}
+
+// checkStanding checks the standing record a head names against the head, recording a
+// problem in rep; it reports whether it is sound. Which record it must be is the
+// writer's to say: the engine checks it against the decisions.
+func checkStanding(rep *VerifyReport, h Head) bool {
+	switch {
+	case h.StandingUnknown:
+		return true
+	case h.StandingSeq > h.Seq:
+		rep.fail(0, "head names record %d as the standing record, past its %d records", h.StandingSeq, h.Seq)
+		return false
+	case (h.StandingSeq == 0) != (h.Standing == ""):
+		rep.fail(0, "head names record %d as the standing record with the tag %q", h.StandingSeq, h.Standing)
+		return false
+	}
+	return true
+}
+
+// verifyOwners checks the owner index of the workflows of c's tenants: an entry naming
+// a tenant that has no such workflow keeps the id from ever being used, and no chain's
+// Verify sees it.
+func verifyOwners(ctx context.Context, txn *badger.Txn, c IndexCheck, v *refCheck) error {
+	if canary.SkipReferenceCheck {
+		return nil
+	}
+	prefix := []byte(tagOwner)
+	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+	defer it.Close()
+	n := 0
+	for it.Seek(prefix); it.Valid(); it.Next() {
+		if n++; n%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		workflow, rest, ok := readComponent(it.Item().Key()[len(prefix):])
+		if !ok || len(rest) != 0 {
+			return fmt.Errorf("owner key: %w", errCorrupt)
+		}
+		owner, err := itemValue(it.Item())
+		if err != nil {
+			return err
+		}
+		if c.All || string(owner) == c.Tenant {
+			_, found, err := getValue(txn, headKey(string(owner), workflow))
+			if err != nil {
+				return err
+			}
+			if !found && !hasKey(txn, recordsPrefix(string(owner), workflow)) {
+				v.fail("owner", string(owner), workflow, 0, "the owner index names tenant %q for workflow %q, which that tenant does not have: the id can never be used", owner, workflow)
+			}
+		}
+	}
+	return nil
 }
 
 // chain checks records in key order.
@@ -133,7 +191,7 @@ func (c *chain) walk(ctx context.Context, txn *badger.Txn, prefix []byte) error 
 			return nil
 		}
 		var problem string
-		err := item.Value(func(v []byte) error {
+		err := withItemValue(item, func(v []byte) error {
 			problem = c.check(seq, v)
 			return nil
 		})
@@ -199,4 +257,114 @@ func (c *chain) checkHead(h Head) bool {
 		return true
 	}
 	return false
+}
+
+// VerifyIndexes checks what names the records of the chains from outside them, from one
+// consistent view: the idempotency keys and the record index entries of c.Tenant (of
+// every tenant with c.All). Each must name a record that is there, unaltered, with the
+// hash it holds, no further than its chain's head, in a chain of its tenant; with
+// c.Claims, a key's record must also answer that key with the key's digest and an index
+// entry's record hold the entry's id. Verify walks a chain but cannot see a key or an id
+// that names a record cut from its end with the head set back: this does. It returns one
+// report per chain with a problem (Problem starts with "idempotency: " or "index: "),
+// none when all is well. An error means the check could not be made. It is safe for
+// concurrent use.
+func (l *Badger) VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyReport, error) {
+	if err := l.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer l.end()
+	v := newRefCheck(c)
+	err := l.db.View(func(txn *badger.Txn) error {
+		read := badgerReader(txn)
+		head := func(tenant, workflow string) (Head, bool, error) {
+			if workflow == "" {
+				return getAuditHead(txn, tenant)
+			}
+			return getHead(txn, headKey(tenant, workflow))
+		}
+		tenants := []string{c.Tenant}
+		if c.All {
+			var err error
+			if tenants, err = listTenants(ctx, txn); err != nil {
+				return err
+			}
+		}
+		n := 0
+		for _, tenant := range tenants {
+			prefix := append(tenantPrefix(tenant), tagIdem...)
+			it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+			for it.Seek(prefix); it.Valid(); it.Next() {
+				if n++; n%ctxCheckEvery == 0 {
+					if err := ctx.Err(); err != nil {
+						it.Close()
+						return err
+					}
+				}
+				key, rest, ok := readComponent(it.Item().Key()[len(prefix):])
+				if !ok || len(rest) != 0 {
+					it.Close()
+					return fmt.Errorf("idempotency key: %w", errCorrupt)
+				}
+				val, err := itemValue(it.Item())
+				if err != nil {
+					it.Close()
+					return err
+				}
+				e, err := decodeIdem(val)
+				legacy := false
+				if err != nil {
+					if le, lerr := decodeLegacyIdem(val); lerr == nil {
+						e, legacy = idemEntry{Digest: le.Digest, Workflow: le.Workflow}, true
+					}
+				}
+				if c.Workflow != "" && (err != nil && !legacy || e.Workflow != c.Workflow) {
+					continue // another workflow's, or for the check of the whole tenant to report
+				}
+				if err := v.key(tenant, key, e, err == nil, legacy, read, head); err != nil {
+					it.Close()
+					return err
+				}
+			}
+			it.Close()
+		}
+		if err := verifyOwners(ctx, txn, c, v); err != nil {
+			return err
+		}
+		prefix := []byte(tagIndex)
+		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
+		defer it.Close()
+		for it.Seek(prefix); it.Valid(); it.Next() {
+			if n++; n%ctxCheckEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			id, rest, ok := readComponent(it.Item().Key()[len(prefix):])
+			if !ok || len(rest) != 0 {
+				return fmt.Errorf("index key: %w", errCorrupt)
+			}
+			val, err := itemValue(it.Item())
+			if err != nil {
+				return err
+			}
+			loc, err := decodeLocation(val)
+			switch {
+			case err != nil && !c.All:
+				continue // its tenant cannot be told: the check of every tenant reports it
+			case err == nil && !c.All && loc.Tenant != c.Tenant:
+				continue
+			case c.Workflow != "" && (err != nil || loc.Workflow != c.Workflow):
+				continue
+			}
+			if err := v.id(id, loc, err == nil, read, head); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("verify indexes", err)
+	}
+	return v.reports(), nil
 }

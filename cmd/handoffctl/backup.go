@@ -23,6 +23,10 @@ the server runs (GET /v1/backup, an admin token's only); otherwise the store of 
 opened (with --read-only, a store no process holds). The file is written beside FILE
 and renamed when complete. 'handoffctl restore' makes a store of it again.
 
+A copy of a store's directory made with cp or rsync while a process writes it is not a
+backup: its files are from different moments, and opening or reading it fails with
+"the store's files do not agree with each other" (or silently lacks the last writes).
+
 With -o json the output is one JSON object: file, bytes.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		out := fs.String("out", "", "the backup `FILE` (required)")
@@ -81,7 +85,8 @@ var restoreCmd = &command{
 	long: `Restore makes the store of --store, which must not exist yet (or be an empty directory),
 from a file 'handoffctl backup' wrote, then opens it and verifies every chain and audit
 stream. It exits 3 when a chain does not verify. Every decision of the restored store
-replays as recorded ('handoffctl replay --all').
+replays as recorded: 'handoffctl --store DIR replay --all' checks it with the shipped
+packs (--bundle for others).
 
 With -o json the output is one JSON object, as 'handoffctl verify -o json' prints it.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {

@@ -343,6 +343,18 @@ func hint(err error) string {
 		return "run 'handoffctl migrate --store URL' with this version of handoffctl"
 	case errors.Is(err, store.ErrUnavailable):
 		return "check that the PostgreSQL server of --store is up and reachable from here; nothing was decided"
+	case errors.Is(err, store.ErrBusy):
+		return "the database was busy (a statement timeout, too many connections): run the command again later; nothing was written"
+	case errors.Is(err, store.ErrPermission):
+		return "the database refuses the role of --store: check its password and its rights on the schema; running the command again will not help"
+	case errors.Is(err, store.ErrReadOnly):
+		return "the store takes no writes (opened read-only, or a PostgreSQL hot standby or read-only role): point --store at a store that does"
+	case errors.Is(err, store.ErrInconsistent):
+		return "a copy of a store made with cp or rsync while a process wrote it is not a backup: take one with 'handoffctl backup' (--server URL for a running server) and make a store of it with 'handoffctl restore'"
+	case errors.Is(err, engine.ErrUnrecordable):
+		return "request_id, tenant_id or workflow_id holds a secret, which no record may keep: nothing was recorded; send the request with ids that hold none"
+	case errors.Is(err, store.ErrTampered):
+		return "the log was altered outside handoff: 'handoffctl verify' says where; running the command again will not help"
 	case errors.Is(err, store.ErrNotFound):
 		return "check --tenant and the workflow id: every read is scoped by tenant (handoffctl verify --tenant T lists a tenant's workflows)"
 	case errors.As(err, &stale):

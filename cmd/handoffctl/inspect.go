@@ -409,14 +409,18 @@ var verifyCmd = &command{
 	long: `Verify checks the store of --store. For each workflow: its hash chain (every record's
 hash is recomputed, every prev_hash must name the record before, sequence numbers must
 run without a gap and the head must name the last record); its state snapshot and the
-head's state version, which must equal the fold of its recorded decisions (a rewritten
-snapshot would make the next decision on facts nobody recorded); and its idempotency
-records, each bound to the record of its request with that request's digest (a
-rewritten one would answer a resent request with a decision nobody made), with every
-recorded request holding one. For each tenant, the audit chain, and any idempotency
-record naming a workflow the tenant does not have. It prints one line per chain, OK or
-BROKEN at the first problem, and exits 3 when any is broken. The fold uses the bundle
-of --bundle: verify a log with the bundle it was recorded with.
+head's state version and standing decision (the last one that was not a block), which
+must equal the fold of its recorded decisions (a rewritten snapshot would make the next
+decision on facts nobody recorded); its idempotency records, each bound to the record
+of its request with that request's digest (a rewritten one would answer a resent
+request with a decision nobody made), with every recorded request holding one; and the
+record index, which must name every decision's record. For each tenant, the audit
+chain, and every idempotency record and record id the tenant has, each of which must
+name a record that is there, unaltered, within its chain (a chain cut at its end, its
+head set back, still has them), answering that request or holding that id. It prints
+one line per chain, OK or BROKEN at the first problem, and exits 3 when any is broken.
+The fold uses the bundle of --bundle: verify a log with the bundle it was recorded
+with.
 
 With --tenant T and WORKFLOW it verifies that workflow; with --tenant T alone, every
 workflow and the audit stream of T; with neither, every chain of every tenant.

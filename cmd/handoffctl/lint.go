@@ -29,6 +29,13 @@ var lintCmd = &command{
     use instead;
   - every rule adding to reasons, and every rule declaring a custom.code, carries
     METADATA with a title, a description and custom.code;
+  - every reason is built from the METADATA of the rule that declares its code:
+    that rule calls rego.metadata.rule() and hands it to the reason helper
+    (core.reason, core.reason_outcome, core.gate_reason), which takes the code and
+    the title from it. A rule declaring a custom.code that builds no reason this
+    way, a call of rego.metadata.rule() where no METADATA of the rule declares a
+    code (an else branch included: it gives {} there), and a reason helper called
+    with a code as a string are findings;
   - a description names a limit by its config name (limits.max_review_cycles) and
     does not state its value: no number after a limits. name, the value lives in
     the contract tables;
@@ -115,6 +122,7 @@ func (c *cli) lint(ctx context.Context, writeCaps bool) error {
 		findings = append(findings, strictCheck(modules)...)
 	}
 	findings = append(findings, metadataFindings(modules)...)
+	findings = append(findings, reasonMetadataFindings(modules)...)
 	contractText, err := contractDescriptionFindings(b)
 	if err != nil {
 		return err
@@ -359,6 +367,95 @@ func metadataFindings(modules map[string]*lintModule) []lintFinding {
 		}
 	}
 	return out
+}
+
+// reasonMetadataFindings holds every reason to the METADATA of the rule that builds it:
+// a reason's code and title come from rego.metadata.rule() called in that rule, so they
+// cannot disagree with its custom.code. It reports a rule whose METADATA declares a
+// custom.code but that never calls rego.metadata.rule() (its reason is built elsewhere,
+// or from a string), a call of rego.metadata.rule() in a rule, or an else branch,
+// without a custom.code of its own (it gives {} there: a reason without code or title),
+// and a reason helper (a function named *reason or *reason_outcome) called with a code
+// as a string.
+func reasonMetadataFindings(modules map[string]*lintModule) []lintFinding {
+	var out []lintFinding
+	for _, name := range sortedKeys(modules) {
+		lm := modules[name]
+		if lm.test {
+			continue
+		}
+		as, errs := ast.BuildAnnotationSet([]*ast.Module{lm.module})
+		if len(errs) > 0 {
+			continue // the strict check reports them
+		}
+		for _, top := range lm.module.Rules {
+			code := ""
+			for _, a := range as.GetRuleScope(top) {
+				if c, ok := a.Custom["code"].(string); ok {
+					code = c
+				}
+			}
+			for r, branch := top, 0; r != nil; r, branch = r.Else, branch+1 {
+				own := *r
+				own.Else = nil
+				calls, literals := reasonCalls(&own)
+				rule := ruleName(top)
+				switch {
+				case branch == 0 && code != "" && len(calls) == 0 && len(literals) == 0:
+					out = append(out, lintFinding{File: name, Line: r.Location.Row, Message: fmt.Sprintf(
+						"rule %s declares reason %s but builds no reason from its METADATA: build it with core.reason(rego.metadata.rule(), ...) in this rule", rule, code)})
+				case (branch > 0 || code == "") && len(calls) > 0:
+					where := "rule " + rule + " has no METADATA custom.code"
+					if branch > 0 {
+						where = "an else branch of " + rule + " has no METADATA of its own"
+					}
+					out = append(out, lintFinding{File: name, Line: calls[0], Message: fmt.Sprintf(
+						"%s, so rego.metadata.rule() gives {} there and the reason has no code or title: call it in the rule whose METADATA declares the code and pass it down", where)})
+				}
+				for _, l := range literals {
+					out = append(out, lintFinding{File: name, Line: l.row, Message: fmt.Sprintf(
+						"reason %s is built from a string: pass rego.metadata.rule() of the rule that declares it, so that its code and title come from that METADATA", l.code)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// reasonLiteral is a reason helper called with a code as a string.
+type reasonLiteral struct {
+	code string
+	row  int
+}
+
+// reasonCalls are the rows of the calls of rego.metadata.rule() in r, and the reason
+// helpers r calls with a string code.
+func reasonCalls(r *ast.Rule) (calls []int, literals []reasonLiteral) {
+	ast.WalkTerms(r, func(t *ast.Term) bool {
+		c, ok := t.Value.(ast.Call)
+		if !ok || len(c) == 0 {
+			return false
+		}
+		op := c[0].String()
+		if op == ast.RegoMetadataRule.Name && t.Location != nil {
+			calls = append(calls, t.Location.Row)
+		}
+		if len(c) > 1 && (strings.HasSuffix(op, "reason") || strings.HasSuffix(op, "reason_outcome")) {
+			if s, ok := c[1].Value.(ast.String); ok && t.Location != nil {
+				literals = append(literals, reasonLiteral{string(s), t.Location.Row})
+			}
+		}
+		return false
+	})
+	return calls, literals
+}
+
+// ruleName is a rule's name as written: reasons, _no_rule, _failure.
+func ruleName(r *ast.Rule) string {
+	if n := r.Head.Name; n != "" {
+		return string(n)
+	}
+	return r.Head.Ref().String()
 }
 
 // madeCodes are the reason codes a term makes: the first argument of a call of a

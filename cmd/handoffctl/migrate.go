@@ -15,9 +15,10 @@ var migrateCmd = &command{
 	long: `Migrate applies to the PostgreSQL database of --store (a postgres:// URL, or
 HANDOFF_STORE) the schema migrations this version ships and the database lacks, each in
 a transaction of its own, and lists them. A database already at this version's schema is
-left as it is. Every other command refuses a database whose schema is not at this
-version's. The role of the URL needs the right to create tables in the schema of its
-search_path.
+left as it is: its version is read, and nothing else is done. Every other command
+refuses a database whose schema is not at this version's. The role of the URL needs the
+right to create tables in the schema of its search_path when there is a migration to
+apply, and only then.
 
 With -o json the output is one JSON object: applied (version, name) and version.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {

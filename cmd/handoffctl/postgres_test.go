@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,5 +74,25 @@ func TestPostgresStore(t *testing.T) {
 		require.Equal(t, exitOK, code, stderr)
 		assert.Contains(t, stdout, "no decision would change", "replay on %s", where)
 		assert.True(t, strings.HasPrefix(stdout, "replayed "), stdout)
+	}
+}
+
+// TestServePostgresFlags serves a PostgreSQL store with --pg-max-conns over the URL's
+// pool_max_conns: the pool is the size asked for, as /metrics shows. (The store's own
+// tests check that the statement timeout asked for takes effect.)
+func TestServePostgresFlags(t *testing.T) {
+	pg := pgtest.URL(t)
+	code, _, stderr := runArgs(t, "migrate", "--store", pg)
+	require.Equal(t, exitOK, code, stderr)
+	principals := filepath.Join(t.TempDir(), "principals.json")
+	require.NoError(t, os.WriteFile(principals, []byte(`{"principals": []}`), 0o600))
+	srv := startServe(t, pg+"&pool_max_conns=2&statement_timeout=1s", principals, "--pg-max-conns", "5", "--pg-statement-timeout", "3s")
+	for path, want := range map[string]string{"/metrics": "handoff_store_pool_max_conns 5\n", "/health/ready": `"status": "ready"`} {
+		resp, err := http.Get(srv.base + path)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, path)
+		assert.Contains(t, string(body), want, path)
 	}
 }

@@ -20,11 +20,11 @@ import (
 
 var replayCmd = &command{
 	name:  "replay",
-	args:  "--bundle DIR [--recorded DIR] [--tenant T] [--workflow W] [--since TIME] [--all] [--fail-on-flip]",
+	args:  "[--bundle DIR] [--recorded DIR] [--tenant T] [--workflow W] [--since TIME] [--all] [--fail-on-flip]",
 	short: "re-decide the recorded requests with a candidate bundle",
 	long: `Replay answers "what would this policy change have decided on real traffic?" Every
 recorded request of the store of --store is decided again by the candidate bundle of
---bundle, on the input the engine recorded for it: the request, the derived values, the
+--bundle (default, as for every command: the shipped packs), on the input the engine recorded for it: the request, the derived values, the
 time, and the workflow state before it, rebuilt by folding the recorded decisions in
 log order (the state is a pure fold of decisions; the rebuilt state is checked against
 every recorded state_version and the stored snapshot). Starts the policy blocked, kept
@@ -53,7 +53,9 @@ A pack the candidate does not change is not decided again: when its files (the p
 contract and policy directories, core's and the shared ones) are byte for byte those of
 the recorded bundle, its decisions that bundle made are counted as unchanged and left
 out, so a change to one pack replays that pack's decisions only. --all decides every
-record again, as checking a new build of handoffctl on the same bundle needs.
+record again, as checking a new build of handoffctl on the same bundle needs: without
+--bundle, 'replay --all' checks that this build decides the store's log as it was
+recorded (after a restore, an upgrade, or a copy to another backend).
 
 --since TIME (RFC 3339, or a date YYYY-MM-DD) replays only decisions recorded at or
 after TIME. With --fail-on-flip, replay exits 3 when any outcome would change. A long
@@ -80,9 +82,6 @@ change.`,
 		return func(ctx context.Context, c *cli, args []string) (err error) {
 			if len(args) > 0 {
 				return usagef("replay takes no arguments")
-			}
-			if !c.bundle.set {
-				return usagef("replay needs --bundle DIR: the candidate bundle to replay the log against")
 			}
 			opts := engine.ReplayOptions{Tenant: *tenant, Workflow: *workflow, SkipUnchanged: !*all}
 			if *since != "" {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -28,20 +29,26 @@ import (
 
 var serveCmd = &command{
 	name:  "serve",
-	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D]",
+	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D] [--pg-max-conns N] [--pg-statement-timeout D]",
 	short: "serve the engine over HTTP: the /v1 API, health and metrics",
 	long: `Serve runs the engine on the store of --store (created when missing) and serves it over
-HTTP until SIGTERM or SIGINT, then drains the calls in flight (at most
---shutdown-timeout) and closes the store. The bundle is compiled at start: one that does
-not compile stops serve before it listens.
+HTTP until SIGTERM, SIGINT or SIGHUP, then drains the calls in flight (at most
+--shutdown-timeout), closes the store and exits (0 when every call finished). SIGHUP
+reloads nothing: it stops serve as SIGTERM does. The bundle is compiled at start: one that does not compile
+stops serve before it listens.
 
-Every /v1 call needs "Authorization: Bearer TOKEN" with a token of the principals file
-of --principals (or HANDOFF_PRINCIPALS): a JSON document
+Every /v1 call needs "Authorization: Bearer TOKEN" (the scheme in any case) with a token
+of the principals file of --principals (or HANDOFF_PRINCIPALS): a JSON document
 
   {"principals": [{"name": "orchestrator", "token_sha256": "<handoffctl token>",
                    "tenant_id": "acme", "type": "system", "id": "orchestrator"},
                   {"name": "maria", "token_sha256": "...", "tenant_id": "acme",
-                   "type": "human", "id": "maria", "roles": ["campaign_approver"]}]}
+                   "type": "human", "id": "maria", "roles": ["campaign_approver"],
+                   "expires_at": "2027-01-01T00:00:00Z"}]}
+
+name, token_sha256, tenant_id, type (agent, human or system) and id are required;
+roles, "admin": true and expires_at (RFC 3339) are optional. From its expires_at on, a
+token is refused 401 UNAUTHENTICATED with a hint that says when it expired.
 
 A request must name its principal's tenant and actor and claim only its roles, or it
 is refused with 403 IDENTITY_MISMATCH (and kept in the principal's tenant's audit
@@ -51,16 +58,36 @@ stream); reads are scoped to the principal's tenant, except for a principal with
 --insecure-dev serves without tokens, every caller an admin and every request
 submitted unchecked: for a demo on a loopback address only, and it says so at start.
 
-The API is described by /v1/openapi.json. A block is a decision (200); 401 no or unknown
-token, 403 another tenant or IDENTITY_MISMATCH, 404 no such workflow or decision,
-400 a bad parameter, 413 a body over 1 MiB, 415 not application/json, 503 no decision
-could be made (the host treats the request as blocked and sends it again with the same
-request_id). One access log line per call goes to standard error (JSON).
+The API is described by /v1/openapi.json. A block is a decision (200); 401 no, unknown
+or expired token, 403 another tenant or IDENTITY_MISMATCH, 404 no such workflow or
+decision, 400 a bad parameter or a body that cannot be read, 408 a body that did not
+arrive within 5 s plus 4 s per MiB, 413 a body over the engine's request limit (1 MiB),
+415 not application/json, 503 STORE_UNAVAILABLE the store cannot be reached (on every
+route that reads or writes it) or NO_DECISION no decision could be made (the host
+treats the request as blocked and sends it again with the same request_id), 500
+INTERNAL. An error's message never carries an internal error: the log does. One access
+log line per call goes to standard error (JSON), and one error line per 5xx answer.
+
+/health/ready is 200 when a decision could be recorded now: the store is reachable,
+takes writes and has this version's schema. A PostgreSQL hot standby, or a role or
+database whose default_transaction_read_only is on, is not ready (503 NOT_READY), nor is
+a database that cannot be reached; the answer names the cause, never the database's
+host or role. The server logs when the database becomes unreachable and when it is back.
+
+A PostgreSQL store's connection pool and session take the parameters of its URL
+(pool_max_conns, pool_min_conns, pool_max_conn_lifetime, connect_timeout,
+statement_timeout, and any other session setting): --pg-max-conns and
+--pg-statement-timeout override pool_max_conns and statement_timeout. Without either,
+at least 8 connections (4 per CPU) and 10s. /metrics exports the pool
+(handoff_store_pool_*).
 
 With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, every
 decision is traced (a span per decision, a child span per stage: decode, validate,
 policy, commit; the request's trace_id as the attribute handoff.trace_id) and exported
-over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables.
+over OTLP/HTTP, configured by the standard OTEL_EXPORTER_OTLP_* variables. The
+resource's service.name is "handoff" unless OTEL_SERVICE_NAME or
+OTEL_RESOURCE_ATTRIBUTES sets it; the other attributes of OTEL_RESOURCE_ATTRIBUTES
+are kept.
 
 With -o json what serve says on standard output is JSON lines (NDJSON), one object per
 event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing"},
@@ -73,12 +100,22 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 		insecure := fs.Bool("insecure-dev", false, "no authentication: a loopback demo only")
 		drain := fs.Duration("shutdown-timeout", 30*time.Second, "how long calls in flight may finish at shutdown")
 		evalTimeout := fs.Duration("eval-timeout", 2*time.Second, "the deadline of one policy evaluation (past it: POLICY_TIMEOUT, a block)")
+		pgMaxConns := fs.Int("pg-max-conns", 0, "a PostgreSQL store: at most `N` connections (over the URL's pool_max_conns; default at least 8)")
+		pgTimeout := fs.Duration("pg-statement-timeout", 0, "a PostgreSQL store: each statement's deadline `D` (over the URL's statement_timeout; default 10s)")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
 			if len(args) > 0 {
 				return usagef("serve takes no arguments")
 			}
 			if (*cert == "") != (*key == "") {
 				return usagef("--tls-cert and --tls-key go together")
+			}
+			switch {
+			case (*pgMaxConns != 0 || *pgTimeout != 0) && !store.IsURL(c.db.value):
+				return usagef("--pg-max-conns and --pg-statement-timeout apply to a PostgreSQL store: --store postgres://…")
+			case *pgMaxConns < 0 || *pgMaxConns > math.MaxInt32:
+				return usagef("--pg-max-conns takes a number of connections, not %d", *pgMaxConns)
+			case *pgTimeout < 0 || *pgTimeout > 0 && *pgTimeout < time.Millisecond:
+				return usagef("--pg-statement-timeout takes a duration of at least 1ms, not %s", *pgTimeout)
 			}
 			opts := service.Options{Logger: slog.New(slog.NewJSONHandler(c.stderr, nil))}
 			switch {
@@ -99,22 +136,26 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 			if err != nil {
 				return err
 			}
-			eopts := engine.Options{Bundle: &b, EvalTimeout: *evalTimeout}
+			eopts := engine.Options{Bundle: &b, EvalTimeout: *evalTimeout, Logger: opts.Logger,
+				Postgres: store.PostgresOptions{MaxConns: int32(*pgMaxConns), StatementTimeout: *pgTimeout}}
 			storeAt(&eopts, c.db.value)
 			if os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" {
 				exp, err := otlptracehttp.New(ctx)
 				if err != nil {
 					return fmt.Errorf("OTLP trace exporter: %w", err)
 				}
-				tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp),
-					sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", "handoff"))))
+				res, err := traceResource(ctx)
+				if err != nil {
+					return err
+				}
+				tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 				defer func() { err = errors.Join(err, tp.Shutdown(context.WithoutCancel(ctx))) }()
 				eopts.TracerProvider = tp
 				c.say(map[string]string{"event": "tracing"}, "tracing: every decision is exported over OTLP/HTTP")
 			}
 			e, err := engine.Open(ctx, eopts)
 			if err != nil {
-				return err
+				return c.lockedHint(err)
 			}
 			defer closeEngine(e, &err)
 			ln, err := net.Listen("tcp", *addr)
@@ -150,7 +191,8 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 			}
 			c.say(map[string]string{"event": "serving", "url": url, "store": where, "bundle_digest": e.BundleDigest()},
 				fmt.Sprintf("serving handoff on %s (store %s, bundle %s)", url, where, e.BundleDigest()))
-			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+			// SIGHUP drains too: its default would end the process with calls in flight.
+			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)
 			defer stop()
 			served := make(chan error, 1)
 			go func() {
@@ -177,6 +219,18 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 			return nil
 		}
 	},
+}
+
+// traceResource describes the process in the traces it exports: service.name "handoff"
+// unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES says otherwise (the former wins),
+// with every other attribute of OTEL_RESOURCE_ATTRIBUTES and the SDK's own.
+func traceResource(ctx context.Context) (*resource.Resource, error) {
+	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", "handoff")),
+		resource.WithFromEnv(), resource.WithTelemetrySDK())
+	if err != nil {
+		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %w", err)
+	}
+	return res, nil
 }
 
 var tokenCmd = &command{

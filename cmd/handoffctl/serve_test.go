@@ -1,24 +1,30 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/service"
@@ -102,6 +108,15 @@ func TestServe(t *testing.T) {
 	code, _, errOut := runArgs(t, "--db", db, "state", "--tenant", "acme", "wf-serve")
 	assert.Equal(t, exitError, code)
 	assert.Contains(t, errOut, "hint: handoffctl serve holds the store at "+base+": run the command with --server "+base)
+	// So does a second serve.
+	code, _, errOut = runArgs(t, "--db", db, "serve", "--principals", principals, "--addr", "127.0.0.1:0")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "store locked")
+	assert.Contains(t, errOut, "hint: handoffctl serve holds the store at "+base)
+	// --pg-* flags are a PostgreSQL store's.
+	code, _, errOut = runArgs(t, "--db", db, "serve", "--principals", principals, "--pg-max-conns", "4")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "apply to a PostgreSQL store")
 	code, _, errOut = runArgs(t, "--server", base, "workflows", "--tenant", "acme")
 	assert.Equal(t, exitError, code, "no token")
 	assert.Contains(t, errOut, "UNAUTHENTICATED")
@@ -217,12 +232,13 @@ type servedStore struct {
 // startServe runs handoffctl serve on the store db with the principals file, on a free
 // loopback port, and waits until it listens. It is stopped when the test ends, if the
 // test did not stop it.
-func startServe(t *testing.T, db, principals string) *servedStore {
+func startServe(t *testing.T, db, principals string, flags ...string) *servedStore {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &servedStore{cancel: cancel, done: make(chan int, 1)}
+	args := append([]string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--principals", principals}, flags...)
 	go func() {
-		s.done <- run(ctx, []string{"--db", db, "serve", "--addr", "127.0.0.1:0", "--principals", principals}, strings.NewReader(""), &s.stdout, &s.stderr)
+		s.done <- run(ctx, args, strings.NewReader(""), &s.stdout, &s.stderr)
 	}()
 	t.Cleanup(func() { s.stop() })
 	listening := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+)`)
@@ -250,4 +266,163 @@ func (s *servedStore) stop() int {
 	}
 	s.stopped = true
 	return s.code
+}
+
+// writePrincipals writes a principals file of one principal, the host of tenant acme
+// whose token is tok, and returns its path.
+func writePrincipals(t *testing.T, dir, tok string) string {
+	t.Helper()
+	doc := `{"principals": [{"name": "orchestrator", "token_sha256": "` + service.HashToken(tok) + `", "tenant_id": "acme", "type": "system", "id": "orchestrator"}]}`
+	path := filepath.Join(dir, "principals.json")
+	require.NoError(t, os.WriteFile(path, []byte(doc), 0o600))
+	return path
+}
+
+const serveStart = `{"request_id": "req-start", "kind": "start", "tenant_id": "acme", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign", "subject_id": "s1", "brief": {"client": "Brightbrew", "business_objective": "Grow trial sign-ups", "product": "Brightbrew Cold Brew"}, "workflow_id": "wf-serve"}`
+
+// SIGHUP drains serve as SIGTERM does: a call in flight when it comes is answered, and
+// serve exits 0. The server is a real process (the test binary as handoffctl).
+func TestServeDrainsOnSIGHUP(t *testing.T) {
+	bin, err := exec.LookPath("handoffctl") // installed on PATH by testscript.Main
+	require.NoError(t, err)
+	dir := t.TempDir()
+	const tok = "tok-orchestrator"
+	cmd := exec.Command(bin, "--db", filepath.Join(dir, "db"), "serve", "--addr", "127.0.0.1:0", "--principals", writePrincipals(t, dir, tok))
+	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT=", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			_ = cmd.Process.Kill()
+		}
+	}()
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		exited <- cmd.Wait()
+	}()
+	waitFor := func(what *regexp.Regexp) []string {
+		t.Helper()
+		timeout := time.After(60 * time.Second)
+		for {
+			select {
+			case line, ok := <-lines:
+				require.True(t, ok, "serve ended before saying %s: %s", what, stderr.String())
+				if m := what.FindStringSubmatch(line); m != nil {
+					return m
+				}
+			case <-timeout:
+				t.Fatalf("serve did not say %s: %s", what, stderr.String())
+			}
+		}
+	}
+	base := waitFor(regexp.MustCompile(`on http://(127\.0\.0\.1:\d+)`))[1]
+
+	// A call in flight: its headers and half its body sent.
+	c, err := net.Dial("tcp", base)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = fmt.Fprintf(c, "POST /v1/requests HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		tok, len(serveStart), serveStart[:len(serveStart)/2])
+	require.NoError(t, err)
+	time.Sleep(200 * time.Millisecond) // the server is reading the body
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
+	waitFor(regexp.MustCompile(`shutting down`))
+	_, err = io.WriteString(c, serveStart[len(serveStart)/2:])
+	require.NoError(t, err)
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(30*time.Second)))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	require.NoError(t, err, "the call in flight is answered: %s", stderr.String())
+	out, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", out)
+	assert.Contains(t, string(out), `"outcome": "allow"`)
+
+	select {
+	case err := <-exited:
+		require.NoError(t, err, "serve exits 0 after draining: %s", stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not exit after SIGHUP")
+	}
+}
+
+// The traces serve exports name the service as the OpenTelemetry variables say,
+// "handoff" when they say nothing. The collector is a real OTLP/HTTP receiver that
+// decodes what it is sent.
+func TestServeTraceResource(t *testing.T) {
+	for name, c := range map[string]struct {
+		env  map[string]string
+		want map[string]string
+	}{
+		"default": {map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "deployment.environment.name=test"},
+			map[string]string{"service.name": "handoff", "deployment.environment.name": "test"}},
+		"OTEL_SERVICE_NAME": {map[string]string{"OTEL_SERVICE_NAME": "x", "OTEL_RESOURCE_ATTRIBUTES": "service.name=y"},
+			map[string]string{"service.name": "x"}},
+		"OTEL_RESOURCE_ATTRIBUTES": {map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "service.name=y"},
+			map[string]string{"service.name": "y"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var resources []map[string]string
+			collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, err := io.ReadAll(r.Body)
+				if assert.NoError(t, err) && r.URL.Path == "/v1/traces" {
+					var req coltracepb.ExportTraceServiceRequest
+					if assert.NoError(t, proto.Unmarshal(b, &req), "an OTLP protobuf export") {
+						mu.Lock()
+						for _, rs := range req.ResourceSpans {
+							attrs := map[string]string{}
+							for _, kv := range rs.Resource.GetAttributes() {
+								attrs[kv.Key] = kv.Value.GetStringValue()
+							}
+							resources = append(resources, attrs)
+						}
+						mu.Unlock()
+					}
+				}
+				w.Header().Set("Content-Type", "application/x-protobuf")
+				w.WriteHeader(http.StatusOK)
+			}))
+			defer collector.Close()
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+			t.Setenv("OTEL_SERVICE_NAME", "")
+			t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "")
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			dir := t.TempDir()
+			const tok = "tok-orchestrator"
+			srv := startServe(t, filepath.Join(dir, "db"), writePrincipals(t, dir, tok))
+			req, err := http.NewRequest("POST", srv.base+"/v1/evaluate", strings.NewReader(serveStart))
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			require.Equal(t, exitOK, srv.stop(), "%s", srv.stderr.String())
+
+			mu.Lock()
+			defer mu.Unlock()
+			require.NotEmpty(t, resources, "spans were exported at shutdown")
+			for _, got := range resources {
+				for k, v := range c.want {
+					assert.Equal(t, v, got[k], k)
+				}
+				assert.Equal(t, "opentelemetry", got["telemetry.sdk.name"])
+			}
+		})
+	}
 }

@@ -16,4 +16,7 @@
 //	canary_actor      a request sent with a principal is not checked against it
 //	canary_pgkey      a PostgreSQL store has no key on a workflow's record seqs
 //	canary_csrf       the review console takes a form without its CSRF token
+//	canary_origin     the review console takes a form posted from a page of another site
+//	canary_refcheck   verify does not check idempotency keys and record ids against the records they name
+//	canary_rawderived a redacted request's derived values are recorded as derived from the original
 package canary

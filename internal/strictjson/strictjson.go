@@ -97,7 +97,8 @@ var DefaultLimits = Limits{
 	MaxStringBytes: 256 << 10,
 }
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults is l with every zero (or negative) limit at its default.
+func (l Limits) WithDefaults() Limits {
 	if l.MaxBytes <= 0 {
 		l.MaxBytes = DefaultLimits.MaxBytes
 	}
@@ -118,7 +119,7 @@ func (l Limits) withDefaults() Limits {
 // []any, strings string, numbers json.Number (the literal as written), true
 // and false bool, and null nil. Any rejection is an [*Error].
 func Decode(data []byte, lim Limits) (any, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	if len(data) > lim.MaxBytes {
 		return nil, &Error{Code: CodePayloadTooLarge,
 			Msg: fmt.Sprintf("payload is %d bytes, limit is %d", len(data), lim.MaxBytes)}

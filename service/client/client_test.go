@@ -83,3 +83,83 @@ func TestClient(t *testing.T) {
 	assert.Equal(t, 401, ce.Status)
 	assert.False(t, errors.Is(err, store.ErrNotFound))
 }
+
+// Ids may hold '/', ':', '@' and '.' (core.#ID): the client puts each in its path as one
+// escaped segment, and every route of the API reads it back whole. The tenant with a
+// '/' is one an embedding host recorded (a principal's tenant cannot hold one), read by
+// an admin.
+func TestClientIDsWithSlashes(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{Dir: t.TempDir(), LazyPolicies: true})
+	require.NoError(t, err)
+	defer e.Close()
+	ps, err := service.ParsePrincipals([]byte(`{"principals": [
+		{"name": "host", "token_sha256": "` + service.HashToken("tok-host") + `", "tenant_id": "acme", "type": "system", "id": "orchestrator"},
+		{"name": "auditor", "token_sha256": "` + service.HashToken("tok-admin") + `", "tenant_id": "acme", "type": "system", "id": "auditor", "admin": true}]}`))
+	require.NoError(t, err)
+	srv := httptest.NewServer(service.New(e, service.Options{Principals: ps}))
+	defer srv.Close()
+
+	for _, tc := range []struct{ tenant, workflow, token string }{
+		{"acme", "acme.eu/q2/../launch:brightbrew@v1.0", "tok-host"},
+		{"acme/eu", "q2/launch", "tok-admin"},
+	} {
+		t.Run(tc.tenant+" "+tc.workflow, func(t *testing.T) {
+			c := client.New(srv.URL, tc.token, nil)
+			defer c.Close()
+			body := strings.NewReplacer(`"tenant_id": "acme"`, `"tenant_id": "`+tc.tenant+`"`, `"wf-client"`, `"`+tc.workflow+`"`,
+				`"req-start"`, `"req-`+tc.workflow+`"`).Replace(start)
+			var d *engine.Decision
+			if tc.token == "tok-host" {
+				d, err = c.Submit(ctx, []byte(body))
+			} else {
+				d, err = e.Submit(ctx, []byte(body)) // an admin reads, never submits for another tenant
+			}
+			require.NoError(t, err)
+			require.Equal(t, engine.Allow, d.Outcome, "%v", d.Reasons)
+			require.Equal(t, tc.workflow, d.WorkflowID)
+
+			st, err := c.State(ctx, tc.tenant, tc.workflow)
+			require.NoError(t, err)
+			assert.Equal(t, tc.workflow, st.WorkflowID)
+			assert.Equal(t, tc.tenant, st.TenantID)
+			var seen []string
+			require.NoError(t, c.History(ctx, tc.tenant, tc.workflow, func(en engine.Entry) error {
+				seen = append(seen, en.Decision.WorkflowID)
+				return nil
+			}))
+			assert.Equal(t, []string{tc.workflow}, seen)
+			list, err := c.ListWorkflows(ctx, tc.tenant, engine.WorkflowFilter{})
+			require.NoError(t, err)
+			var ids []string
+			for _, s := range list {
+				ids = append(ids, s.Workflow)
+			}
+			assert.Contains(t, ids, tc.workflow)
+			rep, err := c.Verify(ctx, tc.tenant, tc.workflow)
+			require.NoError(t, err)
+			assert.True(t, rep.OK, rep.Problem)
+			reps, err := c.VerifyTenant(ctx, tc.tenant)
+			require.NoError(t, err)
+			assert.NotEmpty(t, reps)
+			ent, err := c.Decision(ctx, d.DecisionID)
+			require.NoError(t, err)
+			assert.Equal(t, tc.workflow, ent.Decision.WorkflowID)
+			ex, err := c.Explain(ctx, d.DecisionID)
+			require.NoError(t, err)
+			assert.Equal(t, tc.workflow, ex.Decision.WorkflowID)
+			events := 0
+			require.NoError(t, c.DecisionLog(ctx, engine.DecisionLogOptions{Tenant: tc.tenant, Workflow: tc.workflow}, func(ev engine.DecisionLogEvent) error {
+				events++
+				assert.Equal(t, d.DecisionID, ev.DecisionID)
+				return nil
+			}))
+			assert.Equal(t, 1, events)
+			require.NoError(t, c.Audit(ctx, tc.tenant, func(engine.Entry) error { return nil }))
+
+			// A prefix of the id is another workflow, not found.
+			_, err = c.State(ctx, tc.tenant, tc.workflow[:strings.Index(tc.workflow, "/")])
+			assert.ErrorIs(t, err, store.ErrNotFound)
+		})
+	}
+}

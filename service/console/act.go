@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/handoff-dev/handoff/store"
+	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
@@ -322,7 +324,7 @@ func (c *Console) submit(w http.ResponseWriter, r *http.Request, ss *session, st
 	p := ss.person
 	d, err := c.e.SubmitFrom(r.Context(), body, engine.Principal{Tenant: p.Tenant, Type: "human", ID: p.ID, Roles: p.Roles})
 	if err != nil {
-		c.fail(w, r, ss, http.StatusServiceUnavailable, "No decision could be made ("+err.Error()+"): nothing was recorded. Send the form again.")
+		c.decideError(w, r, ss, err)
 		return
 	}
 	status := http.StatusOK
@@ -330,4 +332,19 @@ func (c *Console) submit(w http.ResponseWriter, r *http.Request, ss *session, st
 		status = http.StatusConflict
 	}
 	c.render(w, r, status, "decision.html", c.base(ss, map[string]any{"D": d, "Workflow": st.WorkflowID}))
+}
+
+// decideError answers a form no decision could be made for. The page says whether
+// sending it again can help (store.Retryable) and never quotes the error, whose detail
+// (a socket address, a database message) goes to the log.
+func (c *Console) decideError(w http.ResponseWriter, r *http.Request, ss *session, err error) {
+	c.opts.Logger.LogAttrs(r.Context(), slog.LevelError, "console decision", slog.String("error", err.Error()))
+	switch {
+	case store.Retryable(err):
+		c.fail(w, r, ss, http.StatusServiceUnavailable, "No decision could be made: the store's database cannot be reached or is busy. Nothing was recorded; send the form again in a moment.")
+	case errors.Is(err, store.ErrReadOnly):
+		c.fail(w, r, ss, http.StatusServiceUnavailable, "No decision could be made: the store takes no writes now. Nothing was recorded; sending the form again will not help until an operator points the server at a store that does.")
+	default:
+		c.fail(w, r, ss, http.StatusInternalServerError, "No decision could be made, and nothing was recorded. Sending the form again will not help: an operator has the cause in the server's log.")
+	}
 }

@@ -3,9 +3,13 @@ package console_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -46,6 +50,24 @@ type site struct {
 func newSite(t *testing.T) *site {
 	t.Helper()
 	tab := browsertest.New(t)
+	s := newServed(t, nil)
+	s.tab = tab
+	// Any dialog is a script that ran: count it, and close it so the page goes on.
+	require.NoError(t, chromedp.Listen(tab, func(ev any) {
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			s.dialogs.Add(1)
+			go func() {
+				_, _ = chromedp.Call(tab, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+			}()
+		}
+	}))
+	return s
+}
+
+// newServed is a served engine without a browser; logger, when set, receives the
+// service's log.
+func newServed(t *testing.T, logger *slog.Logger) *site {
+	t.Helper()
 	e, err := engine.Open(context.Background(), engine.Options{Dir: t.TempDir(), LazyPolicies: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close() })
@@ -61,19 +83,9 @@ func newSite(t *testing.T) *site {
 	require.NoError(t, err)
 	ps, err := service.ParsePrincipals(b)
 	require.NoError(t, err)
-	srv := httptest.NewServer(service.New(e, service.Options{Principals: ps}))
+	srv := httptest.NewServer(service.New(e, service.Options{Principals: ps, Logger: logger}))
 	t.Cleanup(srv.Close)
-	s := &site{t: t, e: e, url: srv.URL, tab: tab, dialogs: &atomic.Int32{}}
-	// Any dialog is a script that ran: count it, and close it so the page goes on.
-	require.NoError(t, chromedp.Listen(tab, func(ev any) {
-		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
-			s.dialogs.Add(1)
-			go func() {
-				_, _ = chromedp.Call(tab, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
-			}()
-		}
-	}))
-	return s
+	return &site{t: t, e: e, url: srv.URL, dialogs: &atomic.Int32{}}
 }
 
 // flow plays a campaign scenario's steps on the engine, as the agents would.
@@ -311,6 +323,26 @@ func TestConsoleRefusals(t *testing.T) {
 		assert.Equal(t, before, records(), "nothing recorded")
 	})
 
+	s.run(t, "a form of another site, with the person's token", func(t *testing.T) {
+		before := records()
+		s.open("/console/workflows/" + wf)
+		// The approval form as the console made it, token and all, copied to a page of
+		// another origin that posts it back: the same host on another port, the same
+		// site, so the browser sends the session cookie (SameSite=Strict) along.
+		copied := s.eval(`(() => { const f = document.querySelector('#approval-form').cloneNode(true);
+			f.action = f.action; return f.outerHTML })()`).(string)
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<!doctype html><title>Another site</title><main><h1>Another site</h1>` + copied + `</main>`))
+		}))
+		defer other.Close()
+		s.do(chromedp.Navigate(other.URL), chromedp.WaitVisible(chromedp.CSS("#approve")),
+			chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#message, #decision")))
+		assert.Contains(t, s.text("main"), "another site")
+		assert.Equal(t, "Refused", s.text("main h1"))
+		assert.Equal(t, before, records(), "nothing recorded")
+	})
+
 	s.run(t, "an approval of a version whose hash changed", func(t *testing.T) {
 		s.open("/console/workflows/" + wf)
 		s.eval(`(() => { for (const b of document.querySelectorAll('#approval-form input[name="artifact"]')) {
@@ -391,5 +423,148 @@ func TestConsoleOtherPacks(t *testing.T) {
 	for _, path := range []string{"/console/", "/console/workflows/wf-x"} {
 		s.open(path)
 		assert.Equal(t, true, s.eval(`document.documentElement.scrollWidth <= window.innerWidth + 1`), path)
+	}
+}
+
+// slashID is a workflow id core.#ID allows, with every character of it that a URL path
+// gives a meaning to: '/', a '..' segment, ':', '@' and '.'.
+const slashID = "acme.eu/q2/../launch:brightbrew@v1.0"
+
+// withID starts a scenario's workflow under id.
+func withID(id string) func(name string, req map[string]any) {
+	return func(name string, req map[string]any) {
+		if name == "start" {
+			req["workflow_id"] = id
+		}
+	}
+}
+
+// follow clicks a link or a form's button and waits for what the next page shows.
+func (s *site) follow(sel, next string) {
+	s.t.Helper()
+	s.do(chromedp.Click(chromedp.CSS(sel)), chromedp.WaitVisible(chromedp.CSS(next)))
+}
+
+// TestConsoleIDsWithSlashes: a workflow whose id holds '/' (and ':', '@', '.') is
+// reached through every link and form of the console: each puts the id in its URL as
+// one escaped path segment, and each route reads it back whole.
+func TestConsoleIDsWithSlashes(t *testing.T) {
+	s := newSite(t)
+	escaped := "/console/workflows/" + url.PathEscape(slashID)
+	atWorkflow := func(where string) {
+		s.t.Helper()
+		assert.Equal(s.t, slashID, s.text("main h1"), where)
+		assert.Equal(s.t, escaped, s.eval(`location.pathname`), where)
+	}
+	s.run(t, "campaign approval", func(t *testing.T) {
+		f := s.flow("08-delivery-of-draft")
+		f.until("strategy v1 approved", withID(slashID))
+		s.signIn(mariaToken)
+		assert.Equal(t, slashID, s.eval(`document.querySelector('#inbox tr[data-workflow]').dataset.workflow`))
+		s.follow(`#inbox a`, "#approval-form")
+		atWorkflow("from the inbox")
+		s.checked("artifact", "STRATEGY_BRIEF")
+		s.follow("#approve", "#decision")
+		assert.Equal(t, "PRODUCTION", s.text("#status-after"), "the approval was posted to the workflow")
+		s.follow("#back", "#timeline")
+		atWorkflow("back from the decision")
+		s.follow(`#timeline li:last-child a`, "main h1")
+		assert.Contains(t, s.text("main"), "Entry point data.handoff.campaign.decision", "the decision explains itself")
+		s.follow(`main p.meta a`, "#timeline")
+		atWorkflow("from the explanation")
+		f.skip("strategy v1 approved")
+
+		f.until("person returns the copy", nil)
+		s.open("/console/")
+		s.follow(`#inbox a`, "#approval-form")
+		s.checked("revise", "COPY_PACKAGE")
+		s.follow("#request-revision", "#decision")
+		assert.Equal(t, "TARGETED_REVISION", s.text("#status-after"))
+		f.skip("person returns the copy")
+
+		f.until("QA accepts copy v2", nil)
+		s.open(escaped)
+		s.follow(`a.diff[href*="COPY_PACKAGE"]`, "#diff")
+		assert.Contains(t, s.text("main h1"), "COPY_PACKAGE: v1 → v2")
+		s.follow(`main p.meta a`, "#timeline")
+		atWorkflow("from the diff")
+	})
+	s.run(t, "assessment conflict resolution", func(t *testing.T) {
+		const id = "acme/assessments/scf@2026:q2.v1"
+		f := s.packFlow("assessment", "eval-2-conflicting-evidence")
+		f.until("reviewer keeps the flagged output", withID(id))
+		s.signIn(anaToken)
+		s.follow(`#inbox tr[data-workflow="`+id+`"] a`, "form.conflict")
+		assert.Equal(t, id, s.text("main h1"))
+		s.eval(`(() => { for (const r of document.querySelectorAll('form.conflict input[name="chosen"]')) {
+			if (r.value.includes('EVIDENCE_ASSESSMENT')) r.checked = true } return true })()`)
+		s.do(chromedp.SendKeys(chromedp.CSS(`form.conflict textarea[name="rationale"]`), "Both documents are real"))
+		s.follow(`form.conflict button`, "#decision")
+		assert.Equal(t, "GAPS", s.text("#status-after"), s.text("#decision"))
+	})
+	s.inert()
+}
+
+// TestConsoleReasonTitlesOfThePack: a reason is titled by the rules of its decision's
+// pack and of core, never by another pack's rule that carries the same code (the
+// assessment pack's "No assessment rule decides the request" on a campaign's
+// OUT_OF_SEQUENCE, its "Failure reported by a person" on core's UNAUTHORIZED_SUBJECT).
+func TestConsoleReasonTitlesOfThePack(t *testing.T) {
+	s := newSite(t)
+	s.flow("06-upstream-defect").until("", withID("wf-sequence"))
+	s.flow("28-identity-is-type-and-id").until("", withID("wf-identity"))
+	codes := map[string]string{"OUT_OF_SEQUENCE": "wf-sequence", "UNAUTHORIZED_SUBJECT": "wf-identity"}
+	own, foreign := map[string]bool{}, map[string]bool{}
+	for _, r := range s.e.Reasons() {
+		if _, ok := codes[r.Code]; !ok {
+			continue
+		}
+		if r.Package == "handoff.campaign" || r.Package == "handoff.core" {
+			own[r.Title] = true
+		} else {
+			foreign[r.Title] = true
+		}
+	}
+	for title := range own {
+		delete(foreign, title)
+	}
+	require.NotEmpty(t, foreign, "other packs title these codes otherwise")
+
+	s.signIn(mariaToken)
+	for code, wf := range codes {
+		s.open("/console/workflows/" + url.PathEscape(wf))
+		v := s.eval(`[...document.querySelectorAll('#timeline span.code[title="` + code + `"]')].map(e => e.textContent)`)
+		require.NotEmpty(t, v, "the timeline shows a reason %s", code)
+		s.shownNone(foreign, "the timeline of "+wf)
+		s.follow(`#timeline li:has(span.code[title="`+code+`"]) a`, "main h1")
+		require.NotEmpty(t, s.text(`.reason[data-code="`+code+`"] h3`))
+		s.shownNone(foreign, "the explanation of "+code)
+	}
+
+	// A request refused before any rule fired is explained by the rules that carry its
+	// codes: those of its pack and of core, not the support pack's SCHEMA_INVALID rule.
+	d, err := s.e.Submit(context.Background(), []byte(`{"request_id": "start-incomplete", "kind": "start", "tenant_id": "acme",
+		"workflow_id": "wf-incomplete", "trace_id": "trace-incomplete", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign"}`))
+	require.NoError(t, err)
+	require.Contains(t, d.Codes(), "SCHEMA_INVALID")
+	s.open("/console/decisions/" + url.PathEscape(d.DecisionID))
+	assert.Contains(t, s.text(`.reason[data-code="SCHEMA_INVALID"]`), "handoff.core", "core's rules are named")
+	support := map[string]bool{}
+	for _, r := range s.e.Reasons() {
+		if r.Code == "SCHEMA_INVALID" && r.Package == "handoff.support" {
+			support[r.Title] = true
+		}
+	}
+	require.NotEmpty(t, support)
+	s.shownNone(support, "the explanation of a campaign start")
+	assert.NotContains(t, s.text("main"), "handoff.support")
+}
+
+// shownNone checks that the page shows none of titles.
+func (s *site) shownNone(titles map[string]bool, where string) {
+	s.t.Helper()
+	main := s.text("main")
+	for title := range titles {
+		assert.False(s.t, strings.Contains(main, title), "%s shows %q, the title of another pack's rule", where, title)
 	}
 }

@@ -46,7 +46,7 @@ type Console struct {
 	mux      *http.ServeMux
 	sessions *sessions
 	pages    *template.Template
-	titles   map[string]string // reason code → METADATA title
+	titles   titles // the reasons' titles, by pack
 }
 
 //go:embed templates/*.html static/*
@@ -63,12 +63,8 @@ func New(e *engine.Engine, opts Options) *Console {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock), titles: map[string]string{}}
-	for _, r := range e.Reasons() {
-		if _, ok := c.titles[r.Code]; !ok {
-			c.titles[r.Code] = r.Title
-		}
-	}
+	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock),
+		titles: newTitles(e.Reasons())}
 	c.pages = template.Must(template.New("").Funcs(c.funcs()).ParseFS(files, "templates/*.html"))
 	c.routes()
 	return c
@@ -91,7 +87,8 @@ func (c *Console) routes() {
 }
 
 // ServeHTTP serves the pages, with headers that keep them from being framed, sniffed or
-// made to run anything but the console's own stylesheet.
+// made to run anything but the console's own stylesheet, and refuses a form posted from
+// a page of another site.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -99,5 +96,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
-	c.mux.ServeHTTP(w, r)
+	if c.sameOrigin(w, r) {
+		c.mux.ServeHTTP(w, r)
+	}
 }

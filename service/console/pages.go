@@ -241,8 +241,8 @@ func (c *Console) storeError(w http.ResponseWriter, r *http.Request, ss *session
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, engine.ErrDecisionNotFound):
 		c.fail(w, r, ss, http.StatusNotFound, "There is no such workflow or decision in your tenant.")
-	case errors.Is(err, store.ErrUnavailable):
-		c.fail(w, r, ss, http.StatusServiceUnavailable, "The store's database cannot be reached: try again in a moment.")
+	case store.Retryable(err):
+		c.fail(w, r, ss, http.StatusServiceUnavailable, "The store's database cannot be reached or is busy: try again in a moment.")
 	default:
 		c.opts.Logger.LogAttrs(r.Context(), slog.LevelError, "console read", slog.String("error", err.Error()))
 		c.fail(w, r, ss, http.StatusInternalServerError, "The page could not be read from the store.")
@@ -266,7 +266,8 @@ func (c *Console) explain(w http.ResponseWriter, r *http.Request, ss *session) {
 		c.storeError(w, r, ss, err)
 		return
 	}
-	c.render(w, r, http.StatusOK, "explain.html", c.base(ss, map[string]any{"X": ex, "Actor": requestActor(en.Request)}))
+	pack := en.Decision.Pack
+	c.render(w, r, http.StatusOK, "explain.html", c.base(ss, map[string]any{"X": ex, "Pack": pack, "Actor": requestActor(en.Request)}))
 }
 
 // diff shows what changed between two versions of an artifact.

@@ -131,7 +131,7 @@ export class HandoffClient {
     return this.#call<Status>("GET", "/health", undefined, options);
   }
 
-  /** Whether the store answers reads: rejects with a 503 HandoffError when it does not. */
+  /** Whether the store could record a decision now (reachable, writable, this version's schema): rejects with a 503 HandoffError when not. */
   ready(options?: CallOptions): Promise<Status> {
     return this.#call<Status>("GET", "/health/ready", undefined, options);
   }

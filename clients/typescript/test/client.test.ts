@@ -62,6 +62,20 @@ describe("answers", () => {
     assert.equal((await host.ready()).status, "ready");
   });
 
+  test("an id holding '/', ':', '@' and '.' reaches every route as one path segment", async () => {
+    const id = "acme.eu/q2/../launch:brightbrew@v1.0";
+    const d = await host.submit(start(id));
+    assert.equal(d.outcome, "allow");
+    assert.equal(d.workflow_id, id);
+    assert.equal((await host.state("acme", id)).workflow_id, id);
+    assert.deepEqual((await host.log("acme", id)).entries.map((e) => e.decision.workflow_id), [id]);
+    assert.ok((await host.workflows("acme")).workflows.some((w) => w.workflow_id === id));
+    assert.equal((await host.entry(d.decision_id)).decision.workflow_id, id);
+    assert.equal((await host.explain(d.decision_id)).decision.workflow_id, id);
+    assert.equal((await host.verify("acme")).ok, true);
+    await assert.rejects(host.state("acme", "acme.eu"), (e: HandoffError) => e.status === 404, "a prefix of the id is another workflow");
+  });
+
   test("a block is a decision, not an error", async () => {
     await host.submit(start("wf-block"));
     const d = await host.submit({

@@ -45,7 +45,7 @@ _awaiting := v if {
 reasons contains r if {
 	_deciding
 	object.get(_request, "stage", "") != _status
-	r := _reason("APPROVAL_INVALID", sprintf("the workflow waits at %s; the decision names stage %q", [_status, object.get(_request, "stage", "")]), "stage", "block")
+	r := _reason(rego.metadata.rule(), sprintf("the workflow waits at %s; the decision names stage %q", [_status, object.get(_request, "stage", "")]), "stage", "block")
 }
 
 _incomplete contains sprintf("the decision at %s names no version of %s (awaiting v%v)", [_status, _awaiting.ref.type, _awaiting.ref.version]) if {
@@ -104,7 +104,7 @@ reasons contains r if {
 	_deciding
 	some i, ref in _approval_refs
 	not _decided_ref(ref)
-	r := _reason("APPROVAL_INVALID", sprintf("the decision at %s names %s v%v, which does not wait for it (waiting: %s)", [_status, ref.type, ref.version, _decided_label]), sprintf("artifacts[%d]", [i]), "block")
+	r := _reason(rego.metadata.rule(), sprintf("the decision at %s names %s v%v, which does not wait for it (waiting: %s)", [_status, ref.type, ref.version, _decided_label]), sprintf("artifacts[%d]", [i]), "block")
 }
 
 _revise_problems contains sprintf("a %s decision names types to revise (%v): only a revision request returns work", [_decision_kind, sort(_revise_types)]) if {
@@ -132,7 +132,7 @@ _revise_problems contains sprintf("at %s a revision returns %s to its producer; 
 reasons contains r if {
 	_deciding
 	some msg in _revise_problems
-	r := _reason("APPROVAL_INVALID", msg, "revise", "block")
+	r := _reason(rego.metadata.rule(), msg, "revise", "block")
 }
 
 # METADATA
@@ -147,7 +147,7 @@ reasons contains r if {
 reasons contains r if {
 	_deciding
 	some msg in _incomplete
-	r := _reason("APPROVAL_INCOMPLETE", msg, "artifacts", "block")
+	r := _reason(rego.metadata.rule(), msg, "artifacts", "block")
 }
 
 # METADATA
@@ -164,7 +164,7 @@ reasons contains r if {
 	_decision_kind == "REQUEST_REVISION"
 	count(_incomplete) == 0
 	count(_revise_problems) == 0
-	r := _reason("REVISION_REQUESTED", sprintf("%q requests a revision at %s", [_actor_id, _status]), "decision", "revise")
+	r := _reason(rego.metadata.rule(), sprintf("%q requests a revision at %s", [_actor_id, _status]), "decision", "revise")
 }
 
 # METADATA
@@ -176,7 +176,7 @@ reasons contains r if {
 reasons contains r if {
 	_deciding
 	_decision_kind == "REJECT"
-	r := _reason("HUMAN_REJECTED", sprintf("%q rejects at %s; the assessment ends", [_actor_id, _status]), "decision", "fail")
+	r := _reason(rego.metadata.rule(), sprintf("%q rejects at %s; the assessment ends", [_actor_id, _status]), "decision", "fail")
 }
 
 # --- proposals -------------------------------------------------------------------------

@@ -66,7 +66,7 @@ _propose := _cancel_proposal if input.request.kind == "cancel"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the assessment pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
+_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the assessment pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
 
 # --- input ---------------------------------------------------------------------------
 
@@ -194,6 +194,7 @@ _required_config := {
 	"approval_gates": "object",
 	"trust": "object",
 	"source_kinds": "object",
+	"scf_catalogue": "object",
 	"normative": "object",
 	"conclusions": "object",
 	"required_inputs": "object",
@@ -221,7 +222,7 @@ reasons contains r if {
 	_valid
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
-	r := _reason("CONTRACT_MISSING", sprintf("the assessment configuration has no table %s (%s)", [name, core.with_article(want)]), "", "block")
+	r := _reason(rego.metadata.rule(), sprintf("the assessment configuration has no table %s (%s)", [name, core.with_article(want)]), "", "block")
 }
 
 _agents := a if {
@@ -374,8 +375,10 @@ _same_version(a, b) if {
 
 # --- reasons ---------------------------------------------------------------------------
 
-_reason(code, message, path, outcome) := core.reason_outcome(code, message, path, outcome)
+# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
+# the reason: its code and title come from that rule's METADATA.
+_reason(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
 
-_gate_reason(code, message, path, gate, outcome) := core.gate_reason(code, message, path, gate, outcome)
+_gate_reason(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
 
 _blocks(r) if object.get(r, "outcome", "block") == "block"

@@ -49,7 +49,7 @@ _repeated_flags contains [i, c.conflict_id] if {
 _conflict_repeated contains r if {
 	_conflict_repeat_escalation
 	some [i, earlier] in _repeated_flags
-	r := _reason("CONFLICT_REPEATED", sprintf("conflict_flags[%d] raises again conflict %q (%v)", [i, earlier, _flag_key(_flags[i])]), sprintf("output.content.conflict_flags[%d]", [i]), "await_human")
+	r := _reason(rego.metadata.rule(), sprintf("conflict_flags[%d] raises again conflict %q (%v)", [i, earlier, _flag_key(_flags[i])]), sprintf("output.content.conflict_flags[%d]", [i]), "await_human")
 }
 
 _conflict_handoff if {
@@ -72,7 +72,7 @@ _conflict_handoff if {
 _conflict_reasons contains r if {
 	_conflict_handoff
 	some i, f in _flags
-	r := _gate_reason("CONFLICT_DETECTED", sprintf("conflict %s: %s on %s (%s), severity %s; a person resolves it", [_conflict_id(i), f.conflict_type, object.get(f, "control_id", "the output"), _flag_side(f), f.severity]), sprintf("output.content.conflict_flags[%d]", [i]), "GR-CONFLICT", "await_human")
+	r := _gate_reason(rego.metadata.rule(), sprintf("conflict %s: %s on %s (%s), severity %s; a person resolves it", [_conflict_id(i), f.conflict_type, object.get(f, "control_id", "the output"), _flag_side(f), f.severity]), sprintf("output.content.conflict_flags[%d]", [i]), "GR-CONFLICT", "await_human")
 }
 
 _flag_side(f) := sprintf("%s v%v against %s v%v", [_output.type, _output.version, f.conflicts_with.type, f.conflicts_with.version]) if {
@@ -195,7 +195,7 @@ reasons contains r if {
 	_conflict_event
 	_chosen
 	not _resolution_decision
-	r := _reason("RESOLUTION_INVALID", sprintf("%s v%v is not a side of conflict %q (%v)", [_chosen.type, _chosen.version, _request.conflict_id, _conflict_event.conflicting_artifact_ids]), "chosen", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v is not a side of conflict %q (%v)", [_chosen.type, _chosen.version, _request.conflict_id, _conflict_event.conflicting_artifact_ids]), "chosen", "block")
 }
 
 # _still_open are the other conflicts that stay open after this resolution.

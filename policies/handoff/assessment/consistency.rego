@@ -43,7 +43,7 @@ reasons contains r if {
 	some i, item in _items(field)
 	some s in _sources_of(item)
 	s.kind in {"kb_evidence_candidate", "agent_output"}
-	r := _gate_reason("KB_USED_AS_NORMATIVE", sprintf("%s[%d] (%s) cites %s %q: the KB is never normative", [field, i, object.get(item, "control_id", ""), s.kind, s.id]), _content_path(sprintf("%s[%d].sources", [field, i])), "GR-KB", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s[%d] (%s) cites %s %q: the KB is never normative", [field, i, object.get(item, "control_id", ""), s.kind, s.id]), _content_path(sprintf("%s[%d].sources", [field, i])), "GR-KB", "block")
 }
 
 # METADATA
@@ -60,7 +60,7 @@ reasons contains r if {
 	some i, c in _items("controls")
 	count(_sources_of(c)) > 0
 	not "scf_data" in _kinds(c)
-	r := _gate_reason("MISSING_SOURCES", sprintf("controls[%d] (%s) states a requirement without an SCF data source", [i, object.get(c, "control_id", "")]), _content_path(sprintf("controls[%d].sources", [i])), "GR-SOURCES", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("controls[%d] (%s) states a requirement without an SCF data source", [i, object.get(c, "control_id", "")]), _content_path(sprintf("controls[%d].sources", [i])), "GR-SOURCES", "block")
 }
 
 # METADATA
@@ -79,7 +79,7 @@ reasons contains r if {
 	some i, m in _items("mappings")
 	m.mapping_status == "official"
 	some problem in _official_problems(m)
-	r := _gate_reason("OFFICIAL_MAPPING_INFERRED", sprintf("mappings[%d] (%s -> %s) is official %s", [i, m.control_id, m.framework, problem]), _content_path(sprintf("mappings[%d]", [i])), "GR-MAPPING", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("mappings[%d] (%s -> %s) is official %s", [i, m.control_id, m.framework, problem]), _content_path(sprintf("mappings[%d]", [i])), "GR-MAPPING", "block")
 }
 
 _official_problems(m) := {p |
@@ -102,7 +102,7 @@ reasons contains r if {
 	some d in _divergences
 	d.code == "OFFICIAL_MAPPING_INFERRED"
 	not _flagged(d)
-	r := _gate_reason("OFFICIAL_MAPPING_INFERRED", d.message, d.path, "GR-MAPPING", "block")
+	r := _gate_reason(rego.metadata.rule(), d.message, d.path, "GR-MAPPING", "block")
 }
 
 # --- evidence ----------------------------------------------------------------------------
@@ -127,7 +127,7 @@ reasons contains r if {
 	some i, res in _items("assessments")
 	res.evidence_status in {"evidenced", "partially_evidenced"}
 	not _evidenced(res)
-	r := _gate_reason("EVIDENCE_CANDIDATE_AS_CONCLUSION", sprintf("assessments[%d] (%s) is %s without an examined, supporting evidence item", [i, res.control_id, res.evidence_status]), _content_path(sprintf("assessments[%d]", [i])), "R7-EVIDENCE", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("assessments[%d] (%s) is %s without an examined, supporting evidence item", [i, res.control_id, res.evidence_status]), _content_path(sprintf("assessments[%d]", [i])), "R7-EVIDENCE", "block")
 }
 
 # _conclusions are the lists of findings, scores, POA&M items and report conclusions.
@@ -148,7 +148,7 @@ reasons contains r if {
 	some i, item in _items(field)
 	some s in _sources_of(item)
 	s.kind == "kb_evidence_candidate"
-	r := _gate_reason("EVIDENCE_CANDIDATE_AS_CONCLUSION", sprintf("%s[%d] rests on KB evidence candidate %q", [field, i, s.id]), _content_path(sprintf("%s[%d].sources", [field, i])), "R7-EVIDENCE", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s[%d] rests on KB evidence candidate %q", [field, i, s.id]), _content_path(sprintf("%s[%d].sources", [field, i])), "R7-EVIDENCE", "block")
 }
 
 # _evidence_result is the result the EVIDENCE_ASSESSMENT input gives a control.
@@ -173,7 +173,7 @@ reasons contains r if {
 	f.status != "not_evidenced"
 	_evidence_result(f.control_id).evidence_status == "not_evidenced"
 	some missing in _reclassification_missing(f)
-	r := _gate_reason("NOT_EVIDENCED_RECLASSIFIED", sprintf("findings[%d] makes not_evidenced control %s %s without %s", [i, f.control_id, f.status, missing]), _content_path(sprintf("findings[%d]", [i])), "R7-NOT-EVIDENCED", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("findings[%d] makes not_evidenced control %s %s without %s", [i, f.control_id, f.status, missing]), _content_path(sprintf("findings[%d]", [i])), "R7-NOT-EVIDENCED", "block")
 }
 
 _reclassification_missing(f) := {m |
@@ -214,7 +214,7 @@ reasons contains r if {
 	some i, s in _items("scores")
 	s.score >= _high_score
 	some problem in _score_problems(s)
-	r := _gate_reason("UNSUPPORTED_MATURITY_SCORE", sprintf("scores[%d] gives %s maturity %d %s", [i, s.control_id, s.score, problem]), _content_path(sprintf("scores[%d]", [i])), "R8-MATURITY", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("scores[%d] gives %s maturity %d %s", [i, s.control_id, s.score, problem]), _content_path(sprintf("scores[%d]", [i])), "R8-MATURITY", "block")
 }
 
 _score_problems(s) := {p |
@@ -222,6 +222,7 @@ _score_problems(s) := {p |
 	p := "without operational evidence"
 } | {p |
 	some id in object.get(s, "operational_evidence", [])
+	_evidence_item(s.control_id, id)
 	not _operational(s.control_id, id)
 	p := sprintf("citing %q, which is not examined, supporting, operational evidence of the control", [id])
 }
@@ -272,7 +273,7 @@ reasons contains r if {
 	_output.type == "ASSESSMENT_REPORT"
 	_approved("GAP_ANALYSIS")
 	some [where, msg] in _altered
-	r := _gate_reason("APPROVED_FINDING_ALTERED", sprintf("%s (GAP_ANALYSIS v%v is approved)", [msg, _approved_n("GAP_ANALYSIS")]), _content_path(where), "GR-APPROVED-FINDING", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s (GAP_ANALYSIS v%v is approved)", [msg, _approved_n("GAP_ANALYSIS")]), _content_path(where), "GR-APPROVED-FINDING", "block")
 }
 
 # --- divergences from earlier outputs -------------------------------------------------------
@@ -398,7 +399,7 @@ reasons contains r if {
 	some d in _divergences
 	d.code == "INCONSISTENCY_NOT_FLAGGED"
 	not _flagged(d)
-	r := _reason("INCONSISTENCY_NOT_FLAGGED", sprintf("%s; flag it as %s with a justification, sources and requires_validation", [d.message, d.type]), d.path, "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s; flag it as %s with a justification, sources and requires_validation", [d.message, d.type]), d.path, "block")
 }
 
 # METADATA
@@ -413,7 +414,7 @@ reasons contains r if {
 	_judged
 	count(_flags) > 0
 	object.get(_request, "requires_validation", false) != true
-	r := _reason("INCONSISTENCY_NOT_FLAGGED", sprintf("%s v%v flags %d conflict(s) but requires_validation is not true", [_output.type, _output.version, count(_flags)]), "requires_validation", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v flags %d conflict(s) but requires_validation is not true", [_output.type, _output.version, count(_flags)]), "requires_validation", "block")
 }
 
 # METADATA
@@ -429,7 +430,7 @@ reasons contains r if {
 	_judged
 	some i, f in _flags
 	some problem in _flag_problems(f)
-	r := _reason("CONFLICT_FLAG_INVALID", sprintf("conflict_flags[%d] (%s) %s", [i, f.conflict_type, problem]), _content_path(sprintf("conflict_flags[%d]", [i])), "block")
+	r := _reason(rego.metadata.rule(), sprintf("conflict_flags[%d] (%s) %s", [i, f.conflict_type, problem]), _content_path(sprintf("conflict_flags[%d]", [i])), "block")
 }
 
 _flag_problems(f) := {p |
@@ -470,7 +471,7 @@ reasons contains r if {
 	some i, f in _flags
 	v := core.ref_version(f.conflicts_with)
 	_max_trust(f) < _rank(v)
-	r := _reason("TRUST_HIERARCHY_VIOLATION", sprintf("conflict_flags[%d] contradicts %s v%v (%s) with sources of lower trust %v", [i, v.ref.type, v.ref.version, v.status, sort(_kinds(f))]), _content_path(sprintf("conflict_flags[%d].sources", [i])), "block")
+	r := _reason(rego.metadata.rule(), sprintf("conflict_flags[%d] contradicts %s v%v (%s) with sources of lower trust %v", [i, v.ref.type, v.ref.version, v.status, sort(_kinds(f))]), _content_path(sprintf("conflict_flags[%d].sources", [i])), "block")
 }
 
 # --- enrichment ----------------------------------------------------------------------------
@@ -548,5 +549,5 @@ _item_label(field, key, item) := sprintf("%s %v", [field, item[key]]) if {
 reasons contains r if {
 	_enrichment
 	some msg in _enrichment_problems
-	r := _reason("ENRICHMENT_CHANGES_DECISION", msg, "output.content", "block")
+	r := _reason(rego.metadata.rule(), msg, "output.content", "block")
 }

@@ -36,7 +36,7 @@ reasons contains r if {
 	is_object(ctx)
 	some k, _ in ctx
 	lower(k) in _forbidden_context
-	r := _gate_reason("CONTEXT_FORBIDDEN", sprintf("context.%s is forbidden context: a handoff transfers references to permitted context only", [k]), sprintf("context.%s", [k]), "GR-CONTEXT", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("context.%s is forbidden context: a handoff transfers references to permitted context only", [k]), sprintf("context.%s", [k]), "GR-CONTEXT", "block")
 }
 
 _context_checked if {
@@ -99,7 +99,7 @@ reasons contains r if {
 	_claims_approval(claimed)
 	recorded := _recorded_status(ref)
 	not _claims_approval(recorded)
-	r := _gate_reason("APPROVAL_BYPASS", sprintf("%s says %s v%v is %s, but it is %s", [path, ref.type, ref.version, claimed, recorded]), path, "GR-APPROVAL", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s says %s v%v is %s, but it is %s", [path, ref.type, ref.version, claimed, recorded]), path, "GR-APPROVAL", "block")
 }
 
 # METADATA
@@ -114,7 +114,7 @@ reasons contains r if {
 reasons contains r if {
 	some [path, type, claimed] in _unfounded_claims
 	_claims_approval(claimed)
-	r := _gate_reason("APPROVAL_BYPASS", _unfounded_message(path, type, claimed), path, "GR-APPROVAL", "block")
+	r := _gate_reason(rego.metadata.rule(), _unfounded_message(path, type, claimed), path, "GR-APPROVAL", "block")
 }
 
 _mismatches contains [path, _unfounded_message(path, type, claimed)] if {
@@ -265,7 +265,7 @@ _mismatches contains ["context.validation_status", _validation_message] if {
 #   outcome: block
 reasons contains r if {
 	_validation_claim == "validated"
-	r := _gate_reason("APPROVAL_BYPASS", _validation_message, "context.validation_status", "GR-APPROVAL", "block")
+	r := _gate_reason(rego.metadata.rule(), _validation_message, "context.validation_status", "GR-APPROVAL", "block")
 }
 
 # context.approval_decision is a person's decision the workflow recorded at that stage.
@@ -307,7 +307,7 @@ _mismatches contains ["context.approval_decision", _approval_claim_problem] if {
 reasons contains r if {
 	_approval_claim.decision == "APPROVE"
 	msg := _approval_claim_problem
-	r := _gate_reason("APPROVAL_BYPASS", msg, "context.approval_decision", "GR-APPROVAL", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, "context.approval_decision", "GR-APPROVAL", "block")
 }
 
 # context.scf_controls are controls in scope of the CONTROL_ANALYSIS (the handoff's own
@@ -360,7 +360,7 @@ _mismatches contains [sprintf("context.previous_output.%s", [field]), sprintf("c
 #   outcome: block
 reasons contains r if {
 	some [path, msg] in _mismatches
-	r := _gate_reason("CONTEXT_MISMATCH", msg, path, "S20-CONTEXT", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-CONTEXT", "block")
 }
 
 _official_mappings := {[m.control_id, m.framework, object.get(m, "requirement_ref", "")] |
@@ -381,7 +381,7 @@ reasons contains r if {
 	_context_checked
 	some i, m in object.get(_context, "official_mappings", [])
 	not [m.control_id, m.framework, m.requirement_ref] in _official_mappings
-	r := _gate_reason("OFFICIAL_MAPPING_INFERRED", sprintf("context names %s -> %s %s as an official mapping, but the FRAMEWORK_MAPPING in force does not", [m.control_id, m.framework, m.requirement_ref]), sprintf("context.official_mappings[%d]", [i]), "GR-MAPPING", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("context names %s -> %s %s as an official mapping, but the FRAMEWORK_MAPPING in force does not", [m.control_id, m.framework, m.requirement_ref]), sprintf("context.official_mappings[%d]", [i]), "GR-MAPPING", "block")
 }
 
 _dups contains ["input_artifacts", sprintf("%s v%v", [r.type, r.version])] if {
@@ -420,5 +420,5 @@ _dups contains [sprintf("context.%s", [field]), sprintf("%v", [x])] if {
 #   outcome: block
 reasons contains r if {
 	some [path, what] in _dups
-	r := _reason("CONTEXT_DUPLICATED", sprintf("%s names %s more than once", [path, what]), path, "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s names %s more than once", [path, what]), path, "block")
 }

@@ -45,7 +45,7 @@ _core_reasons := {_regraded(r) | some r in _core_kept}
 # custom:
 #   code: LOOP_DETECTED
 #   outcome: await_human
-_regraded(r) := object.union(r, {"outcome": "await_human"}) if {
+_regraded(r) := object.union(r, {"outcome": "await_human", "title": rego.metadata.rule().title}) if {
 	_loop_escalation
 	_loop_code(r)
 } else := r
@@ -92,7 +92,7 @@ _escalation_reasons contains r if {
 #   outcome: await_human
 _human_review_required contains r if {
 	_escalating
-	r := _reason("HUMAN_REVIEW_REQUIRED", sprintf("%s in %s: the work stops and a person decides (%v)", [_escalation_summary, _status, sort(_escalation_causes)]), "", "await_human")
+	r := _reason(rego.metadata.rule(), sprintf("%s in %s: the work stops and a person decides (%v)", [_escalation_summary, _status, sort(_escalation_causes)]), "", "await_human")
 }
 
 _escalation_summary := sprintf("handoff %s>%s", [_source, _target]) if input.request.kind == "handoff"

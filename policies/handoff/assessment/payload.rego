@@ -19,7 +19,7 @@ import data.handoff.core
 reasons contains r if {
 	_handoff
 	not _output
-	r := _reason("OUTPUT_MISSING", sprintf("handoff %s>%s (%s) carries no structured output", [_source, _target, object.get(_request, "task_type", "")]), "output", "block")
+	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s (%s) carries no structured output", [_source, _target, object.get(_request, "task_type", "")]), "output", "block")
 }
 
 # _used_handoff_ids are the handoff_ids of the handoffs already accepted.
@@ -40,7 +40,7 @@ _used_handoff_ids contains id if {
 reasons contains r if {
 	_handoff
 	_request.handoff_id in _used_handoff_ids
-	r := _reason("HANDOFF_ID_REUSED", sprintf("handoff_id %q was already used by an accepted handoff of workflow %q", [_request.handoff_id, object.get(_state, "workflow_id", "")]), "handoff_id", "block")
+	r := _reason(rego.metadata.rule(), sprintf("handoff_id %q was already used by an accepted handoff of workflow %q", [_request.handoff_id, object.get(_state, "workflow_id", "")]), "handoff_id", "block")
 }
 
 # METADATA
@@ -55,7 +55,7 @@ reasons contains r if {
 	_ready
 	_kind != "start"
 	object.get(_request, "assessment_id", "") != _state.subject_id
-	r := _gate_reason("SCOPE_MISMATCH", sprintf("request names assessment %q, not assessment %q of workflow %q", [object.get(_request, "assessment_id", ""), _state.subject_id, object.get(_state, "workflow_id", "")]), "assessment_id", "S20-SCOPE", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("request names assessment %q, not assessment %q of workflow %q", [object.get(_request, "assessment_id", ""), _state.subject_id, object.get(_state, "workflow_id", "")]), "assessment_id", "S20-SCOPE", "block")
 }
 
 # METADATA
@@ -74,7 +74,7 @@ reasons contains r if {
 	is_string(value)
 	value != _state.subject_id
 	p := _path_string(path)
-	r := _gate_reason("SCOPE_MISMATCH", sprintf("%s is %q, not the workflow's assessment %q", [p, value, _state.subject_id]), p, "S20-SCOPE", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s is %q, not the workflow's assessment %q", [p, value, _state.subject_id]), p, "S20-SCOPE", "block")
 }
 
 # _foreign_assessment holds when an object inside the request body names another
@@ -224,7 +224,7 @@ _domain(control) := split(control, "-")[0]
 #   outcome: block
 reasons contains r if {
 	some [p, msg] in _out_of_scope
-	r := _gate_reason("SCOPE_MISMATCH", msg, p, "S20-SCOPE", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, p, "S20-SCOPE", "block")
 }
 
 # METADATA
@@ -241,7 +241,7 @@ reasons contains r if {
 	_kind != "start"
 	_non_blank(_trace)
 	not _trace == _assessment_trace
-	r := _gate_reason("TRACE_MISMATCH", _trace_message, "trace_id", "S20-TRACE", "block")
+	r := _gate_reason(rego.metadata.rule(), _trace_message, "trace_id", "S20-TRACE", "block")
 }
 
 _trace_message := sprintf("trace_id %q is not the assessment's trace %q", [_trace, _assessment_trace]) if _assessment_trace
@@ -305,7 +305,7 @@ reasons contains r if {
 	_handoff
 	_expected
 	_handoff_type != _expected_type
-	r := _reason("HANDOFF_TYPE_INVALID", sprintf("handoff %s>%s is %s handoff, not %s", [_source, _target, core.with_article(_expected_type), core.with_article(_handoff_type)]), "handoff_type", "block")
+	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s is %s handoff, not %s", [_source, _target, core.with_article(_expected_type), core.with_article(_handoff_type)]), "handoff_type", "block")
 }
 
 _valid_targets := sort((({t |
@@ -328,7 +328,7 @@ reasons contains r if {
 	_current_actor(_source)
 	_target in _hands_to(_source)
 	_edge_kind == "invalid"
-	r := _gate_reason("TARGET_NOT_AUTHORIZED", sprintf("in %s the output of %q goes to %v, not to %q", [_status, _source, _valid_targets, _target]), "target_agent", "S20-TARGET", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("in %s the output of %q goes to %v, not to %q", [_status, _source, _valid_targets, _target]), "target_agent", "S20-TARGET", "block")
 }
 
 # --- inputs and versions -----------------------------------------------------------------
@@ -352,7 +352,7 @@ reasons contains r if {
 	_judged
 	some t in object.get(_required_inputs, _output.type, [])
 	not t in _input_types
-	r := _reason("INPUT_MISSING", sprintf("%s v%v is made from %s, but input_artifacts names none", [_output.type, _output.version, t]), "input_artifacts", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v is made from %s, but input_artifacts names none", [_output.type, _output.version, t]), "input_artifacts", "block")
 }
 
 # _owed_inputs are the records a rework answers: the rework order a person or a later step
@@ -374,7 +374,7 @@ reasons contains r if {
 	_judged
 	some [t, what] in _owed_inputs
 	not t in _input_types
-	r := _reason("INPUT_MISSING", sprintf("%s v%v reworks %s; name %s v%v, %s, among input_artifacts", [_output.type, _output.version, _output.type, t, _latest_n(t), what]), "input_artifacts", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v reworks %s; name %s v%v, %s, among input_artifacts", [_output.type, _output.version, _output.type, t, _latest_n(t), what]), "input_artifacts", "block")
 }
 
 # METADATA
@@ -390,7 +390,7 @@ reasons contains r if {
 	_handoff
 	some i, ref in _inputs
 	not ref.type in _consumes(_source)
-	r := _gate_reason("INPUT_NOT_PERMITTED", sprintf("%q does not consume %s (consumes %v)", [_source, ref.type, sort(_consumes(_source))]), sprintf("input_artifacts[%d]", [i]), "GR-DATA", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%q does not consume %s (consumes %v)", [_source, ref.type, sort(_consumes(_source))]), sprintf("input_artifacts[%d]", [i]), "GR-DATA", "block")
 }
 
 # --- limitations (seed section 7) -------------------------------------------------------
@@ -445,7 +445,7 @@ reasons contains r if {
 	_judged
 	_output.version > 1
 	not is_number(object.get(_output, "supersedes", null))
-	r := _reason("VERSION_UNLINKED", sprintf("%s v%v does not name the version it supersedes", [_output.type, _output.version]), "output.supersedes", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v does not name the version it supersedes", [_output.type, _output.version]), "output.supersedes", "block")
 }
 
 # METADATA
@@ -459,7 +459,7 @@ reasons contains r if {
 	_judged
 	_output.version > 1
 	not _non_blank(object.get(_output, "justification", ""))
-	r := _reason("VERSION_UNLINKED", sprintf("%s v%v does not say why it corrects the previous version (justification)", [_output.type, _output.version]), "output.justification", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v does not say why it corrects the previous version (justification)", [_output.type, _output.version]), "output.justification", "block")
 }
 
 # METADATA
@@ -474,7 +474,7 @@ reasons contains r if {
 	_judged
 	some v in core.artifact(_output.type).versions
 	v.ref.hash == input.derived.output_hash
-	r := _reason("OUTPUT_REPEATED", sprintf("%s v%v repeats the content of v%v (%s): no progress", [_output.type, _output.version, v.ref.version, v.ref.hash]), "output.content", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v repeats the content of v%v (%s): no progress", [_output.type, _output.version, v.ref.version, v.ref.hash]), "output.content", "block")
 }
 
 # --- paths -----------------------------------------------------------------------------

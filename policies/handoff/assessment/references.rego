@@ -273,9 +273,12 @@ _reference_problems contains ["REFERENCE_MISMATCH", "output.content.scf_version"
 	msg := sprintf("%s v%v uses SCF release %v, but the assessment was started with %v", [_output.type, _output.version, v, object.get(_scope, "scf_version", "none")])
 }
 
-# The controls an output assesses are the ones the step before it holds: evidence for the
-# SoA's controls, findings for the SoA's controls, scores for the findings' controls.
+# The controls an output assesses are the ones the step before it holds: mappings and the
+# SoA for the control analysis's controls, evidence for the SoA's controls, findings for
+# the SoA's controls, scores for the findings' controls.
 _assessed_lists := {
+	"FRAMEWORK_MAPPING": ["mappings", "CONTROL_ANALYSIS", "controls"],
+	"STATEMENT_OF_APPLICABILITY": ["entries", "CONTROL_ANALYSIS", "controls"],
 	"EVIDENCE_ASSESSMENT": ["assessments", "STATEMENT_OF_APPLICABILITY", "entries"],
 	"GAP_ANALYSIS": ["findings", "STATEMENT_OF_APPLICABILITY", "entries"],
 	"MATURITY_ASSESSMENT": ["scores", "GAP_ANALYSIS", "findings"],
@@ -354,6 +357,129 @@ _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("matur
 	msg := sprintf("maturity_summary[%d] gives %s maturity %v, but the MATURITY_ASSESSMENT gives %v", [i, s.control_id, s.score, x.score])
 }
 
+# --- SCF data ------------------------------------------------------------------------------
+
+# _scf_catalogue is how an scf_data source's id names SCF data: config.scf_catalogue in
+# contracts/assessment/config.cue. Missing, no id resolves.
+_scf_catalogue := object.get(_config, "scf_catalogue", {})
+
+# _catalogue_parts are what a catalogue id names: ["release", release, control] for an
+# entry of a release's control catalogue, ["framework", framework, control] for one of a
+# framework's STRM; undefined for any other id.
+_catalogue_parts(id) := ["release", m[1], upper(m[2])] if {
+	m := regex.find_all_string_submatch_n(_scf_catalogue.control, id, 1)[0]
+} else := ["framework", m[1], upper(m[2])] if {
+	m := regex.find_all_string_submatch_n(_scf_catalogue.mapping, id, 1)[0]
+}
+
+# _analysis_controls are the controls the workflow holds once a control analysis is
+# recorded: those of the one the output is made from (or in force), and of a control
+# analysis being delivered.
+_analysis_controls := {c.control_id | some c in object.get(_content_of(_analysis), "controls", []); is_object(c)} | {c.control_id |
+	_output.type == "CONTROL_ANALYSIS"
+	some c in _items("controls")
+}
+
+_analysis := v if {
+	v := _input_version("CONTROL_ANALYSIS")
+} else := _in_force("CONTROL_ANALYSIS")
+
+# _catalogue_problem says why a catalogue id names no SCF data of this assessment;
+# undefined when it names some.
+_catalogue_problem(id) := "is no SCF catalogue id (config.scf_catalogue: an entry of a release's catalogue or of a framework's STRM)" if {
+	not _catalogue_parts(id)
+} else := sprintf("names SCF release %s, not the assessment's %v", [r, object.get(_scope, "scf_version", "none")]) if {
+	[kind, r, _] := _catalogue_parts(id)
+	kind == "release"
+	r != object.get(_scope, "scf_version", null)
+} else := sprintf("names the STRM of %s, which is no framework of the assessment %v", [f, sort(_scope_frameworks)]) if {
+	[kind, f, _] := _catalogue_parts(id)
+	kind == "framework"
+	not f in {lower(x) | some x in _scope_frameworks}
+} else := sprintf("names control %s, outside the assessment's domains %v", [c, sort(_scope_domains)]) if {
+	[_, _, c] := _catalogue_parts(id)
+	not _domain(c) in _scope_domains
+} else := sprintf("names control %s, which the control analysis does not hold %v", [c, sort(_analysis_controls)]) if {
+	[_, _, c] := _catalogue_parts(id)
+	count(_analysis_controls) > 0
+	not c in _analysis_controls
+}
+
+# (An id naming an artifact or a KB candidate of the workflow is REFERENCE_MISMATCH.)
+_reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("%s.id", [p]), msg] if {
+	some [path, i, s] in _catalogue_sources
+	not _names_artifact(s.id)
+	not s.id in (_recorded_candidates | _candidates_of({"content": _content}))
+	problem := _catalogue_problem(s.id)
+	p := _source_path(path, i)
+	msg := sprintf("%s (%s %q) %s: SCF data is cited as an entry of the assessment's SCF data", [p, s.kind, s.id, problem])
+}
+
+# --- the knowledge package's own references --------------------------------------------
+
+# Every evidence candidate points at a document the package indexes (kb_documents).
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("evidence_candidates[%d].document.id", [i])), msg] if {
+	_judged
+	_output.type == "KNOWLEDGE_PACKAGE"
+	some i, c in _items("evidence_candidates")
+	not _kb_documents[c.document.id]
+	msg := sprintf("evidence_candidates[%d] (%s) points at document %q, which kb_documents does not index %v", [i, c.candidate_id, c.document.id, sort(object.keys(_kb_documents))])
+}
+
+# A candidate's own KB sources name candidates the package lists. (The package's
+# sources as a whole name the tenant's KB, which no record of the workflow names.)
+_reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("%s.id", [p]), msg] if {
+	some [path, i, s] in _kb_sources
+	_output.type == "KNOWLEDGE_PACKAGE"
+	path[0] == "evidence_candidates"
+	not s.id in _candidates_of({"content": _content})
+	p := _source_path(path, i)
+	msg := sprintf("%s names KB evidence candidate %q, which the package does not list", [p, s.id])
+}
+
+# --- operational evidence and conflict flags ---------------------------------------------
+
+# A score's operational evidence, high or low, names evidence items the
+# EVIDENCE_ASSESSMENT it is made from holds for the control.
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("scores[%d].operational_evidence[%d]", [i, j])), msg] if {
+	_judged
+	_output.type == "MATURITY_ASSESSMENT"
+	_input_version("EVIDENCE_ASSESSMENT")
+	some i, s in _items("scores")
+	some j, id in object.get(s, "operational_evidence", [])
+	not _evidence_item(s.control_id, id)
+	msg := sprintf("scores[%d] (%s) cites operational evidence %q, which the EVIDENCE_ASSESSMENT it is made from does not hold for the control", [i, s.control_id, id])
+}
+
+_evidence_item(control, id) if {
+	some item in _evidence_result(control).items
+	item.candidate_id == id
+}
+
+# A conflict flag is about a control the output or the version it conflicts with holds.
+_reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("conflict_flags[%d].control_id", [i])), msg] if {
+	_judged
+	some i, f in _flags
+	c := f.control_id
+	not c in _output_controls
+	not c in _earlier_controls(f)
+	msg := sprintf("conflict_flags[%d] concerns control %s, which neither the output nor the version it conflicts with holds", [i, c])
+}
+
+# _output_controls are the controls the output's items are about (its flags aside).
+_output_controls := _controls_in(object.remove(_content, ["conflict_flags"]))
+
+_earlier_controls(f) := _controls_in(_content_of(v)) if {
+	v := core.ref_version(f.conflicts_with)
+} else := set()
+
+_controls_in(content) := {v |
+	walk(content, [path, v])
+	count(path) > 0
+	_control_key(path)
+	is_string(v)
+}
+
 # METADATA
 # title: Reference to an unrecorded artifact version
 # description: >-
@@ -366,7 +492,7 @@ _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("matur
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "ARTIFACT_NOT_FOUND"
-	r := _gate_reason(code, msg, path, "S20-ARTIFACT", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-ARTIFACT", "block")
 }
 
 # METADATA
@@ -380,7 +506,7 @@ reasons contains r if {
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "HASH_MISMATCH"
-	r := _gate_reason(code, msg, path, "S20-HASH", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-HASH", "block")
 }
 
 # METADATA
@@ -395,22 +521,29 @@ reasons contains r if {
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "APPROVAL_BYPASS"
-	r := _gate_reason(code, msg, path, "GR-APPROVAL", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "GR-APPROVAL", "block")
 }
 
 # METADATA
 # title: Reference not recorded
 # description: >-
-#   An id inside the output names nothing this workflow recorded where the field says:
-#   a KB evidence candidate the KNOWLEDGE_PACKAGE does not list, and the other
-#   references of the output (see REFERENCE_NOT_FOUND messages).
+#   An id inside the output names nothing this workflow recorded where the field says.
+#   Every field that cites is checked: an SCF data source names an entry of the
+#   assessment's SCF release or of the STRM of one of its frameworks, for a control of
+#   its domains and of its control analysis (config.scf_catalogue); a KB evidence
+#   candidate is one the KNOWLEDGE_PACKAGE lists (the package's own sources included)
+#   and points at a document the package indexes; a mapping, SoA entry, evidence
+#   result, finding or score is about a control the step before holds; an evidence item
+#   or a score's operational evidence names a candidate or evidence item recorded for
+#   it; a POA&M item or report summary names a recorded finding, item or score; a
+#   conflict flag's control is one the output or the version it conflicts with holds.
 # custom:
 #   code: REFERENCE_NOT_FOUND
 #   outcome: block
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "REFERENCE_NOT_FOUND"
-	r := _gate_reason(code, msg, path, "S20-REFERENCE", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-REFERENCE", "block")
 }
 
 # METADATA
@@ -426,5 +559,5 @@ reasons contains r if {
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "REFERENCE_MISMATCH"
-	r := _gate_reason(code, msg, path, "S20-REFERENCE-KIND", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-REFERENCE-KIND", "block")
 }

@@ -55,7 +55,7 @@ reasons contains r if {
 	_failure
 	_expected
 	some msg in _failure_problems
-	r := _reason("RETRY_INVALID", msg, "retry_type", "block")
+	r := _reason(rego.metadata.rule(), msg, "retry_type", "block")
 }
 
 # METADATA
@@ -71,7 +71,7 @@ reasons contains r if {
 	_failure
 	_actor_type == "agent"
 	_actor_id != object.get(_request, "agent", "")
-	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("agent %q reports a failure of agent %q: an agent reports its own failures", [_actor_id, object.get(_request, "agent", "")]), "actor.id", "block")
+	r := _reason(rego.metadata.rule(), sprintf("agent %q reports a failure of agent %q: an agent reports its own failures", [_actor_id, object.get(_request, "agent", "")]), "actor.id", "block")
 }
 
 # METADATA
@@ -86,7 +86,7 @@ reasons contains r if {
 reasons contains r if {
 	_failure
 	_actor_type == "human"
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q may not report a failure of agent %q; the agent or the host does", [_actor_id, object.get(_request, "agent", "")]), "actor.type", "block")
+	r := _reason(rego.metadata.rule(), sprintf("person %q may not report a failure of agent %q; the agent or the host does", [_actor_id, object.get(_request, "agent", "")]), "actor.type", "block")
 }
 
 # _restricted_before holds when the task already had its restricted retry.
@@ -108,7 +108,7 @@ reasons contains r if {
 	_failure
 	_retry_type == "injection_restricted"
 	_restricted_before
-	r := _reason("RETRY_EXHAUSTED", sprintf("task %q of agent %q already had its restricted retry after a prompt injection signal", [_request.task, _request.agent]), "retry_type", "await_human")
+	r := _reason(rego.metadata.rule(), sprintf("task %q of agent %q already had its restricted retry after a prompt injection signal", [_request.task, _request.agent]), "retry_type", "await_human")
 }
 
 # _retry_spent holds when the failure is not retried any more.
@@ -214,7 +214,7 @@ reasons contains r if {
 	_handoff
 	_expected
 	_not_due(_task)
-	r := _reason("RETRY_NOT_DUE", sprintf("%s; it is %s", [_due_label(_task), input.now]), "retry", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s; it is %s", [_due_label(_task), input.now]), "retry", "block")
 }
 
 # METADATA
@@ -230,7 +230,7 @@ reasons contains r if {
 	_failure
 	_expected
 	_not_due(_request.task)
-	r := _reason("FAILURE_REPEATED", sprintf("%s; it is %s: the retry has not run, so this failure was already counted", [_due_label(_request.task), input.now]), "task", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s; it is %s: the retry has not run, so this failure was already counted", [_due_label(_request.task), input.now]), "task", "block")
 }
 
 # --- the retried handoff -----------------------------------------------------------------
@@ -296,5 +296,5 @@ reasons contains r if {
 	_handoff
 	_expected
 	some msg in _retry_problems
-	r := _reason("RETRY_INVALID", sprintf("handoff %s>%s %s", [_source, _target, msg]), "retry", "block")
+	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s %s", [_source, _target, msg]), "retry", "block")
 }

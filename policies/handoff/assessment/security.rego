@@ -35,5 +35,5 @@ _security_hits := {r.code |
 #   outcome: block
 _audit_reasons contains r if {
 	count(_security_hits) > 0
-	r := _gate_reason("SECURITY_AUDIT", sprintf("security audit event: %s %q blocked by %v; requires_human_review: a security reviewer examines this record", [_kind, object.get(_request, "request_id", ""), sort(_security_hits)]), "", "S20-AUDIT", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("security audit event: %s %q blocked by %v; requires_human_review: a security reviewer examines this record", [_kind, object.get(_request, "request_id", ""), sort(_security_hits)]), "", "S20-AUDIT", "block")
 }

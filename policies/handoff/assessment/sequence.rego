@@ -69,7 +69,7 @@ reasons contains r if {
 	_ready
 	not _expected
 	not _sequence_explained
-	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
 }
 
 _request_label := sprintf("%s>%s (%s) by %q", [_source, _target, object.get(_request, "task_type", ""), _actor_id]) if input.request.kind == "handoff"
@@ -99,7 +99,7 @@ _bypass_by_status if {
 #   outcome: block
 reasons contains r if {
 	_bypass_by_status
-	r := _gate_reason("APPROVAL_BYPASS", sprintf("handoff %s>%s while the workflow waits at %s for a person's decision", [_source, _target, _status]), "", "GR-APPROVAL", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("handoff %s>%s while the workflow waits at %s for a person's decision", [_source, _target, _status]), "", "GR-APPROVAL", "block")
 }
 
 # _waiting_for_human_review holds for agent work reported while an escalation waits.
@@ -120,7 +120,7 @@ _waiting_for_human_review if {
 #   outcome: block
 reasons contains r if {
 	_waiting_for_human_review
-	r := _reason("HUMAN_REVIEW_REQUIRED", sprintf("workflow %q waits for human review (%v); %s is not accepted until a person decides", [object.get(_state, "workflow_id", ""), _escalation_codes, core.with_article(_kind)]), "", "block")
+	r := _reason(rego.metadata.rule(), sprintf("workflow %q waits for human review (%v); %s is not accepted until a person decides", [object.get(_state, "workflow_id", ""), _escalation_codes, core.with_article(_kind)]), "", "block")
 }
 
 _escalation_codes := c if {
@@ -138,7 +138,7 @@ reasons contains r if {
 	_ready
 	input.request.kind == "start"
 	not _actor_type in {"system", "human"}
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start an assessment; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s %q may not start an assessment; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
 }
 
 # METADATA
@@ -154,7 +154,7 @@ reasons contains r if {
 	input.request.kind == "start"
 	_actor_type == "human"
 	count(_pack_roles) == 0
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the assessment pack and may not start an assessment", [_actor_id]), "actor.roles", "block")
+	r := _reason(rego.metadata.rule(), sprintf("person %q holds no role of the assessment pack and may not start an assessment", [_actor_id]), "actor.roles", "block")
 }
 
 # _pack_roles are the actor's roles the pack defines.
@@ -173,7 +173,7 @@ reasons contains r if {
 	input.request.kind == "cancel"
 	_actor_type == "human"
 	count(_pack_roles) == 0
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the assessment pack and may not cancel", [_actor_id]), "actor.roles", "block")
+	r := _reason(rego.metadata.rule(), sprintf("person %q holds no role of the assessment pack and may not cancel", [_actor_id]), "actor.roles", "block")
 }
 
 # --- the engine's clock ---------------------------------------------------------------------
@@ -197,7 +197,7 @@ reasons contains r if {
 	t := _request.created_at
 	is_string(t)
 	time.parse_rfc3339_ns(t) > time.parse_rfc3339_ns(input.now) + _skew_ns
-	r := _reason("TIMESTAMP_INVALID", sprintf("created_at %s is later than the engine's clock %s (allowed skew: %d ms)", [t, input.now, _skew_ns / 1000000]), "created_at", "block")
+	r := _reason(rego.metadata.rule(), sprintf("created_at %s is later than the engine's clock %s (allowed skew: %d ms)", [t, input.now, _skew_ns / 1000000]), "created_at", "block")
 }
 
 # --- start and cancel ------------------------------------------------------------------
@@ -255,5 +255,5 @@ reasons contains r if {
 	_ready
 	input.request.kind == "start"
 	_request.assessment_id != _request.subject_id
-	r := _gate_reason("SCOPE_MISMATCH", sprintf("start names assessment %q but subject %q", [_request.assessment_id, _request.subject_id]), "assessment_id", "S20-SCOPE", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("start names assessment %q but subject %q", [_request.assessment_id, _request.subject_id]), "assessment_id", "S20-SCOPE", "block")
 }

@@ -43,7 +43,7 @@ reasons contains r if {
 	_human_decision
 	stage := _request.stage
 	not stage in _stages_for[_status]
-	r := _reason("APPROVAL_INVALID", sprintf("the workflow waits at %s; an approval of stage %s does not apply", [_status, stage]), "stage", "block")
+	r := _reason(rego.metadata.rule(), sprintf("the workflow waits at %s; an approval of stage %s does not apply", [_status, stage]), "stage", "block")
 }
 
 _incomplete_approval contains msg if {
@@ -101,7 +101,7 @@ _incomplete_approval contains msg if {
 reasons contains r if {
 	_human_decision
 	some msg in _incomplete_approval
-	r := _gate_reason("APPROVAL_INCOMPLETE", msg, "artifacts", "CTRL-5", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "CTRL-5", "block")
 }
 
 # _revisable are the artifact types a person may return in each status (config.revisable
@@ -137,7 +137,7 @@ reasons contains r if {
 	_human_decision
 	_request.decision == "REQUEST_REVISION"
 	some msg in _invalid_targets
-	r := _reason("REVISION_TARGET_INVALID", msg, "revise", "block")
+	r := _reason(rego.metadata.rule(), msg, "revise", "block")
 }
 
 # METADATA
@@ -152,7 +152,7 @@ reasons contains r if {
 	_human_decision
 	_request.decision == "REQUEST_REVISION"
 	count(_invalid_targets) == 0
-	r := _reason("REVISION_REQUESTED", sprintf("%q requests a revision of %v at %s", [_actor_id, sort(_revise_types), _status]), "revise", "revise")
+	r := _reason(rego.metadata.rule(), sprintf("%q requests a revision of %v at %s", [_actor_id, sort(_revise_types), _status]), "revise", "revise")
 }
 
 # METADATA
@@ -164,7 +164,7 @@ reasons contains r if {
 reasons contains r if {
 	_human_decision
 	_request.decision == "REJECT"
-	r := _reason("HUMAN_REJECTED", sprintf("%q rejects at %s; the workflow fails safe", [_actor_id, _status]), "decision", "fail")
+	r := _reason(rego.metadata.rule(), sprintf("%q rejects at %s; the workflow fails safe", [_actor_id, _status]), "decision", "fail")
 }
 
 # --- proposals -----------------------------------------------------------------------

@@ -66,7 +66,7 @@ _review_proposal := _qa_proposal if _status == "QA"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the campaign pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
+_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the campaign pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
 
 # --- input ---------------------------------------------------------------------
 
@@ -174,6 +174,7 @@ _required_config := {
 	"research_required_lists": "array",
 	"research_declared_lists": "array",
 	"research_evidence_sections": "array",
+	"delivery_notes": "object",
 }
 
 # _config_complete holds when every table of _required_config is there with its type:
@@ -198,6 +199,7 @@ _config_complete if {
 	is_array(_config.research_required_lists)
 	is_array(_config.research_declared_lists)
 	is_array(_config.research_evidence_sections)
+	is_object(_config.delivery_notes)
 }
 
 # METADATA
@@ -216,7 +218,7 @@ reasons contains r if {
 	not _config_complete
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
-	r := _reason("CONTRACT_MISSING", sprintf("the campaign configuration has no %s %s", [want, name]), "", "block")
+	r := _reason(rego.metadata.rule(), sprintf("the campaign configuration has no %s %s", [want, name]), "", "block")
 }
 
 _actors_of(status) := a if {
@@ -306,9 +308,11 @@ _strategy_basis(v) := {r.version | some r in v.based_on; r.type == "STRATEGY_BRI
 
 # --- reasons -------------------------------------------------------------------------
 
-_reason(code, message, path, outcome) := core.reason_outcome(code, message, path, outcome)
+# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
+# the reason: its code and title come from that rule's METADATA.
+_reason(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
 
-_gate_reason(code, message, path, gate, outcome) := core.gate_reason(code, message, path, gate, outcome)
+_gate_reason(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
 
 _norm(s) := lower(trim_space(s)) if is_string(s)
 

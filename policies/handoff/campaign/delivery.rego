@@ -29,7 +29,7 @@ _delivery_without_approval if {
 #   outcome: block
 reasons contains r if {
 	_delivery_without_approval
-	r := _gate_reason("APPROVAL_REQUIRED", sprintf("no final human approval is recorded (the workflow is in %s): delivery requires a person's APPROVE at HUMAN_APPROVAL", [_status]), "input_artifacts", "CTRL-5", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("no final human approval is recorded (the workflow is in %s): delivery requires a person's APPROVE at HUMAN_APPROVAL", [_status]), "input_artifacts", "CTRL-5", "block")
 }
 
 # METADATA
@@ -46,7 +46,7 @@ reasons contains r if {
 	ref.type == "APPROVAL_RECORD"
 	c := _version("APPROVAL_RECORD", ref.version).content
 	not _final_approve_record(c)
-	r := _gate_reason("APPROVAL_REQUIRED", sprintf("APPROVAL_RECORD v%v records %s at %s, not the final APPROVE", [ref.version, object.get(c, "decision", "nothing"), object.get(c, "stage", "no stage")]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("APPROVAL_RECORD v%v records %s at %s, not the final APPROVE", [ref.version, object.get(c, "decision", "nothing"), object.get(c, "stage", "no stage")]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
 }
 
 _final_approve_record(c) if {
@@ -70,7 +70,7 @@ reasons contains r if {
 	not _requires_approval(ref.type)
 	v := _version(ref.type, ref.version)
 	not v.status in _approved_statuses
-	r := _gate_reason("ARTIFACT_NOT_APPROVED", sprintf("%s v%v is %s; the Client Delivery Agent receives only approved artifacts", [ref.type, ref.version, v.status]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v is %s; the Client Delivery Agent receives only approved artifacts", [ref.type, ref.version, v.status]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
 }
 
 # _packaged are [package field, approved artifact type, its field]: what a CLIENT_PACKAGE
@@ -95,24 +95,109 @@ reasons contains r if {
 	approved := _approved_content(type)
 	count(approved) > 0
 	object.get(_content, field, null) != object.get(approved, source, null)
-	r := _gate_reason("CONTENT_MODIFIED", sprintf("CLIENT_PACKAGE %s differs from the approved %s v%v %s", [field, type, _approved_n(type), source]), sprintf("output.content.%s", [field]), "CTRL-5", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("CLIENT_PACKAGE %s differs from the approved %s v%v %s", [field, type, _approved_n(type), source]), sprintf("output.content.%s", [field]), "CTRL-5", "block")
+}
+
+# --- delivery notes -----------------------------------------------------------------------
+
+# A CLIENT_PACKAGE's delivery_notes describes the package, nothing else: every word is a
+# packaging word, a number, or the name of a delivered item (the tables and the reading
+# are config.delivery_notes in contracts/campaign/config.cue). The check only refuses:
+# a note never allows, routes or changes anything.
+
+_note_table := object.get(_config, "delivery_notes", {})
+
+_note_words := {w | some w in object.get(_note_table, "words", [])}
+
+_note_numbers := object.get(_note_table, "numbers", {})
+
+_note_kinds := object.get(_note_table, "kinds", {})
+
+_note := n if {
+	n := _content.delivery_notes
+	_non_blank(n)
+}
+
+# _note_tokens are the note's words, lower-cased: letters and digits, with _ : . @ -
+# inside one (email-1, 1:1, copy_package, p.s).
+_note_tokens := regex.find_n(`[\p{L}\p{N}](?:[\p{L}\p{N}_:.@-]*[\p{L}\p{N}])?`, lower(_note), -1)
+
+_package_items(field) := [x | some x in object.get(_content, field, []); is_object(x)]
+
+# _delivered_names are the words that name a delivered item: the type, id and version
+# of every input artifact, and the id, channel (and its plural), format and aspect ratio
+# of every copy piece and visual prompt in the package.
+_delivered_names := ((({lower(r.type) | some r in _inputs} | {lower(r.id) | some r in _inputs}) | {sprintf("v%v", [r.version]) | some r in _inputs}) | {lower(v) |
+	some field in ["copy", "visual_prompts"]
+	some x in _package_items(field)
+	some key in ["id", "channel", "format", "aspect_ratio"]
+	v := x[key]
+	is_string(v)
+}) | {sprintf("%ss", [lower(x.channel)]) | some x in _package_items("copy"); is_string(x.channel)}
+
+# _note_number is the value of a number word or a number in digits.
+_note_number(t) := to_number(t) if regex.match(`^[0-9]{1,6}$`, t)
+
+else := n if {
+	n := _note_numbers[t]
+	is_number(n)
+}
+
+# _kind_count is how many items of the kind a word names the package delivers: copy
+# pieces, visual prompts, or the copy of a channel or the prompts of a format it
+# delivers.
+_kind_count(word) := count(_package_items("copy")) if {
+	word in object.get(_note_kinds, "copy", [])
+} else := count(_package_items("visual_prompts")) if {
+	word in object.get(_note_kinds, "visual_prompts", [])
+} else := n if {
+	n := count([x | some x in _package_items("copy"); word in {lower(x.channel), sprintf("%ss", [lower(x.channel)])}])
+	n > 0
+} else := n if {
+	n := count([x | some x in _package_items("visual_prompts"); word == lower(x.format)])
+	n > 0
+}
+
+_note_problems contains msg if {
+	unknown := {t |
+		some t in _note_tokens
+		not t in _note_words
+		not t in _delivered_names
+		not _note_number(t)
+	}
+	count(unknown) > 0
+	msg := sprintf("delivery_notes says %v, which name no delivered item and are no packaging words: a note describes the package (its items by id, type, version, channel, format and count, and how they are packed), never new copy or a claim", [array.slice(sort(unknown), 0, 8)])
+}
+
+# A number followed within three words by a word naming a kind of item counts that kind.
+_note_problems contains msg if {
+	some i, t in _note_tokens
+	n := _note_number(t)
+	kinds := [w | some j in numbers.range(i + 1, i + 3); w := _note_tokens[j]; _kind_count(w)]
+	count(kinds) > 0
+	want := _kind_count(kinds[0])
+	n != want
+	msg := sprintf("delivery_notes counts %v %s, but the package delivers %d", [n, kinds[0], want])
 }
 
 # METADATA
-# title: Delivery adds content
+# title: Delivery note carries content
 # description: >-
-#   The Client Delivery Agent packages approved artifacts and may not add content. Free
-#   text in a CLIENT_PACKAGE (delivery_notes) would reach the client unapproved, and no
-#   rule can tell a packaging note from new customer-facing copy; the package is recorded
-#   and delivered as sent, so the note cannot be stripped either. delivery_notes must be
-#   absent or blank: what a package holds is its structured, approved content.
+#   The Client Delivery Agent packages approved artifacts and may not add content: a
+#   CLIENT_PACKAGE's delivery_notes only describes the package. Every word of it is a
+#   packaging word (config.delivery_notes.words), a number, or the name of a delivered
+#   item (the type, id or version of an input artifact; the id, channel, format or
+#   aspect ratio of a delivered copy piece or visual prompt), and a count of a kind of
+#   item is the package's count. Any other word is new content (a headline, body text,
+#   a CTA, a claim, a sentence not about the package) and the package is refused, not
+#   stripped: it is recorded and delivered as sent.
 # custom:
 #   code: CONTENT_MODIFIED
 #   outcome: block
 reasons contains r if {
 	_delivery
-	_non_blank(object.get(_content, "delivery_notes", ""))
-	r := _gate_reason("CONTENT_MODIFIED", sprintf("CLIENT_PACKAGE delivery_notes carries free text (%q) that no person approved; the Client Delivery Agent adds no content to the package", [_short(_content.delivery_notes)]), "output.content.delivery_notes", "CTRL-5", "block")
+	some msg in _note_problems
+	r := _gate_reason(rego.metadata.rule(), msg, "output.content.delivery_notes", "CTRL-5", "block")
 }
 
 # METADATA
@@ -127,7 +212,7 @@ reasons contains r if {
 	_delivery
 	some id, status in _state.effects
 	status == "pending"
-	r := _reason("DELIVERY_UNRECONCILED", sprintf("delivery %q is still pending; report its outcome first", [id]), "", "block")
+	r := _reason(rego.metadata.rule(), sprintf("delivery %q is still pending; report its outcome first", [id]), "", "block")
 }
 
 # _failed_delivery is the latest CLIENT_PACKAGE version when its delivery failed: a new
@@ -150,7 +235,7 @@ reasons contains r if {
 	_delivery
 	v := _failed_delivery
 	count([ref | some ref in _inputs; ref.type == "CLIENT_PACKAGE"; ref.version == v.ref.version]) == 0
-	r := _reason("INPUT_MISSING", sprintf("the delivery of CLIENT_PACKAGE v%v failed; its redelivery names that version in input_artifacts", [v.ref.version]), "input_artifacts", "block")
+	r := _reason(rego.metadata.rule(), sprintf("the delivery of CLIENT_PACKAGE v%v failed; its redelivery names that version in input_artifacts", [v.ref.version]), "input_artifacts", "block")
 }
 
 # METADATA
@@ -168,7 +253,7 @@ reasons contains r if {
 	due := _state.counters[_retry_due_counter]
 	is_number(due)
 	_now_ms < due
-	r := _reason("RETRY_NOT_DUE", sprintf("the failed delivery may be tried again from %s; %d ms are left", [time.format(due * 1000000), due - _now_ms]), "output", "block")
+	r := _reason(rego.metadata.rule(), sprintf("the failed delivery may be tried again from %s; %d ms are left", [time.format(due * 1000000), due - _now_ms]), "output", "block")
 }
 
 _effect_id := sprintf("%s@v%v", [_output.id, _output.version])
@@ -226,7 +311,7 @@ _delivery_failed if {
 reasons contains r if {
 	_delivery_failed
 	_delivery_retry_spent
-	r := _reason("RETRY_EXHAUSTED", sprintf("delivery %q failed on try %d; the %s retry budget is spent", [_request.effect_id, _delivery_try, _delivery_class]), "result", "await_human")
+	r := _reason(rego.metadata.rule(), sprintf("delivery %q failed on try %d; the %s retry budget is spent", [_request.effect_id, _delivery_try, _delivery_class]), "result", "await_human")
 }
 
 # METADATA
@@ -244,7 +329,7 @@ reasons contains r if {
 	_status == "DELIVERY"
 	_request.result == "unknown"
 	_effect_open
-	r := _reason("DELIVERY_UNRECONCILED", sprintf("the outcome of delivery %q is unknown; reconcile before anything is delivered again", [_request.effect_id]), "result", "await_human")
+	r := _reason(rego.metadata.rule(), sprintf("the outcome of delivery %q is unknown; reconcile before anything is delivered again", [_request.effect_id]), "result", "await_human")
 }
 
 _effect_event(status) := {"type": "effect", "id": _request.effect_id, "status": status}
@@ -331,5 +416,5 @@ reasons contains r if {
 	_ready
 	input.request.kind == "outcome"
 	_effect_settled
-	r := _reason("EFFECT_ALREADY_SETTLED", sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [_request.effect_id, _effect_status, _request.result]), "effect_id", "block")
+	r := _reason(rego.metadata.rule(), sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [_request.effect_id, _effect_status, _request.result]), "effect_id", "block")
 }

@@ -37,7 +37,7 @@ _strategy := _approved_content("STRATEGY_BRIEF")
 reasons contains r if {
 	_production
 	count(_strategy_refs) != 1
-	r := _gate_reason("UNVERSIONED_DEPENDENCY", sprintf("%s v%v names %d STRATEGY_BRIEF versions in input_artifacts; it must name exactly the one it was made from", [_output.type, _output.version, count(_strategy_refs)]), "input_artifacts", "CTRL-6", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v names %d STRATEGY_BRIEF versions in input_artifacts; it must name exactly the one it was made from", [_output.type, _output.version, count(_strategy_refs)]), "input_artifacts", "CTRL-6", "block")
 }
 
 # METADATA
@@ -54,7 +54,7 @@ reasons contains r if {
 	some i, ref in _inputs
 	ref.type == "STRATEGY_BRIEF"
 	ref.version != _approved_or_zero("STRATEGY_BRIEF")
-	r := _gate_reason("VERSION_MISMATCH", sprintf("%s v%v is made from STRATEGY_BRIEF v%v, but the approved strategy is %s", [_output.type, _output.version, ref.version, _approved_label]), sprintf("input_artifacts[%d].version", [i]), "CTRL-2", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v is made from STRATEGY_BRIEF v%v, but the approved strategy is %s", [_output.type, _output.version, ref.version, _approved_label]), sprintf("input_artifacts[%d].version", [i]), "CTRL-2", "block")
 }
 
 # METADATA
@@ -74,7 +74,7 @@ reasons contains r if {
 	some i, ref in _inputs
 	ref.type == "STRATEGY_BRIEF"
 	not ref.version in basis
-	r := _gate_reason("VERSION_MISMATCH", sprintf("%s v%v is made from STRATEGY_BRIEF v%v, but %s v%v was made from %v: copy and visual must share one approved strategy version", [_output.type, _output.version, ref.version, _other, o.ref.version, sort(basis)]), sprintf("input_artifacts[%d].version", [i]), "CTRL-2", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v is made from STRATEGY_BRIEF v%v, but %s v%v was made from %v: copy and visual must share one approved strategy version", [_output.type, _output.version, ref.version, _other, o.ref.version, sort(basis)]), sprintf("input_artifacts[%d].version", [i]), "CTRL-2", "block")
 }
 
 _approved_label := sprintf("v%v", [_approved_n("STRATEGY_BRIEF")]) if _approved_n("STRATEGY_BRIEF")
@@ -101,7 +101,7 @@ reasons contains r if {
 	count(_strategy) > 0
 	some [field, path] in _fixed[_output.type]
 	_norm(object.get(_content, field, "")) != _norm(object.get(_strategy, path, ""))
-	r := _gate_reason("STRATEGY_DEVIATION", sprintf("%s %s %q differs from the approved strategy's %s %q", [_output.type, field, object.get(_content, field, ""), concat(".", path), object.get(_strategy, path, "")]), sprintf("output.content.%s", [field]), "CTRL-2", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s %s %q differs from the approved strategy's %s %q", [_output.type, field, object.get(_content, field, ""), concat(".", path), object.get(_strategy, path, "")]), sprintf("output.content.%s", [field]), "CTRL-2", "block")
 }
 
 _approved_claim(c) if {
@@ -124,7 +124,7 @@ reasons contains r if {
 	_output.type == "COPY_PACKAGE"
 	some i, c in object.get(_content, "claims_used", [])
 	not _approved_claim(c)
-	r := _gate_reason("UNAPPROVED_CLAIM", sprintf("claim %q (%q) is not an approved claim of the strategy, verbatim", [object.get(c, "id", i), _short(object.get(c, "statement", ""))]), sprintf("output.content.claims_used[%d]", [i]), "unsupported_claims", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("claim %q (%q) is not an approved claim of the strategy, verbatim", [object.get(c, "id", i), _short(object.get(c, "statement", ""))]), sprintf("output.content.claims_used[%d]", [i]), "unsupported_claims", "block")
 }
 
 _short(s) := sprintf("%s...", [substring(s, 0, 77)]) if count(s) > 80
@@ -179,7 +179,7 @@ _cta_findings(type, content) := {["cta_compliance", "output.content.cta", msg] |
 reasons contains r if {
 	_production
 	some [gate, path, msg] in _coverage_findings(_output.type, _content)
-	r := _gate_reason("QUALITY_GATE_FAILED", msg, path, gate, "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, gate, "block")
 }
 
 # METADATA
@@ -193,7 +193,7 @@ reasons contains r if {
 reasons contains r if {
 	_production
 	some [gate, path, msg] in _cta_findings(_output.type, _content)
-	r := _gate_reason("QUALITY_GATE_FAILED", msg, path, gate, "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, gate, "block")
 }
 
 _already_delivered if {
@@ -220,7 +220,7 @@ _not_returned if {
 reasons contains r if {
 	_production
 	_already_delivered
-	r := _reason("REVISION_NOT_REQUESTED", sprintf("%s v%v was already delivered on the approved strategy; only QA or a person returns it", [_output.type, _latest_n(_output.type)]), "output.version", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v was already delivered on the approved strategy; only QA or a person returns it", [_output.type, _latest_n(_output.type)]), "output.version", "block")
 }
 
 # METADATA
@@ -234,7 +234,7 @@ reasons contains r if {
 reasons contains r if {
 	_production
 	_not_returned
-	r := _reason("REVISION_NOT_REQUESTED", sprintf("%s was not returned for revision (returned: %v)", [_output.type, sort(_returned_now)]), "output.type", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s was not returned for revision (returned: %v)", [_output.type, sort(_returned_now)]), "output.type", "block")
 }
 
 _returned_now := {t | some t in _deliverable_types; _latest_status(t) == "revision_required"}

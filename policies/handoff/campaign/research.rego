@@ -41,15 +41,19 @@ _grounded(item, ids) if {
 	s in ids
 }
 
+# The failures below are [message, path]; each becomes a reason of the rule that names
+# its kind (its METADATA gives the code and the title), and every one of them goes into
+# the QA report as the policy's finding.
+
 # _hg2 are the HG-2 failures of the brief under validation: major claims without
 # evidence.
-_hg2 contains r if {
+_hg2 contains failure if {
 	_validation
 	ids := _source_ids(_brief)
 	some i, c in object.get(_brief, "claims", [])
 	c.major == true
 	not _grounded(c, ids)
-	r := _gate_reason("SOURCE_GROUNDING_FAILURE", sprintf("RESEARCH_BRIEF v%d: major claim %q has no evidence among its source_references (cites %v); the handoff to Strategy is blocked and Strategy must not compensate by inventing facts", [_brief_n, object.get(c, "id", i), object.get(c, "sources", [])]), _brief_path(sprintf("claims[%d]", [i])), "HG-2", "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d: major claim %q has no evidence among its source_references (cites %v); the handoff to Strategy is blocked and Strategy must not compensate by inventing facts", [_brief_n, object.get(c, "id", i), object.get(c, "sources", [])]), _brief_path(sprintf("claims[%d]", [i]))]
 }
 
 # The table is config.research_required_lists in contracts/campaign/config.cue.
@@ -58,30 +62,30 @@ _required_lists := object.get(_config, "research_required_lists", [])
 # The table is config.research_declared_lists in contracts/campaign/config.cue.
 _declared_lists := object.get(_config, "research_declared_lists", [])
 
-_incomplete contains r if {
+_incomplete contains failure if {
 	_validation
 	not _non_blank(object.get(_brief, "business_objective", null))
-	r := _gate_reason("RESEARCH_INCOMPLETE", sprintf("RESEARCH_BRIEF v%d: business_objective is empty", [_brief_n]), _brief_path("business_objective"), "required_sections", "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d: business_objective is empty", [_brief_n]), _brief_path("business_objective")]
 }
 
-_incomplete contains r if {
+_incomplete contains failure if {
 	_validation
 	some f in _required_lists
 	not _non_empty_list(object.get(_brief, f, null))
-	r := _gate_reason("RESEARCH_INCOMPLETE", sprintf("RESEARCH_BRIEF v%d: required section %s is empty or missing", [_brief_n, f]), _brief_path(f), "required_sections", "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d: required section %s is empty or missing", [_brief_n, f]), _brief_path(f)]
 }
 
-_incomplete contains r if {
+_incomplete contains failure if {
 	_validation
 	some f in _declared_lists
 	not is_array(object.get(_brief, f, null))
-	r := _gate_reason("RESEARCH_INCOMPLETE", sprintf("RESEARCH_BRIEF v%d: section %s is missing (send [] to declare none)", [_brief_n, f]), _brief_path(f), "required_sections", "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d: section %s is missing (send [] to declare none)", [_brief_n, f]), _brief_path(f)]
 }
 
-_no_contradictions contains r if {
+_no_contradictions contains failure if {
 	_validation
 	not is_array(object.get(_brief, "contradictions", null))
-	r := _gate_reason("CONTRADICTIONS_MISSING", sprintf("RESEARCH_BRIEF v%d does not state the contradictory evidence it found (send [] to declare none)", [_brief_n]), _brief_path("contradictions"), "contradictions_identified", "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d does not state the contradictory evidence it found (send [] to declare none)", [_brief_n]), _brief_path("contradictions")]
 }
 
 # The table is config.research_evidence_sections in contracts/campaign/config.cue.
@@ -89,29 +93,29 @@ _evidence_sections := object.get(_config, "research_evidence_sections", [])
 
 # A minor claim or a finding without evidence is an unverified assumption presented as
 # fact: it belongs in unsupported_assumptions, labeled.
-_unlabeled contains r if {
+_unlabeled contains failure if {
 	_validation
 	ids := _source_ids(_brief)
 	some i, c in object.get(_brief, "claims", [])
 	c.major != true
 	not _grounded(c, ids)
-	r := _gate_reason("ASSUMPTION_UNLABELED", sprintf("RESEARCH_BRIEF v%d: claim %q has no evidence among its source_references; label it as an unsupported assumption", [_brief_n, object.get(c, "id", i)]), _brief_path(sprintf("claims[%d]", [i])), "assumptions_labeled", "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d: claim %q has no evidence among its source_references; label it as an unsupported assumption", [_brief_n, object.get(c, "id", i)]), _brief_path(sprintf("claims[%d]", [i]))]
 }
 
-_unlabeled contains r if {
+_unlabeled contains failure if {
 	_validation
 	ids := _source_ids(_brief)
 	some f in _evidence_sections
 	some i, item in object.get(_brief, f, [])
 	not _grounded(item, ids)
-	r := _gate_reason("ASSUMPTION_UNLABELED", sprintf("RESEARCH_BRIEF v%d: %s[%d] cites no source of source_references; label it as an unsupported assumption", [_brief_n, f, i]), _brief_path(sprintf("%s[%d]", [f, i])), "assumptions_labeled", "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d: %s[%d] cites no source of source_references; label it as an unsupported assumption", [_brief_n, f, i]), _brief_path(sprintf("%s[%d]", [f, i]))]
 }
 
-_unlabeled contains r if {
+_unlabeled contains failure if {
 	_validation
 	some i, a in object.get(_brief, "unsupported_assumptions", [])
 	object.get(a, "label", "") != "UNVERIFIED"
-	r := _gate_reason("ASSUMPTION_UNLABELED", sprintf("RESEARCH_BRIEF v%d: unsupported_assumptions[%d] is not labeled UNVERIFIED", [_brief_n, i]), _brief_path(sprintf("unsupported_assumptions[%d]", [i])), "assumptions_labeled", "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d: unsupported_assumptions[%d] is not labeled UNVERIFIED", [_brief_n, i]), _brief_path(sprintf("unsupported_assumptions[%d]", [i]))]
 }
 
 # _citing are [path, item] for every part of the brief that cites sources by id: claims,
@@ -144,23 +148,23 @@ _cites_evidence_or_contradiction(path, item, ids) if {
 
 _claim_ids(content) := {c.id | some c in object.get(content, "claims", []); is_object(c)}
 
-_unresolved contains r if {
+_unresolved contains failure if {
 	_validation
 	ids := _source_ids(_brief)
 	some [path, item] in _citing
 	_cites_evidence_or_contradiction(path, item, ids)
 	some j, s in object.get(item, "sources", [])
 	not s in ids
-	r := _reason("UNRESOLVED_REFERENCE", sprintf("RESEARCH_BRIEF v%d: %s cites source %q, which source_references does not define", [_brief_n, path, s]), _brief_path(sprintf("%s.sources[%d]", [path, j])), "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d: %s cites source %q, which source_references does not define", [_brief_n, path, s]), _brief_path(sprintf("%s.sources[%d]", [path, j]))]
 }
 
-_unresolved contains r if {
+_unresolved contains failure if {
 	_validation
 	ids := _claim_ids(_brief)
 	some i, c in object.get(_brief, "contradictions", [])
 	some j, id in object.get(c, "claims", [])
 	not id in ids
-	r := _reason("UNRESOLVED_REFERENCE", sprintf("RESEARCH_BRIEF v%d: contradictions[%d] concerns claim %q, which the brief does not have", [_brief_n, i, id]), _brief_path(sprintf("contradictions[%d].claims[%d]", [i, j])), "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d: contradictions[%d] concerns claim %q, which the brief does not have", [_brief_n, i, id]), _brief_path(sprintf("contradictions[%d].claims[%d]", [i, j]))]
 }
 
 # The table is config.clock_skew_ms in contracts/campaign/config.cue; missing, no skew.
@@ -171,14 +175,14 @@ _clock_skew_ns := n * 1000000 if {
 
 # _future_sources are the sources the brief says it read after the engine recorded it
 # (the version's recorded_at, the engine's clock, plus the configured clock skew).
-_future_sources contains r if {
+_future_sources contains failure if {
 	_validation
 	recorded := time.parse_rfc3339_ns(_latest("RESEARCH_BRIEF").recorded_at)
 	some i, src in object.get(_brief, "source_references", [])
 	at := object.get(src, "accessed_at", "")
 	at != ""
 	time.parse_rfc3339_ns(at) > recorded + _clock_skew_ns
-	r := _reason("TIME_IN_FUTURE", sprintf("RESEARCH_BRIEF v%d: source %q was accessed at %s, after the brief was recorded (%s): a source read later is no evidence of this brief", [_brief_n, object.get(src, "id", i), at, _latest("RESEARCH_BRIEF").recorded_at]), _brief_path(sprintf("source_references[%d].accessed_at", [i])), "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d: source %q was accessed at %s, after the brief was recorded (%s): a source read later is no evidence of this brief", [_brief_n, object.get(src, "id", i), at, _latest("RESEARCH_BRIEF").recorded_at]), _brief_path(sprintf("source_references[%d].accessed_at", [i]))]
 }
 
 # _repeated_ids are [list, id] for every id a list of the brief uses more than once.
@@ -189,10 +193,10 @@ _repeated_ids contains [list, id] if {
 	count([x | some x in items; x == id]) > 1
 }
 
-_not_unique contains r if {
+_not_unique contains failure if {
 	_validation
 	some [list, id] in _repeated_ids
-	r := _reason("ID_NOT_UNIQUE", sprintf("RESEARCH_BRIEF v%d: %s uses id %q more than once; what cites it could mean either", [_brief_n, list, id]), _brief_path(list), "revise")
+	failure := [sprintf("RESEARCH_BRIEF v%d: %s uses id %q more than once; what cites it could mean either", [_brief_n, list, id]), _brief_path(list)]
 }
 
 _non_blank(s) if {
@@ -205,8 +209,11 @@ _non_empty_list(l) if {
 	count(l) > 0
 }
 
-# _findings are every failure the policy finds in the brief, whatever QA says.
-_findings := (((((_hg2 | _incomplete) | _no_contradictions) | _unlabeled) | _unresolved) | _not_unique) | _future_sources
+# _findings are every failure the policy finds in the brief, whatever QA says: the
+# reasons of the rules below.
+_findings := _brief_findings
+
+reasons contains r if some r in _brief_findings
 
 # METADATA
 # title: HG-2 source grounding failure
@@ -218,7 +225,7 @@ _findings := (((((_hg2 | _incomplete) | _no_contradictions) | _unlabeled) | _unr
 # custom:
 #   code: SOURCE_GROUNDING_FAILURE
 #   outcome: revise
-reasons contains r if some r in _hg2
+_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "HG-2", "revise") if some [msg, path] in _hg2
 
 # METADATA
 # title: Research sections incomplete
@@ -230,7 +237,7 @@ reasons contains r if some r in _hg2
 # custom:
 #   code: RESEARCH_INCOMPLETE
 #   outcome: revise
-reasons contains r if some r in _incomplete
+_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "required_sections", "revise") if some [msg, path] in _incomplete
 
 # METADATA
 # title: Contradictory evidence not identified
@@ -240,7 +247,7 @@ reasons contains r if some r in _incomplete
 # custom:
 #   code: CONTRADICTIONS_MISSING
 #   outcome: revise
-reasons contains r if some r in _no_contradictions
+_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "contradictions_identified", "revise") if some [msg, path] in _no_contradictions
 
 # METADATA
 # title: Unverified assumption not labeled
@@ -251,7 +258,7 @@ reasons contains r if some r in _no_contradictions
 # custom:
 #   code: ASSUMPTION_UNLABELED
 #   outcome: revise
-reasons contains r if some r in _unlabeled
+_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "assumptions_labeled", "revise") if some [msg, path] in _unlabeled
 
 # METADATA
 # title: Reference the brief does not define
@@ -263,7 +270,7 @@ reasons contains r if some r in _unlabeled
 # custom:
 #   code: UNRESOLVED_REFERENCE
 #   outcome: revise
-reasons contains r if some r in _unresolved
+_brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _unresolved
 
 # METADATA
 # title: Id used twice
@@ -273,7 +280,7 @@ reasons contains r if some r in _unresolved
 # custom:
 #   code: ID_NOT_UNIQUE
 #   outcome: revise
-reasons contains r if some r in _not_unique
+_brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _not_unique
 
 # METADATA
 # title: Source read after the brief was recorded
@@ -285,7 +292,7 @@ reasons contains r if some r in _not_unique
 # custom:
 #   code: TIME_IN_FUTURE
 #   outcome: revise
-reasons contains r if some r in _future_sources
+_brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _future_sources
 
 # --- validation: the decision --------------------------------------------------------
 

@@ -1,5 +1,7 @@
 package handoff.campaign
 
+import data.handoff.core
+
 # Rules every review obeys (research validation and QA): QA validates contract
 # compliance, rejects specific defects, and never rewrites valid work (CTRL-4).
 
@@ -25,7 +27,7 @@ _review_scope := {s: {t | some t in types} | some s, types in object.get(_config
 reasons contains r if {
 	_review
 	_reviewed_types != _review_scope[_status]
-	r := _reason("REVIEW_SCOPE_INVALID", sprintf("a review in %s judges %v, this one names %v", [_status, sort(_review_scope[_status]), sort(_reviewed_types)]), "artifacts", "block")
+	r := _reason(rego.metadata.rule(), sprintf("a review in %s judges %v, this one names %v", [_status, sort(_review_scope[_status]), sort(_reviewed_types)]), "artifacts", "block")
 }
 
 _gate_of_reviewed(id) if {
@@ -50,7 +52,24 @@ _unknown_gates contains [i, g.id] if {
 reasons contains r if {
 	_review
 	some [i, id] in _unknown_gates
-	r := _reason("REVIEW_SCOPE_INVALID", sprintf("gate result %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("gates[%d].id", [i]), "block")
+	r := _reason(rego.metadata.rule(), sprintf("gate result %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("gates[%d].id", [i]), "block")
+}
+
+# METADATA
+# title: Check performed on no reviewed artifact
+# description: >-
+#   A review's report lists the contract checks it ran (report.checks_performed): each
+#   is a check of an artifact the review judges (artifacts[type].gates). A check the
+#   review could not have run on what it judges is refused rather than recorded in the
+#   QA_REPORT as performed.
+# custom:
+#   code: REVIEW_SCOPE_INVALID
+#   outcome: block
+reasons contains r if {
+	_review
+	some i, id in object.get(_request, ["report", "checks_performed"], [])
+	not _gate_of_reviewed(id)
+	r := _reason(rego.metadata.rule(), sprintf("check %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("report.checks_performed[%d]", [i]), "block")
 }
 
 _subjective contains [sprintf("defects[%d]", [i]), msg] if {
@@ -66,12 +85,6 @@ _subjective contains [sprintf("defects[%d].check", [i]), msg] if {
 	msg := sprintf("defect %q names no contract check of %s (got %v; checks: %v)", [d.id, d.artifact, object.get(d, "check", null), sort(_checks(d.artifact))])
 }
 
-_subjective contains ["defects", msg] if {
-	_request.verdict in {"REVISE", "REJECT"}
-	count(_defects) == 0
-	msg := sprintf("verdict %s without any defect: nothing in the contract is violated", [_request.verdict])
-}
-
 # METADATA
 # title: Defect without a contract violation
 # description: >-
@@ -79,15 +92,15 @@ _subjective contains ["defects", msg] if {
 #   names the artifact reviewed and one of its contract checks (artifacts[type].gates:
 #   strategy_alignment, unsupported_claims, cta_compliance, required_deliverables for
 #   copy; strategy_alignment, product_consistency, required_format, brand_restrictions
-#   for visual; HG-2 and the acceptance criteria for research), and a return names at
-#   least one defect.
+#   for visual; HG-2 and the acceptance criteria for research). (A return without any
+#   defect contradicts itself: core's VERDICT_INCONSISTENT.)
 # custom:
 #   code: SUBJECTIVE_DEFECT
 #   outcome: block
 reasons contains r if {
 	_review
 	some [path, msg] in _subjective
-	r := _gate_reason("SUBJECTIVE_DEFECT", msg, path, "CTRL-4", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "CTRL-4", "block")
 }
 
 # _upstream_of are the types upstream of each artifact type (config.upstream_of in
@@ -125,7 +138,7 @@ _origin_problems contains [i, msg] if {
 reasons contains r if {
 	_review
 	some [i, msg] in _origin_problems
-	r := _gate_reason("DEFECT_ORIGIN_INVALID", msg, sprintf("defects[%d].origin", [i]), "CTRL-4", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d].origin", [i]), "CTRL-4", "block")
 }
 
 # METADATA
@@ -139,7 +152,7 @@ reasons contains r if {
 reasons contains r if {
 	_review
 	_request.verdict == "REASSIGN"
-	r := _reason("VERDICT_NOT_SUPPORTED", "the campaign pack has a single QA agent; REASSIGN is not a campaign verdict", "verdict", "block")
+	r := _reason(rego.metadata.rule(), "the campaign pack has a single QA agent; REASSIGN is not a campaign verdict", "verdict", "block")
 }
 
 _branch := _validation_branch if _status == "RESEARCH_VALIDATION"
@@ -150,79 +163,6 @@ else := _qa_branch
 _defect_outcome(d) := "fail" if d.severity == "S3"
 
 else := "revise"
-
-_gate_results := [g | some g in object.get(_request, "gates", []); is_object(g)]
-
-_failed_gates := {g.id | some g in _gate_results; g.passed == false}
-
-_passed_gates := {g.id | some g in _gate_results; g.passed == true}
-
-_defect_checks := {object.get(d, "check", "") | some d in _defects}
-
-# _inconsistent are the ways a review contradicts itself: its verdict, its gate results
-# and its defects must say the same thing.
-_inconsistent contains [sprintf("defects[%d]", [i]), msg] if {
-	_request.verdict == "ACCEPT"
-	some i, d in _defects
-	msg := sprintf("verdict ACCEPT lists %s defect %q of %s: an accepted review has no defect (an S1 defect is a targeted repair: REVISE)", [d.severity, d.id, d.artifact])
-}
-
-_inconsistent contains [sprintf("gates[%d]", [i]), msg] if {
-	_request.verdict == "ACCEPT"
-	some i, g in _gate_results
-	g.passed == false
-	msg := sprintf("verdict ACCEPT reports gate %s as failed: a review does not pass what it fails", [g.id])
-}
-
-_inconsistent contains [sprintf("gates[%d]", [i]), msg] if {
-	_request.verdict in {"REVISE", "REJECT"}
-	some i, g in _gate_results
-	g.passed == false
-	not g.id in _defect_checks
-	msg := sprintf("gate %s is reported failed but no defect names check %s: a failure is returned as a defect of the affected artifact, with its severity", [g.id, g.id])
-}
-
-_inconsistent contains [sprintf("defects[%d].check", [i]), msg] if {
-	some i, d in _defects
-	object.get(d, "check", "") in _passed_gates
-	msg := sprintf("defect %q fails check %s, which the same review reports as passed", [d.id, d.check])
-}
-
-_inconsistent contains ["gates", msg] if {
-	some id in (_failed_gates & _passed_gates)
-	msg := sprintf("gate %s is reported both passed and failed", [id])
-}
-
-_inconsistent contains ["verdict", msg] if {
-	_request.verdict == "REJECT"
-	count(_defects) > 0
-	not _has_severity("S3")
-	msg := "verdict REJECT lists no critical (S3) defect: S1 and S2 defects return the affected artifact (REVISE)"
-}
-
-_inconsistent contains [sprintf("defects[%d].severity", [i]), msg] if {
-	_request.verdict == "REVISE"
-	some i, d in _defects
-	d.severity == "S3"
-	msg := sprintf("verdict REVISE lists critical (S3) defect %q, which blocks the workflow (REJECT) or goes to a person (ESCALATE)", [d.id])
-}
-
-# METADATA
-# title: Review contradicts itself
-# description: >-
-#   A review's verdict agrees with its own gate results and defects: an ACCEPT has no
-#   defect (not even S1: S1 is a targeted repair) and no failed gate; every failed gate is
-#   returned as a defect naming that check, and no defect fails a check the review reports
-#   as passed; REJECT is for a critical (S3) defect and an S3 defect is not a REVISE. A
-#   review that contradicts itself is refused, never read one way or the other.
-# custom:
-#   code: VERDICT_INCONSISTENT
-#   outcome: block
-reasons contains r if {
-	_review
-	some [path, msg] in _inconsistent
-	r := _gate_reason("VERDICT_INCONSISTENT", msg, path, "CTRL-4", "block")
-}
 
 # _proven_checks are the QA checks the policy decides itself on each deliverable type
 # (config.proven_checks in contracts/campaign/config.cue).
@@ -269,13 +209,7 @@ _reviewed_version(type) := ref.version if {
 reasons contains r if {
 	_review
 	some [i, msg] in _contradicted
-	r := _gate_reason("DEFECT_CONTRADICTS_ENGINE", msg, sprintf("defects[%d]", [i]), "CTRL-4", "block")
-}
-
-_id_problems contains [i, msg] if {
-	some i, d in _defects
-	count([x | some x in _defects; x.id == d.id]) > 1
-	msg := sprintf("defect id %q is used by more than one defect of this review", [d.id])
+	r := _gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d]", [i]), "CTRL-4", "block")
 }
 
 _id_problems contains [i, msg] if {
@@ -288,16 +222,16 @@ _id_problems contains [i, msg] if {
 # METADATA
 # title: Defect id names another defect
 # description: >-
-#   A defect id names one defect of the workflow: two defects of one review share an id,
-#   or a defect reuses the id recorded for a defect of another artifact. A defect that
-#   remains after a repair keeps its id; a different one takes a new id.
+#   A defect id names one defect of the workflow: a defect reuses the id recorded for a
+#   defect of another artifact. A defect that remains after a repair keeps its id; a
+#   different one takes a new id. (Two defects of one review with one id: core.)
 # custom:
 #   code: ID_NOT_UNIQUE
 #   outcome: block
 reasons contains r if {
 	_review
 	some [i, msg] in _id_problems
-	r := _gate_reason("ID_NOT_UNIQUE", msg, sprintf("defects[%d].id", [i]), "CTRL-4", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d].id", [i]), "CTRL-4", "block")
 }
 
 # _review_refused holds when a rule above refuses the review: its defects then decide
@@ -308,7 +242,7 @@ _review_refused if count(_origin_problems) > 0
 
 _review_refused if count(_contradicted) > 0
 
-_review_refused if count(_inconsistent) > 0
+_review_refused if core.review_refused
 
 _review_refused if count(_id_problems) > 0
 
@@ -329,7 +263,7 @@ reasons contains r if {
 	some i, d in _defects
 	object.get(d, "check", "") in _checks(d.artifact)
 	not _review_refused
-	r := _gate_reason("QUALITY_GATE_FAILED", sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, _short(d.description)]), sprintf("defects[%d]", [i]), d.check, _defect_outcome(d))
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, _short(d.description)]), sprintf("defects[%d]", [i]), d.check, _defect_outcome(d))
 }
 
 # METADATA
@@ -346,7 +280,7 @@ reasons contains r if {
 	_review
 	_branch == "exhausted"
 	counter := _cycle_counter[_status]
-	r := _gate_reason("REVIEW_CYCLES_EXHAUSTED", sprintf("%d of %v revision cycles used (%s); escalating to a person instead of a third loop (repeated defects: %v)", [_counter(counter), object.get(_contract, ["limits", "max_review_cycles"], 0), counter, sort(_repeated)]), "defects", "CTRL-3", "await_human")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%d of %v revision cycles used (%s); escalating to a person instead of a third loop (repeated defects: %v)", [_counter(counter), object.get(_contract, ["limits", "max_review_cycles"], 0), counter, sort(_repeated)]), "defects", "CTRL-3", "await_human")
 }
 
 # The table is config.cycle_counter in contracts/campaign/config.cue.

@@ -80,7 +80,7 @@ reasons contains r if {
 	_ready
 	not _expected
 	not _sequence_explained
-	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
 }
 
 _request_label := sprintf("%s/%s by %q", [_request.source_agent, _request.task_type, _actor_id]) if input.request.kind == "handoff"
@@ -101,7 +101,7 @@ _routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(_stat
 #   outcome: block
 reasons contains r if {
 	_output_missing
-	r := _reason("OUTPUT_MISSING", sprintf("handoff %s>%s (task %s) delivers no output", [_request.source_agent, _request.target_agent, _request.task_type]), "output", "block")
+	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s (task %s) delivers no output", [_request.source_agent, _request.target_agent, _request.task_type]), "output", "block")
 }
 
 _output_missing if {
@@ -122,7 +122,7 @@ reasons contains r if {
 	_ready
 	input.request.kind == "start"
 	not _actor_type in {"system", "human"}
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start a campaign; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s %q may not start a campaign; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
 }
 
 # METADATA
@@ -138,7 +138,7 @@ reasons contains r if {
 	input.request.kind == "cancel"
 	_actor_type == "human"
 	count(_approving_roles) == 0
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no approving role of the campaign pack (roles given: %v) and may not cancel", [_actor_id, object.get(_actor, "roles", [])]), "actor.roles", "block")
+	r := _reason(rego.metadata.rule(), sprintf("person %q holds no approving role of the campaign pack (roles given: %v) and may not cancel", [_actor_id, object.get(_actor, "roles", [])]), "actor.roles", "block")
 }
 
 # _held_roles are the actor's roles the pack's roles table defines; _approving_roles are
@@ -195,7 +195,7 @@ _subject_problems contains ["actor.roles", msg] if {
 reasons contains r if {
 	_ready
 	some [path, msg] in _subject_problems
-	r := _reason("UNAUTHORIZED_SUBJECT", msg, path, "block")
+	r := _reason(rego.metadata.rule(), msg, path, "block")
 }
 
 # --- start, cancel, failure -------------------------------------------------------
@@ -267,5 +267,5 @@ reasons contains r if {
 	due := _state.counters[_retry_due_counter_of(_request.task)]
 	is_number(due)
 	_now_ms < due
-	r := _reason("FAILURE_REPEATED", sprintf("task %q was retried to run from %s; a failure reported %d ms before that repeats the failure already counted", [_request.task, time.format(due * 1000000), due - _now_ms]), "task", "block")
+	r := _reason(rego.metadata.rule(), sprintf("task %q was retried to run from %s; a failure reported %d ms before that repeats the failure already counted", [_request.task, time.format(due * 1000000), due - _now_ms]), "task", "block")
 }

@@ -132,7 +132,7 @@ reasons contains r if {
 	_strategy_handoff
 	count(_research_refs) == 1
 	some [i, "UNGROUNDED_CLAIM", msg] in _claim_problems
-	r := _gate_reason("UNGROUNDED_CLAIM", msg, sprintf("output.content.approved_claims[%d]", [i]), "HG-2", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, sprintf("output.content.approved_claims[%d]", [i]), "HG-2", "block")
 }
 
 # METADATA
@@ -149,7 +149,7 @@ reasons contains r if {
 	_strategy_handoff
 	count(_research_refs) == 1
 	some [i, "ASSUMPTION_AS_FACT", msg] in _claim_problems
-	r := _gate_reason("ASSUMPTION_AS_FACT", msg, sprintf("output.content.approved_claims[%d].statement", [i]), "HG-2", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, sprintf("output.content.approved_claims[%d].statement", [i]), "HG-2", "block")
 }
 
 # METADATA
@@ -166,7 +166,7 @@ reasons contains r if {
 	_strategy_handoff
 	count(_research_refs) == 1
 	some [i, "CLAIM_NOT_SUPPORTED", msg] in _claim_problems
-	r := _gate_reason("CLAIM_NOT_SUPPORTED", msg, sprintf("output.content.approved_claims[%d].statement", [i]), "HG-2", "block")
+	r := _gate_reason(rego.metadata.rule(), msg, sprintf("output.content.approved_claims[%d].statement", [i]), "HG-2", "block")
 }
 
 # _research_statements are the findings and claims of the research the strategy names:
@@ -198,7 +198,7 @@ reasons contains r if {
 	not _canon(item) in _research_statements
 	path := sprintf("output.content.selected_supporting_research[%d]", [i])
 	not path in _polluted_paths
-	r := _gate_reason("UNGROUNDED_CLAIM", sprintf("selected_supporting_research[%d] %q is no finding or claim of %s", [i, _short(item), _research_label]), path, "HG-2", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("selected_supporting_research[%d] %q is no finding or claim of %s", [i, _short(item), _research_label]), path, "HG-2", "block")
 }
 
 # METADATA
@@ -214,7 +214,7 @@ reasons contains r if {
 	ids := [object.get(c, "id", "") | some c in _approved_claims]
 	some id in {x | some x in ids}
 	count([x | some x in ids; x == id]) > 1
-	r := _gate_reason("ID_NOT_UNIQUE", sprintf("approved_claims use id %q more than once; copy cites an approved claim by its id", [id]), "output.content.approved_claims", "HG-2", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("approved_claims use id %q more than once; copy cites an approved claim by its id", [id]), "output.content.approved_claims", "HG-2", "block")
 }
 
 # METADATA
@@ -229,7 +229,7 @@ reasons contains r if {
 reasons contains r if {
 	_strategy_handoff
 	count(_research_refs) > 1
-	r := _gate_reason("UNVERSIONED_DEPENDENCY", sprintf("STRATEGY_BRIEF v%v names %d RESEARCH_BRIEF versions in input_artifacts; it must name exactly the approved one it was made from", [_output.version, count(_research_refs)]), "input_artifacts", "CTRL-6", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("STRATEGY_BRIEF v%v names %d RESEARCH_BRIEF versions in input_artifacts; it must name exactly the approved one it was made from", [_output.version, count(_research_refs)]), "input_artifacts", "CTRL-6", "block")
 }
 
 # --- context pollution ---------------------------------------------------------------
@@ -332,7 +332,7 @@ _polluted_paths := {p | some [p, _] in _pollution}
 reasons contains r if {
 	_strategy_handoff
 	some [path, msg] in _pollution
-	r := _reason("CONTEXT_POLLUTION", msg, path, "block")
+	r := _reason(rego.metadata.rule(), msg, path, "block")
 }
 
 # _strategy_change_attempt holds when a new STRATEGY_BRIEF version arrives while an
@@ -355,7 +355,7 @@ _strategy_change_attempt if {
 #   outcome: block
 reasons contains r if {
 	_strategy_change_attempt
-	r := _gate_reason("ARTIFACT_IMMUTABLE", sprintf("attempt to change the approved strategy: STRATEGY_BRIEF v%v is approved and the workflow is in %s, not on a revision path", [_approved_n("STRATEGY_BRIEF"), _status]), "output", "CTRL-2", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("attempt to change the approved strategy: STRATEGY_BRIEF v%v is approved and the workflow is in %s, not on a revision path", [_approved_n("STRATEGY_BRIEF"), _status]), "output", "CTRL-2", "block")
 }
 
 # _required_inputs are the input artifact types each output needs (config.required_inputs
@@ -375,7 +375,7 @@ reasons contains r if {
 	_by_producer
 	some t in _required_inputs[_output.type]
 	not t in _input_types
-	r := _reason("INPUT_MISSING", sprintf("%s v%v is made from %s, but input_artifacts names none", [_output.type, _output.version, t]), "input_artifacts", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v is made from %s, but input_artifacts names none", [_output.type, _output.version, t]), "input_artifacts", "block")
 }
 
 _consumes(agent) := {t | some t in _contract.agents[agent].consumes}
@@ -394,7 +394,7 @@ reasons contains r if {
 	_by_producer
 	some i, ref in _inputs
 	not ref.type in _consumes(_request.source_agent)
-	r := _reason("INPUT_NOT_PERMITTED", sprintf("%s does not consume %s (consumes %v)", [_request.source_agent, ref.type, sort(_consumes(_request.source_agent))]), sprintf("input_artifacts[%d]", [i]), "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s does not consume %s (consumes %v)", [_request.source_agent, ref.type, sort(_consumes(_request.source_agent))]), sprintf("input_artifacts[%d]", [i]), "block")
 }
 
 # METADATA
@@ -410,7 +410,7 @@ reasons contains r if {
 	_by_producer
 	_output.version > 1
 	not is_number(object.get(_output, "supersedes", null))
-	r := _gate_reason("VERSION_UNLINKED", sprintf("%s v%v does not name the version it supersedes", [_output.type, _output.version]), "output.supersedes", "CTRL-6", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v does not name the version it supersedes", [_output.type, _output.version]), "output.supersedes", "CTRL-6", "block")
 }
 
 # METADATA
@@ -425,7 +425,7 @@ reasons contains r if {
 	_by_producer
 	_output.version > 1
 	not _non_blank(object.get(_output, "justification", ""))
-	r := _gate_reason("VERSION_UNLINKED", sprintf("%s v%v does not say why it corrects the previous version (justification)", [_output.type, _output.version]), "output.justification", "CTRL-6", "block")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v does not say why it corrects the previous version (justification)", [_output.type, _output.version]), "output.justification", "CTRL-6", "block")
 }
 
 # --- strategy approval ---------------------------------------------------------------

@@ -38,7 +38,7 @@ reasons contains r if {
 	_valid
 	_kind in _guardrails.human_only_kinds
 	_actor_type != "human"
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send %s request; only a person with a role of pack %q may", [_actor_type, _actor_id, with_article(_kind), _pack_name]), "actor.type")
+	r := _reason(rego.metadata.rule(), sprintf("%s %q may not send %s request; only a person with a role of pack %q may", [_actor_type, _actor_id, with_article(_kind), _pack_name]), "actor.type")
 }
 
 # METADATA
@@ -53,7 +53,7 @@ reasons contains r if {
 	_valid
 	_kind in _guardrails.agent_only_kinds
 	_actor_type != "agent"
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send %s request; only an agent of pack %q may", [_actor_type, _actor_id, with_article(_kind), _pack_name]), "actor.type")
+	r := _reason(rego.metadata.rule(), sprintf("%s %q may not send %s request; only an agent of pack %q may", [_actor_type, _actor_id, with_article(_kind), _pack_name]), "actor.type")
 }
 
 # METADATA
@@ -69,7 +69,7 @@ reasons contains r if {
 	_kind in _guardrails.agent_forbidden_kinds
 	not _kind in _guardrails.human_only_kinds
 	_actor_type == "agent"
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("agent %q may not send %s request", [_actor_id, with_article(_kind)]), "actor.type")
+	r := _reason(rego.metadata.rule(), sprintf("agent %q may not send %s request", [_actor_id, with_article(_kind)]), "actor.type")
 }
 
 # METADATA
@@ -83,7 +83,7 @@ reasons contains r if {
 	_kind in _guardrails.human_only_kinds
 	_actor_type == "human"
 	count(_actor_pack_roles) == 0
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of pack %q (roles given: %v)", [_actor_id, _pack_name, object.get(_actor, "roles", [])]), "actor.roles")
+	r := _reason(rego.metadata.rule(), sprintf("person %q holds no role of pack %q (roles given: %v)", [_actor_id, _pack_name, object.get(_actor, "roles", [])]), "actor.roles")
 }
 
 # METADATA
@@ -98,7 +98,7 @@ reasons contains r if {
 	_actor_type == "human"
 	count(_actor_pack_roles) > 0
 	not _may_resolve
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("no role of person %q in pack %q resolves conflicts", [_actor_id, _pack_name]), "actor.roles")
+	r := _reason(rego.metadata.rule(), sprintf("no role of person %q in pack %q resolves conflicts", [_actor_id, _pack_name]), "actor.roles")
 }
 
 # METADATA
@@ -115,7 +115,7 @@ reasons contains r if {
 	count(_actor_pack_roles) > 0
 	some i, ref in _approval_refs
 	not _may_approve(object.get(ref, "type", ""))
-	r := _reason("APPROVAL_REQUIRED", sprintf("%s needs the approval of a role that approves it; person %q has %v", [ref.type, _actor_id, sort(_actor_pack_roles)]), sprintf("artifacts[%d]", [i]))
+	r := _reason(rego.metadata.rule(), sprintf("%s needs the approval of a role that approves it; person %q has %v", [ref.type, _actor_id, sort(_actor_pack_roles)]), sprintf("artifacts[%d]", [i]))
 }
 
 # METADATA
@@ -131,7 +131,7 @@ reasons contains r if {
 	count(_actor_pack_roles) > 0
 	stage := _request.stage
 	not _may_approve(stage)
-	r := _reason("APPROVAL_REQUIRED", sprintf("stage %s needs the approval of a role that approves it; person %q has %v", [stage, _actor_id, sort(_actor_pack_roles)]), "stage")
+	r := _reason(rego.metadata.rule(), sprintf("stage %s needs the approval of a role that approves it; person %q has %v", [stage, _actor_id, sort(_actor_pack_roles)]), "stage")
 }
 
 # METADATA
@@ -144,7 +144,7 @@ reasons contains r if {
 	_approval
 	count(_approval_refs) == 0
 	not _has_stage
-	r := _reason("APPROVAL_INVALID", sprintf("%s names no artifact version and no stage", [_request.decision]), "artifacts")
+	r := _reason(rego.metadata.rule(), sprintf("%s names no artifact version and no stage", [_request.decision]), "artifacts")
 }
 
 # METADATA
@@ -159,7 +159,7 @@ reasons contains r if {
 	_approval
 	some i, ref in _approval_refs
 	not ref_version(ref)
-	r := _reason("APPROVAL_INVALID", sprintf("%s is not recorded in workflow %q", [_ref_name(ref), _workflow_id]), sprintf("artifacts[%d]", [i]))
+	r := _reason(rego.metadata.rule(), sprintf("%s is not recorded in workflow %q", [_ref_name(ref), _workflow_id]), sprintf("artifacts[%d]", [i]))
 }
 
 # METADATA
@@ -174,7 +174,7 @@ reasons contains r if {
 	some i, ref in _approval_refs
 	v := ref_version(ref)
 	v.ref.id != ref.id
-	r := _reason("APPROVAL_INVALID", sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("artifacts[%d].id", [i]))
+	r := _reason(rego.metadata.rule(), sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("artifacts[%d].id", [i]))
 }
 
 # METADATA
@@ -189,7 +189,7 @@ reasons contains r if {
 	some i, ref in _approval_refs
 	v := ref_version(ref)
 	v.ref.hash != ref.hash
-	r := _reason("APPROVAL_INVALID", sprintf("the approved hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("artifacts[%d].hash", [i]))
+	r := _reason(rego.metadata.rule(), sprintf("the approved hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("artifacts[%d].hash", [i]))
 }
 
 # METADATA
@@ -204,7 +204,7 @@ reasons contains r if {
 	some i, ref in _approval_refs
 	ref_version(ref)
 	ref.version != _latest_number(ref.type)
-	r := _reason("APPROVAL_INVALID", sprintf("%s is not the latest version (v%v)", [_ref_name(ref), _latest_number(ref.type)]), sprintf("artifacts[%d].version", [i]))
+	r := _reason(rego.metadata.rule(), sprintf("%s is not the latest version (v%v)", [_ref_name(ref), _latest_number(ref.type)]), sprintf("artifacts[%d].version", [i]))
 }
 
 # METADATA
@@ -222,5 +222,5 @@ reasons contains r if {
 	some i, ref in _approval_refs
 	v := ref_version(ref)
 	v.producer == _actor_id
-	r := _reason("SELF_APPROVAL", sprintf("agent %q produced %s and may not approve it", [_actor_id, _ref_name(ref)]), sprintf("artifacts[%d]", [i]))
+	r := _reason(rego.metadata.rule(), sprintf("agent %q produced %s and may not approve it", [_actor_id, _ref_name(ref)]), sprintf("artifacts[%d]", [i]))
 }

@@ -111,7 +111,7 @@ _dedicated_ref_path(path) if regex.match(`^(input_artifacts|artifacts)\[[0-9]+\]
 reasons contains r if {
 	some [path, ref] in _embedded_refs
 	not ref_version(ref)
-	r := _reason("ARTIFACT_NOT_FOUND", sprintf("%s is not recorded in workflow %q", [_ref_name(ref), _workflow_id]), path)
+	r := _reason(rego.metadata.rule(), sprintf("%s is not recorded in workflow %q", [_ref_name(ref), _workflow_id]), path)
 }
 
 # METADATA
@@ -126,7 +126,7 @@ reasons contains r if {
 	some [path, ref] in _embedded_refs
 	v := ref_version(ref)
 	v.ref.id != ref.id
-	r := _reason("ARTIFACT_NOT_FOUND", sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("%s.id", [path]))
+	r := _reason(rego.metadata.rule(), sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("%s.id", [path]))
 }
 
 # METADATA
@@ -141,7 +141,7 @@ reasons contains r if {
 	some [path, ref] in _embedded_refs
 	v := ref_version(ref)
 	v.ref.hash != ref.hash
-	r := _reason("HASH_MISMATCH", sprintf("hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("%s.hash", [path]))
+	r := _reason(rego.metadata.rule(), sprintf("hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("%s.hash", [path]))
 }
 
 # METADATA
@@ -155,7 +155,7 @@ reasons contains r if {
 reasons contains r if {
 	some [path, ref] in _state_refs
 	not ref_version(ref)
-	r := _reason("ARTIFACT_NOT_FOUND", sprintf("%s is not recorded in workflow %q (latest recorded version: %d)", [_ref_name(ref), _workflow_id, _latest_number(ref.type)]), path)
+	r := _reason(rego.metadata.rule(), sprintf("%s is not recorded in workflow %q (latest recorded version: %d)", [_ref_name(ref), _workflow_id, _latest_number(ref.type)]), path)
 }
 
 # METADATA
@@ -168,7 +168,7 @@ reasons contains r if {
 	some [path, ref] in _state_refs
 	v := ref_version(ref)
 	v.ref.id != ref.id
-	r := _reason("ARTIFACT_NOT_FOUND", sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("%s.id", [path]))
+	r := _reason(rego.metadata.rule(), sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("%s.id", [path]))
 }
 
 # METADATA
@@ -181,7 +181,7 @@ reasons contains r if {
 	some [path, ref] in _state_refs
 	v := ref_version(ref)
 	v.ref.hash != ref.hash
-	r := _reason("HASH_MISMATCH", sprintf("hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("%s.hash", [path]))
+	r := _reason(rego.metadata.rule(), sprintf("hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("%s.hash", [path]))
 }
 
 # METADATA
@@ -193,7 +193,7 @@ reasons contains r if {
 reasons contains r if {
 	given := _output.hash
 	given != input.derived.output_hash
-	r := _reason("HASH_MISMATCH", sprintf("output %s v%v gives hash %s but its content hashes to %s", [_output.type, _output.version, given, input.derived.output_hash]), "output.hash")
+	r := _reason(rego.metadata.rule(), sprintf("output %s v%v gives hash %s but its content hashes to %s", [_output.type, _output.version, given, input.derived.output_hash]), "output.hash")
 }
 
 # METADATA
@@ -210,7 +210,7 @@ reasons contains r if {
 	_requires_approval(ref.type)
 	approved := artifact(ref.type).approved
 	ref.version < approved
-	r := _reason("VERSION_MISMATCH", sprintf("%s is older than the approved version %v", [_ref_name(ref), approved]), sprintf("%s.version", [path]))
+	r := _reason(rego.metadata.rule(), sprintf("%s is older than the approved version %v", [_ref_name(ref), approved]), sprintf("%s.version", [path]))
 }
 
 # METADATA
@@ -225,7 +225,7 @@ reasons contains r if {
 	ref_version(ref)
 	not _requires_approval(ref.type)
 	ref.version < _latest_number(ref.type)
-	r := _reason("VERSION_MISMATCH", sprintf("%s is superseded by version %v", [_ref_name(ref), _latest_number(ref.type)]), sprintf("%s.version", [path]))
+	r := _reason(rego.metadata.rule(), sprintf("%s is superseded by version %v", [_ref_name(ref), _latest_number(ref.type)]), sprintf("%s.version", [path]))
 }
 
 # METADATA
@@ -238,7 +238,7 @@ reasons contains r if {
 	some [path, ref] in _review_refs
 	ref_version(ref)
 	ref.version < _latest_number(ref.type)
-	r := _reason("VERSION_MISMATCH", sprintf("review of %s, but the latest version is %v", [_ref_name(ref), _latest_number(ref.type)]), sprintf("%s.version", [path]))
+	r := _reason(rego.metadata.rule(), sprintf("review of %s, but the latest version is %v", [_ref_name(ref), _latest_number(ref.type)]), sprintf("%s.version", [path]))
 }
 
 # METADATA
@@ -250,7 +250,7 @@ reasons contains r if {
 reasons contains r if {
 	s := _output.supersedes
 	s != _latest_number(_output.type)
-	r := _reason("VERSION_MISMATCH", sprintf("output %s v%v supersedes version %v, but the latest recorded version is %v", [_output.type, _output.version, s, _latest_number(_output.type)]), "output.supersedes")
+	r := _reason(rego.metadata.rule(), sprintf("output %s v%v supersedes version %v, but the latest recorded version is %v", [_output.type, _output.version, s, _latest_number(_output.type)]), "output.supersedes")
 }
 
 # METADATA
@@ -266,7 +266,7 @@ reasons contains r if {
 	v := ref_version(ref)
 	_requires_approval(ref.type)
 	not is_approved(v)
-	r := _reason("ARTIFACT_NOT_APPROVED", sprintf("%s is %s; pack %q requires an approved version before use", [_ref_name(ref), v.status, _pack_name]), path)
+	r := _reason(rego.metadata.rule(), sprintf("%s is %s; pack %q requires an approved version before use", [_ref_name(ref), v.status, _pack_name]), path)
 }
 
 # METADATA
@@ -281,7 +281,7 @@ reasons contains r if {
 	v := _output.version
 	latest := _latest_number(_output.type)
 	v <= latest
-	r := _reason("ARTIFACT_IMMUTABLE", sprintf("output %s v%v would overwrite a recorded version (latest is v%v); send v%v", [_output.type, v, latest, latest + 1]), "output.version")
+	r := _reason(rego.metadata.rule(), sprintf("output %s v%v would overwrite a recorded version (latest is v%v); send v%v", [_output.type, v, latest, latest + 1]), "output.version")
 }
 
 # METADATA
@@ -295,7 +295,7 @@ reasons contains r if {
 	v := _output.version
 	latest := _latest_number(_output.type)
 	v > latest + 1
-	r := _reason("ARTIFACT_IMMUTABLE", sprintf("output %s v%v skips versions: the next version is v%v", [_output.type, v, latest + 1]), "output.version")
+	r := _reason(rego.metadata.rule(), sprintf("output %s v%v skips versions: the next version is v%v", [_output.type, v, latest + 1]), "output.version")
 }
 
 # METADATA
@@ -307,5 +307,5 @@ reasons contains r if {
 reasons contains r if {
 	h := artifact(_output.type)
 	_output.id != h.id
-	r := _reason("ARTIFACT_IMMUTABLE", sprintf("output %s has id %q, but the artifact's id is %q", [_output.type, _output.id, h.id]), "output.id")
+	r := _reason(rego.metadata.rule(), sprintf("output %s has id %q, but the artifact's id is %q", [_output.type, _output.id, h.id]), "output.id")
 }

@@ -36,7 +36,7 @@ _actor_is_source if {
 reasons contains r if {
 	_handoff
 	not _agent(_source)
-	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("source agent %q is not in the agent registry of pack %q", [_source, _pack_name]), "source_agent")
+	r := _reason(rego.metadata.rule(), sprintf("source agent %q is not in the agent registry of pack %q", [_source, _pack_name]), "source_agent")
 }
 
 # METADATA
@@ -51,7 +51,7 @@ reasons contains r if {
 	_handoff
 	_actor_type == "agent"
 	_actor_id != _source
-	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("agent %q sent a handoff as source agent %q", [_actor_id, _source]), "actor.id")
+	r := _reason(rego.metadata.rule(), sprintf("agent %q sent a handoff as source agent %q", [_actor_id, _source]), "actor.id")
 }
 
 # METADATA
@@ -65,7 +65,7 @@ reasons contains r if {
 reasons contains r if {
 	_handoff
 	_actor_type == "human"
-	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("person %q may not send a handoff as agent %q", [_actor_id, _source]), "actor.type")
+	r := _reason(rego.metadata.rule(), sprintf("person %q may not send a handoff as agent %q", [_actor_id, _source]), "actor.type")
 }
 
 # METADATA
@@ -83,7 +83,7 @@ reasons contains r if {
 	_valid
 	_actor_type in {"human", "system"}
 	_agent(_actor_id)
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q carries the id of agent %q of pack %q: an identity is its type and its id, and an agent's id names the agent alone", [_actor_type, _actor_id, _actor_id, _pack_name]), "actor.id")
+	r := _reason(rego.metadata.rule(), sprintf("%s %q carries the id of agent %q of pack %q: an identity is its type and its id, and an agent's id names the agent alone", [_actor_type, _actor_id, _actor_id, _pack_name]), "actor.id")
 }
 
 # METADATA
@@ -95,7 +95,7 @@ reasons contains r if {
 reasons contains r if {
 	_handoff
 	not object.get(_request, "task_type", "") in _agent_list(_source, "tasks")
-	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("agent %q may not perform task %q", [_source, _request.task_type]), "task_type")
+	r := _reason(rego.metadata.rule(), sprintf("agent %q may not perform task %q", [_source, _request.task_type]), "task_type")
 }
 
 # METADATA
@@ -107,7 +107,7 @@ reasons contains r if {
 reasons contains r if {
 	t := _output.type
 	not t in _agent_list(_source, "produces")
-	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("agent %q may not produce %s", [_source, t]), "output.type")
+	r := _reason(rego.metadata.rule(), sprintf("agent %q may not produce %s", [_source, t]), "output.type")
 }
 
 # METADATA
@@ -121,7 +121,7 @@ reasons contains r if {
 reasons contains r if {
 	t := _output.type
 	not _artifact_contracts[t].producer == _source
-	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("%s is produced only by %q under the contract of pack %q, not by %q", [t, object.get(_artifact_contracts, [t, "producer"], "nobody"), _pack_name, _source]), "output.type")
+	r := _reason(rego.metadata.rule(), sprintf("%s is produced only by %q under the contract of pack %q, not by %q", [t, object.get(_artifact_contracts, [t, "producer"], "nobody"), _pack_name, _source]), "output.type")
 }
 
 # METADATA
@@ -137,7 +137,7 @@ reasons contains r if {
 	_actor_type == "agent"
 	not _actor_is_source
 	not _agent(_actor_id)
-	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("agent %q is not in the agent registry of pack %q", [_actor_id, _pack_name]), "actor.id")
+	r := _reason(rego.metadata.rule(), sprintf("agent %q is not in the agent registry of pack %q", [_actor_id, _pack_name]), "actor.id")
 }
 
 # METADATA
@@ -152,7 +152,7 @@ reasons contains r if {
 	_actor_type == "agent"
 	some i, ref in _request.artifacts
 	not object.get(ref, "type", "") in _agent_list(_actor_id, "reviews")
-	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("agent %q may not review %s", [_actor_id, ref.type]), sprintf("artifacts[%d]", [i]))
+	r := _reason(rego.metadata.rule(), sprintf("agent %q may not review %s", [_actor_id, ref.type]), sprintf("artifacts[%d]", [i]))
 }
 
 # METADATA
@@ -165,7 +165,7 @@ reasons contains r if {
 	_valid
 	input.request.kind == "failure"
 	not _agent(object.get(_request, "agent", ""))
-	r := _reason("SOURCE_NOT_AUTHORIZED", sprintf("failed agent %q is not in the agent registry of pack %q", [object.get(_request, "agent", ""), _pack_name]), "agent")
+	r := _reason(rego.metadata.rule(), sprintf("failed agent %q is not in the agent registry of pack %q", [object.get(_request, "agent", ""), _pack_name]), "agent")
 }
 
 # METADATA
@@ -177,7 +177,7 @@ reasons contains r if {
 reasons contains r if {
 	_handoff
 	not _target in _agent_list(_source, "hands_to")
-	r := _reason("TARGET_NOT_AUTHORIZED", sprintf("agent %q may not hand work to %q", [_source, _target]), "target_agent")
+	r := _reason(rego.metadata.rule(), sprintf("agent %q may not hand work to %q", [_source, _target]), "target_agent")
 }
 
 # METADATA
@@ -190,5 +190,5 @@ reasons contains r if {
 	_handoff
 	not _agent(_target)
 	not _role(_target)
-	r := _reason("TARGET_NOT_AUTHORIZED", sprintf("target %q is neither an agent nor a role of pack %q", [_target, _pack_name]), "target_agent")
+	r := _reason(rego.metadata.rule(), sprintf("target %q is neither an agent nor a role of pack %q", [_target, _pack_name]), "target_agent")
 }

@@ -62,12 +62,25 @@ _output := o if {
 # _edge is the handoff's "source>target".
 _edge := sprintf("%s>%s", [_request.source_agent, _request.target_agent]) if _handoff
 
-# _reason builds a reason that blocks; path "" leaves the path out.
-_reason(code, message, path) := _reason_outcome(code, message, path, "block")
+# _reason builds a reason that blocks; path "" leaves the path out. meta is the METADATA
+# of the rule that produces the reason, rego.metadata.rule() called in that rule (OPA
+# makes it a constant when it compiles the policy): the reason's code is its
+# custom.code and its title its title, so a reason always names the rule that produced
+# it and its code cannot disagree with that rule's METADATA.
+_reason(meta, message, path) := _reason_outcome(meta, message, path, "block")
 
-_reason_outcome(code, message, path, outcome) := {"code": code, "message": message, "path": path, "outcome": outcome} if {
+_reason_outcome(meta, message, path, outcome) := object.union(_reason_head(meta), {"message": message, "path": path, "outcome": outcome}) if {
 	path != ""
-} else := {"code": code, "message": message, "outcome": outcome}
+} else := object.union(_reason_head(meta), {"message": message, "outcome": outcome})
+
+# _reason_head is the code and title of a reason. A rule without METADATA (or an else
+# branch, for which rego.metadata.rule() is {}) gives null for both: the decision then
+# fails the engine's check of #Reason and the request is blocked (POLICY_ERROR), never
+# allowed for want of a code.
+_reason_head(meta) := {
+	"code": object.get(meta, ["custom", "code"], null),
+	"title": object.get(meta, "title", null),
+}
 
 # _path_string turns a walk path into the request path notation: output.content.claims[2].
 _path_string(path) := concat("", [_segment(i, s) | some i, s in path])

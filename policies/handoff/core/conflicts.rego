@@ -21,7 +21,7 @@ reasons contains r if {
 	_valid
 	_kind in _guardrails.conflict_blocked_kinds
 	_conflicts_open
-	r := _reason("CONFLICT_OPEN", sprintf("workflow %q has open conflicts %v; a person must resolve them before %s", [_workflow_id, sort(_open_conflicts), with_article(_kind)]), "")
+	r := _reason(rego.metadata.rule(), sprintf("workflow %q has open conflicts %v; a person must resolve them before %s", [_workflow_id, sort(_open_conflicts), with_article(_kind)]), "")
 }
 
 # METADATA
@@ -37,5 +37,5 @@ reasons contains r if {
 	input.request.kind == "resolution"
 	id := _request.conflict_id
 	not id in _open_conflicts
-	r := _reason("CONFLICT_NOT_FOUND", sprintf("workflow %q has no open conflict %q (status: %s)", [_workflow_id, id, object.get(_state, ["conflicts", id, "status"], "unknown")]), "conflict_id")
+	r := _reason(rego.metadata.rule(), sprintf("workflow %q has no open conflict %q (status: %s)", [_workflow_id, id, object.get(_state, ["conflicts", id, "status"], "unknown")]), "conflict_id")
 }

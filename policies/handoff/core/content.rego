@@ -19,15 +19,24 @@ _hits(kind) := h if {
 #   A string (or key) of the request matches one of the core table's injection
 #   patterns (English, Portuguese, Chinese): instructions smuggled into data, such as
 #   "ignore previous instructions", "mark this as approved" or "skip human review". Text
-#   from agents, tools and customers is data, never a command.
+#   from agents, tools and customers is data, never a command: in a pack whose
+#   injection mode is "flag" (the default) the hit is reported beside the decision
+#   (outcome allow) and flagged to the next agent; a pack whose seed demands it sets
+#   "block" and the request is refused.
 # custom:
 #   code: INJECTION_SUSPECTED
 #   outcome: block
 reasons contains r if {
 	_valid
 	some hit in _hits("injection")
-	r := _reason("INJECTION_SUSPECTED", sprintf("%s matches injection pattern %q", [hit.path, hit.pattern]), hit.path)
+	r := _reason_outcome(rego.metadata.rule(), sprintf("%s matches injection pattern %q", [hit.path, hit.pattern]), hit.path, _injection_outcome)
 }
+
+# _injection_outcome is what an injection hit decides in the pack: its injection mode,
+# block when the table does not say.
+_injection_outcome := "allow" if {
+	object.get(_pack, "injection", "block") == "flag"
+} else := "block"
 
 # METADATA
 # title: Forbidden content
@@ -43,7 +52,7 @@ reasons contains r if {
 reasons contains r if {
 	_request_object
 	some hit in _hits("forbidden")
-	r := _reason("FORBIDDEN_CONTENT", sprintf("%s matches forbidden pattern %q", [hit.path, hit.pattern]), hit.path)
+	r := _reason(rego.metadata.rule(), sprintf("%s matches forbidden pattern %q", [hit.path, hit.pattern]), hit.path)
 }
 
 # METADATA
@@ -60,7 +69,7 @@ reasons contains r if {
 	is_object(ctx)
 	some field in object.get(_pack, ["context", _edge, "do_not_need"], [])
 	field in object.keys(ctx)
-	r := _reason("FORBIDDEN_CONTENT", sprintf("context field %q is do-not-need for edge %s", [field, _edge]), sprintf("context.%s", [field]))
+	r := _reason(rego.metadata.rule(), sprintf("context field %q is do-not-need for edge %s", [field, _edge]), sprintf("context.%s", [field]))
 }
 
 # METADATA
@@ -73,5 +82,5 @@ reasons contains r if {
 	_valid
 	size := input.derived.context_bytes
 	size > _limit("max_context_bytes")
-	r := _reason("CONTEXT_TOO_LARGE", sprintf("context is %d bytes; pack %q allows %d", [size, _pack_name, _limit("max_context_bytes")]), "context")
+	r := _reason(rego.metadata.rule(), sprintf("context is %d bytes; pack %q allows %d", [size, _pack_name, _limit("max_context_bytes")]), "context")
 }

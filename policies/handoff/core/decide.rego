@@ -100,15 +100,15 @@ _valid_outcome(proposal) := o if {
 #   outcome: block
 _shape_problems(rs, proposal) := ({r |
 	not _valid_outcome(proposal)
-	r := _reason("POLICY_ERROR", sprintf("no pack decided this request: the proposal has no valid outcome (got %v)", [object.get(_as_object(proposal), "outcome", null)]), "")
+	r := _reason(rego.metadata.rule(), sprintf("no pack decided this request: the proposal has no valid outcome (got %v)", [object.get(_as_object(proposal), "outcome", null)]), "")
 } | {r |
 	_valid_outcome(proposal) == "block"
 	count(rs) == 0
-	r := _reason("POLICY_ERROR", "the pack proposed a block without any reason", "")
+	r := _reason(rego.metadata.rule(), "the pack proposed a block without any reason", "")
 }) | {r |
 	_valid_outcome(proposal) != "block"
 	not is_string(object.get(_as_object(proposal), "status_after", null))
-	r := _reason("POLICY_ERROR", sprintf("the pack proposed %s without a status_after", [proposal.outcome]), "")
+	r := _reason(rego.metadata.rule(), sprintf("the pack proposed %s without a status_after", [proposal.outcome]), "")
 }
 
 _as_object(x) := x if is_object(x)
@@ -135,7 +135,7 @@ _transition_problems(proposal) := {r |
 	is_string(to)
 	to != _status_now
 	not _transition_allowed(_status_now, to)
-	r := _reason("INVALID_TRANSITION", sprintf("pack %q has no transition %s -> %s", [_pack_name, _status_now, to]), "")
+	r := _reason(rego.metadata.rule(), sprintf("pack %q has no transition %s -> %s", [_pack_name, _status_now, to]), "")
 }
 
 # METADATA
@@ -150,11 +150,11 @@ _retry_problems(rs, proposal) := {r |
 	_valid_outcome(proposal) == "retry"
 	some reason in rs
 	reason.code in {"RETRY_EXHAUSTED", "NOT_RETRYABLE"}
-	r := _reason("POLICY_ERROR", sprintf("the pack proposes a retry although %s says: %s", [reason.code, reason.message]), "")
+	r := _reason(rego.metadata.rule(), sprintf("the pack proposes a retry although %s says: %s", [reason.code, reason.message]), "")
 } | {r |
 	_valid_outcome(proposal) == "retry"
 	proposal.retry.attempt > proposal.retry.max_attempts
-	r := _reason("POLICY_ERROR", sprintf("the pack proposes attempt %v of at most %v", [proposal.retry.attempt, proposal.retry.max_attempts]), "")
+	r := _reason(rego.metadata.rule(), sprintf("the pack proposes attempt %v of at most %v", [proposal.retry.attempt, proposal.retry.max_attempts]), "")
 }
 
 # METADATA
@@ -162,8 +162,6 @@ _retry_problems(rs, proposal) := {r |
 # description: >-
 #   The decision for requests the engine cannot route to a pack (undecodable, unknown
 #   workflow or pack, cross tenant): always a block, with the core reasons, or
-#   POLICY_ERROR when there are none.
-# custom:
-#   code: POLICY_ERROR
-#   outcome: block
+#   POLICY_ERROR (Malformed proposal) when there are none.
+# entrypoint: true
 decision := decide(reasons, {})

@@ -14,7 +14,7 @@ reasons contains r if {
 	input.request.kind == "outcome"
 	id := _request.effect_id
 	not _state.effects[id]
-	r := _reason("EFFECT_NOT_FOUND", sprintf("workflow %q has no side effect %q to report on", [_workflow_id, id]), "effect_id")
+	r := _reason(rego.metadata.rule(), sprintf("workflow %q has no side effect %q to report on", [_workflow_id, id]), "effect_id")
 }
 
 # METADATA
@@ -29,5 +29,5 @@ reasons contains r if {
 	_handoff
 	some id, status in _state.effects
 	status == "unknown"
-	r := _reason("DELIVERY_UNRECONCILED", sprintf("side effect %q has an unknown outcome; reconcile it before a new handoff", [id]), "")
+	r := _reason(rego.metadata.rule(), sprintf("side effect %q has an unknown outcome; reconcile it before a new handoff", [id]), "")
 }

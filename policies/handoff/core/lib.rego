@@ -8,15 +8,17 @@ package handoff.core
 # ["output", "content", "claims", 2] is output.content.claims[2].
 path_string(path) := _path_string(path)
 
-# reason is a reason that blocks; path "" leaves the path out.
-reason(code, message, path) := _reason(code, message, path)
+# reason is a reason that blocks; path "" leaves the path out. meta is
+# rego.metadata.rule(), called in the rule that produces the reason: the reason takes
+# its code (custom.code) and title from that rule's METADATA.
+reason(meta, message, path) := _reason(meta, message, path)
 
 # reason_outcome is a reason with the given outcome (block, await_human, revise, ...);
-# path "" leaves the path out.
-reason_outcome(code, message, path, outcome) := _reason_outcome(code, message, path, outcome)
+# path "" leaves the path out; meta as for reason.
+reason_outcome(meta, message, path, outcome) := _reason_outcome(meta, message, path, outcome)
 
 # gate_reason is reason_outcome naming the gate (or control) that produced it.
-gate_reason(code, message, path, gate, outcome) := object.union(_reason_outcome(code, message, path, outcome), {"gate": gate})
+gate_reason(meta, message, path, gate, outcome) := object.union(_reason_outcome(meta, message, path, outcome), {"gate": gate})
 
 # short cuts quoted text down to 80 characters for messages.
 short(s) := _short(s)

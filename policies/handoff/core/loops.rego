@@ -31,7 +31,7 @@ _ping_pong if {
 reasons contains r if {
 	_handoff
 	_ping_pong
-	r := _reason("LOOP_DETECTED", sprintf("handoff %s would make the last %d handoffs alternate between %q and %q", [_edge, _guardrails.ping_pong_edges, _request.source_agent, _request.target_agent]), "target_agent")
+	r := _reason(rego.metadata.rule(), sprintf("handoff %s would make the last %d handoffs alternate between %q and %q", [_edge, _guardrails.ping_pong_edges, _request.source_agent, _request.target_agent]), "target_agent")
 }
 
 # METADATA
@@ -44,7 +44,7 @@ reasons contains r if {
 	_handoff
 	visits := object.get(_state, ["edges", _edge], 0)
 	visits >= _limit("max_edge_visits")
-	r := _reason("LOOP_DETECTED", sprintf("edge %s was already taken %d times; pack %q allows %d", [_edge, visits, _pack_name, _limit("max_edge_visits")]), "target_agent")
+	r := _reason(rego.metadata.rule(), sprintf("edge %s was already taken %d times; pack %q allows %d", [_edge, visits, _pack_name, _limit("max_edge_visits")]), "target_agent")
 }
 
 # METADATA
@@ -61,7 +61,7 @@ reasons contains r if {
 	stage := _state.status
 	n := object.get(_state, ["stage_handoffs", stage], 0)
 	n >= _limit("max_handoffs_per_stage")
-	r := _reason("LOOP_DETECTED", sprintf("status %s already accepted %d handoffs; pack %q allows %d per stage", [stage, n, _pack_name, _limit("max_handoffs_per_stage")]), "")
+	r := _reason(rego.metadata.rule(), sprintf("status %s already accepted %d handoffs; pack %q allows %d per stage", [stage, n, _pack_name, _limit("max_handoffs_per_stage")]), "")
 }
 
 # METADATA
@@ -76,5 +76,5 @@ reasons contains r if {
 	_handoff
 	key := sprintf("%s|%s", [_edge, input.derived.input_hash])
 	_state.input_hashes[key] == true
-	r := _reason("REPEATED_HANDOFF", sprintf("%q already handed these inputs (%s) to %q", [_request.source_agent, input.derived.input_hash, _request.target_agent]), "input_artifacts")
+	r := _reason(rego.metadata.rule(), sprintf("%q already handed these inputs (%s) to %q", [_request.source_agent, input.derived.input_hash, _request.target_agent]), "input_artifacts")
 }

@@ -11,7 +11,7 @@ package handoff.core
 reasons contains r if {
 	_output
 	not is_array(object.get(_request, "assumptions", null))
-	r := _reason("MISSING_ASSUMPTIONS", sprintf("handoff of %s v%v from %q carries no assumptions (send [] to declare none)", [_output.type, _output.version, _source]), "assumptions")
+	r := _reason(rego.metadata.rule(), sprintf("handoff of %s v%v from %q carries no assumptions (send [] to declare none)", [_output.type, _output.version, _source]), "assumptions")
 }
 
 # METADATA
@@ -25,7 +25,7 @@ reasons contains r if {
 reasons contains r if {
 	_output
 	not is_array(object.get(_request, "limitations", null))
-	r := _reason("MISSING_LIMITATIONS", sprintf("handoff of %s v%v from %q carries no limitations (send [] to declare none)", [_output.type, _output.version, _source]), "limitations")
+	r := _reason(rego.metadata.rule(), sprintf("handoff of %s v%v from %q carries no limitations (send [] to declare none)", [_output.type, _output.version, _source]), "limitations")
 }
 
 # METADATA
@@ -37,7 +37,7 @@ reasons contains r if {
 reasons contains r if {
 	_output
 	not is_number(object.get(_request, "confidence_score", null))
-	r := _reason("MISSING_CONFIDENCE", sprintf("handoff of %s v%v from %q carries no confidence_score", [_output.type, _output.version, _source]), "confidence_score")
+	r := _reason(rego.metadata.rule(), sprintf("handoff of %s v%v from %q carries no confidence_score", [_output.type, _output.version, _source]), "confidence_score")
 }
 
 # claim_fields are the output content fields holding claims that need sources: the core
@@ -100,7 +100,7 @@ reasons contains r if {
 	content := _output.content
 	is_object(content)
 	some p in unsourced_claims(content, claim_fields)
-	r := _reason("MISSING_SOURCES", sprintf("output.content.%s in %s v%v states a conclusion without sources (one of %v)", [p, _output.type, _output.version, sort(_source_keys)]), sprintf("output.content.%s", [p]))
+	r := _reason(rego.metadata.rule(), sprintf("output.content.%s in %s v%v states a conclusion without sources (one of %v)", [p, _output.type, _output.version, sort(_source_keys)]), sprintf("output.content.%s", [p]))
 }
 
 _normalized(s) := lower(trim_space(s))
@@ -162,5 +162,5 @@ _limitation_problems contains sprintf("limitation %q of %s is dropped but requir
 #   outcome: block
 reasons contains r if {
 	some msg in _limitation_problems
-	r := _reason("LIMITATION_DROPPED", msg, "limitations")
+	r := _reason(rego.metadata.rule(), msg, "limitations")
 }

@@ -82,7 +82,7 @@ reasons contains r if {
 	p.retryable == true
 	max_attempts := object.get(p, "max_attempts", 1)
 	failure_attempt + 1 > max_attempts
-	r := _reason_outcome("RETRY_EXHAUSTED", sprintf("task %q of agent %q failed (%s) on try %d of %d; the retry budget is spent", [_request.task, _request.agent, _request.class, failure_attempt, max_attempts]), "task", "await_human")
+	r := _reason_outcome(rego.metadata.rule(), sprintf("task %q of agent %q failed (%s) on try %d of %d; the retry budget is spent", [_request.task, _request.agent, _request.class, failure_attempt, max_attempts]), "task", "await_human")
 }
 
 # METADATA
@@ -98,7 +98,7 @@ reasons contains r if {
 	_failure
 	p := _retry_policy(_request.class)
 	p.retryable != true
-	r := _reason_outcome("NOT_RETRYABLE", sprintf("failures of class %s are not retried by pack %q (task %q of agent %q)", [_request.class, _pack_name, _request.task, _request.agent]), "class", "await_human")
+	r := _reason_outcome(rego.metadata.rule(), sprintf("failures of class %s are not retried by pack %q (task %q of agent %q)", [_request.class, _pack_name, _request.task, _request.agent]), "class", "await_human")
 }
 
 # METADATA
@@ -112,5 +112,5 @@ reasons contains r if {
 reasons contains r if {
 	_failure
 	not _retry_policy(object.get(_request, "class", ""))
-	r := _reason_outcome("NOT_RETRYABLE", sprintf("pack %q has no retry policy for failure class %s (task %q of agent %q)", [_pack_name, _request.class, _request.task, _request.agent]), "class", "await_human")
+	r := _reason_outcome(rego.metadata.rule(), sprintf("pack %q has no retry policy for failure class %s (task %q of agent %q)", [_pack_name, _request.class, _request.task, _request.agent]), "class", "await_human")
 }

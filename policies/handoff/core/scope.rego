@@ -11,7 +11,7 @@ package handoff.core
 reasons contains r if {
 	_valid
 	_request.tenant_id != _state.tenant_id
-	r := _reason("TENANT_MISMATCH", sprintf("request tenant %q is not the tenant of workflow %q", [_request.tenant_id, _workflow_id]), "tenant_id")
+	r := _reason(rego.metadata.rule(), sprintf("request tenant %q is not the tenant of workflow %q", [_request.tenant_id, _workflow_id]), "tenant_id")
 }
 
 # METADATA
@@ -26,7 +26,7 @@ reasons contains r if {
 	want := _state.organization_id
 	is_string(want)
 	object.get(_request, "organization_id", "") != want
-	r := _reason("SCOPE_MISMATCH", sprintf("request organization %q is not organization %q of workflow %q", [object.get(_request, "organization_id", ""), want, _workflow_id]), "organization_id")
+	r := _reason(rego.metadata.rule(), sprintf("request organization %q is not organization %q of workflow %q", [object.get(_request, "organization_id", ""), want, _workflow_id]), "organization_id")
 }
 
 # METADATA
@@ -40,7 +40,7 @@ reasons contains r if {
 	_kind != "start"
 	got := _request.workflow_id
 	got != _state.workflow_id
-	r := _reason("SCOPE_MISMATCH", sprintf("request names workflow %q but was evaluated against workflow %q", [got, _workflow_id]), "workflow_id")
+	r := _reason(rego.metadata.rule(), sprintf("request names workflow %q but was evaluated against workflow %q", [got, _workflow_id]), "workflow_id")
 }
 
 # METADATA
@@ -53,7 +53,7 @@ reasons contains r if {
 	_valid
 	input.request.kind == "start"
 	_request.pack != _pack_name
-	r := _reason("SCOPE_MISMATCH", sprintf("start names pack %q but is evaluated by pack %q", [_request.pack, _pack_name]), "pack")
+	r := _reason(rego.metadata.rule(), sprintf("start names pack %q but is evaluated by pack %q", [_request.pack, _pack_name]), "pack")
 }
 
 # METADATA
@@ -72,7 +72,7 @@ reasons contains r if {
 	state_field := _guardrails.scope_fields[s.field]
 	want := _state[state_field]
 	s.value != want
-	r := _reason("SCOPE_MISMATCH", sprintf("%s is %q, not the workflow's %s %q", [s.path, s.value, state_field, want]), s.path)
+	r := _reason(rego.metadata.rule(), sprintf("%s is %q, not the workflow's %s %q", [s.path, s.value, state_field, want]), s.path)
 }
 
 # _scopes are the scope fields inside the request body: every key named in the core

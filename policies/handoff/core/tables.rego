@@ -59,6 +59,8 @@ _required_pack_tables := [
 	{"path": ["limits", "loop_window"], "type": "number"},
 	{"path": ["limits", "max_context_bytes"], "type": "number"},
 	{"path": ["limits", "retry"], "type": "object"},
+	{"path": ["verdicts", "blocking_severities"], "type": "array"},
+	{"path": ["verdicts", "failed_items"], "type": "array"},
 ]
 
 # _required_guardrail_tables are the core tables the core rules read.
@@ -93,6 +95,8 @@ _pack_tables_complete if {
 	is_number(_pack.limits.loop_window)
 	is_number(_pack.limits.max_context_bytes)
 	is_object(_pack.limits.retry)
+	is_array(_pack.verdicts.blocking_severities)
+	is_array(_pack.verdicts.failed_items)
 }
 
 _guardrail_tables_complete if {
@@ -136,7 +140,7 @@ _missing_guardrail_tables contains t if {
 reasons contains r if {
 	_valid
 	not _pack_loaded
-	r := _reason("CONTRACT_MISSING", sprintf("no contract tables for pack %q at data.handoff.%s.contract", [_pack_name, _pack_name]), "")
+	r := _reason(rego.metadata.rule(), sprintf("no contract tables for pack %q at data.handoff.%s.contract", [_pack_name, _pack_name]), "")
 }
 
 # METADATA
@@ -152,7 +156,7 @@ reasons contains r if {
 	_pack_loaded
 	not _pack_tables_complete
 	some t in _missing_pack_tables
-	r := _reason("CONTRACT_MISSING", sprintf("the contract of pack %q has no %s %s", [_pack_name, t.type, concat(".", t.path)]), "")
+	r := _reason(rego.metadata.rule(), sprintf("the contract of pack %q has no %s %s", [_pack_name, t.type, concat(".", t.path)]), "")
 }
 
 # METADATA
@@ -168,5 +172,5 @@ reasons contains r if {
 	_valid
 	not _guardrail_tables_complete
 	some t in _missing_guardrail_tables
-	r := _reason("CONTRACT_MISSING", sprintf("the core guardrail tables have no %s %s", [t.type, concat(".", t.path)]), "")
+	r := _reason(rego.metadata.rule(), sprintf("the core guardrail tables have no %s %s", [t.type, concat(".", t.path)]), "")
 }

@@ -33,8 +33,9 @@ _validation_codes := {
 	"IDENTITY_MISMATCH",
 }
 
-# _validation_reason turns one validation error into a reason with its path.
-_validation_reason(code, e) := _reason(code, _validation_message(code, e), _validation_path(e))
+# _validation_reason turns one validation error into a reason with its path; meta is
+# the METADATA of the rule repeating that error's code.
+_validation_reason(meta, e) := _reason(meta, _validation_message(e.code, e), _validation_path(e))
 
 _validation_message(code, e) := m if {
 	m := e.message
@@ -58,7 +59,7 @@ _validation_path(e) := p if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "SCHEMA_INVALID"
-	r := _validation_reason("SCHEMA_INVALID", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -72,7 +73,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "UNKNOWN_FIELD"
-	r := _validation_reason("UNKNOWN_FIELD", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -86,7 +87,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "DUPLICATE_KEY"
-	r := _validation_reason("DUPLICATE_KEY", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -100,7 +101,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "INVALID_ENCODING"
-	r := _validation_reason("INVALID_ENCODING", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -114,7 +115,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "PAYLOAD_TOO_LARGE"
-	r := _validation_reason("PAYLOAD_TOO_LARGE", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -128,7 +129,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "DEPTH_EXCEEDED"
-	r := _validation_reason("DEPTH_EXCEEDED", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -142,7 +143,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "TENANT_MISMATCH"
-	r := _validation_reason("TENANT_MISMATCH", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -158,7 +159,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "IDENTITY_MISMATCH"
-	r := _validation_reason("IDENTITY_MISMATCH", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -172,7 +173,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "WORKFLOW_NOT_FOUND"
-	r := _validation_reason("WORKFLOW_NOT_FOUND", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -186,7 +187,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "UNKNOWN_PACK"
-	r := _validation_reason("UNKNOWN_PACK", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -200,7 +201,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "WORKFLOW_EXISTS"
-	r := _validation_reason("WORKFLOW_EXISTS", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -214,7 +215,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	e.code == "IDEMPOTENCY_KEY_REUSED"
-	r := _validation_reason("IDEMPOTENCY_KEY_REUSED", e)
+	r := _validation_reason(rego.metadata.rule(), e)
 }
 
 # METADATA
@@ -228,7 +229,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	not _error_code(e) in _validation_codes
-	r := _reason("SCHEMA_INVALID", sprintf("validation error with unknown code %v: %s", [_error_code(e), _validation_message("SCHEMA_INVALID", e)]), _validation_path(e))
+	r := _reason(rego.metadata.rule(), sprintf("validation error with unknown code %v: %s", [_error_code(e), _validation_message("SCHEMA_INVALID", e)]), _validation_path(e))
 }
 
 # METADATA
@@ -242,7 +243,7 @@ reasons contains r if {
 reasons contains r if {
 	count(_validation_errors) == 0
 	not _request_object
-	r := _reason("SCHEMA_INVALID", "the request is missing or is not a JSON object", "")
+	r := _reason(rego.metadata.rule(), "the request is missing or is not a JSON object", "")
 }
 
 _actor_types := {"agent", "human", "system"}
@@ -272,7 +273,7 @@ _envelope_problems contains ["actor.id", "is missing or empty"] if not _has_text
 reasons contains r if {
 	_valid
 	some [path, problem] in _envelope_problems
-	r := _reason("SCHEMA_INVALID", sprintf("%s %s", [path, problem]), path)
+	r := _reason(rego.metadata.rule(), sprintf("%s %s", [path, problem]), path)
 }
 
 # METADATA
@@ -286,7 +287,7 @@ reasons contains r if {
 reasons contains r if {
 	_valid
 	not _state
-	r := _reason("WORKFLOW_NOT_FOUND", sprintf("no workflow state for %s request %q", [_kind, object.get(_request, "request_id", "")]), "")
+	r := _reason(rego.metadata.rule(), sprintf("no workflow state for %s request %q", [_kind, object.get(_request, "request_id", "")]), "")
 }
 
 _state_maps := {
@@ -327,7 +328,7 @@ _state_maps_complete if {
 #   outcome: block
 reasons contains r if {
 	not _validation_list
-	r := _reason("POLICY_ERROR", "input.validation.errors is missing or not a list", "")
+	r := _reason(rego.metadata.rule(), "input.validation.errors is missing or not a list", "")
 }
 
 # METADATA
@@ -342,7 +343,7 @@ reasons contains r if {
 	not _state_maps_complete
 	some name, want in _state_maps
 	type_name(object.get(_state, name, null)) != want
-	r := _reason("POLICY_ERROR", sprintf("input.state.%s is missing or not an %s", [name, want]), "")
+	r := _reason(rego.metadata.rule(), sprintf("input.state.%s is missing or not an %s", [name, want]), "")
 }
 
 # METADATA
@@ -356,7 +357,7 @@ reasons contains r if {
 	_handoff
 	some field, want in _derived_needed
 	not type_name(object.get(input, ["derived", field], null)) == want
-	r := _reason("POLICY_ERROR", sprintf("input.derived.%s is missing or not %s", [field, with_article(want)]), "")
+	r := _reason(rego.metadata.rule(), sprintf("input.derived.%s is missing or not %s", [field, with_article(want)]), "")
 }
 
 _derived_needed["input_hash"] := "string"
@@ -377,7 +378,7 @@ reasons contains r if {
 	_valid
 	_kind in _guardrails.trace_required_kinds
 	not _has_text(_request, "trace_id")
-	r := _reason("MISSING_TRACE_ID", sprintf("%s request %q carries no trace_id", [_kind, object.get(_request, "request_id", "")]), "trace_id")
+	r := _reason(rego.metadata.rule(), sprintf("%s request %q carries no trace_id", [_kind, object.get(_request, "request_id", "")]), "trace_id")
 }
 
 _all_kinds := {"start", "handoff", "review", "approval", "failure", "resolution", "outcome", "cancel"}

@@ -13,7 +13,7 @@ reasons contains r if {
 	expected := _request.expected_version
 	is_number(expected)
 	expected != _state.state_version
-	r := _reason("STALE_STATE_VERSION", sprintf("expected state_version %v, but workflow %q is at %v", [expected, _workflow_id, _state.state_version]), "expected_version")
+	r := _reason(rego.metadata.rule(), sprintf("expected state_version %v, but workflow %q is at %v", [expected, _workflow_id, _state.state_version]), "expected_version")
 }
 
 # METADATA
@@ -28,7 +28,7 @@ reasons contains r if {
 	_valid
 	_terminal
 	not _kind in _guardrails.terminal_exempt_kinds
-	r := _reason("WORKFLOW_TERMINAL", sprintf("workflow %q is in terminal status %q; %s request cannot change it", [_workflow_id, _state.status, with_article(_kind)]), "")
+	r := _reason(rego.metadata.rule(), sprintf("workflow %q is in terminal status %q; %s request cannot change it", [_workflow_id, _state.status, with_article(_kind)]), "")
 }
 
 _terminal if _state.terminal == true

@@ -69,7 +69,7 @@ _send_review_problems contains msg if {
 reasons contains r if {
 	_send
 	some msg in _send_review_problems
-	r := _gate_reason("REVIEW_REQUIRED", msg, "output.content.draft", "REVIEW")
+	r := _gate_reason(rego.metadata.rule(), msg, "output.content.draft", "REVIEW")
 }
 
 _modifications contains ["output.content.message", "the message differs from the accepted draft's"] if {
@@ -97,7 +97,7 @@ _modifications contains ["output.content.channel", sprintf("the case came in by 
 reasons contains r if {
 	_send
 	some [path, msg] in _modifications
-	r := _gate_reason("CONTENT_MODIFIED", msg, path, "REVIEW")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "REVIEW")
 }
 
 # METADATA
@@ -113,7 +113,7 @@ reasons contains r if {
 	_send
 	status := _state.effects[_delivery_key]
 	status in {"pending", "acknowledged"}
-	r := _gate_reason("DUPLICATE_DELIVERY", sprintf("delivery %s is %s: the response is not sent twice", [_delivery_key, status]), "output.content.draft", "DELIVERY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("delivery %s is %s: the response is not sent twice", [_delivery_key, status]), "output.content.draft", "DELIVERY")
 }
 
 # METADATA
@@ -130,7 +130,7 @@ reasons contains r if {
 	_send
 	_content.kind == "order_status"
 	some msg in _result_staleness
-	r := _gate_reason("STALE_EVIDENCE", sprintf("%s: refresh it before sending", [msg]), "output.content.draft", "EVIDENCE_FRESH")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s: refresh it before sending", [msg]), "output.content.draft", "EVIDENCE_FRESH")
 }
 
 # METADATA
@@ -147,7 +147,7 @@ reasons contains r if {
 	_send
 	_state.effects[_delivery_key] == "failed"
 	not _is_due("T6")
-	r := _gate_reason("RETRY_NOT_DUE", _resend_wait, "output.content.draft", "RETRY_DUE")
+	r := _gate_reason(rego.metadata.rule(), _resend_wait, "output.content.draft", "RETRY_DUE")
 }
 
 _resend_wait := sprintf("delivery %s may be resent %d ms after its failure was recorded; %d ms are left", [_delivery_key, _last_failure("T6").delay_ms, (_due_ns("T6") - _now_ns) / _ms]) if {
@@ -214,7 +214,7 @@ _unknown_effect if {
 #   outcome: block
 reasons contains r if {
 	_unknown_effect
-	r := _gate_reason("EFFECT_NOT_FOUND", sprintf("workflow %q recorded no effect %q (its effects: %v): nothing to reconcile", [object.get(_state, "workflow_id", ""), _effect_id, object.keys(object.get(_state, "effects", {}))]), "effect_id", "EFFECT_KNOWN")
+	r := _gate_reason(rego.metadata.rule(), sprintf("workflow %q recorded no effect %q (its effects: %v): nothing to reconcile", [object.get(_state, "workflow_id", ""), _effect_id, object.keys(object.get(_state, "effects", {}))]), "effect_id", "EFFECT_KNOWN")
 }
 
 # _effect_settled holds when the outcome's effect already has its result: it was
@@ -244,7 +244,7 @@ _effect_settled if {
 reasons contains r if {
 	_outcome
 	_effect_settled
-	r := _gate_reason("EFFECT_ALREADY_SETTLED", sprintf("effect %s is already %s and nothing reopened it: this %s outcome repeats a recorded one and is not counted again", [_effect_id, _effect_status, _request.result]), "effect_id", "EFFECT_ONCE")
+	r := _gate_reason(rego.metadata.rule(), sprintf("effect %s is already %s and nothing reopened it: this %s outcome repeats a recorded one and is not counted again", [_effect_id, _effect_status, _request.result]), "effect_id", "EFFECT_ONCE")
 }
 
 # A failed delivery is retried under the retry budget of _delivery_class.
@@ -273,7 +273,7 @@ reasons contains r if {
 	_delivery_effect
 	_request.result == "failed"
 	_delivery_retry_spent
-	r := _gate_reason_outcome("RETRY_EXHAUSTED", sprintf("delivery %s failed on try %d; its retry budget is spent", [_effect_id, _delivery_try]), "result", "RETRY", "await_human")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("delivery %s failed on try %d; its retry budget is spent", [_effect_id, _delivery_try]), "result", "RETRY", "await_human")
 }
 
 # METADATA
@@ -289,7 +289,7 @@ reasons contains r if {
 	_outcome
 	_delivery_effect
 	_request.result == "unknown"
-	r := _gate_reason_outcome("DELIVERY_UNRECONCILED", sprintf("the outcome of delivery %s is unknown: check the delivery record before anything is resent", [_effect_id]), "result", "DELIVERY_UNKNOWN", "await_human")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("the outcome of delivery %s is unknown: check the delivery record before anything is resent", [_effect_id]), "result", "DELIVERY_UNKNOWN", "await_human")
 }
 
 # Acknowledged: accepted and delivered. The sent response and what it rests on are final.
@@ -393,7 +393,7 @@ _handoff_ack if {
 reasons contains r if {
 	_handoff_ack
 	_request.result != "acknowledged"
-	r := _gate_reason_outcome("HUMAN_HANDOFF_PENDING", sprintf("the human handoff is %s: nobody has taken the case over yet", [_request.result]), "result", "ESCALATION", "await_human")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("the human handoff is %s: nobody has taken the case over yet", [_request.result]), "result", "ESCALATION", "await_human")
 }
 
 _outcome_proposal := {

@@ -50,7 +50,7 @@ _claims_differ(draft) := {msg |
 reasons contains r if {
 	_draft
 	some msg in _claim_problems(_content)
-	r := _gate_reason("UNSUPPORTED_CLAIM", msg, "output.content.order_claims", "EVIDENCE")
+	r := _gate_reason(rego.metadata.rule(), msg, "output.content.order_claims", "EVIDENCE")
 }
 
 # METADATA
@@ -66,7 +66,7 @@ reasons contains r if {
 	_content.order_claims
 	_latest("ORDER_RESULT")
 	not "ORDER_RESULT" in _input_types
-	r := _gate_reason("UNSUPPORTED_CLAIM", "the draft states order facts without naming the ORDER_RESULT it rests on", "input_artifacts", "EVIDENCE")
+	r := _gate_reason(rego.metadata.rule(), "the draft states order facts without naming the ORDER_RESULT it rests on", "input_artifacts", "EVIDENCE")
 }
 
 _kind_problems contains ["output.content.kind", msg] if {
@@ -93,7 +93,7 @@ _kind_problems contains ["output.content.escalation", "an escalation summary say
 reasons contains r if {
 	_draft
 	some [path, msg] in _kind_problems
-	r := _gate_reason("ROUTE_MISMATCH", msg, path, "ROUTE_FIT")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "ROUTE_FIT")
 }
 
 # METADATA
@@ -108,7 +108,7 @@ reasons contains r if {
 	_draft
 	_content.kind == "faq"
 	some msg in _source_problems
-	r := _gate_reason("UNAPPROVED_SOURCE", msg, "output.content.knowledge_sources", "ROUTE_FIT")
+	r := _gate_reason(rego.metadata.rule(), msg, "output.content.knowledge_sources", "ROUTE_FIT")
 }
 
 _source_problems contains "a FAQ answer names the approved knowledge sources it rests on" if {
@@ -158,7 +158,7 @@ _date_supported(p) if {
 reasons contains r if {
 	_draft
 	some [i, msg] in _promise_problems(_content)
-	r := _gate_reason("UNSUPPORTED_PROMISE", msg, sprintf("output.content.promises[%d]", [i]), "REVIEW_CHECKS")
+	r := _gate_reason(rego.metadata.rule(), msg, sprintf("output.content.promises[%d]", [i]), "REVIEW_CHECKS")
 }
 
 _sensitive_promises(draft) := {p.type | some p in object.get(draft, "promises", []); _sensitive(p.type)}
@@ -178,7 +178,7 @@ reasons contains r if {
 	some action in _sensitive_promises(_content)
 	scope := _config.sensitive_actions[action].scope
 	not _grants(scope)
-	r := _gate_reason("SENSITIVE_ACTION_UNAUTHORIZED", sprintf("%s needs the explicit scope %s, which the verified authorization does not grant", [action, scope]), "output.content.promises", "SEC-SENSITIVE")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s needs the explicit scope %s, which the verified authorization does not grant", [action, scope]), "output.content.promises", "SEC-SENSITIVE")
 }
 
 # _grants holds when the workflow's latest authorization grants scope now: verified and

@@ -132,7 +132,7 @@ _input_ref_known(name) if {
 #   outcome: block
 reasons contains r if {
 	some [path, msg] in _envelope_problems
-	r := _gate_reason("ENVELOPE_MISMATCH", msg, path, "ENVELOPE")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "ENVELOPE")
 }
 
 # METADATA
@@ -149,7 +149,7 @@ reasons contains r if {
 	input.request.kind == "handoff"
 	v := _request.state_version
 	v != _state.state_version
-	r := _gate_reason("STALE_STATE_VERSION", sprintf("state_version %v is not the workflow's current version %v: reload and reconcile", [v, _state.state_version]), "state_version", "STATE_VERSION")
+	r := _gate_reason(rego.metadata.rule(), sprintf("state_version %v is not the workflow's current version %v: reload and reconcile", [v, _state.state_version]), "state_version", "STATE_VERSION")
 }
 
 # --- the assignment a result answers --------------------------------------------------
@@ -230,7 +230,7 @@ _send_failure_repeated if {
 #   outcome: block
 reasons contains r if {
 	_not_assigned
-	r := _gate_reason("TASK_NOT_ASSIGNED", sprintf("%s: task %s is %s (agent %q)", [_request_label, _named_task, _task_status(_named_task), _task_agent(_named_task)]), _named_task_path, "TASK_GRAPH")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s: task %s is %s (agent %q)", [_request_label, _named_task, _task_status(_named_task), _task_agent(_named_task)]), _named_task_path, "TASK_GRAPH")
 }
 
 _named_task := _request.task if {
@@ -278,7 +278,7 @@ reasons contains r if {
 	_result
 	some field, want in _request.required_output
 	not _type_ok(want, object.get(_content, field, {"missing": true}))
-	r := _gate_reason("SCHEMA_INVALID", sprintf("output.content.%s is not %s as required_output says (got %v)", [field, core.with_article(want), object.get(_content, field, "nothing")]), sprintf("output.content.%s", [field]), "OUTPUT_TYPES")
+	r := _gate_reason(rego.metadata.rule(), sprintf("output.content.%s is not %s as required_output says (got %v)", [field, core.with_article(want), object.get(_content, field, "nothing")]), sprintf("output.content.%s", [field]), "OUTPUT_TYPES")
 }
 
 # --- per-call timeout ------------------------------------------------------------------
@@ -296,7 +296,7 @@ reasons contains r if {
 	_handoff
 	took := _request.usage.max_call_ms
 	not _within_call_timeout(took)
-	r := _gate_reason("CALL_TIMEOUT_EXCEEDED", sprintf("a call took %v ms; the per-call timeout is %v ms: report a timeout failure instead", [took, object.get(_config, "per_call_timeout_ms", "not configured")]), "usage.max_call_ms", "CALL_TIMEOUT")
+	r := _gate_reason(rego.metadata.rule(), sprintf("a call took %v ms; the per-call timeout is %v ms: report a timeout failure instead", [took, object.get(_config, "per_call_timeout_ms", "not configured")]), "usage.max_call_ms", "CALL_TIMEOUT")
 }
 
 _within_call_timeout(ms) if {

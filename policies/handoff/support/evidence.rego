@@ -102,7 +102,7 @@ _order_problems contains msg if {
 reasons contains r if {
 	_order_result
 	some msg in _order_problems
-	r := _gate_reason("UNSUPPORTED_CLAIM", msg, "output.content.order_status", "EVIDENCE")
+	r := _gate_reason(rego.metadata.rule(), msg, "output.content.order_status", "EVIDENCE")
 }
 
 # METADATA
@@ -117,7 +117,7 @@ reasons contains r if {
 	_order_result
 	_unresolved(_content)
 	_content.order_status != "UNKNOWN"
-	r := _gate_reason("EVIDENCE_CONFLICT", sprintf("the best evidence disagrees (%v): report order_status UNKNOWN instead of %q", [[sprintf("%s: %s", [e.source, e.status]) | some e in _winners(_content)], _content.order_status]), "output.content.order_status", "EVIDENCE_CONFLICT")
+	r := _gate_reason(rego.metadata.rule(), sprintf("the best evidence disagrees (%v): report order_status UNKNOWN instead of %q", [[sprintf("%s: %s", [e.source, e.status]) | some e in _winners(_content)], _content.order_status]), "output.content.order_status", "EVIDENCE_CONFLICT")
 }
 
 _stale_problems contains ["output.content.retrieved_at", msg] if {
@@ -184,7 +184,7 @@ _within_ms(name, ns) if {
 reasons contains r if {
 	_order_result
 	some [path, msg] in _stale_problems
-	r := _gate_reason("STALE_EVIDENCE", msg, path, "EVIDENCE_FRESH")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "EVIDENCE_FRESH")
 }
 
 # METADATA
@@ -198,7 +198,7 @@ reasons contains r if {
 reasons contains r if {
 	_order_result
 	_content.order_ref != object.get(_authorization_content, "order_ref", "")
-	r := _gate_reason("SCOPE_MISMATCH", sprintf("order %q is not the authorized order %q", [_content.order_ref, object.get(_authorization_content, "order_ref", "none")]), "output.content.order_ref", "SEC-AUTHZ")
+	r := _gate_reason(rego.metadata.rule(), sprintf("order %q is not the authorized order %q", [_content.order_ref, object.get(_authorization_content, "order_ref", "none")]), "output.content.order_ref", "SEC-AUTHZ")
 }
 
 # --- the result ------------------------------------------------------------------------

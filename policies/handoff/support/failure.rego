@@ -144,7 +144,7 @@ reasons contains r if {
 	_kind in {"failure", "review", "handoff"}
 	task := _in_place_task
 	_in_place_retry_pending(task)
-	r := _gate_reason("RETRY_NOT_DUE", sprintf("task %s is retried %d ms after its failure was recorded; %d ms are left: nothing of the retry can be reported yet", [task, _last_failure(task).delay_ms, (_due_ns(task) - _now_ns) / _ms]), "", "RETRY_DUE")
+	r := _gate_reason(rego.metadata.rule(), sprintf("task %s is retried %d ms after its failure was recorded; %d ms are left: nothing of the retry can be reported yet", [task, _last_failure(task).delay_ms, (_due_ns(task) - _now_ns) / _ms]), "", "RETRY_DUE")
 }
 
 # T1 or T2 failed for good: nothing was read or sent yet; the workflow stops safely.
@@ -206,7 +206,7 @@ reasons contains r if {
 	not _send_failure_repeated
 	_failure_branch == "delivery"
 	count(_delivery_effects) > 0
-	r := _gate_reason_outcome("DELIVERY_UNRECONCILED", sprintf("the send failed (%s): the delivery is UNKNOWN until its record is checked", [_failure_class]), "class", "DELIVERY_UNKNOWN", "await_human")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("the send failed (%s): the delivery is UNKNOWN until its record is checked", [_failure_class]), "class", "DELIVERY_UNKNOWN", "await_human")
 }
 
 # METADATA
@@ -224,7 +224,7 @@ reasons contains r if {
 	not _send_failure_repeated
 	_failure_branch == "delivery"
 	count(_delivery_effects) == 0
-	r := _gate_reason("EFFECT_NOT_FOUND", sprintf("the send (T6) is %s with no delivery pending (%v): there is no delivery this failure concerns", [_task_status("T6"), object.get(_state, "effects", {})]), "task", "EFFECT_KNOWN")
+	r := _gate_reason(rego.metadata.rule(), sprintf("the send (T6) is %s with no delivery pending (%v): there is no delivery this failure concerns", [_task_status("T6"), object.get(_state, "effects", {})]), "task", "EFFECT_KNOWN")
 }
 
 # METADATA
@@ -240,7 +240,7 @@ reasons contains r if {
 reasons contains r if {
 	_failure
 	_send_failure_repeated
-	r := _gate_reason("DELIVERY_UNRECONCILED", sprintf("the delivery of T6 is already UNKNOWN (%v): this failure repeats the reported one and is not counted; reconcile the delivery record first", [_delivery_effects]), "task", "DELIVERY_UNKNOWN")
+	r := _gate_reason(rego.metadata.rule(), sprintf("the delivery of T6 is already UNKNOWN (%v): this failure repeats the reported one and is not counted; reconcile the delivery record first", [_delivery_effects]), "task", "DELIVERY_UNKNOWN")
 }
 
 # RUNNING: a recoverable failure waits for its retry.
@@ -349,7 +349,7 @@ reasons contains r if {
 	_outcome
 	_retry_timer
 	not _timer_proceeds
-	r := _gate_reason_outcome("RETRY_EXHAUSTED", sprintf("task %s: no attempt remains (last failure: %v)", [_timer_task, _last_failure(_timer_task)]), "effect_id", "RETRY", "await_human")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("task %s: no attempt remains (last failure: %v)", [_timer_task, _last_failure(_timer_task)]), "effect_id", "RETRY", "await_human")
 }
 
 _timer_proceeds if {
@@ -373,7 +373,7 @@ reasons contains r if {
 	_retry_timer
 	_timer_proceeds
 	_now_ns < _due_ns(_timer_task)
-	r := _gate_reason("RETRY_NOT_DUE", sprintf("task %s may be retried %d ms after its failure was recorded; %d ms are left", [_timer_task, _last_failure(_timer_task).delay_ms, (_due_ns(_timer_task) - _now_ns) / _ms]), "effect_id", "RETRY_DUE")
+	r := _gate_reason(rego.metadata.rule(), sprintf("task %s may be retried %d ms after its failure was recorded; %d ms are left", [_timer_task, _last_failure(_timer_task).delay_ms, (_due_ns(_timer_task) - _now_ns) / _ms]), "effect_id", "RETRY_DUE")
 }
 
 _outcome_proposal := {
@@ -418,7 +418,7 @@ reasons contains r if {
 	_recovery_check
 	_request.result == "acknowledged"
 	_last_failure(_recovered_task).class == "authorization"
-	r := _gate_reason("AUTHORIZATION_REQUIRED", sprintf("task %s failed on authorization: only the gateway's re-verification recovers it", [_recovered_task]), "effect_id", "SEC-AUTHZ")
+	r := _gate_reason(rego.metadata.rule(), sprintf("task %s failed on authorization: only the gateway's re-verification recovers it", [_recovered_task]), "effect_id", "SEC-AUTHZ")
 }
 
 _outcome_proposal := {
@@ -443,7 +443,7 @@ reasons contains r if {
 	_outcome
 	_recovery_check
 	_request.result == "failed"
-	r := _gate_reason_outcome("RETRY_EXHAUSTED", sprintf("the dependency of task %s did not recover", [_recovered_task]), "result", "RETRY", "fail")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("the dependency of task %s did not recover", [_recovered_task]), "result", "RETRY", "fail")
 }
 
 _outcome_proposal := {
@@ -493,7 +493,7 @@ reasons contains r if {
 	not _retry_timer
 	not _recovery_check
 	not _handoff_ack
-	r := _reason("OUT_OF_SEQUENCE", sprintf("effect %s is %s; status %s does not wait for its outcome", [_effect_id, _state.effects[_effect_id], _status]), "effect_id")
+	r := _reason(rego.metadata.rule(), sprintf("effect %s is %s; status %s does not wait for its outcome", [_effect_id, _state.effects[_effect_id], _status]), "effect_id")
 }
 
 # --- cancellation ------------------------------------------------------------------------
@@ -528,7 +528,7 @@ _cancel_problems contains msg if {
 reasons contains r if {
 	_cancel
 	some msg in _cancel_problems
-	r := _gate_reason("CANCELLATION_UNSAFE", msg, "", "CANCEL")
+	r := _gate_reason(rego.metadata.rule(), msg, "", "CANCEL")
 }
 
 _cancel_proposal := {
@@ -617,7 +617,7 @@ _stop_cause if count(_over_budget) > 0
 reasons contains r if {
 	_stopping
 	_deadline_passed
-	r := _gate_reason_outcome("WORKFLOW_DEADLINE_EXCEEDED", sprintf("workflow %q started at %s; it may run %v ms: stopping (%s → %s)", [object.get(_state, "workflow_id", ""), object.get(_state, "created_at", "unknown"), object.get(_config, "max_workflow_duration_ms", "not configured"), _status, _stop_exit]), "", "DEADLINE", _stop_outcome)
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("workflow %q started at %s; it may run %v ms: stopping (%s → %s)", [object.get(_state, "workflow_id", ""), object.get(_state, "created_at", "unknown"), object.get(_config, "max_workflow_duration_ms", "not configured"), _status, _stop_exit]), "", "DEADLINE", _stop_outcome)
 }
 
 # METADATA
@@ -632,7 +632,7 @@ reasons contains r if {
 reasons contains r if {
 	_stopping
 	some [counter, total] in _over_budget
-	r := _gate_reason_outcome("BUDGET_EXHAUSTED", sprintf("%s would be %d, over its budget: stopping (%s → %s)", [counter, total, _status, _stop_exit]), "usage", "BUDGET", _stop_outcome)
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("%s would be %d, over its budget: stopping (%s → %s)", [counter, total, _status, _stop_exit]), "usage", "BUDGET", _stop_outcome)
 }
 
 _stop_exit := "BLOCKED" if {

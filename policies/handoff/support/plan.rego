@@ -98,7 +98,7 @@ reasons contains r if {
 	stated := _case.order_ref
 	is_string(stated)
 	o != stated
-	r := _gate_reason("SCOPE_MISMATCH", sprintf("the classification names order %q; the customer stated %q", [o, stated]), "output.content.order_ref", "ROUTING")
+	r := _gate_reason(rego.metadata.rule(), sprintf("the classification names order %q; the customer stated %q", [o, stated]), "output.content.order_ref", "ROUTING")
 }
 
 _classification_proposal := {
@@ -131,7 +131,7 @@ _classification_proposal := {
 reasons contains r if {
 	_authorization
 	not _from_gateway
-	r := _gate_reason("AUTHORIZATION_UNVERIFIED", sprintf("%s %q is not an authorization service (%v): only the gateway records an authorization", [_actor_type, _actor_id, object.get(_config, "authorization_services", [])]), "actor", "SEC-GATEWAY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s %q is not an authorization service (%v): only the gateway records an authorization", [_actor_type, _actor_id, object.get(_config, "authorization_services", [])]), "actor", "SEC-GATEWAY")
 }
 
 # METADATA
@@ -145,7 +145,7 @@ reasons contains r if {
 reasons contains r if {
 	_authorization
 	_content.customer_ref != object.get(_case, "customer_ref", "")
-	r := _gate_reason("AUTHORIZATION_UNVERIFIED", sprintf("the authorization names customer %q, not the case's customer", [_content.customer_ref]), "output.content.customer_ref", "SEC-GATEWAY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("the authorization names customer %q, not the case's customer", [_content.customer_ref]), "output.content.customer_ref", "SEC-GATEWAY")
 }
 
 # _stated_orders are the orders the case is about: the one the customer stated, and the
@@ -174,7 +174,7 @@ reasons contains r if {
 	is_string(o)
 	count(_stated_orders) > 0
 	not o in _stated_orders
-	r := _gate_reason("SCOPE_MISMATCH", sprintf("the authorization names order %q; the case is about %v", [o, sort(_stated_orders)]), "output.content.order_ref", "SEC-AUTHZ")
+	r := _gate_reason(rego.metadata.rule(), sprintf("the authorization names order %q; the case is about %v", [o, sort(_stated_orders)]), "output.content.order_ref", "SEC-AUTHZ")
 }
 
 # METADATA
@@ -191,7 +191,7 @@ reasons contains r if {
 	_authorization
 	_verified(_content)
 	not _now_ns < _ns(_content.expires_at)
-	r := _gate_reason("AUTHORIZATION_UNVERIFIED", sprintf("the authorization expires at %v, not after now (%s): it authorizes nothing", [_content.expires_at, input.now]), "output.content.expires_at", "SEC-GATEWAY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("the authorization expires at %v, not after now (%s): it authorizes nothing", [_content.expires_at, input.now]), "output.content.expires_at", "SEC-GATEWAY")
 }
 
 _from_gateway if {
@@ -259,7 +259,7 @@ _elevations contains sprintf("order %v was not the authorized order %v", [_conte
 reasons contains r if {
 	_reverification
 	some problem in _elevations
-	r := _gate_reason("ELEVATED_PRIVILEGES", sprintf("the re-verification widens the authorization: %s", [problem]), "output.content", "SEC-PRIVILEGE")
+	r := _gate_reason(rego.metadata.rule(), sprintf("the re-verification widens the authorization: %s", [problem]), "output.content", "SEC-PRIVILEGE")
 }
 
 _blocked_tasks := sort([id | some id, t in _tasks; t.status == "blocked"])
@@ -289,7 +289,7 @@ _authorization_proposal := {
 # custom:
 #   code: AUTHORIZATION_REQUIRED
 #   outcome: fail
-_reverification_denied := _gate_reason_outcome("AUTHORIZATION_REQUIRED", sprintf("the gateway did not verify the customer again (%v): the workflow fails without data access", [object.get(_content, "denial_reason", "no reason given")]), "output.content.verified", "SEC-AUTHZ", "fail")
+_reverification_denied := _gate_reason_outcome(rego.metadata.rule(), sprintf("the gateway did not verify the customer again (%v): the workflow fails without data access", [object.get(_content, "denial_reason", "no reason given")]), "output.content.verified", "SEC-AUTHZ", "fail")
 
 _authorization_proposal := {
 	"outcome": "fail",

@@ -40,7 +40,23 @@ _cycles_left if _cycles < _max_review_cycles
 reasons contains r if {
 	_review
 	some msg in _scope_problems
-	r := _gate_reason("REVIEW_SCOPE_INVALID", msg, "artifacts", "REVIEW")
+	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "REVIEW")
+}
+
+# METADATA
+# title: Gate result of no Reviewer check
+# description: >-
+#   A review reports gate results for the Reviewer's checks only (config.review_checks):
+#   a result for anything else passes or fails nothing, and is refused rather than
+#   recorded in the REVIEW_RECORD.
+# custom:
+#   code: REVIEW_SCOPE_INVALID
+#   outcome: block
+reasons contains r if {
+	_review
+	some i, g in object.get(_request, "gates", [])
+	not g.id in _review_checks
+	r := _gate_reason(rego.metadata.rule(), sprintf("gate result %q is no check of the review (checks: %v)", [g.id, sort(_review_checks)]), sprintf("gates[%d].id", [i]), "REVIEW")
 }
 
 _scope_problems contains "the review does not judge the RESPONSE_DRAFT" if not "RESPONSE_DRAFT" in _reviewed_types
@@ -62,13 +78,6 @@ _defect_problems contains [sprintf("defects[%d].artifact", [i]), msg] if {
 	msg := sprintf("defect %q concerns %s, which this review does not judge", [d.id, d.artifact])
 }
 
-_defect_problems contains [sprintf("defects[%d].check", [i]), msg] if {
-	_verdict in {"REVISE", "REJECT", "REASSIGN"}
-	some i, d in _defects
-	_checks_reported[d.check] == true
-	msg := sprintf("defect %q cites check %q, which this review reports as passed: a verdict agrees with its own gates", [d.id, d.check])
-}
-
 _defect_problems contains [sprintf("defects[%d].origin", [i]), msg] if {
 	some i, d in _defects
 	o := d.origin
@@ -85,27 +94,21 @@ _origin_known(origin, artifact) if {
 	origin in object.get(_rests_on, artifact, set())
 }
 
-_defect_problems contains ["defects", msg] if {
-	_verdict in {"REVISE", "REJECT", "REASSIGN"}
-	count(_defects) == 0
-	msg := sprintf("verdict %s without a defect: nothing is wrong to correct", [_verdict])
-}
-
 # METADATA
 # title: Defect without a failed check
 # description: >-
-#   A REVISE, REJECT or REASSIGN names at least one defect, and every defect names one of
-#   the Reviewer's checks (config.review_checks) that the review does not report as
-#   passed, an artifact the review judges and, when it names an origin, a judged
-#   artifact the defect's artifact rests on: the Reviewer returns work for a reason the
-#   contract knows and its own gates agree with, not by taste.
+#   Every defect names one of the Reviewer's checks (config.review_checks), an artifact
+#   the review judges and, when it names an origin, a judged artifact the defect's
+#   artifact rests on: the Reviewer returns work for a reason the contract knows, not by
+#   taste. (A return without a defect, or a defect failing a check the review reports
+#   as passed, contradicts itself: core's VERDICT_INCONSISTENT.)
 # custom:
 #   code: SUBJECTIVE_DEFECT
 #   outcome: block
 reasons contains r if {
 	_review
 	some [path, msg] in _defect_problems
-	r := _gate_reason("SUBJECTIVE_DEFECT", msg, path, "REVIEW_CHECKS")
+	r := _gate_reason(rego.metadata.rule(), msg, path, "REVIEW_CHECKS")
 }
 
 # METADATA
@@ -113,7 +116,9 @@ reasons contains r if {
 # description: >-
 #   An ACCEPT reports every check of config.review_checks (evidence supported, delivery
 #   date current, answers the question, no unnecessary personal data, no unsupported
-#   promise) as a passed gate. A missing or failed check is not an ACCEPT.
+#   promise) as a passed gate (seed phase 10: ACCEPT, all required checks pass). A check
+#   left out is not an ACCEPT. (An ACCEPT with a failed check or a defect contradicts
+#   itself: core's VERDICT_INCONSISTENT.)
 # custom:
 #   code: REVIEW_CHECKS_INCOMPLETE
 #   outcome: block
@@ -122,30 +127,9 @@ reasons contains r if {
 	_verdict == "ACCEPT"
 	not _review_overdue
 	some check in _review_checks
-	not _checks_reported[check] == true
-	r := _gate_reason("REVIEW_CHECKS_INCOMPLETE", sprintf("check %q (%s) is %s", [check, _config.review_checks[check].question, _check_state(check)]), "gates", "REVIEW_CHECKS")
+	not check in object.keys(_checks_reported)
+	r := _gate_reason(rego.metadata.rule(), sprintf("check %q (%s) is not reported", [check, _config.review_checks[check].question]), "gates", "REVIEW_CHECKS")
 }
-
-# METADATA
-# title: ACCEPT with a defect
-# description: >-
-#   An ACCEPT lists a defect: a defect is a failed check, and an ACCEPT reports every
-#   check as passed (seed phase 10: ACCEPT, all required checks pass). The verdict must
-#   agree with the review's own findings: REVISE, REJECT, REASSIGN or ESCALATE instead.
-# custom:
-#   code: REVIEW_CHECKS_INCOMPLETE
-#   outcome: block
-reasons contains r if {
-	_review
-	_verdict == "ACCEPT"
-	not _review_overdue
-	some i, d in _defects
-	r := _gate_reason("REVIEW_CHECKS_INCOMPLETE", sprintf("the ACCEPT lists %s defect %q (%v): a defect is a failed check, and an ACCEPT passes them all", [object.get(d, "severity", "a"), object.get(d, "id", ""), object.get(d, "check", "no check")]), sprintf("defects[%d]", [i]), "REVIEW_CHECKS")
-}
-
-_check_state(check) := "failed" if _checks_reported[check] == false
-
-else := "not reported"
 
 # --- what the policy finds before an ACCEPT --------------------------------------------
 
@@ -167,7 +151,7 @@ _accepting if {
 reasons contains r if {
 	_accepting
 	some msg in _claim_problems(_draft_content)
-	r := _gate_reason("UNSUPPORTED_CLAIM", msg, "artifacts", "EVIDENCE")
+	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "EVIDENCE")
 }
 
 # _result_staleness says why the latest order result is no longer current at the
@@ -209,7 +193,7 @@ reasons contains r if {
 	_accepting
 	_draft_content.kind == "order_status"
 	some msg in _result_staleness
-	r := _gate_reason("STALE_EVIDENCE", msg, "artifacts", "EVIDENCE_FRESH")
+	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "EVIDENCE_FRESH")
 }
 
 _escalation_needed contains sprintf("route %s ends with a person, not a sent response", [_route]) if _route == "human"
@@ -230,7 +214,7 @@ _escalation_needed contains sprintf("the draft proposes %s: a person decides sen
 reasons contains r if {
 	_accepting
 	some msg in _escalation_needed
-	r := _gate_reason("ESCALATION_REQUIRED", msg, "verdict", "SEC-SENSITIVE")
+	r := _gate_reason(rego.metadata.rule(), msg, "verdict", "SEC-SENSITIVE")
 }
 
 # --- REASSIGN --------------------------------------------------------------------------
@@ -266,7 +250,7 @@ reasons contains r if {
 	_verdict == "REASSIGN"
 	not _review_overdue
 	some msg in _reassign_problems
-	r := _gate_reason("REASSIGN_NOT_PERMITTED", msg, "report.reassign", "SEC-REASSIGN")
+	r := _gate_reason(rego.metadata.rule(), msg, "report.reassign", "SEC-REASSIGN")
 }
 
 # METADATA
@@ -284,7 +268,7 @@ reasons contains r if {
 	_cycles_left
 	scope := _task_cfg(_reassign.task_id).scope
 	not _authorized_for(scope)
-	r := _gate_reason("AUTHORIZATION_REQUIRED", sprintf("task %s needs %s, which the workflow's authorization does not grant now", [_reassign.task_id, scope]), "report.reassign", "SEC-AUTHZ")
+	r := _gate_reason(rego.metadata.rule(), sprintf("task %s needs %s, which the workflow's authorization does not grant now", [_reassign.task_id, scope]), "report.reassign", "SEC-AUTHZ")
 }
 
 # --- deadline and cycles -----------------------------------------------------------------
@@ -311,7 +295,7 @@ reasons contains r if {
 	_status == "REVIEW_PENDING"
 	_task_status("T5") == "running"
 	_review_overdue
-	r := _gate_reason_outcome("REVIEW_DEADLINE_EXCEEDED", sprintf("T5 was dispatched more than %v ms ago: escalating", [object.get(_config, "review_deadline_ms", "not configured")]), "", "REVIEW_DEADLINE", "await_human")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("T5 was dispatched more than %v ms ago: escalating", [object.get(_config, "review_deadline_ms", "not configured")]), "", "REVIEW_DEADLINE", "await_human")
 }
 
 # METADATA
@@ -328,7 +312,7 @@ reasons contains r if {
 	_verdict in {"REVISE", "REJECT", "REASSIGN"}
 	not _review_overdue
 	not _cycles_left
-	r := _gate_reason_outcome("REVIEW_CYCLES_EXHAUSTED", sprintf("%d of %v revision cycles used: escalating instead of another loop", [_cycles, object.get(_contract, ["limits", "max_review_cycles"], "not configured")]), "verdict", "REVIEW_LIMIT", "await_human")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("%d of %v revision cycles used: escalating instead of another loop", [_cycles, object.get(_contract, ["limits", "max_review_cycles"], "not configured")]), "verdict", "REVIEW_LIMIT", "await_human")
 }
 
 # METADATA
@@ -345,7 +329,7 @@ reasons contains r if {
 	not _review_overdue
 	some i, d in _defects
 	object.get(d, "check", "") in _review_checks
-	r := _gate_reason_outcome("QUALITY_GATE_FAILED", sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, d.description]), sprintf("defects[%d]", [i]), d.check, "revise")
+	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, d.description]), sprintf("defects[%d]", [i]), d.check, "revise")
 }
 
 # --- the verdict -------------------------------------------------------------------------

@@ -85,7 +85,7 @@ _authz_required contains r if {
 	_dispatch
 	scope := _dispatch_cfg.scope
 	some problem in _authorization_problems(scope)
-	r := _gate_reason("AUTHORIZATION_REQUIRED", sprintf("task %s needs %s: %s", [_task_id, scope, problem]), "authorization_context", "SEC-AUTHZ")
+	r := _gate_reason(rego.metadata.rule(), sprintf("task %s needs %s: %s", [_task_id, scope, problem]), "authorization_context", "SEC-AUTHZ")
 }
 
 # _claims_authorization holds for a handoff whose authorization context is its own claim:
@@ -112,7 +112,7 @@ _authz_required contains r if {
 	not _dispatch_cfg.scope
 	_auth_ctx.status == "verified"
 	not _referenced_authorization
-	r := _gate_reason("AUTHORIZATION_REQUIRED", sprintf("task %s claims a verified authorization that is not the latest recorded AUTHORIZATION_RECORD", [_task_id]), "authorization_context.reference", "SEC-AUTHZ")
+	r := _gate_reason(rego.metadata.rule(), sprintf("task %s claims a verified authorization that is not the latest recorded AUTHORIZATION_RECORD", [_task_id]), "authorization_context.reference", "SEC-AUTHZ")
 }
 
 # _claimed_scopes are the scopes a dispatch's authorization context claims for the task.
@@ -167,7 +167,7 @@ _scope_claims contains [s, msg] if {
 _scope_denials contains r if {
 	_claims_authorization
 	some [_, msg] in _scope_claims
-	r := _gate_reason("SCOPE_NOT_GRANTED", msg, "authorization_context.scopes", "SEC-SCOPE")
+	r := _gate_reason(rego.metadata.rule(), msg, "authorization_context.scopes", "SEC-SCOPE")
 }
 
 # _authz_denials are the reasons of routing check 1: a missing or invalid authorization
@@ -189,7 +189,7 @@ _authz_denials := _authz_required if {
 _capability_denials contains r if {
 	_dispatch
 	not _task_type(_task_id) in _agent_tasks(_recipient)
-	r := _gate_reason("CAPABILITY_MISSING", sprintf("%q cannot perform task %s (%s); its tasks are %v", [_recipient, _task_id, _task_type(_task_id), sort(_agent_tasks(_recipient))]), "target_agent", "ROUTING")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%q cannot perform task %s (%s); its tasks are %v", [_recipient, _task_id, _task_type(_task_id), sort(_agent_tasks(_recipient))]), "target_agent", "ROUTING")
 }
 
 # --- 3. permission -----------------------------------------------------------------------
@@ -205,23 +205,26 @@ _capability_denials contains r if {
 #   outcome: block
 _permission_denials contains r if {
 	_dispatch
-	_task_status(_task_id) != "ready"
-	r := _gate_reason("DEPENDENCY_NOT_MET", sprintf("task %s is %s, not ready (depends on %v: %v)", [_task_id, _task_status(_task_id), _deps(_task_id), [sprintf("%s %s", [d, _task_status(d)]) | some d in _deps(_task_id)]]), "task_id", "TASK_GRAPH")
+	some [path, msg] in _dependency_problems
+	r := _gate_reason(rego.metadata.rule(), msg, path, "TASK_GRAPH")
 }
 
-_permission_denials contains r if {
-	_dispatch
+_dependency_problems contains ["task_id", msg] if {
+	_task_status(_task_id) != "ready"
+	msg := sprintf("task %s is %s, not ready (depends on %v: %v)", [_task_id, _task_status(_task_id), _deps(_task_id), [sprintf("%s %s", [d, _task_status(d)]) | some d in _deps(_task_id)]])
+}
+
+_dependency_problems contains ["task_id", msg] if {
 	_task_status(_task_id) == "ready"
 	some d in _deps(_task_id)
 	not _done(d)
-	r := _gate_reason("DEPENDENCY_NOT_MET", sprintf("task %s depends on %s, which is %s", [_task_id, d, _task_status(d)]), "task_id", "TASK_GRAPH")
+	msg := sprintf("task %s depends on %s, which is %s", [_task_id, d, _task_status(d)])
 }
 
-_permission_denials contains r if {
-	_dispatch
+_dependency_problems contains ["target_agent", msg] if {
 	_task_status(_task_id) == "ready"
 	_task_agent(_task_id) != _recipient
-	r := _gate_reason("DEPENDENCY_NOT_MET", sprintf("task %s is planned for %q, not %q", [_task_id, _task_agent(_task_id), _recipient]), "target_agent", "TASK_GRAPH")
+	msg := sprintf("task %s is planned for %q, not %q", [_task_id, _task_agent(_task_id), _recipient])
 }
 
 # METADATA
@@ -237,7 +240,7 @@ _permission_denials contains r if {
 	_dispatch
 	some i, ref in _inputs
 	not ref.type in _agent_consumes(_recipient)
-	r := _gate_reason("INPUT_NOT_PERMITTED", sprintf("%q may not receive %s", [_recipient, ref.type]), sprintf("input_artifacts[%d]", [i]), "ROUTING")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%q may not receive %s", [_recipient, ref.type]), sprintf("input_artifacts[%d]", [i]), "ROUTING")
 }
 
 _deps(id) := d if {
@@ -260,7 +263,7 @@ _delegations(id) := _counter(sprintf("delegations/%s", [id]))
 _availability_denials contains r if {
 	_dispatch
 	not _below("max_concurrent_tasks", count(_running_tasks))
-	r := _gate_reason("CONCURRENCY_LIMIT", sprintf("%d tasks run (%v); at most %v may run at once", [count(_running_tasks), sort(_running_tasks), object.get(_config, "max_concurrent_tasks", "not configured")]), "task_id", "CONCURRENCY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%d tasks run (%v); at most %v may run at once", [count(_running_tasks), sort(_running_tasks), object.get(_config, "max_concurrent_tasks", "not configured")]), "task_id", "CONCURRENCY")
 }
 
 # METADATA
@@ -275,7 +278,7 @@ _availability_denials contains r if {
 _availability_denials contains r if {
 	_dispatch
 	not _below("max_delegation_depth", _delegations(_task_id))
-	r := _gate_reason("DELEGATION_LIMIT_EXCEEDED", sprintf("task %s was delegated %d times; at most %v", [_task_id, _delegations(_task_id), object.get(_config, "max_delegation_depth", "not configured")]), "task_id", "DELEGATION")
+	r := _gate_reason(rego.metadata.rule(), sprintf("task %s was delegated %d times; at most %v", [_task_id, _delegations(_task_id), object.get(_config, "max_delegation_depth", "not configured")]), "task_id", "DELEGATION")
 }
 
 # _below holds when n is below the configured limit name (never when it is missing).
@@ -300,7 +303,7 @@ _cost_denials contains r if {
 	_dispatch
 	some [counter, limit] in _budgets
 	not _below(limit, _counter(counter))
-	r := _gate_reason("BUDGET_EXHAUSTED", sprintf("%s is %d of %v: no budget left for task %s", [counter, _counter(counter), object.get(_config, limit, "not configured"), _task_id]), "task_id", "BUDGET")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s is %d of %v: no budget left for task %s", [counter, _counter(counter), object.get(_config, limit, "not configured"), _task_id]), "task_id", "BUDGET")
 }
 
 # METADATA
@@ -315,7 +318,7 @@ _cost_denials contains r if {
 _cost_denials contains r if {
 	_dispatch
 	not _time_for_a_call
-	r := _gate_reason("WORKFLOW_DEADLINE_EXCEEDED", sprintf("less than one per-call timeout (%v ms) is left before the workflow's deadline", [object.get(_config, "per_call_timeout_ms", "not configured")]), "task_id", "DEADLINE")
+	r := _gate_reason(rego.metadata.rule(), sprintf("less than one per-call timeout (%v ms) is left before the workflow's deadline", [object.get(_config, "per_call_timeout_ms", "not configured")]), "task_id", "DEADLINE")
 }
 
 _time_for_a_call if {

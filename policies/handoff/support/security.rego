@@ -53,7 +53,7 @@ reasons contains r if {
 	some [path, s] in _texts
 	regex.match(pattern.regex, s)
 	p := _path_string(path)
-	r := _gate_reason("PERSONAL_DATA_EXPOSED", sprintf("%s holds personal data (%s): redact it before it is recorded", [p, pattern.name]), p, "SEC-PII")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s holds personal data (%s): redact it before it is recorded", [p, pattern.name]), p, "SEC-PII")
 }
 
 _path_string(path) := core.path_string(path)

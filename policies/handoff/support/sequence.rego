@@ -166,7 +166,7 @@ reasons contains r if {
 	_live
 	not _expected
 	not _sequence_explained
-	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s", [_kind, _request_label, _status]), "")
+	r := _reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s", [_kind, _request_label, _status]), "")
 }
 
 _request_label := sprintf("%s/%s (task %s) by %q", [_request.source_agent, _request.task_type, _task_id, _actor_id]) if input.request.kind == "handoff"
@@ -185,7 +185,7 @@ else := sprintf("by %q", [_actor_id])
 #   outcome: block
 reasons contains r if {
 	_output_missing
-	r := _reason("OUTPUT_MISSING", sprintf("handoff %s>%s (task %s, %s) delivers no output", [_request.source_agent, _request.target_agent, _task_id, _request.task_type]), "output")
+	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s (task %s, %s) delivers no output", [_request.source_agent, _request.target_agent, _task_id, _request.task_type]), "output")
 }
 
 _output_missing if {
@@ -208,7 +208,7 @@ reasons contains r if {
 	_ready
 	_actor_type == "system"
 	not _actor_id in object.get(_config, "system_actors", [])
-	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("system actor %q is not a service identity of the support pack (%v)", [_actor_id, object.get(_config, "system_actors", [])]), "actor.id", "SEC-IDENTITY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("system actor %q is not a service identity of the support pack (%v)", [_actor_id, object.get(_config, "system_actors", [])]), "actor.id", "SEC-IDENTITY")
 }
 
 # METADATA
@@ -224,7 +224,7 @@ reasons contains r if {
 	_ready
 	_kind in {"failure", "outcome"}
 	_actor_type != "system"
-	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not report %s: the host's services do", [_actor_type, _actor_id, core.with_article(_kind)]), "actor.type", "SEC-IDENTITY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s %q may not report %s: the host's services do", [_actor_type, _actor_id, core.with_article(_kind)]), "actor.type", "SEC-IDENTITY")
 }
 
 # _effect_kind is the kind of the effect an outcome names: its id up to the first "/".
@@ -255,7 +255,7 @@ reasons contains r if {
 	_actor_id in object.get(_config, "system_actors", [])
 	[duty, allowed] := _service_duty
 	not _actor_id in allowed
-	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("service %q may not %s (only %v)", [_actor_id, duty, allowed]), "actor.id", "SEC-IDENTITY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("service %q may not %s (only %v)", [_actor_id, duty, allowed]), "actor.id", "SEC-IDENTITY")
 }
 
 # METADATA
@@ -274,7 +274,7 @@ reasons contains r if {
 	_ready
 	input.request.kind == "review"
 	_actor_type != "agent"
-	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a review: only the Reviewer agent running T5 reviews", [_actor_type, _actor_id]), "actor.type", "SEC-IDENTITY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s %q may not send a review: only the Reviewer agent running T5 reviews", [_actor_type, _actor_id]), "actor.type", "SEC-IDENTITY")
 }
 
 # METADATA
@@ -290,7 +290,7 @@ reasons contains r if {
 	input.request.kind == "handoff"
 	_actor_type == "system"
 	not _output.type == "AUTHORIZATION_RECORD"
-	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("system actor %q may not send a handoff as %q: only the gateway's T2 is sent by a service", [_actor_id, object.get(_request, "source_agent", "")]), "actor.type", "SEC-IDENTITY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("system actor %q may not send a handoff as %q: only the gateway's T2 is sent by a service", [_actor_id, object.get(_request, "source_agent", "")]), "actor.type", "SEC-IDENTITY")
 }
 
 # METADATA
@@ -305,7 +305,7 @@ reasons contains r if {
 	_ready
 	input.request.kind == "start"
 	not _may_start
-	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start a support workflow", [_actor_type, _actor_id]), "actor", "SEC-IDENTITY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("%s %q may not start a support workflow", [_actor_type, _actor_id]), "actor", "SEC-IDENTITY")
 }
 
 _may_start if _actor_type == "system"
@@ -335,7 +335,7 @@ reasons contains r if {
 	_cancel
 	_actor_type == "human"
 	not _has_role("support_specialist")
-	r := _gate_reason("UNAUTHORIZED_SUBJECT", sprintf("person %q is not a support specialist and may not cancel", [_actor_id]), "actor.roles", "SEC-IDENTITY")
+	r := _gate_reason(rego.metadata.rule(), sprintf("person %q is not a support specialist and may not cancel", [_actor_id]), "actor.roles", "SEC-IDENTITY")
 }
 
 # --- correlation ---------------------------------------------------------------------
@@ -357,7 +357,7 @@ reasons contains r if {
 	trace := _request.trace_id
 	is_string(trace)
 	trace != _correlation_id
-	r := _gate_reason("CORRELATION_MISMATCH", sprintf("trace_id %q is not the workflow's correlation id %q", [trace, _correlation_id]), "trace_id", "CORRELATION")
+	r := _gate_reason(rego.metadata.rule(), sprintf("trace_id %q is not the workflow's correlation id %q", [trace, _correlation_id]), "trace_id", "CORRELATION")
 }
 
 # --- configuration -------------------------------------------------------------------
@@ -445,7 +445,7 @@ reasons contains r if {
 	not _config_complete
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
-	r := _reason("CONTRACT_MISSING", sprintf("the support configuration has no %s %s", [want, name]), "")
+	r := _reason(rego.metadata.rule(), sprintf("the support configuration has no %s %s", [want, name]), "")
 }
 
 # --- start -------------------------------------------------------------------------------

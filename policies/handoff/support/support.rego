@@ -97,7 +97,7 @@ _handoff_proposal := _send_proposal if _send
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the support pack decides %s request in status %s", [core.with_article(_kind), _status]), "")
+_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the support pack decides %s request in status %s", [core.with_article(_kind), _status]), "")
 
 # --- input -------------------------------------------------------------------------
 
@@ -313,13 +313,15 @@ _authorization_content := _latest_content("AUTHORIZATION_RECORD")
 
 # --- reasons -------------------------------------------------------------------------
 
-_reason(code, message, path) := core.reason(code, message, path)
+# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
+# the reason: its code and title come from that rule's METADATA.
+_reason(meta, message, path) := core.reason(meta, message, path)
 
-_reason_outcome(code, message, path, outcome) := core.reason_outcome(code, message, path, outcome)
+_reason_outcome(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
 
-_gate_reason(code, message, path, gate) := core.gate_reason(code, message, path, gate, "block")
+_gate_reason(meta, message, path, gate) := core.gate_reason(meta, message, path, gate, "block")
 
-_gate_reason_outcome(code, message, path, gate, outcome) := core.gate_reason(code, message, path, gate, outcome)
+_gate_reason_outcome(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
 
 _empty_context := {"must_know": {}, "may_know": {}}
 

@@ -34,7 +34,7 @@ reasons contains r if {
 	_deciding
 	stage := _request.stage
 	stage != _status
-	r := _reason("APPROVAL_INVALID", sprintf("the workflow waits at %s; an approval of stage %s does not apply", [_status, stage]), "stage", "block")
+	r := _reason(rego.metadata.rule(), sprintf("the workflow waits at %s; an approval of stage %s does not apply", [_status, stage]), "stage", "block")
 }
 
 # METADATA
@@ -52,7 +52,7 @@ reasons contains r if {
 	_deciding
 	_actor_type == "human"
 	not _decides_stage
-	r := _reason("APPROVAL_REQUIRED", sprintf("%s at %s needs a role that approves %s; person %q has %v", [_decision, _status, _status, _actor_id, sort(_pack_roles_of_actor)]), "actor.roles", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s at %s needs a role that approves %s; person %q has %v", [_decision, _status, _status, _actor_id, sort(_pack_roles_of_actor)]), "actor.roles", "block")
 }
 
 _decides_stage if {
@@ -72,7 +72,7 @@ reasons contains r if {
 	_deciding
 	_status == "ESCALATED"
 	_decision == "APPROVE"
-	r := _reason("APPROVAL_INVALID", "an escalation is answered by returning the work (REQUEST_REVISION) or rejecting it: gates are not waived by approval", "decision", "block")
+	r := _reason(rego.metadata.rule(), "an escalation is answered by returning the work (REQUEST_REVISION) or rejecting it: gates are not waived by approval", "decision", "block")
 }
 
 # METADATA
@@ -88,7 +88,7 @@ reasons contains r if {
 	_deciding
 	_status == "AWAITING_CLIENT"
 	not "CLIENT_CONFIRMATION" in _approval_types
-	r := _reason("APPROVAL_INCOMPLETE", sprintf("%s at AWAITING_CLIENT names no CLIENT_CONFIRMATION version (latest is v%d)", [_decision, _latest_n("CLIENT_CONFIRMATION")]), "artifacts", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s at AWAITING_CLIENT names no CLIENT_CONFIRMATION version (latest is v%d)", [_decision, _latest_n("CLIENT_CONFIRMATION")]), "artifacts", "block")
 }
 
 _invalid_targets contains "a revision request names no artifact type to revise (revise is empty)" if {
@@ -120,7 +120,7 @@ reasons contains r if {
 	_deciding
 	_decision == "REQUEST_REVISION"
 	some msg in _invalid_targets
-	r := _reason("REVISION_TARGET_INVALID", msg, "revise", "block")
+	r := _reason(rego.metadata.rule(), msg, "revise", "block")
 }
 
 # METADATA
@@ -137,7 +137,7 @@ reasons contains r if {
 	_decides_stage
 	_decision == "REQUEST_REVISION"
 	count(_invalid_targets) == 0
-	r := _reason("REVISION_REQUESTED", sprintf("%q returns %v at %s: %s", [_actor_id, sort(_revise_types), _status, object.get(_request, "comment", "no comment")]), "revise", "revise")
+	r := _reason(rego.metadata.rule(), sprintf("%q returns %v at %s: %s", [_actor_id, sort(_revise_types), _status, object.get(_request, "comment", "no comment")]), "revise", "revise")
 }
 
 # METADATA
@@ -150,7 +150,7 @@ reasons contains r if {
 	_deciding
 	_decides_stage
 	_decision == "REJECT"
-	r := _reason("HUMAN_REJECTED", sprintf("%q rejects at %s: %s", [_actor_id, _status, object.get(_request, "comment", "no comment")]), "decision", "fail")
+	r := _reason(rego.metadata.rule(), sprintf("%q rejects at %s: %s", [_actor_id, _status, object.get(_request, "comment", "no comment")]), "decision", "fail")
 }
 
 # --- proposals -----------------------------------------------------------------------

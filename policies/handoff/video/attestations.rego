@@ -53,7 +53,7 @@ _attestation_failures contains f if {
 	some type in _scope
 	some skill, item in _required_skills(type)
 	count(_skill_attested(type, skill)) == 0
-	f := _failure(type, "ATTESTATION_MISSING", item, sprintf("%s: %q did not attest running %s (skill_run)", [_label(type), _producer(type), skill]), _attestation_path(type))
+	f := _attestation_missing(type, item, sprintf("%s: %q did not attest running %s (skill_run)", [_label(type), _producer(type), skill]), _attestation_path(type))
 }
 
 _attestation_failures contains f if {
@@ -61,7 +61,7 @@ _attestation_failures contains f if {
 	some skill, item in _required_skills(type)
 	some a in _skill_attested(type, skill)
 	a.passed == false
-	f := _failure(type, "QUALITY_GATE_FAILED", item, sprintf("%s: %s did not pass: %s", [_label(type), skill, object.get(a, "reason", "no reason given")]), _attestation_path(type))
+	f := _attested_failed(type, item, sprintf("%s: %s did not pass: %s", [_label(type), skill, object.get(a, "reason", "no reason given")]), _attestation_path(type))
 }
 
 _attestation_path(type) := "attestations" if _delivered(type)
@@ -80,7 +80,7 @@ _judgement(gate) := [a | some a in _review_attestations; a.gate == gate; a.by ==
 _attestation_failures contains f if {
 	some [type, gate] in _judged
 	count(_judgement(gate)) == 0
-	f := _failure(type, "ATTESTATION_MISSING", gate, sprintf("%s: judgement gate %s has no attestation by %q, who checks it: a missing attestation fails the gate", [_label(type), gate, _actor_id]), "attestations")
+	f := _attestation_missing(type, gate, sprintf("%s: judgement gate %s has no attestation by %q, who checks it: a missing attestation fails the gate", [_label(type), gate, _actor_id]), "attestations")
 }
 
 _attestation_failures contains f if {
@@ -89,7 +89,7 @@ _attestation_failures contains f if {
 	a.gate == gate
 	a.by == _actor_id
 	a.passed == false
-	f := _failure(type, "QUALITY_GATE_FAILED", gate, sprintf("%s: %s attested by %q as not passed: %s", [_label(type), gate, a.by, object.get(a, "reason", "")]), sprintf("attestations[%d]", [i]))
+	f := _attested_failed(type, gate, sprintf("%s: %s attested by %q as not passed: %s", [_label(type), gate, a.by, object.get(a, "reason", "")]), sprintf("attestations[%d]", [i]))
 }
 
 # METADATA
@@ -103,10 +103,7 @@ _attestation_failures contains f if {
 # custom:
 #   code: ATTESTATION_MISSING
 #   outcome: revise
-reasons contains f.reason if {
-	some f in _attestation_failures
-	f.reason.code == "ATTESTATION_MISSING"
-}
+_attestation_missing(type, gate, message, path) := _failure(rego.metadata.rule(), type, gate, message, path)
 
 # METADATA
 # title: Attested as failed
@@ -117,10 +114,9 @@ reasons contains f.reason if {
 # custom:
 #   code: QUALITY_GATE_FAILED
 #   outcome: revise
-reasons contains f.reason if {
-	some f in _attestation_failures
-	f.reason.code == "QUALITY_GATE_FAILED"
-}
+_attested_failed(type, gate, message, path) := _failure(rego.metadata.rule(), type, gate, message, path)
+
+reasons contains f.reason if some f in _attestation_failures
 
 # --- who may attest what -----------------------------------------------------------------
 
@@ -232,5 +228,5 @@ else := []
 #   outcome: block
 reasons contains r if {
 	some [i, msg] in _bad_attestation
-	r := _reason("ATTESTATION_INVALID", msg, sprintf("attestations[%d]", [i]), "block")
+	r := _reason(rego.metadata.rule(), msg, sprintf("attestations[%d]", [i]), "block")
 }

@@ -64,7 +64,7 @@ _incomplete contains f if {
 	count(path) > 0
 	_missing_value(value, path[count(path) - 1])
 	p := _path_string(path)
-	f := _failure(type, "ARTIFACT_INCOMPLETE", gate, sprintf("%s: %s is missing (%s)", [_label(type), p, _emptiness(value)]), _at(type, p))
+	f := _missing_field(type, gate, sprintf("%s: %s is missing (%s)", [_label(type), p, _emptiness(value)]), _at(type, p))
 }
 
 # _may_be_pending are the top-level fields of each type that may hold a pending value
@@ -84,7 +84,7 @@ _incomplete contains f if {
 	count(path) > 0
 	not path[0] in object.get(_may_be_pending, type, [])
 	p := _path_string(path)
-	f := _failure(type, "ARTIFACT_INCOMPLETE", gate, sprintf("%s: %s is missing (%q says it is still to be done)", [_label(type), p, value]), _at(type, p))
+	f := _missing_field(type, gate, sprintf("%s: %s is missing (%q says it is still to be done)", [_label(type), p, value]), _at(type, p))
 }
 
 # An artifact type the policy does not know how to check is incomplete by definition
@@ -92,7 +92,7 @@ _incomplete contains f if {
 _incomplete contains f if {
 	some type in _scope
 	not _completeness_gate[type]
-	f := _failure(type, "ARTIFACT_INCOMPLETE", "required_fields_complete", sprintf("%s: the video pack has no completeness check for this artifact type", [_label(type)]), _prefix(type))
+	f := _missing_field(type, "required_fields_complete", sprintf("%s: the video pack has no completeness check for this artifact type", [_label(type)]), _prefix(type))
 }
 
 # METADATA
@@ -107,6 +107,8 @@ _incomplete contains f if {
 # custom:
 #   code: ARTIFACT_INCOMPLETE
 #   outcome: revise
+_missing_field(type, gate, message, path) := _failure(rego.metadata.rule(), type, gate, message, path)
+
 reasons contains f.reason if some f in _incomplete
 
 # --- paths ---------------------------------------------------------------------------
@@ -122,8 +124,11 @@ else := sprintf("%s%s", [_prefix(type), p]) if startswith(p, "[")
 
 else := sprintf("%s.%s", [_prefix(type), p])
 
-# _failure is one failed item: the artifact it returns and its reason.
-_failure(type, code, gate, message, path) := {
+# _failure is one failed item: the artifact it returns and its reason, built from meta,
+# the METADATA of the rule that names the kind of failure (_missing_field,
+# _gate_failure, _attestation_missing, _attested_failed, _reported_failure,
+# _defect_failure).
+_failure(meta, type, gate, message, path) := {
 	"artifact": type,
-	"reason": _gate_reason(code, message, path, gate, "revise"),
+	"reason": _gate_reason(meta, message, path, gate, "revise"),
 }

@@ -139,4 +139,4 @@ _failed_context(failures) := {
 	"may_know": {},
 }
 
-_sorted_reasons(rs) := [x[3] | some x in sort([[r.code, object.get(r, "path", ""), r.message, object.remove(r, ["outcome"])] | some r in rs])]
+_sorted_reasons(rs) := [x[3] | some x in sort([[r.code, object.get(r, "path", ""), r.message, object.remove(r, ["outcome", "title"])] | some r in rs])]

@@ -7,6 +7,8 @@ import data.handoff.core
 # path for an artifact in scope (_scope: the artifact a handoff delivers, or every
 # artifact of the edge a check or a completing handoff covers).
 
+reasons contains f.reason if some f in _gate_failures
+
 # METADATA
 # title: Quality gate failed
 # description: >-
@@ -18,7 +20,7 @@ import data.handoff.core
 # custom:
 #   code: QUALITY_GATE_FAILED
 #   outcome: revise
-reasons contains f.reason if some f in _gate_failures
+_gate_failure(type, gate, message, path) := _failure(rego.metadata.rule(), type, gate, message, path)
 
 _in_scope(type) if type in _scope
 
@@ -32,7 +34,7 @@ _gate_failures contains f if {
 	_producer_handoff
 	some g, passed in object.get(_output.content, "quality_gate", {})
 	passed == false
-	f := _failure(_output.type, "QUALITY_GATE_FAILED", g, sprintf("%s: its producer declares %s failed (quality_gate.%s: false)", [_label(_output.type), g, g]), _at(_output.type, sprintf("quality_gate.%s", [g])))
+	f := _gate_failure(_output.type, g, sprintf("%s: its producer declares %s failed (quality_gate.%s: false)", [_label(_output.type), g, g]), _at(_output.type, sprintf("quality_gate.%s", [g])))
 }
 
 # --- A1 ------------------------------------------------------------------------------
@@ -45,7 +47,7 @@ _gate_failures contains f if {
 	_scope.A1
 	ta := object.get(_doc("A1"), "target_audience", "")
 	not _audience_defined(ta)
-	f := _failure("A1", "QUALITY_GATE_FAILED", "target_audience_defined", sprintf("%s: target_audience %q does not define an audience", [_label("A1"), ta]), _at("A1", "target_audience"))
+	f := _gate_failure("A1", "target_audience_defined", sprintf("%s: target_audience %q does not define an audience", [_label("A1"), ta]), _at("A1", "target_audience"))
 }
 
 _audience_defined(ta) if {
@@ -73,14 +75,14 @@ _reference_min_chars := n if {
 _gate_failures contains f if {
 	_scope.A1
 	count(object.get(_doc("A1"), "references", [])) == 0
-	f := _failure("A1", "QUALITY_GATE_FAILED", "cd-sw.references_substantive", sprintf("%s: references lists no case or reference link", [_label("A1")]), _at("A1", "references"))
+	f := _gate_failure("A1", "cd-sw.references_substantive", sprintf("%s: references lists no case or reference link", [_label("A1")]), _at("A1", "references"))
 }
 
 _gate_failures contains f if {
 	_scope.A1
 	some i, r in object.get(_doc("A1"), "references", [])
 	problem := _reference_problem(r)
-	f := _failure("A1", "QUALITY_GATE_FAILED", "cd-sw.references_substantive", sprintf("%s: reference %q has no substance (%s): give a link to a real page or describe the case", [_label("A1"), r, problem]), _at("A1", sprintf("references[%d]", [i])))
+	f := _gate_failure("A1", "cd-sw.references_substantive", sprintf("%s: reference %q has no substance (%s): give a link to a real page or describe the case", [_label("A1"), r, problem]), _at("A1", sprintf("references[%d]", [i])))
 }
 
 # _reference_problem says why a reference has no substance; undefined when it has. A
@@ -170,21 +172,21 @@ _gate_failures contains f if {
 	_scope.SKILL_ROUTING
 	line := object.get(_doc("SKILL_ROUTING"), "style_line", "")
 	line != object.get(_doc("A1"), "style_line", "")
-	f := _failure("SKILL_ROUTING", "QUALITY_GATE_FAILED", "skill_routing_consistent", sprintf("%s: style_line %q is not A1's style line %q", [_label("SKILL_ROUTING"), line, object.get(_doc("A1"), "style_line", "")]), _at("SKILL_ROUTING", "style_line"))
+	f := _gate_failure("SKILL_ROUTING", "skill_routing_consistent", sprintf("%s: style_line %q is not A1's style line %q", [_label("SKILL_ROUTING"), line, object.get(_doc("A1"), "style_line", "")]), _at("SKILL_ROUTING", "style_line"))
 }
 
 _gate_failures contains f if {
 	_scope.SKILL_ROUTING
 	some i, route in object.get(_doc("SKILL_ROUTING"), "routes", [])
 	_producer(route.artifact) != route.agent
-	f := _failure("SKILL_ROUTING", "QUALITY_GATE_FAILED", "skill_routing_consistent", sprintf("%s: route %q gives %s to %q, but %s is produced by %q", [_label("SKILL_ROUTING"), route.skill, route.artifact, route.agent, route.artifact, _producer(route.artifact)]), _at("SKILL_ROUTING", sprintf("routes[%d]", [i])))
+	f := _gate_failure("SKILL_ROUTING", "skill_routing_consistent", sprintf("%s: route %q gives %s to %q, but %s is produced by %q", [_label("SKILL_ROUTING"), route.skill, route.artifact, route.agent, route.artifact, _producer(route.artifact)]), _at("SKILL_ROUTING", sprintf("routes[%d]", [i])))
 }
 
 _gate_failures contains f if {
 	_scope.SKILL_ROUTING
 	some type, need in _checklist_skills
 	not _routes_skill(type, need)
-	f := _failure("SKILL_ROUTING", "QUALITY_GATE_FAILED", "skill_routing_consistent", sprintf("%s: %s is not routed to %q for %s, which the handoff checklist (%s) requires", [_label("SKILL_ROUTING"), need.skill, need.agent, type, need.item]), _at("SKILL_ROUTING", "routes"))
+	f := _gate_failure("SKILL_ROUTING", "skill_routing_consistent", sprintf("%s: %s is not routed to %q for %s, which the handoff checklist (%s) requires", [_label("SKILL_ROUTING"), need.skill, need.agent, type, need.item]), _at("SKILL_ROUTING", "routes"))
 }
 
 _routes_skill(type, need) if {
@@ -199,14 +201,14 @@ _routes_skill(type, need) if {
 _gate_failures contains f if {
 	_scope.A2
 	count(object.get(_doc("A2"), "characters", [])) == 0
-	f := _failure("A2", "QUALITY_GATE_FAILED", "all_characters_have_visual_notes", sprintf("%s has no character", [_label("A2")]), _at("A2", "characters"))
+	f := _gate_failure("A2", "all_characters_have_visual_notes", sprintf("%s has no character", [_label("A2")]), _at("A2", "characters"))
 }
 
 _gate_failures contains f if {
 	_scope.A2
 	some i, c in object.get(_doc("A2"), "characters", [])
 	not _non_blank(object.get(c, "visual_notes", ""))
-	f := _failure("A2", "QUALITY_GATE_FAILED", "all_characters_have_visual_notes", sprintf("%s: character %q has no visual_notes", [_label("A2"), object.get(c, "name", i)]), _at("A2", sprintf("characters[%d].visual_notes", [i])))
+	f := _gate_failure("A2", "all_characters_have_visual_notes", sprintf("%s: character %q has no visual_notes", [_label("A2"), object.get(c, "name", i)]), _at("A2", sprintf("characters[%d].visual_notes", [i])))
 }
 
 # --- A3 ----------------------------------------------------------------------------
@@ -214,20 +216,20 @@ _gate_failures contains f if {
 _gate_failures contains f if {
 	_scope.A3
 	not _non_blank(object.get(_doc("A3"), "emotional_arc", ""))
-	f := _failure("A3", "QUALITY_GATE_FAILED", "emotional_arc_defined", sprintf("%s: emotional_arc is not defined", [_label("A3")]), _at("A3", "emotional_arc"))
+	f := _gate_failure("A3", "emotional_arc_defined", sprintf("%s: emotional_arc is not defined", [_label("A3")]), _at("A3", "emotional_arc"))
 }
 
 _gate_failures contains f if {
 	_scope.A3
 	count(object.get(_doc("A3"), "key_moments", [])) == 0
-	f := _failure("A3", "QUALITY_GATE_FAILED", "key_moments_listed", sprintf("%s lists no key moment", [_label("A3")]), _at("A3", "key_moments"))
+	f := _gate_failure("A3", "key_moments_listed", sprintf("%s lists no key moment", [_label("A3")]), _at("A3", "key_moments"))
 }
 
 _gate_failures contains f if {
 	_scope.A3
 	some i, m in object.get(_doc("A3"), "key_moments", [])
 	not _non_blank(m)
-	f := _failure("A3", "QUALITY_GATE_FAILED", "key_moments_listed", sprintf("%s: key moment %d is blank", [_label("A3"), i + 1]), _at("A3", sprintf("key_moments[%d]", [i])))
+	f := _gate_failure("A3", "key_moments_listed", sprintf("%s: key moment %d is blank", [_label("A3"), i + 1]), _at("A3", sprintf("key_moments[%d]", [i])))
 }
 
 # --- A4 ----------------------------------------------------------------------------
@@ -237,14 +239,14 @@ _scenes := [s | some s in object.get(_doc("A4"), "scenes", []); is_object(s)]
 _gate_failures contains f if {
 	_scope.A4
 	count(_scenes) == 0
-	f := _failure("A4", "QUALITY_GATE_FAILED", "all_scenes_have_duration", sprintf("%s has no scene", [_label("A4")]), _at("A4", "scenes"))
+	f := _gate_failure("A4", "all_scenes_have_duration", sprintf("%s has no scene", [_label("A4")]), _at("A4", "scenes"))
 }
 
 _gate_failures contains f if {
 	_scope.A4
 	some i, s in _scenes
 	not _seconds(object.get(s, "duration", ""))
-	f := _failure("A4", "QUALITY_GATE_FAILED", "all_scenes_have_duration", sprintf("%s: scene %q has no duration that reads as seconds (got %q)", [_label("A4"), object.get(s, "scene_id", i), object.get(s, "duration", "")]), _at("A4", sprintf("scenes[%d].duration", [i])))
+	f := _gate_failure("A4", "all_scenes_have_duration", sprintf("%s: scene %q has no duration that reads as seconds (got %q)", [_label("A4"), object.get(s, "scene_id", i), object.get(s, "duration", "")]), _at("A4", sprintf("scenes[%d].duration", [i])))
 }
 
 _gate_failures contains f if {
@@ -252,7 +254,7 @@ _gate_failures contains f if {
 	some i, s in _scenes
 	some field in ["plot_rhythm", "emotion_rhythm"]
 	not s[field]
-	f := _failure("A4", "QUALITY_GATE_FAILED", "rhythm_annotated", sprintf("%s: scene %q has no %s", [_label("A4"), object.get(s, "scene_id", i), field]), _at("A4", sprintf("scenes[%d].%s", [i, field])))
+	f := _gate_failure("A4", "rhythm_annotated", sprintf("%s: scene %q has no %s", [_label("A4"), object.get(s, "scene_id", i), field]), _at("A4", sprintf("scenes[%d].%s", [i, field])))
 }
 
 # _seconds reads a duration written as "15", "15s", "15 sec", "15秒", "00:15", or with
@@ -279,7 +281,7 @@ _gate_failures contains f if {
 	some i, s in _scenes
 	some j, name in object.get(s, "characters_present", [])
 	not _carded(name)
-	f := _failure("A4", "QUALITY_GATE_FAILED", "dir-vfx.a4_complete", sprintf("%s: scene %q has %q, who is no character of %s (%v)", [_label("A4"), object.get(s, "scene_id", i), name, _label("A2"), sort(_character_names)]), _at("A4", sprintf("scenes[%d].characters_present[%d]", [i, j])))
+	f := _gate_failure("A4", "dir-vfx.a4_complete", sprintf("%s: scene %q has %q, who is no character of %s (%v)", [_label("A4"), object.get(s, "scene_id", i), name, _label("A2"), sort(_character_names)]), _at("A4", sprintf("scenes[%d].characters_present[%d]", [i, j])))
 }
 
 # _character_names are the names of A2's characters as written.
@@ -334,7 +336,7 @@ _gate_failures contains f if {
 	some i, s in _shots
 	t := object.get(s, "timestamp", "")
 	not _ts_ok(t)
-	f := _failure("A5", "QUALITY_GATE_FAILED", "timestamps_correct", sprintf("%s: shot %q timestamp %q %s", [_label("A5"), object.get(s, "shot_id", i), t, _ts_problem(t)]), _at("A5", sprintf("shots[%d].timestamp", [i])))
+	f := _gate_failure("A5", "timestamps_correct", sprintf("%s: shot %q timestamp %q %s", [_label("A5"), object.get(s, "shot_id", i), t, _ts_problem(t)]), _at("A5", sprintf("shots[%d].timestamp", [i])))
 }
 
 _gate_failures contains f if {
@@ -342,7 +344,7 @@ _gate_failures contains f if {
 	first := _shots[0]
 	_ts_ok(first.timestamp)
 	_ts(first.timestamp).start != 0
-	f := _failure("A5", "QUALITY_GATE_FAILED", "timestamps_correct", sprintf("%s: the first shot %q starts at %s, not at 00:00", [_label("A5"), first.shot_id, _clock(_ts(first.timestamp).start)]), _at("A5", "shots[0].timestamp"))
+	f := _gate_failure("A5", "timestamps_correct", sprintf("%s: the first shot %q starts at %s, not at 00:00", [_label("A5"), first.shot_id, _clock(_ts(first.timestamp).start)]), _at("A5", "shots[0].timestamp"))
 }
 
 _gate_failures contains f if {
@@ -353,7 +355,7 @@ _gate_failures contains f if {
 	_ts_ok(prev.timestamp)
 	_ts_ok(s.timestamp)
 	_ts(s.timestamp).start != _ts(prev.timestamp).end
-	f := _failure("A5", "QUALITY_GATE_FAILED", "timestamps_correct", sprintf("%s: shot %q starts at %s but shot %q ends at %s: shots are ordered and contiguous", [_label("A5"), s.shot_id, _clock(_ts(s.timestamp).start), prev.shot_id, _clock(_ts(prev.timestamp).end)]), _at("A5", sprintf("shots[%d].timestamp", [i])))
+	f := _gate_failure("A5", "timestamps_correct", sprintf("%s: shot %q starts at %s but shot %q ends at %s: shots are ordered and contiguous", [_label("A5"), s.shot_id, _clock(_ts(s.timestamp).start), prev.shot_id, _clock(_ts(prev.timestamp).end)]), _at("A5", sprintf("shots[%d].timestamp", [i])))
 }
 
 # _storyboard_seconds is where the last shot ends, when every timestamp is well formed.
@@ -369,7 +371,7 @@ _gate_failures contains f if {
 	want := object.get(_doc("A1"), "duration", null)
 	is_number(want)
 	_storyboard_seconds != want
-	f := _failure("A5", "QUALITY_GATE_FAILED", "timestamps_correct", sprintf("%s ends at %s, but A1's duration is %v seconds", [_label("A5"), _clock(_storyboard_seconds), want]), _at("A5", sprintf("shots[%d].timestamp", [count(_shots) - 1])))
+	f := _gate_failure("A5", "timestamps_correct", sprintf("%s ends at %s, but A1's duration is %v seconds", [_label("A5"), _clock(_storyboard_seconds), want]), _at("A5", sprintf("shots[%d].timestamp", [count(_shots) - 1])))
 }
 
 _gate_failures contains f if {
@@ -380,7 +382,7 @@ _gate_failures contains f if {
 	count(shots) > 0
 	got := sum([(_ts(x.timestamp).end - _ts(x.timestamp).start) | some x in shots])
 	got != want
-	f := _failure("A5", "QUALITY_GATE_FAILED", "timestamps_correct", sprintf("%s: the shots of scene %q last %v seconds, but A4 gives the scene %v seconds", [_label("A5"), s.scene_id, got, want]), _at("A5", "shots"))
+	f := _gate_failure("A5", "timestamps_correct", sprintf("%s: the shots of scene %q last %v seconds, but A4 gives the scene %v seconds", [_label("A5"), s.scene_id, got, want]), _at("A5", "shots"))
 }
 
 _clock(secs) := sprintf("%02d:%02d", [floor(secs / 60), secs % 60]) if is_number(secs)
@@ -390,7 +392,7 @@ _gate_failures contains f if {
 	some i, s in _shots
 	some field in ["movement", "angle", "distance"]
 	not _non_blank(object.get(s, ["camera", field], ""))
-	f := _failure("A5", "QUALITY_GATE_FAILED", "camera_instructions_complete", sprintf("%s: shot %q gives no camera %s", [_label("A5"), object.get(s, "shot_id", i), field]), _at("A5", sprintf("shots[%d].camera.%s", [i, field])))
+	f := _gate_failure("A5", "camera_instructions_complete", sprintf("%s: shot %q gives no camera %s", [_label("A5"), object.get(s, "shot_id", i), field]), _at("A5", sprintf("shots[%d].camera.%s", [i, field])))
 }
 
 # 情绪曲线视觉映射已对照: every scene of the emotion curve has shots, every shot a scene.
@@ -399,7 +401,7 @@ _gate_failures contains f if {
 	_has_doc("A4")
 	some s in _scenes
 	not _scene_shot(s.scene_id)
-	f := _failure("A5", "QUALITY_GATE_FAILED", "dir-vfx.emotion_curve_mapped", sprintf("%s maps no shot to A4 scene %q (emotion_rhythm %v)", [_label("A5"), s.scene_id, object.get(s, "emotion_rhythm", "not annotated")]), _at("A5", "shots"))
+	f := _gate_failure("A5", "dir-vfx.emotion_curve_mapped", sprintf("%s maps no shot to A4 scene %q (emotion_rhythm %v)", [_label("A5"), s.scene_id, object.get(s, "emotion_rhythm", "not annotated")]), _at("A5", "shots"))
 }
 
 _gate_failures contains f if {
@@ -408,13 +410,13 @@ _gate_failures contains f if {
 	ids := {s.scene_id | some s in _scenes}
 	some i, shot in _shots
 	not shot.scene_ref in ids
-	f := _failure("A5", "QUALITY_GATE_FAILED", "dir-vfx.emotion_curve_mapped", sprintf("%s: shot %q refers to scene %q, which A4 does not have", [_label("A5"), shot.shot_id, shot.scene_ref]), _at("A5", sprintf("shots[%d].scene_ref", [i])))
+	f := _gate_failure("A5", "dir-vfx.emotion_curve_mapped", sprintf("%s: shot %q refers to scene %q, which A4 does not have", [_label("A5"), shot.shot_id, shot.scene_ref]), _at("A5", sprintf("shots[%d].scene_ref", [i])))
 }
 
 _gate_failures contains f if {
 	_scope.A5
 	not _has_doc("A4")
-	f := _failure("A5", "QUALITY_GATE_FAILED", "dir-vfx.emotion_curve_mapped", sprintf("%s cannot be mapped: there is no A4", [_label("A5")]), _at("A5", "shots"))
+	f := _gate_failure("A5", "dir-vfx.emotion_curve_mapped", sprintf("%s cannot be mapped: there is no A4", [_label("A5")]), _at("A5", "shots"))
 }
 
 _scene_shot(id) if {
@@ -436,7 +438,7 @@ _gate_failures contains f if {
 	who := object.get(line, "character", "")
 	_non_blank(who)
 	not _carded(who)
-	f := _failure("A6", "QUALITY_GATE_FAILED", "sw-dir.a6_draft_complete", sprintf("%s: scene %d line %d is spoken by %q, who is no character of %s (%v)", [_label("A6"), i + 1, j + 1, who, _label("A2"), sort(_character_names)]), _at("A6", sprintf("scenes[%d].dialogue[%d].character", [i, j])))
+	f := _gate_failure("A6", "sw-dir.a6_draft_complete", sprintf("%s: scene %d line %d is spoken by %q, who is no character of %s (%v)", [_label("A6"), i + 1, j + 1, who, _label("A2"), sort(_character_names)]), _at("A6", sprintf("scenes[%d].dialogue[%d].character", [i, j])))
 }
 
 _gate_failures contains f if {
@@ -445,7 +447,7 @@ _gate_failures contains f if {
 	h := object.get(s, "scene_heading", "")
 	_non_blank(h)
 	not regex.match(_heading, trim_space(h))
-	f := _failure("A6", "QUALITY_GATE_FAILED", "scene_headings_correct", sprintf("%s: scene heading %q is not INT./EXT. (内景/外景), location and time of day", [_label("A6"), h]), _at("A6", sprintf("scenes[%d].scene_heading", [i])))
+	f := _gate_failure("A6", "scene_headings_correct", sprintf("%s: scene heading %q is not INT./EXT. (内景/外景), location and time of day", [_label("A6"), h]), _at("A6", sprintf("scenes[%d].scene_heading", [i])))
 }
 
 # --- PROMPT ------------------------------------------------------------------------
@@ -460,7 +462,7 @@ _gate_failures contains f if {
 	_scope.PROMPT
 	some i, p in _prompts
 	not _ts_ok(p.timestamp)
-	f := _failure("PROMPT", "QUALITY_GATE_FAILED", "timestamps_match_A5", sprintf("%s: prompt %d timestamp %q %s", [_label("PROMPT"), i + 1, p.timestamp, _ts_problem(p.timestamp)]), _at("PROMPT", sprintf("scene_prompts[%d].timestamp", [i])))
+	f := _gate_failure("PROMPT", "timestamps_match_A5", sprintf("%s: prompt %d timestamp %q %s", [_label("PROMPT"), i + 1, p.timestamp, _ts_problem(p.timestamp)]), _at("PROMPT", sprintf("scene_prompts[%d].timestamp", [i])))
 }
 
 _gate_failures contains f if {
@@ -469,7 +471,7 @@ _gate_failures contains f if {
 	some i, p in _prompts
 	_ts_ok(p.timestamp)
 	not trim_space(p.timestamp) in _shot_times
-	f := _failure("PROMPT", "QUALITY_GATE_FAILED", "timestamps_match_A5", sprintf("%s: prompt %d timestamp %s is not the timestamp of any shot of %s", [_label("PROMPT"), i + 1, p.timestamp, _label("A5")]), _at("PROMPT", sprintf("scene_prompts[%d].timestamp", [i])))
+	f := _gate_failure("PROMPT", "timestamps_match_A5", sprintf("%s: prompt %d timestamp %s is not the timestamp of any shot of %s", [_label("PROMPT"), i + 1, p.timestamp, _label("A5")]), _at("PROMPT", sprintf("scene_prompts[%d].timestamp", [i])))
 }
 
 _gate_failures contains f if {
@@ -478,13 +480,13 @@ _gate_failures contains f if {
 	some s in _shots
 	_ts_ok(s.timestamp)
 	not s.timestamp in _prompt_times
-	f := _failure("PROMPT", "QUALITY_GATE_FAILED", "timestamps_match_A5", sprintf("%s has no prompt for shot %q %s of %s", [_label("PROMPT"), s.shot_id, s.timestamp, _label("A5")]), _at("PROMPT", "scene_prompts"))
+	f := _gate_failure("PROMPT", "timestamps_match_A5", sprintf("%s has no prompt for shot %q %s of %s", [_label("PROMPT"), s.shot_id, s.timestamp, _label("A5")]), _at("PROMPT", "scene_prompts"))
 }
 
 _gate_failures contains f if {
 	_scope.PROMPT
 	not _has_doc("A5")
-	f := _failure("PROMPT", "QUALITY_GATE_FAILED", "timestamps_match_A5", sprintf("%s cannot be matched: there is no A5", [_label("PROMPT")]), _at("PROMPT", "scene_prompts"))
+	f := _gate_failure("PROMPT", "timestamps_match_A5", sprintf("%s cannot be matched: there is no A5", [_label("PROMPT")]), _at("PROMPT", "scene_prompts"))
 }
 
 # 负向提示词已设置: every prompt has a negative prompt.
@@ -492,7 +494,7 @@ _gate_failures contains f if {
 	_scope.PROMPT
 	some i, p in _prompts
 	not _non_blank(object.get(p, "negative_prompt", ""))
-	f := _failure("PROMPT", "QUALITY_GATE_FAILED", "vfx-ed.negative_prompts_set", sprintf("%s: prompt %d (%s) has no negative_prompt", [_label("PROMPT"), i + 1, p.timestamp]), _at("PROMPT", sprintf("scene_prompts[%d].negative_prompt", [i])))
+	f := _gate_failure("PROMPT", "vfx-ed.negative_prompts_set", sprintf("%s: prompt %d (%s) has no negative_prompt", [_label("PROMPT"), i + 1, p.timestamp]), _at("PROMPT", sprintf("scene_prompts[%d].negative_prompt", [i])))
 }
 
 # 各平台格式正确: the prompts are written for the routed target platform.
@@ -501,7 +503,7 @@ _gate_failures contains f if {
 	got := object.get(_doc("PROMPT"), "platform", "")
 	want := object.get(_doc("SKILL_ROUTING"), "platform", "none")
 	got != want
-	f := _failure("PROMPT", "QUALITY_GATE_FAILED", "vfx-ed.platform_format_correct", sprintf("%s is written for %q, but the skill routing targets %q", [_label("PROMPT"), got, want]), _at("PROMPT", "platform"))
+	f := _gate_failure("PROMPT", "vfx-ed.platform_format_correct", sprintf("%s is written for %q, but the skill routing targets %q", [_label("PROMPT"), got, want]), _at("PROMPT", "platform"))
 }
 
 # prompt-schema: the technical specs last as long as the storyboard.
@@ -510,7 +512,7 @@ _gate_failures contains f if {
 	d := object.get(_doc("PROMPT"), ["technical_specs", "duration"], "")
 	_non_blank(d)
 	not _seconds(d) == _storyboard_seconds
-	f := _failure("PROMPT", "QUALITY_GATE_FAILED", "vfx-ed.prompt_schema_passed", sprintf("%s: technical_specs.duration %q is not the storyboard's length (%s)", [_label("PROMPT"), d, _clock_or_unknown(_storyboard_seconds)]), _at("PROMPT", "technical_specs.duration"))
+	f := _gate_failure("PROMPT", "vfx-ed.prompt_schema_passed", sprintf("%s: technical_specs.duration %q is not the storyboard's length (%s)", [_label("PROMPT"), d, _clock_or_unknown(_storyboard_seconds)]), _at("PROMPT", "technical_specs.duration"))
 }
 
 _clock_or_unknown(x) := _clock(x) if is_number(x)
@@ -526,7 +528,7 @@ _gate_failures contains f if {
 	ids := {c.shot_id | some c in _cuts}
 	some s in _shots
 	not s.shot_id in ids
-	f := _failure("EDIT_PLAN", "QUALITY_GATE_FAILED", "timeline_matches_A5", sprintf("%s does not place shot %q of %s", [_label("EDIT_PLAN"), s.shot_id, _label("A5")]), _at("EDIT_PLAN", "timeline"))
+	f := _gate_failure("EDIT_PLAN", "timeline_matches_A5", sprintf("%s does not place shot %q of %s", [_label("EDIT_PLAN"), s.shot_id, _label("A5")]), _at("EDIT_PLAN", "timeline"))
 }
 
 _gate_failures contains f if {
@@ -534,14 +536,14 @@ _gate_failures contains f if {
 	ids := {s.shot_id | some s in _shots}
 	some i, c in _cuts
 	not c.shot_id in ids
-	f := _failure("EDIT_PLAN", "QUALITY_GATE_FAILED", "timeline_matches_A5", sprintf("%s places shot %q, which %s does not have", [_label("EDIT_PLAN"), c.shot_id, _label("A5")]), _at("EDIT_PLAN", sprintf("timeline[%d].shot_id", [i])))
+	f := _gate_failure("EDIT_PLAN", "timeline_matches_A5", sprintf("%s places shot %q, which %s does not have", [_label("EDIT_PLAN"), c.shot_id, _label("A5")]), _at("EDIT_PLAN", sprintf("timeline[%d].shot_id", [i])))
 }
 
 _gate_failures contains f if {
 	_scope.EDIT_PLAN
 	some i, c in _cuts
 	not _ts_ok(c.timestamp)
-	f := _failure("EDIT_PLAN", "QUALITY_GATE_FAILED", "timeline_matches_A5", sprintf("%s: cut %d timestamp %q %s", [_label("EDIT_PLAN"), i + 1, c.timestamp, _ts_problem(c.timestamp)]), _at("EDIT_PLAN", sprintf("timeline[%d].timestamp", [i])))
+	f := _gate_failure("EDIT_PLAN", "timeline_matches_A5", sprintf("%s: cut %d timestamp %q %s", [_label("EDIT_PLAN"), i + 1, c.timestamp, _ts_problem(c.timestamp)]), _at("EDIT_PLAN", sprintf("timeline[%d].timestamp", [i])))
 }
 
 _gate_failures contains f if {
@@ -550,7 +552,7 @@ _gate_failures contains f if {
 	_ts_ok(c.timestamp)
 	start := _ts(c.timestamp).start
 	start != _cut_start(i)
-	f := _failure("EDIT_PLAN", "QUALITY_GATE_FAILED", "timeline_matches_A5", sprintf("%s: cut %d starts at %s, not at %s: the timeline is ordered and contiguous", [_label("EDIT_PLAN"), i + 1, _clock(start), _clock(_cut_start(i))]), _at("EDIT_PLAN", sprintf("timeline[%d].timestamp", [i])))
+	f := _gate_failure("EDIT_PLAN", "timeline_matches_A5", sprintf("%s: cut %d starts at %s, not at %s: the timeline is ordered and contiguous", [_label("EDIT_PLAN"), i + 1, _clock(start), _clock(_cut_start(i))]), _at("EDIT_PLAN", sprintf("timeline[%d].timestamp", [i])))
 }
 
 _cut_start(0) := 0
@@ -569,7 +571,7 @@ _gate_failures contains f if {
 	end := _ts(_cuts[count(_cuts) - 1].timestamp).end
 	total := object.get(_doc("EDIT_PLAN"), "total_duration", null)
 	total != end
-	f := _failure("EDIT_PLAN", "QUALITY_GATE_FAILED", "timeline_matches_A5", sprintf("%s: total_duration is %v seconds, but the timeline ends at %s", [_label("EDIT_PLAN"), total, _clock(end)]), _at("EDIT_PLAN", "total_duration"))
+	f := _gate_failure("EDIT_PLAN", "timeline_matches_A5", sprintf("%s: total_duration is %v seconds, but the timeline ends at %s", [_label("EDIT_PLAN"), total, _clock(end)]), _at("EDIT_PLAN", "total_duration"))
 }
 
 # --- CLIENT_CONFIRMATION -----------------------------------------------------------
@@ -580,7 +582,7 @@ _gate_failures contains f if {
 	_scope.CLIENT_CONFIRMATION
 	some i, r in _presented
 	msg := _presented_problem(r)
-	f := _failure("CLIENT_CONFIRMATION", "QUALITY_GATE_FAILED", "presented_versions_current", sprintf("%s presents %s v%v, which %s", [_label("CLIENT_CONFIRMATION"), r.type, r.version, msg]), _at("CLIENT_CONFIRMATION", sprintf("presented[%d]", [i])))
+	f := _gate_failure("CLIENT_CONFIRMATION", "presented_versions_current", sprintf("%s presents %s v%v, which %s", [_label("CLIENT_CONFIRMATION"), r.type, r.version, msg]), _at("CLIENT_CONFIRMATION", sprintf("presented[%d]", [i])))
 }
 
 _presented_problem(r) := "is not recorded" if {
@@ -597,7 +599,7 @@ _presented_problem(r) := "is not recorded" if {
 _gate_failures contains f if {
 	_scope.CLIENT_CONFIRMATION
 	not _presents_edit_plan
-	f := _failure("CLIENT_CONFIRMATION", "QUALITY_GATE_FAILED", "presented_versions_current", sprintf("%s does not present the approved EDIT_PLAN v%d", [_label("CLIENT_CONFIRMATION"), _latest_n("EDIT_PLAN")]), _at("CLIENT_CONFIRMATION", "presented"))
+	f := _gate_failure("CLIENT_CONFIRMATION", "presented_versions_current", sprintf("%s does not present the approved EDIT_PLAN v%d", [_label("CLIENT_CONFIRMATION"), _latest_n("EDIT_PLAN")]), _at("CLIENT_CONFIRMATION", "presented"))
 }
 
 _presents_edit_plan if {

@@ -118,7 +118,7 @@ _names(rec) if {
 reasons contains r if {
 	_producer_handoff
 	some [_, msg] in _missing_inputs
-	r := _reason("INPUT_MISSING", msg, "input_artifacts", "block")
+	r := _reason(rego.metadata.rule(), msg, "input_artifacts", "block")
 }
 
 # METADATA
@@ -134,7 +134,7 @@ reasons contains r if {
 	_producer_handoff
 	some i, ref in _inputs
 	not ref.type in _consumes(_request.source_agent)
-	r := _reason("INPUT_NOT_PERMITTED", sprintf("%s does not consume %s (consumes %v)", [_request.source_agent, ref.type, sort(_consumes(_request.source_agent))]), sprintf("input_artifacts[%d]", [i]), "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s does not consume %s (consumes %v)", [_request.source_agent, ref.type, sort(_consumes(_request.source_agent))]), sprintf("input_artifacts[%d]", [i]), "block")
 }
 
 # METADATA
@@ -155,7 +155,7 @@ reasons contains r if {
 	_producer(ref.type) != _request.source_agent
 	v := core.artifact_version(ref.type, ref.version)
 	not v.status in _approved_statuses
-	r := _reason("ARTIFACT_NOT_APPROVED", sprintf("%s v%v is %s: %s builds only on versions its receiving agent accepted", [ref.type, ref.version, v.status, _request.source_agent]), sprintf("input_artifacts[%d]", [i]), "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v is %s: %s builds only on versions its receiving agent accepted", [ref.type, ref.version, v.status, _request.source_agent]), sprintf("input_artifacts[%d]", [i]), "block")
 }
 
 # METADATA
@@ -174,7 +174,7 @@ reasons contains r if {
 	_producer(ref.type) == _request.source_agent
 	v := core.artifact_version(ref.type, ref.version)
 	_own_input_problem(v)
-	r := _reason("ARTIFACT_NOT_APPROVED", sprintf("%s v%v %s: deliver its new version before building on it", [ref.type, ref.version, _own_input_problem(v)]), sprintf("input_artifacts[%d]", [i]), "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v %s: deliver its new version before building on it", [ref.type, ref.version, _own_input_problem(v)]), sprintf("input_artifacts[%d]", [i]), "block")
 }
 
 _own_input_problem(v) := sprintf("is %s", [v.status]) if {
@@ -196,7 +196,7 @@ reasons contains r if {
 	_producer_handoff
 	_output.version > 1
 	some [field, msg] in _unlinked
-	r := _reason("VERSION_UNLINKED", sprintf("%s v%v %s", [_output.type, _output.version, msg]), sprintf("output.%s", [field]), "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s v%v %s", [_output.type, _output.version, msg]), sprintf("output.%s", [field]), "block")
 }
 
 _unlinked contains ["supersedes", "does not name the version it supersedes"] if not is_number(object.get(_output, "supersedes", null))

@@ -57,7 +57,7 @@ _review_by_non_agent if {
 #   outcome: block
 reasons contains r if {
 	_review_by_non_agent
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [_actor_type, _actor_id, _routed_now]), "actor.type", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [_actor_type, _actor_id, _routed_now]), "actor.type", "block")
 }
 
 _review_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
@@ -173,23 +173,19 @@ _scope_problems contains [sprintf("defects[%d].check", [i]), sprintf("defect %q 
 
 _checks_of(t) := (_type_gates(t) | {i | some i, types in _item_artifacts; t in types}) | {"skill_routing" | count(_routed_skills(t)) > 0}
 
-# A defect id names one defect: new in the workflow, once in the review, and not of the
-# form the policy gives its own return defects (TYPE@n/...). Reusing an id would
-# overwrite the recorded defect, and with it whether that artifact stands returned.
+# A defect id names one defect: new in the workflow and not of the form the policy gives
+# its own return defects (TYPE@n/...). Reusing an id would overwrite the recorded defect,
+# and with it whether that artifact stands returned. (Once in the review: core.)
 _scope_problems contains [sprintf("defects[%d].id", [i]), sprintf("defect id %q %s", [d.id, msg])] if {
 	_reviewing
 	some i, d in _defects
-	msg := _defect_id_problem(i, d)
+	msg := _defect_id_problem(d)
 }
 
-_defect_id_problem(i, d) := sprintf("is already recorded in this workflow (for %s, %s): give the defect a new id", [_state.defects[d.id].defect.artifact, _state.defects[d.id].status]) if {
+_defect_id_problem(d) := sprintf("is already recorded in this workflow (for %s, %s): give the defect a new id", [_state.defects[d.id].defect.artifact, _state.defects[d.id].status]) if {
 	_state.defects[d.id]
 } else := "contains @, which the policy keeps for the defects it records itself" if {
 	contains(d.id, "@")
-} else := "is given to two defects of this review" if {
-	some j, other in _defects
-	j != i
-	other.id == d.id
 }
 
 # _invalid_defect holds for a defect the review scope refuses: it returns nothing.
@@ -208,14 +204,14 @@ _known_ids := _items | {g | some [_, g] in _artifact_gates}
 #   edit plan and any other current version. A defect names an artifact the review
 #   judges; its origin, when given, is a recorded artifact type upstream of it; its
 #   check, when given, is a gate or checklist item of that artifact; its id is new to
-#   the workflow and to the review. A gate result names a gate or checklist item of
-#   what the review judges.
+#   the workflow. A gate result names a gate or checklist item of what the review
+#   judges.
 # custom:
 #   code: REVIEW_SCOPE_INVALID
 #   outcome: block
 reasons contains r if {
 	some [path, msg] in _scope_problems
-	r := _reason("REVIEW_SCOPE_INVALID", msg, path, "block")
+	r := _reason(rego.metadata.rule(), msg, path, "block")
 }
 
 # METADATA
@@ -230,7 +226,7 @@ reasons contains r if {
 reasons contains r if {
 	_reviewing
 	_verdict in {"REJECT", "REASSIGN"}
-	r := _reason("VERDICT_NOT_SUPPORTED", sprintf("%s is not a verdict of a video review; accept, return (REVISE) or escalate", [_verdict]), "verdict", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s is not a verdict of a video review; accept, return (REVISE) or escalate", [_verdict]), "verdict", "block")
 }
 
 # --- what the reviewer found ----------------------------------------------------------
@@ -240,14 +236,8 @@ _review_failures contains f if {
 	some i, d in _defects
 	d.artifact in _reviewed_types
 	not _invalid_defect(i)
-	f := {"artifact": d.artifact, "reason": _defect_reason(i, d)}
+	f := _defect_failure(i, d)
 }
-
-_defect_reason(i, d) := _gate_reason("REVIEW_DEFECT", _defect_message(d), sprintf("defects[%d]", [i]), d.check, "revise") if {
-	_non_blank(object.get(d, "check", ""))
-} else := _reason("REVIEW_DEFECT", _defect_message(d), sprintf("defects[%d]", [i]), "revise")
-
-_defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.severity, d.id, d.artifact, _latest_n(d.artifact), _actor_id, d.description])
 
 # METADATA
 # title: Defect found by the reviewer
@@ -258,10 +248,13 @@ _defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.sever
 # custom:
 #   code: REVIEW_DEFECT
 #   outcome: revise
-reasons contains f.reason if {
-	some f in _review_failures
-	f.reason.code == "REVIEW_DEFECT"
-}
+_defect_failure(i, d) := {"artifact": d.artifact, "reason": _defect_reason(rego.metadata.rule(), i, d)}
+
+_defect_reason(meta, i, d) := _gate_reason(meta, _defect_message(d), sprintf("defects[%d]", [i]), d.check, "revise") if {
+	_non_blank(object.get(d, "check", ""))
+} else := _reason(meta, _defect_message(d), sprintf("defects[%d]", [i]), "revise")
+
+_defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.severity, d.id, d.artifact, _latest_n(d.artifact), _actor_id, d.description])
 
 _review_failures contains f if {
 	_reviewing
@@ -270,7 +263,7 @@ _review_failures contains f if {
 	_non_blank(object.get(g, "reason", ""))
 	some t in _gate_targets(g.id)
 	t in _review_types
-	f := _failure(t, "QUALITY_GATE_FAILED", g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, _latest_n(t), g.id, _actor_id, g.reason]), sprintf("gates[%d]", [i]))
+	f := _reported_failure(t, g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, _latest_n(t), g.id, _actor_id, g.reason]), sprintf("gates[%d]", [i]))
 }
 
 # METADATA
@@ -278,24 +271,22 @@ _review_failures contains f if {
 # description: >-
 #   The receiving agent (or the internal review) reports a gate or checklist item of
 #   what it judges as failed, with its reason: the item fails even if the policy's own
-#   computation passes it, whatever the verdict (an ACCEPT with a failed gate returns
-#   the work).
+#   computation passes it. (An ACCEPT with a failed gate contradicts itself: core's
+#   VERDICT_INCONSISTENT refuses it.)
 # custom:
 #   code: QUALITY_GATE_FAILED
 #   outcome: revise
+_reported_failure(type, gate, message, path) := _failure(rego.metadata.rule(), type, gate, message, path)
+
+# A review core refuses (it contradicts itself, or gives two defects one id) fails
+# nothing with what it reports.
 reasons contains f.reason if {
+	not core.review_refused
 	some f in _review_failures
-	f.reason.code == "QUALITY_GATE_FAILED"
 }
 
 # _review_all are every failed item of a review: the policy's and the reviewer's.
 _review_all := _work_failures | _review_failures
-
-_unjustified contains ["verdict", sprintf("verdict REVISE lists no failed item: no defect, no failed gate and nothing the policy finds in %v", [sort(_reviewed_types)])] if {
-	_verdict == "REVISE"
-	count(_review_all) == 0
-	count(_defects) == 0
-}
 
 _unjustified contains [sprintf("gates[%d].reason", [i]), sprintf("gate result %s is failed without a reason (说明不通过原因)", [g.id])] if {
 	some i, g in _gate_results
@@ -306,16 +297,17 @@ _unjustified contains [sprintf("gates[%d].reason", [i]), sprintf("gate result %s
 # METADATA
 # title: Return without a reason
 # description: >-
-#   A return lists the specific failed items and says why each failed (列出具体未通过项,
-#   说明不通过原因): a REVISE verdict without any failed item, or a failed gate result
-#   without a reason, is refused.
+#   A return says why each item failed (说明不通过原因): a failed gate result without a
+#   reason is refused. (A REVISE without any failed item, the specific items the seed
+#   asks a return to list (列出具体未通过项), contradicts itself: core's
+#   VERDICT_INCONSISTENT.)
 # custom:
 #   code: RETURN_UNJUSTIFIED
 #   outcome: block
 reasons contains r if {
 	_reviewing
 	some [path, msg] in _unjustified
-	r := _reason("RETURN_UNJUSTIFIED", msg, path, "block")
+	r := _reason(rego.metadata.rule(), msg, path, "block")
 }
 
 # METADATA
@@ -327,7 +319,7 @@ reasons contains r if {
 # custom:
 #   code: REVIEW_CYCLES_EXHAUSTED
 #   outcome: await_human
-_cycles_reason(types) := _reason("REVIEW_CYCLES_EXHAUSTED", sprintf("%v already returned %v times each (limit %v); the production lead decides", [sort(_exhausted(types)), [_counter(_return_counter(t)) | some t in sort(_exhausted(types))], object.get(_contract, ["limits", "max_review_cycles"], 0)]), "", "await_human")
+_cycles_reason(types) := _reason(rego.metadata.rule(), sprintf("%v already returned %v times each (limit %v); the production lead decides", [sort(_exhausted(types)), [_counter(_return_counter(t)) | some t in sort(_exhausted(types))], object.get(_contract, ["limits", "max_review_cycles"], 0)]), "", "await_human")
 
 # --- the decision ----------------------------------------------------------------------
 
@@ -344,7 +336,7 @@ _branch := "escalate" if {
 
 _result := {"pass": "pass", "return": "return", "exhausted": "escalate", "escalate": "escalate"}[_branch]
 
-_findings := [object.union(object.remove(r, ["outcome"]), {"artifact": f.artifact}) |
+_findings := [object.union(object.remove(r, ["outcome", "title"]), {"artifact": f.artifact}) |
 	some x in sort([[f.reason.code, object.get(f.reason, "path", ""), f.reason.message, f] | some f in _review_all])
 	f := x[3]
 	r := f.reason

@@ -56,7 +56,7 @@ reasons contains r if {
 	_ready
 	not _expected
 	not _sequence_explained
-	r := _reason("OUT_OF_SEQUENCE", sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
 }
 
 _request_label := sprintf("%s/%s of %v by %q", [_request.source_agent, _request.task_type, object.get(_request, ["output", "type"], "nothing"), _actor_id]) if input.request.kind == "handoff"
@@ -77,7 +77,7 @@ _routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(_stat
 #   outcome: block
 reasons contains r if {
 	_output_missing
-	r := _reason("OUTPUT_MISSING", sprintf("handoff %s>%s (task %s) delivers no output", [_request.source_agent, _request.target_agent, _request.task_type]), "output", "block")
+	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s (task %s) delivers no output", [_request.source_agent, _request.target_agent, _request.task_type]), "output", "block")
 }
 
 _output_missing if {
@@ -107,7 +107,7 @@ _gap_filling if {
 #   outcome: block
 reasons contains r if {
 	_gap_filling
-	r := _reason("GAP_FILLING_FORBIDDEN", sprintf("%q receives %s from %q: it returns an incomplete %s with its missing fields and never fills the gaps itself", [_request.source_agent, _output.type, _producer(_output.type), _output.type]), "output.type", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%q receives %s from %q: it returns an incomplete %s with its missing fields and never fills the gaps itself", [_request.source_agent, _output.type, _producer(_output.type), _output.type]), "output.type", "block")
 }
 
 # METADATA
@@ -122,7 +122,7 @@ reasons contains r if {
 	_ready
 	input.request.kind == "start"
 	not _actor_type in {"system", "human"}
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("%s %q may not start a video workflow; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
+	r := _reason(rego.metadata.rule(), sprintf("%s %q may not start a video workflow; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
 }
 
 # METADATA
@@ -138,7 +138,7 @@ reasons contains r if {
 	input.request.kind == "start"
 	_actor_type == "human"
 	count(_pack_roles_of_actor) == 0
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q holds no role of the video pack (roles given: %v) and may not start a workflow", [_actor_id, sort(_actor_roles)]), "actor.roles", "block")
+	r := _reason(rego.metadata.rule(), sprintf("person %q holds no role of the video pack (roles given: %v) and may not start a workflow", [_actor_id, sort(_actor_roles)]), "actor.roles", "block")
 }
 
 # _pack_roles_of_actor are the actor's roles that the pack's roles table defines.
@@ -172,7 +172,7 @@ _failure_reporter_problem := sprintf("agent %q may not report a failure of agent
 #   outcome: block
 reasons contains r if {
 	msg := _failure_reporter_problem
-	r := _reason("UNAUTHORIZED_SUBJECT", msg, "actor", "block")
+	r := _reason(rego.metadata.rule(), msg, "actor", "block")
 }
 
 # METADATA
@@ -188,7 +188,7 @@ reasons contains r if {
 	input.request.kind == "cancel"
 	_actor_type == "human"
 	not "production_lead" in _pack_roles_of_actor
-	r := _reason("UNAUTHORIZED_SUBJECT", sprintf("person %q is not production lead and may not cancel", [_actor_id]), "actor.roles", "block")
+	r := _reason(rego.metadata.rule(), sprintf("person %q is not production lead and may not cancel", [_actor_id]), "actor.roles", "block")
 }
 
 # --- start, cancel, failure ---------------------------------------------------------
@@ -247,7 +247,7 @@ reasons contains r if {
 	input.request.kind == "failure"
 	_expected
 	_now_ms < _retry_due_ms
-	r := _reason("FAILURE_REPEATED", sprintf("task %q of agent %q was retried with a delay due at %d ms since the epoch; this failure arrives %d ms before, so no retry has run yet: not counted", [_request.task, _request.agent, _retry_due_ms, _retry_due_ms - _now_ms]), "task", "block")
+	r := _reason(rego.metadata.rule(), sprintf("task %q of agent %q was retried with a delay due at %d ms since the epoch; this failure arrives %d ms before, so no retry has run yet: not counted", [_request.task, _request.agent, _retry_due_ms, _retry_due_ms - _now_ms]), "task", "block")
 }
 
 # A failure whose retry budget is spent (or that is not retryable) escalates to the

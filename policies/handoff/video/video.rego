@@ -70,7 +70,7 @@ _propose := _cancel_proposal if input.request.kind == "cancel"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason("OUT_OF_SEQUENCE", sprintf("no rule of the video pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
+_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the video pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
 
 # --- input -------------------------------------------------------------------------
 
@@ -190,7 +190,7 @@ reasons contains r if {
 	not _config_complete
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
-	r := _reason("CONTRACT_MISSING", sprintf("the video configuration has no %s %s", [want, name]), "", "block")
+	r := _reason(rego.metadata.rule(), sprintf("the video configuration has no %s %s", [want, name]), "", "block")
 }
 
 # _config_complete holds when every table of _required_config is there with its JSON
@@ -251,9 +251,11 @@ _max_cycles := n if {
 
 # --- reasons -----------------------------------------------------------------------
 
-_reason(code, message, path, outcome) := core.reason_outcome(code, message, path, outcome)
+# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
+# the reason: its code and title come from that rule's METADATA.
+_reason(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
 
-_gate_reason(code, message, path, gate, outcome) := core.gate_reason(code, message, path, gate, outcome)
+_gate_reason(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
 
 _non_blank(s) if {
 	is_string(s)

@@ -11,7 +11,7 @@ test_kb_used_as_normative_control if {
 }
 
 test_kb_used_as_normative_mapping if {
-	m := patch_item(mapping, "mappings", "requirement_ref", "A.8.5", {"sources": [{"id": "scf-strm-iso-iac-06", "kind": "scf_data"}, {"id": "control-analysis@v1", "kind": "agent_output"}]})
+	m := patch_item(mapping, "mappings", "requirement_ref", "A.8.5", {"sources": [{"id": "scf-strm-iso-27001-2022-iac-06", "kind": "scf_data"}, {"id": "control-analysis@v1", "kind": "agent_output"}]})
 	d := decide(mapping_handoff(m), st_mapping)
 	codes(d) == {"KB_USED_AS_NORMATIVE", "SECURITY_AUDIT"}
 }

@@ -2,6 +2,8 @@
 # the kind it declares; a self-declared kind is a fact to check.
 package handoff.assessment_test
 
+import data.handoff.assessment
+
 # with_control_source adds a source to the GOV-01 requirement (beside its SCF data).
 with_control_source(s) := patch_item(controls, "controls", "control_id", "GOV-01", {"sources": [{"id": "scf-2025.2-GOV-01", "kind": "scf_data"}, s]})
 
@@ -143,12 +145,12 @@ test_source_scf_data_naming_a_kb_candidate if {
 }
 
 test_source_scf_data_with_a_ref if {
-	d := control_source_decision({"id": "scf-2025.2-GOV-02", "kind": "scf_data", "ref": ref("KNOWLEDGE_PACKAGE", 1)})
+	d := control_source_decision({"id": "scf-2025.2-GOV-01", "kind": "scf_data", "ref": ref("KNOWLEDGE_PACKAGE", 1)})
 	codes(d) == {"REFERENCE_MISMATCH", "SECURITY_AUDIT"}
 }
 
 test_source_scf_data_twin_catalogue_id if {
-	d := control_source_decision({"id": "scf-2025.2-GOV-02", "kind": "scf_data"})
+	d := control_source_decision({"id": "scf-2025.2-IAC-06", "kind": "scf_data"})
 	codes(d) == set()
 }
 
@@ -299,4 +301,119 @@ test_score_for_a_control_without_a_finding if {
 	m := object.union(maturity, {"scores": array.concat(maturity.scores, [{"control_id": "GOV-02", "score": 1, "rationale": "Not assessed", "sources": [{"id": "gap-analysis@v1", "kind": "approved_artifact"}]}])})
 	d := decide(maturity_handoff(m), st_maturity)
 	codes(d) == {"REFERENCE_NOT_FOUND", "SECURITY_AUDIT"}
+}
+
+# --- every citing field resolves ------------------------------------------------------------
+
+# paths_of are the paths of the reasons of a code.
+reference_paths(d, code) := {r.path | some r in d.reasons; r.code == code}
+
+# A conflict flag whose only source is an SCF data id naming nothing is refused: an SCF
+# data source names an entry of the assessment's SCF release or of the STRM of a
+# framework in its scope, for a control of the assessment.
+test_conflict_flag_source_naming_no_scf_data if {
+	g := patch_item(gaps, "findings", "finding_id", "F-02", {"status": "not_applicable"})
+	f := flag("contradicts_approved_artifact", "IAC-06", ref("STATEMENT_OF_APPLICABILITY", 1), [{"id": "scf_data", "kind": "scf_data"}])
+	d := decide(flagged(gap_handoff(g), [f]), st_gaps)
+	d.outcome == "block"
+	"REFERENCE_NOT_FOUND" in codes(d)
+	reference_paths(d, "REFERENCE_NOT_FOUND") == {"output.content.conflict_flags[0].sources[0].id"}
+}
+
+test_conflict_flag_source_twin_scf_data_of_the_assessment if {
+	g := patch_item(gaps, "findings", "finding_id", "F-02", {"status": "not_applicable"})
+	f := flag("contradicts_approved_artifact", "IAC-06", ref("STATEMENT_OF_APPLICABILITY", 1), [{"id": "scf-2025.2-IAC-06", "kind": "scf_data"}])
+	d := decide(flagged(gap_handoff(g), [f]), st_gaps)
+	codes(d) == {"CONFLICT_DETECTED"}
+}
+
+test_scf_data_source_of_another_release_framework_or_control if {
+	every id in ["scf-2024.1-GOV-01", "scf-2025.2-GOV-02", "scf-2025.2-PRI-01", "scf-strm-nist-800-53-gov-01", "scf-strm-lgpd-gov-02", "gov-01", "scf-GOV-01"] {
+		s := {"id": id, "kind": "scf_data"}
+		d := decide(controls_handoff(patch_item(controls, "controls", "control_id", "GOV-01", {"sources": [s]})), st_controls)
+		"REFERENCE_NOT_FOUND" in codes(d)
+		reference_paths(d, "REFERENCE_NOT_FOUND") == {"output.content.controls[0].sources[0].id"}
+	}
+}
+
+test_scf_data_source_twin_catalogue_and_strm if {
+	every id in ["scf-2025.2-GOV-01", "scf-strm-lgpd-gov-01", "scf-strm-iso-27001-2022-gov-01"] {
+		s := {"id": id, "kind": "scf_data"}
+		d := decide(controls_handoff(patch_item(controls, "controls", "control_id", "GOV-01", {"sources": [s]})), st_controls)
+		not "REFERENCE_NOT_FOUND" in codes(d)
+	}
+}
+
+# Without the catalogue table, no SCF data id resolves (fail closed).
+test_scf_data_source_without_the_catalogue_table if {
+	cfg := object.remove(data.handoff.assessment.config, ["scf_catalogue"])
+	d := assessment.decision with input as input_of(controls_handoff(controls), st_controls)
+		with data.handoff.assessment.config as cfg
+	"REFERENCE_NOT_FOUND" in codes(d)
+	"CONTRACT_MISSING" in codes(d)
+}
+
+# A KB evidence candidate points at a document the package indexes (kb_documents).
+test_candidate_document_not_indexed if {
+	k := json.patch(knowledge, [{"op": "replace", "path": "/evidence_candidates/0/document/id", "value": "doc-nowhere"}])
+	d := decide(with_req(knowledge_handoff, {"output": object.union(knowledge_handoff.output, {"content": k})}), st_knowledge)
+	"REFERENCE_NOT_FOUND" in codes(d)
+	reference_paths(d, "REFERENCE_NOT_FOUND") == {"output.content.evidence_candidates[0].document.id"}
+}
+
+test_candidate_document_twin_indexed if {
+	d := decide(knowledge_handoff, st_knowledge)
+	not "REFERENCE_NOT_FOUND" in codes(d)
+}
+
+# A candidate's own KB sources name candidates the package lists.
+test_knowledge_package_kb_source_naming_no_candidate if {
+	k := json.patch(knowledge, [{"op": "replace", "path": "/evidence_candidates/0/sources/0/id", "value": "kb-cand-77"}])
+	d := decide(with_req(knowledge_handoff, {"output": object.union(knowledge_handoff.output, {"content": k})}), st_knowledge)
+	"REFERENCE_NOT_FOUND" in codes(d)
+	reference_paths(d, "REFERENCE_NOT_FOUND") == {"output.content.evidence_candidates[0].sources[0].id"}
+}
+
+# Operational evidence is cited by every score, high or low: each id names evidence of
+# the EVIDENCE_ASSESSMENT for the control.
+test_operational_evidence_of_a_low_score_naming_nothing if {
+	m := patch_item(maturity, "scores", "control_id", "GOV-01", {"operational_evidence": ["kb-cand-99"]})
+	d := decide(maturity_handoff(m), st_maturity)
+	codes(d) == {"REFERENCE_NOT_FOUND", "SECURITY_AUDIT"}
+	reference_paths(d, "REFERENCE_NOT_FOUND") == {"output.content.scores[0].operational_evidence[0]"}
+}
+
+test_operational_evidence_twin_recorded if {
+	d := decide(maturity_handoff(maturity), st_maturity)
+	not "REFERENCE_NOT_FOUND" in codes(d)
+}
+
+# The SoA and the framework mapping are about the controls of the control analysis they
+# are made from.
+test_soa_entry_for_a_control_not_analysed if {
+	s := patch_item(soa, "entries", "control_id", "GOV-01", {"control_id": "GOV-02"})
+	d := decide(soa_handoff(s), st_soa)
+	"REFERENCE_NOT_FOUND" in codes(d)
+	"output.content.entries[0].control_id" in reference_paths(d, "REFERENCE_NOT_FOUND")
+}
+
+test_mapping_for_a_control_not_analysed if {
+	m := patch_item(mapping, "mappings", "control_id", "GOV-01", {"control_id": "GOV-02"})
+	d := decide(mapping_handoff(m), st_mapping)
+	"REFERENCE_NOT_FOUND" in codes(d)
+}
+
+test_soa_and_mapping_twin_analysed_controls if {
+	not "REFERENCE_NOT_FOUND" in codes(decide(soa_handoff(soa), st_soa))
+	not "REFERENCE_NOT_FOUND" in codes(decide(mapping_handoff(mapping), st_mapping))
+}
+
+# A conflict flag is about a control the output or the version it conflicts with holds.
+test_conflict_flag_control_naming_nothing if {
+	g := patch_item(gaps, "findings", "finding_id", "F-02", {"status": "not_applicable"})
+	right := flag("contradicts_approved_artifact", "IAC-06", ref("STATEMENT_OF_APPLICABILITY", 1), [{"id": "scf-2025.2-IAC-06", "kind": "scf_data"}])
+	stray := flag("contradicts_approved_artifact", "MON-02", ref("STATEMENT_OF_APPLICABILITY", 1), [{"id": "scf-2025.2-MON-01", "kind": "scf_data"}])
+	d := decide(flagged(gap_handoff(g), [right, stray]), st_gaps)
+	"REFERENCE_NOT_FOUND" in codes(d)
+	reference_paths(d, "REFERENCE_NOT_FOUND") == {"output.content.conflict_flags[1].control_id"}
 }

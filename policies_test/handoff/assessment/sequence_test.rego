@@ -21,6 +21,24 @@ test_out_of_sequence_review_kind if {
 	"OUT_OF_SEQUENCE" in codes(d)
 }
 
+# The pack has no reviewing agent, and a review that contradicts itself is refused as
+# one in every pack (core's rule, with the assessment's table): the reason says so
+# beside OUT_OF_SEQUENCE.
+test_review_contradicting_itself if {
+	d1 := {"id": "D-1", "severity": "S1", "artifact": "EVIDENCE_ASSESSMENT", "description": "an item is not examined"}
+	r := object.union(envelope("review", agent("gap_analyst")), {"verdict": "ACCEPT", "artifacts": [ref("EVIDENCE_ASSESSMENT", 1)], "defects": [d1], "gates": []})
+	d := decide(r, st_gaps)
+	d.outcome == "block"
+	"VERDICT_INCONSISTENT" in codes(d)
+	rv := object.union(r, {"verdict": "REVISE", "defects": []})
+	"VERDICT_INCONSISTENT" in codes(decide(rv, st_gaps))
+}
+
+test_review_contradicting_itself_twin if {
+	r := object.union(envelope("review", agent("gap_analyst")), {"verdict": "ACCEPT", "artifacts": [ref("EVIDENCE_ASSESSMENT", 1)], "defects": [], "gates": []})
+	not "VERDICT_INCONSISTENT" in codes(decide(r, st_gaps))
+}
+
 test_out_of_sequence_resolution_without_conflict_review if {
 	d := decide(resolution(reviewer, conflict_id, ref("EVIDENCE_ASSESSMENT", 1)), st_gaps)
 	"OUT_OF_SEQUENCE" in codes(d)

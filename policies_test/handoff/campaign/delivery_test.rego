@@ -2,6 +2,8 @@
 # delivery's outcome is reconciled, retried within its budget, then escalated.
 package handoff.campaign_test
 
+import data.handoff.campaign
+
 test_delivery_before_approval if {
 	d := decide(delivery_handoff(array.concat(final_refs, [ref("APPROVAL_RECORD", 1)]), client_package), st_human)
 	codes(d) == {"APPROVAL_REQUIRED", "ARTIFACT_NOT_APPROVED"}
@@ -58,22 +60,98 @@ test_content_modified_visual if {
 	codes(d) == {"CONTENT_MODIFIED"}
 }
 
-# Delivery adds no content: free-text notes are refused, whatever they say.
+# Delivery adds no content: a note describes the package (its delivered items by id,
+# type, version, channel, format and count, and how they are packed), never new copy or
+# a claim.
+
+with_notes(notes) := delivery_handoff(delivery_inputs, object.union(client_package, {"delivery_notes": notes}))
+
+# packaging_notes are ordinary packaging notes of the fixture's package (two copy pieces,
+# email-1 and social-1; two visual prompts, v-1 instagram_square and v-2 web_banner).
+packaging_notes := [
+	"Two copy pieces, two image prompts",
+	"Zip with two folders",
+	"Includes the approved COPY_PACKAGE v1 and VISUAL_PACKAGE v1.",
+	"1 email and 1 social post",
+	"Prompts v-1 (instagram_square, 1:1) and v-2 (web_banner, 16:9) as PNG files; copy as DOCX",
+	"email-1 and social-1 in one folder per channel",
+	"Both prompts in a separate zip archive",
+	"Final approved copy, unchanged.",
+]
+
+test_packaging_notes_twin_allowed if {
+	every notes in packaging_notes {
+		d := decide(with_notes(notes), st_delivery)
+		count(d.reasons) == 0
+		d.outcome == "allow"
+	}
+}
+
+# A word that is not about the package is content, even among packaging words.
+test_content_modified_word_not_about_the_package if {
+	d := decide(with_notes("Two copy pieces, enjoy the launch"), st_delivery)
+	codes(d) == {"CONTENT_MODIFIED"}
+	contains(d.reasons[0].message, `["enjoy", "launch"]`)
+}
+
 test_content_modified_new_copy_in_delivery_notes if {
 	notes := "P.S. Flash sale: Brightbrew cures your Monday blues, 50% off today only!"
-	d := decide(delivery_handoff(delivery_inputs, object.union(client_package, {"delivery_notes": notes})), st_delivery)
+	d := decide(with_notes(notes), st_delivery)
 	codes(d) == {"CONTENT_MODIFIED"}
 	d.reasons[0].path == "output.content.delivery_notes"
+	d.reasons[0].title == "Delivery note carries content"
 	d.outcome == "block"
 }
 
-test_content_modified_packaging_note_is_free_text_too if {
-	d := decide(delivery_handoff(delivery_inputs, object.union(client_package, {"delivery_notes": "Zip with two folders"})), st_delivery)
+test_content_modified_headline_in_delivery_notes if {
+	d := decide(with_notes("Headline: Wake up to cafe-quality cold brew"), st_delivery)
 	codes(d) == {"CONTENT_MODIFIED"}
 }
 
+test_content_modified_cta_in_delivery_notes if {
+	d := decide(with_notes("Two copy pieces; CTA: Order now and save"), st_delivery)
+	codes(d) == {"CONTENT_MODIFIED"}
+}
+
+test_content_modified_claim_in_delivery_notes if {
+	d := decide(with_notes("Approved copy, clinically proven to boost focus"), st_delivery)
+	codes(d) == {"CONTENT_MODIFIED"}
+}
+
+# A count the package does not deliver misstates it.
+test_content_modified_wrong_count if {
+	d := decide(with_notes("Three copy pieces, two image prompts"), st_delivery)
+	codes(d) == {"CONTENT_MODIFIED"}
+	contains(d.reasons[0].message, "counts 3 copy, but the package delivers 2")
+	d2 := decide(with_notes("2 emails"), st_delivery)
+	codes(d2) == {"CONTENT_MODIFIED"}
+}
+
+# A count of a channel's copy or a format's prompts is the package's count too.
+test_content_modified_wrong_count_of_a_format if {
+	d := decide(with_notes("2 web_banner prompts"), st_delivery)
+	codes(d) == {"CONTENT_MODIFIED"}
+	contains(d.reasons[0].message, "counts 2 web_banner, but the package delivers 1")
+	count(decide(with_notes("1 web_banner, 1 instagram_square"), st_delivery).reasons) == 0
+}
+
+# A reference to something the package does not deliver is not a packaging note.
+test_content_modified_item_not_delivered if {
+	d := decide(with_notes("Includes email-2 and STRATEGY_BRIEF v3"), st_delivery)
+	codes(d) == {"CONTENT_MODIFIED"}
+}
+
+# Without the table, no note is a packaging note (fail closed).
+test_content_modified_without_the_notes_table if {
+	cfg := object.remove(data.handoff.campaign.config, ["delivery_notes"])
+	d := campaign.decision with input as input_of(with_notes("Zip with two folders"), st_delivery)
+		with data.handoff.campaign.config as cfg
+	"CONTENT_MODIFIED" in codes(d)
+	"CONTRACT_MISSING" in codes(d)
+}
+
 test_content_modified_twin_blank_notes if {
-	d := decide(delivery_handoff(delivery_inputs, object.union(client_package, {"delivery_notes": "  "})), st_delivery)
+	d := decide(with_notes("  "), st_delivery)
 	count(d.reasons) == 0
 	d.outcome == "allow"
 }

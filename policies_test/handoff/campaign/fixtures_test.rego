@@ -250,8 +250,11 @@ delivery_inputs := array.concat(final_refs, [ref("APPROVAL_RECORD", 2)])
 
 review(refs, verdict, defects) := object.union(envelope("review", agent("qa_agent")), {
 	"verdict": verdict, "artifacts": refs, "defects": defects, "gates": [],
-	"report": {"checks_performed": ["HG-2"], "notes": ["checked"]},
+	"report": {"checks_performed": checks_of(refs), "notes": ["checked"]},
 })
+
+# checks_of are the contract checks of the reviewed artifacts: what a review runs.
+checks_of(refs) := sort({c | some r in refs; some c in object.get(data.handoff.campaign.contract, ["artifacts", r.type, "gates"], [])})
 
 validation(verdict, defects) := review([ref("RESEARCH_BRIEF", 1)], verdict, defects)
 

@@ -245,9 +245,16 @@ test_subjective_defect_on_the_approved_strategy if {
 	codes(d) == {"SUBJECTIVE_DEFECT"}
 }
 
-test_subjective_return_without_defect if {
-	d := decide(qa(1, "REVISE", []), st_qa)
-	codes(d) == {"SUBJECTIVE_DEFECT"}
+# A return without a defect contradicts itself: core's rule, with the campaign's table
+# (CTRL-4).
+test_return_without_defect_is_inconsistent if {
+	every verdict in ["REVISE", "REJECT"] {
+		d := decide(qa(1, verdict, []), st_qa)
+		codes(d) == {"VERDICT_INCONSISTENT"}
+		d.reasons[0].gate == "CTRL-4"
+		d.reasons[0].path == "verdict"
+		d.reasons[0].title == "Review contradicts itself"
+	}
 }
 
 test_subjective_defect_twin_contract_check if {
@@ -262,8 +269,9 @@ test_qa_may_not_produce_copy if {
 }
 
 test_verdict_not_supported if {
-	d := decide(qa(1, "REASSIGN", []), st_qa)
-	codes(d) == {"VERDICT_NOT_SUPPORTED"}
+	d := decide(qa(1, "REASSIGN", [d1]), st_qa)
+	"VERDICT_NOT_SUPPORTED" in codes(d)
+	d.outcome == "block"
 }
 
 test_verdict_not_supported_twin if {
@@ -424,4 +432,18 @@ test_gate_result_of_an_unknown_gate if {
 test_gate_result_twin_research_gate_at_validation if {
 	d := decide(with_gates(validation("ACCEPT", []), [{"id": "HG-2", "passed": true}]), st_validation)
 	not "REVIEW_SCOPE_INVALID" in codes(d)
+}
+
+# The checks a report lists as performed are checks of what the review judges.
+test_check_performed_on_no_reviewed_artifact if {
+	r := object.union(qa(1, "ACCEPT", []), {"report": {"checks_performed": ["HG-2", "strategy_alignment"], "notes": ["checked"]}})
+	d := decide(r, st_qa)
+	codes(d) == {"REVIEW_SCOPE_INVALID"}
+	d.reasons[0].path == "report.checks_performed[0]"
+	d.reasons[0].title == "Check performed on no reviewed artifact"
+}
+
+test_check_performed_twin_checks_of_the_reviewed if {
+	r := object.union(qa(1, "ACCEPT", []), {"report": {"checks_performed": ["strategy_alignment", "cta_compliance", "required_format"], "notes": ["checked"]}})
+	not "REVIEW_SCOPE_INVALID" in codes(decide(r, st_qa))
 }

@@ -61,7 +61,7 @@ test_decide_invalid_transition if {
 	d := decide_for(handoff_input, set(), {"outcome": "allow", "status_after": "DONE"})
 	d.outcome == "block"
 	d.status_after == "STRATEGY"
-	d.reasons == [{"code": "INVALID_TRANSITION", "message": "pack \"testpack\" has no transition STRATEGY -> DONE", "outcome": "block"}]
+	d.reasons == [{"code": "INVALID_TRANSITION", "title": "Invalid transition", "message": "pack \"testpack\" has no transition STRATEGY -> DONE", "outcome": "block"}]
 }
 
 test_decide_valid_transition_twin if {
@@ -126,7 +126,7 @@ test_core_decision_unroutable if {
 	d := core.decision with input as inp with data.handoff.core.contract as guardrails
 	d == {
 		"outcome": "block",
-		"reasons": [{"code": "TENANT_MISMATCH", "message": "workflow wf-1 belongs to another tenant", "path": "tenant_id", "outcome": "block"}],
+		"reasons": [{"code": "TENANT_MISMATCH", "title": "Tenant mismatch", "message": "workflow wf-1 belongs to another tenant", "path": "tenant_id", "outcome": "block"}],
 		"status_after": "NONE",
 		"next": [],
 		"revise": [],

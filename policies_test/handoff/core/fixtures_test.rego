@@ -80,6 +80,7 @@ fixture_pack := {
 			"QA": [{"agent": "qa", "task": "review"}, {"agent": "strategist", "task": "strategy"}],
 		},
 	},
+	"verdicts": {"blocking_severities": ["S1", "S2", "S3"], "failed_items": ["defect"], "failed_gates_as_defects": false, "severities": {}},
 	"limits": {
 		"max_review_cycles": 2,
 		"max_handoffs_per_stage": 5,

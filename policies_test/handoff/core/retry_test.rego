@@ -53,6 +53,7 @@ test_retry_exhausted if {
 	inp := with_state(failure_input, {"counters": {"retry/strategy": 2}})
 	reasons_for(inp) == {{
 		"code": "RETRY_EXHAUSTED",
+		"title": "Retry budget spent",
 		"message": "task \"strategy\" of agent \"strategist\" failed (timeout) on try 3 of 3; the retry budget is spent",
 		"path": "task",
 		"outcome": "await_human",

@@ -20,8 +20,24 @@ with_errors(inp, errors) := object.union(inp, {"validation": {"errors": errors}}
 test_validation_error_repeated_with_path if {
 	every code in validation_codes {
 		inp := with_errors(handoff_input, [{"code": code, "path": "output.content.claims[2]", "message": "bad claim"}])
-		reasons_for(inp) == {{"code": code, "message": "bad claim", "path": "output.content.claims[2]", "outcome": "block"}}
+		reasons_for(inp) == {{"code": code, "title": validation_titles[code], "message": "bad claim", "path": "output.content.claims[2]", "outcome": "block"}}
 	}
+}
+
+# validation_titles are the titles of the rules repeating each validation code.
+validation_titles := {
+	"SCHEMA_INVALID": "Schema invalid",
+	"UNKNOWN_FIELD": "Unknown field",
+	"DUPLICATE_KEY": "Duplicate key",
+	"INVALID_ENCODING": "Invalid encoding",
+	"PAYLOAD_TOO_LARGE": "Payload too large",
+	"DEPTH_EXCEEDED": "Depth exceeded",
+	"TENANT_MISMATCH": "Tenant mismatch",
+	"WORKFLOW_NOT_FOUND": "Workflow not found",
+	"UNKNOWN_PACK": "Unknown pack",
+	"WORKFLOW_EXISTS": "Workflow exists",
+	"IDEMPOTENCY_KEY_REUSED": "Idempotency key reused",
+	"IDENTITY_MISMATCH": "Identity mismatch",
 }
 
 # The same request with no validation error is clean (the allowed twin of every
@@ -32,7 +48,7 @@ test_validation_twin_without_errors if {
 
 test_validation_error_without_message_or_path if {
 	inp := with_errors(handoff_input, [{"code": "UNKNOWN_FIELD"}])
-	reasons_for(inp) == {{"code": "UNKNOWN_FIELD", "message": "request rejected: UNKNOWN_FIELD", "outcome": "block"}}
+	reasons_for(inp) == {{"code": "UNKNOWN_FIELD", "title": "Unknown field", "message": "request rejected: UNKNOWN_FIELD", "outcome": "block"}}
 }
 
 test_validation_errors_suppress_semantic_checks if {

@@ -14,9 +14,25 @@ test_review_scope_twin if {
 	not "REVIEW_SCOPE_INVALID" in codes(d)
 }
 
-test_subjective_defect_without_a_defect if {
-	d := decide(review("REVISE", gates, []), st_review)
-	codes(d) == {"SUBJECTIVE_DEFECT"}
+# A return names the defect it returns the work for (core's verdict consistency).
+test_verdict_inconsistent_return_without_a_defect if {
+	every verdict in ["REVISE", "REJECT", "REASSIGN"] {
+		d := decide(review(verdict, gates, []), st_review)
+		"VERDICT_INCONSISTENT" in codes(d)
+		not "SUBJECTIVE_DEFECT" in codes(d)
+		d.outcome == "block"
+		some r in d.reasons
+		r.code == "VERDICT_INCONSISTENT"
+		r.path == "verdict"
+		r.gate == "REVIEW_CHECKS"
+		r.title == "Review contradicts itself"
+	}
+}
+
+test_verdict_inconsistent_twin_return_with_a_defect if {
+	d := decide(review("REVISE", failing("answers_question"), [defect("D-1", "answers_question")]), st_review)
+	not "VERDICT_INCONSISTENT" in codes(d)
+	d.outcome == "revise"
 }
 
 test_subjective_defect_without_a_check if {
@@ -36,10 +52,13 @@ test_review_checks_incomplete_missing if {
 	contains(d.reasons[0].message, "not reported")
 }
 
-test_review_checks_incomplete_failed if {
+# An ACCEPT with a failed check contradicts itself (core); a check left out is
+# incomplete (support).
+test_verdict_inconsistent_accept_with_a_failed_check if {
 	failed := [object.union(g, {"passed": g.id != "no_unsupported_promise"}) | some g in gates]
 	d := decide(review("ACCEPT", failed, []), st_review)
-	codes(d) == {"REVIEW_CHECKS_INCOMPLETE"}
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.reasons[0].path == "gates[4]"
 }
 
 test_review_checks_twin if {
@@ -247,25 +266,29 @@ test_accept_twin_estimate_today if {
 # --- a verdict agrees with its own gates and defects ---------------------------------------
 
 test_accept_with_a_defect if {
-	d := decide(review("ACCEPT", gates, [object.union(defect("D-1", "no_unsupported_promise"), {"severity": "S3"})]), st_review)
-	codes(d) == {"REVIEW_CHECKS_INCOMPLETE"}
-	d.outcome == "block"
-	d.reasons[0].path == "defects[0]"
-	count(d.events) == 0
+	every severity in ["S1", "S2", "S3"] {
+		d := decide(review("ACCEPT", gates, [object.union(defect("D-1", "no_unsupported_promise"), {"severity": severity})]), st_review)
+		"VERDICT_INCONSISTENT" in codes(d)
+		d.outcome == "block"
+		some r in d.reasons
+		r.code == "VERDICT_INCONSISTENT"
+		r.path == "defects[0]"
+		count(d.events) == 0
+	}
 }
 
 test_accept_with_a_defect_twin_without if {
 	d := decide(review("ACCEPT", gates, []), st_review)
-	not "REVIEW_CHECKS_INCOMPLETE" in codes(d)
+	not "VERDICT_INCONSISTENT" in codes(d)
 	d.outcome == "allow"
 }
 
-test_subjective_defect_citing_a_passed_check if {
+test_verdict_inconsistent_defect_citing_a_passed_check if {
 	d := decide(review("REVISE", gates, [defect("D-1", "answers_question")]), st_review)
-	"SUBJECTIVE_DEFECT" in codes(d)
+	"VERDICT_INCONSISTENT" in codes(d)
 	d.outcome == "block"
 	some r in d.reasons
-	r.code == "SUBJECTIVE_DEFECT"
+	r.code == "VERDICT_INCONSISTENT"
 	r.path == "defects[0].check"
 	contains(r.message, "reports as passed")
 }
@@ -294,4 +317,23 @@ test_subjective_defect_twin_origin_upstream if {
 	d := decide(review("REVISE", failing("evidence_supported"), [upstream]), st_review)
 	not "SUBJECTIVE_DEFECT" in codes(d)
 	d.outcome == "revise"
+}
+
+# A gate result names one of the Reviewer's checks.
+test_review_scope_gate_result_of_no_check if {
+	d := decide(review("ACCEPT", array.concat(gates, [{"id": "made_up_check", "passed": true}]), []), st_review)
+	codes(d) == {"REVIEW_SCOPE_INVALID"}
+	d.reasons[0].path == "gates[5].id"
+	d.reasons[0].title == "Gate result of no Reviewer check"
+}
+
+test_review_scope_gate_result_twin_reviewer_checks if {
+	not "REVIEW_SCOPE_INVALID" in codes(decide(review("ACCEPT", gates, []), st_review))
+}
+
+# Two defects of one review with one id would be recorded as one (core's rule).
+test_defect_id_twice_in_one_review if {
+	d := decide(review("REVISE", failing("answers_question"), [defect("D-1", "answers_question"), defect("D-1", "answers_question")]), st_review)
+	"ID_NOT_UNIQUE" in codes(d)
+	d.outcome == "block"
 }

@@ -7,8 +7,15 @@ package handoff.video_test
 
 late_logo := {"id": "timestamps_correct", "passed": false, "reason": "SH5 品牌定格不足2秒，结尾节奏需重排"}
 
-test_internal_review_accept_with_a_failed_gate_returns if {
+# An ACCEPT with a failed gate contradicts itself (core's rule): refused.
+test_internal_review_accept_with_a_failed_gate_is_inconsistent if {
 	d := decide(with_gates(internal_review("ACCEPT", []), [late_logo]), st_internal)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.outcome == "block"
+}
+
+test_internal_review_return_with_a_failed_gate if {
+	d := decide(with_gates(internal_review("REVISE", []), [late_logo]), st_internal)
 	codes(d) == {"QUALITY_GATE_FAILED"}
 	d.outcome == "revise"
 	d.status_after == "STORYBOARDING"
@@ -100,8 +107,9 @@ test_defect_id_already_recorded if {
 
 test_defect_id_twice_in_one_review if {
 	d := decide(internal_review("REVISE", [defect("IR-2", "A5", "镜头节奏拖沓"), defect("IR-2", "EDIT_PLAN", "转场太多")]), st_internal)
-	codes(d) == {"REVIEW_SCOPE_INVALID"}
-	paths_of(d, "REVIEW_SCOPE_INVALID") == {"defects[0].id", "defects[1].id"}
+	codes(d) == {"ID_NOT_UNIQUE"}
+	paths_of(d, "ID_NOT_UNIQUE") == {"defects[1].id"}
+	d.reasons[0].title == "Defect id used twice in one review"
 }
 
 test_defect_id_in_the_policys_form if {

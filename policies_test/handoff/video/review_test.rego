@@ -33,7 +33,7 @@ test_seed_example_a6_returned_to_screenwriter if {
 }
 
 test_review_defect_returns_the_artifact if {
-	d := decide(with_defects(script_check("ACCEPT", humanized), [defect("D-2", "A3", "第二幕缺少情绪转折点")]), st_script_intake)
+	d := decide(with_defects(script_check("REVISE", humanized), [defect("D-2", "A3", "第二幕缺少情绪转折点")]), st_script_intake)
 	codes(d) == {"REVIEW_DEFECT"}
 	d.revise == [{"artifact": "A3", "producer": "screenwriter", "defects": ["D-2"]}]
 	status_events(d) == {"A3 v1 revision_required"}
@@ -52,16 +52,70 @@ test_failed_gate_result_from_the_reviewer if {
 	d.status_after == "STORYBOARDING"
 }
 
+# --- a verdict agrees with what the review reports (core's rule, the video table) ---------
+
+# An ACCEPT that lists a defect, even an S1, contradicts itself: it is refused, not read
+# as a return (nor the defect as passed).
+test_accept_with_a_defect_is_inconsistent if {
+	every severity in ["S1", "S2", "S3"] {
+		minor := object.union(defect("D-2", "A3", "第二幕缺少情绪转折点"), {"severity": severity})
+		d := decide(with_defects(script_check("ACCEPT", humanized), [minor]), st_script_intake)
+		codes(d) == {"VERDICT_INCONSISTENT"}
+		d.outcome == "block"
+		d.reasons[0].path == "defects[0]"
+		d.reasons[0].title == "Review contradicts itself"
+		count(d.events) == 0
+	}
+}
+
+test_accept_with_a_failed_attestation_is_inconsistent if {
+	d := decide(brief_check("ACCEPT", [att("creative_brief_clear", "screenwriter", false, "核心创意不清晰")]), st_brief_intake)
+	"VERDICT_INCONSISTENT" in codes(d)
+	d.outcome == "block"
+	paths_of(d, "VERDICT_INCONSISTENT") == {"attestations[0]"}
+}
+
+test_accept_with_a_failed_gate_is_inconsistent if {
+	req := with_gates(storyboard_check("ACCEPT"), [{"id": "dir-vfx.quality_gates_passed", "passed": false, "reason": "SH4 仰拍与情绪节奏不符"}])
+	d := decide(req, st_storyboard_intake)
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	d.reasons[0].path == "gates[0]"
+}
+
+# The twin: the same failed attestation with a return is a return.
+test_return_with_a_failed_attestation_twin if {
+	d := decide(brief_check("REVISE", [att("creative_brief_clear", "screenwriter", false, "核心创意不清晰")]), st_brief_intake)
+	not "VERDICT_INCONSISTENT" in codes(d)
+	d.outcome == "revise"
+}
+
+test_defect_failing_a_passed_gate_is_inconsistent if {
+	req := with_gates(with_defects(storyboard_check("REVISE"), [object.union(defect("D-3", "A5", "SH4 仰拍与情绪节奏不符"), {"check": "timestamps_correct"})]), [{"id": "timestamps_correct", "passed": true}])
+	d := decide(req, st_storyboard_intake)
+	"VERDICT_INCONSISTENT" in codes(d)
+	paths_of(d, "VERDICT_INCONSISTENT") == {"defects[0].check"}
+}
+
+test_gate_passed_and_failed_is_inconsistent if {
+	req := with_gates(storyboard_check("REVISE"), [{"id": "timestamps_correct", "passed": false, "reason": "SH5 太短"}, {"id": "timestamps_correct", "passed": true}])
+	d := decide(req, st_storyboard_intake)
+	"VERDICT_INCONSISTENT" in codes(d)
+	paths_of(d, "VERDICT_INCONSISTENT") == {"gates"}
+}
+
+# A return lists its failed items itself (列出具体未通过项): a REVISE with none is
+# refused, whatever the policy finds.
 test_return_without_any_failed_item if {
 	d := decide(brief_check("REVISE", clear), st_brief_intake)
-	codes(d) == {"RETURN_UNJUSTIFIED"}
+	codes(d) == {"VERDICT_INCONSISTENT"}
+	paths_of(d, "VERDICT_INCONSISTENT") == {"verdict"}
 	d.outcome == "block"
 }
 
 test_failed_gate_result_without_reason if {
 	d := decide(with_gates(storyboard_check("REVISE"), [{"id": "timestamps_correct", "passed": false}]), st_storyboard_intake)
 	codes(d) == {"RETURN_UNJUSTIFIED"}
-	paths_of(d, "RETURN_UNJUSTIFIED") == {"gates[0].reason", "verdict"}
+	paths_of(d, "RETURN_UNJUSTIFIED") == {"gates[0].reason"}
 }
 
 test_return_unjustified_twin if {
@@ -96,13 +150,15 @@ test_internal_review_must_judge_the_edit_plan if {
 }
 
 test_reject_is_no_check_verdict if {
-	d := decide(brief_check("REJECT", clear), st_brief_intake)
-	codes(d) == {"VERDICT_NOT_SUPPORTED"}
+	d := decide(with_defects(brief_check("REJECT", clear), [defect("D-4", "A1", "目标受众未定义")]), st_brief_intake)
+	"VERDICT_NOT_SUPPORTED" in codes(d)
+	d.outcome == "block"
 }
 
 test_reassign_is_no_internal_verdict if {
-	d := decide(internal_review("REASSIGN", []), st_internal)
-	codes(d) == {"VERDICT_NOT_SUPPORTED"}
+	d := decide(internal_review("REASSIGN", [defect("IR-1", "A5", "品牌标识出现太晚")]), st_internal)
+	"VERDICT_NOT_SUPPORTED" in codes(d)
+	d.outcome == "block"
 }
 
 test_verdict_twin_escalate if {
@@ -176,7 +232,7 @@ test_internal_review_returns_to_the_most_upstream_producer if {
 
 test_internal_review_without_defect_is_no_return if {
 	d := decide(internal_review("REVISE", []), st_internal)
-	codes(d) == {"RETURN_UNJUSTIFIED"}
+	codes(d) == {"VERDICT_INCONSISTENT"}
 }
 
 test_internal_review_attestation_invalid if {

@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** the store answers reads */
+        /** the store could record a decision now: reachable, writable (not a hot standby), at this version's schema */
         get: operations["ready"];
         put?: never;
         post?: never;
@@ -315,7 +315,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Error: {
-            /** @description UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_REQUEST, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDENTITY_MISMATCH, NO_DECISION, NOT_READY, INTERNAL */
+            /** @description UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_REQUEST, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDENTITY_MISMATCH, NO_DECISION, STORE_UNAVAILABLE, NOT_READY, NOT_SUPPORTED, INTERNAL */
             code: string;
             message: string;
             hint?: string;
@@ -326,6 +326,8 @@ export interface components {
         };
         Reason: {
             code: string;
+            /** @description the METADATA title of the policy rule that produced the reason, in plain words; absent in decisions recorded before titles were carried */
+            title?: string;
             message: string;
             path?: string;
             gate?: string;
@@ -497,6 +499,11 @@ export interface components {
             context?: {
                 must_know?: Record<string, never>;
                 may_know?: Record<string, never>;
+                /** @description the request's strings that match an injection pattern, in a pack that flags rather than refuses them: the agent reads the package knowing a text in it looks like an instruction */
+                flags?: {
+                    path: string;
+                    pattern: string;
+                }[];
             };
         } & {
             [key: string]: unknown;
@@ -599,7 +606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Status"];
                 };
             };
-            /** @description the store does not answer */
+            /** @description not ready: NOT_READY, with the cause (no writes, unreachable, schema) and never a detail of the connection */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -673,7 +680,16 @@ export interface operations {
                     "application/json": components["schemas"]["Decision"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description BAD_REQUEST: the body could not be read (cut short, or a broken chunked encoding); UNRECORDABLE: request_id, tenant_id or workflow_id holds a secret, so nothing can be recorded (send it with other ids) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -691,7 +707,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the body is larger than the server accepts */
+            /** @description REQUEST_TIMEOUT: the body did not arrive in time: 5 s plus 4 s per MiB of its length (a rate of 256 KiB/s); nothing was decided */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the engine's request limit (engine.Limits.MaxBytes, 1 MiB by default; the hint gives it in bytes); nothing was decided or recorded */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -709,7 +734,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NO_DECISION: no decision could be made; treat the request as blocked and send it again with the same request_id */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy (send it again with the same request_id once it is back); STORE_READ_ONLY: the store takes no writes (a resend will not help until the server writes to the primary); NO_DECISION: no decision could be made otherwise. Either way treat the request as blocked */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -743,7 +777,16 @@ export interface operations {
                     "application/json": components["schemas"]["Decision"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description BAD_REQUEST: the body could not be read (cut short, or a broken chunked encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -761,7 +804,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description the body is larger than the server accepts */
+            /** @description REQUEST_TIMEOUT: the body did not arrive in time: 5 s plus 4 s per MiB of its length (a rate of 256 KiB/s); nothing was decided */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the engine's request limit (engine.Limits.MaxBytes, 1 MiB by default; the hint gives it in bytes); nothing was decided or recorded */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -779,7 +831,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NO_DECISION: no decision could be made; treat the request as blocked and send it again with the same request_id */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy (send it again with the same request_id once it is back); STORE_READ_ONLY: the store takes no writes (a resend will not help until the server writes to the primary); NO_DECISION: no decision could be made otherwise. Either way treat the request as blocked */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -826,7 +887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -844,7 +905,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -876,7 +946,7 @@ export interface operations {
                     "application/json": components["schemas"]["State"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -903,7 +973,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -935,7 +1014,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkflowLog"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -962,7 +1041,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -993,7 +1081,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditLog"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1011,7 +1099,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1045,7 +1142,7 @@ export interface operations {
                     "application/json": components["schemas"]["VerifyResult"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1072,7 +1169,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1116,7 +1222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1134,7 +1240,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1165,7 +1280,7 @@ export interface operations {
                     "application/json": components["schemas"]["Entry"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1183,7 +1298,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1214,7 +1338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Explanation"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1232,7 +1356,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store's database cannot be reached; nothing was read, try again once it is back */
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1261,7 +1394,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1279,8 +1412,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description the store cannot stream a backup: a PostgreSQL store is backed up with the database's own tools (pg_dump), or copied with handoffctl copy */
             501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1308,7 +1459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Packs"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1339,7 +1490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contract"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1377,7 +1528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Reasons"];
                 };
             };
-            /** @description no token, or a token of no principal */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,6 @@
+//go:build !canary_rawderived
+
+package canary
+
+// RecordRawDerived is on in the canary_rawderived build.
+const RecordRawDerived = false

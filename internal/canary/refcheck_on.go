@@ -1,0 +1,6 @@
+//go:build canary_refcheck
+
+package canary
+
+// SkipReferenceCheck is on in the canary_refcheck build.
+const SkipReferenceCheck = true
