@@ -41,7 +41,7 @@ type compiledContracts struct {
 	scanner    *textScanner
 	result     *validator // core.#PolicyResult
 	checker    *cueChecker
-	templates  sync.Map // request skeletons by pack, kind and options (Decider.template)
+	templates  sync.Map // request skeletons by pack, kind and options (Decider.Template)
 }
 
 // packSlot is one pack's contracts, compiled once.

@@ -38,7 +38,14 @@ type Template struct {
 
 // Enums are the values of each field whose constraint is an enumeration, by dotted path
 // from the request's top ("class", "actor.type", "output.content.channel").
-func (t *Template) Enums() map[string][]any { return t.enums }
+// The map is the caller's: templates are shared.
+func (t *Template) Enums() map[string][]any {
+	out := make(map[string][]any, len(t.enums))
+	for k, v := range t.enums {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
 
 // optionalValue is the plain JSON value of the skeleton of a top-level optional field
 // the template leaves out.
@@ -90,10 +97,24 @@ type TemplateError struct {
 
 func (e *TemplateError) Error() string { return "engine: " + e.Msg }
 
-// Template returns the skeleton of a request of kind for pack. It fails with a
-// *TemplateError for an unknown pack, kind or agent. Template is safe for concurrent
-// use.
+// Template returns the skeleton of a request of kind for pack, walked once per pack,
+// kind and options and kept (a Template is read only). It fails with a *TemplateError
+// for an unknown pack, kind or agent. Template is safe for concurrent use.
 func (dc *Decider) Template(pack, kind string, opts TemplateOptions) (*Template, error) {
+	key := strings.Join([]string{pack, kind, opts.Target, opts.Source, opts.Output}, "\x00")
+	if t, ok := dc.contracts.templates.Load(key); ok {
+		return t.(*Template), nil
+	}
+	t, err := dc.walkTemplate(pack, kind, opts)
+	if err != nil {
+		return nil, err
+	}
+	dc.contracts.templates.Store(key, t)
+	return t, nil
+}
+
+// walkTemplate walks the skeleton of a request of kind for pack.
+func (dc *Decider) walkTemplate(pack, kind string, opts TemplateOptions) (*Template, error) {
 	names := dc.contracts.packNames()
 	if !slices.Contains(names, pack) {
 		return nil, &TemplateError{Msg: fmt.Sprintf("no pack %q in the bundle", pack), Name: pack, Known: names}

@@ -193,6 +193,74 @@ func (dc *Decider) Waiting(st *State) (*Waiting, error) {
 // put to the policy at. It fails only when the bundle has no pack st.Pack or the
 // policy cannot be evaluated. WaitingAt is safe for concurrent use.
 func (dc *Decider) WaitingAt(ctx context.Context, st *State, at time.Time) (*Waiting, error) {
+	d, err := dc.derive(st)
+	if err != nil {
+		return nil, err
+	}
+	w := &Waiting{WorkflowID: st.WorkflowID, TenantID: st.TenantID, Pack: st.Pack, Status: st.Status,
+		Terminal: st.Terminal || slices.Contains(d.t.Workflow.Terminal, st.Status), StateVersion: st.StateVersion,
+		At: at.UTC().Format(time.RFC3339Nano), Parties: []Party{}, Leads: []Lead{}}
+	parties := d.parties
+	c := checker{dc: dc, g: d.g, st: st, at: at, rootCauses: map[string]bool{}}
+	var causes struct {
+		RootCauses []string `json:"root_causes"`
+	}
+	for _, table := range []any{dc.contracts.guardrails, d.raw} {
+		if decodeVia(table, &causes) == nil {
+			for _, code := range causes.RootCauses {
+				c.rootCauses[code] = true
+			}
+		}
+	}
+	for i := range parties {
+		if err := c.party(ctx, &parties[i]); err != nil {
+			return nil, err
+		}
+	}
+	d.g.waitsFor(parties)
+	takes := false // whether the workflow takes anything (a terminal one may: an outcome)
+	for _, p := range parties {
+		takes = takes || len(p.Requests) > 0
+	}
+	for _, p := range parties {
+		if !p.offStage && (!w.Terminal || takes) || len(p.Requests) > 0 {
+			w.Parties = append(w.Parties, p)
+		}
+	}
+	if w.Terminal {
+		return w, nil
+	}
+	for _, tr := range d.t.Workflow.Transitions {
+		if tr.From == st.Status && tr.On != "cancel" {
+			w.Leads = append(w.Leads, Lead{To: tr.To, On: tr.On})
+		}
+	}
+	return w, nil
+}
+
+// Actors says who may act on the workflow in st and what each may send as WaitingAt
+// derives them, before any step is put to the policy: a step listed may still be
+// refused, and an agent that only hands work to one acting now is listed too. It
+// evaluates no policy, for lists of many workflows (the console's inbox).
+func (dc *Decider) Actors(st *State) ([]Party, error) {
+	d, err := dc.derive(st)
+	if err != nil {
+		return nil, err
+	}
+	return d.parties, nil
+}
+
+// derivation is what the contract tables and the state say of a workflow: its pack's
+// tables and the parties that may act, with the steps derived for each.
+type derivation struct {
+	raw     map[string]any
+	t       *packTables
+	g       *guide
+	parties []Party
+}
+
+// derive reads st.Pack's tables and derives who may act on the workflow in st.
+func (dc *Decider) derive(st *State) (*derivation, error) {
 	raw, ok := dc.Tables(st.Pack)
 	if !ok {
 		return nil, fmt.Errorf("engine: workflow %s is governed by pack %s, which this bundle does not have", st.WorkflowID, st.Pack)
@@ -207,16 +275,13 @@ func (dc *Decider) WaitingAt(ctx context.Context, st *State, at time.Time) (*Wai
 	if c, ok := dc.Config(st.Pack); ok {
 		_ = decodeVia(c, &cfg) // a pack without required_inputs cites what its agents consume
 	}
-	w := &Waiting{WorkflowID: st.WorkflowID, TenantID: st.TenantID, Pack: st.Pack, Status: st.Status,
-		Terminal: st.Terminal || slices.Contains(t.Workflow.Terminal, st.Status), StateVersion: st.StateVersion,
-		At: at.UTC().Format(time.RFC3339Nano), Parties: []Party{}, Leads: []Lead{}}
 	g := guide{t: &t, st: st, required: cfg.RequiredInputs, handoffFields: map[string]bool{}}
 	var statuses struct {
 		Approved []string `json:"approved_statuses"`
 	}
 	_ = decodeVia(dc.contracts.guardrails, &statuses) // without the table no version counts as approved
 	g.approved = statuses.Approved
-	if tpl, err := dc.template(st.Pack, "handoff", TemplateOptions{}); err == nil {
+	if tpl, err := dc.Template(st.Pack, "handoff", TemplateOptions{}); err == nil {
 		var fields map[string]any
 		if json.Unmarshal(tpl.JSON(), &fields) == nil {
 			for k := range fields {
@@ -268,41 +333,7 @@ func (dc *Decider) WaitingAt(ctx context.Context, st *State, at time.Time) (*Wai
 		}
 	}
 	parties = append(parties, g.host(parties))
-	c := checker{dc: dc, g: &g, st: st, at: at, rootCauses: map[string]bool{}}
-	var causes struct {
-		RootCauses []string `json:"root_causes"`
-	}
-	for _, table := range []any{dc.contracts.guardrails, raw} {
-		if decodeVia(table, &causes) == nil {
-			for _, code := range causes.RootCauses {
-				c.rootCauses[code] = true
-			}
-		}
-	}
-	for i := range parties {
-		if err := c.party(ctx, &parties[i]); err != nil {
-			return nil, err
-		}
-	}
-	g.waitsFor(parties)
-	takes := false // whether the workflow takes anything (a terminal one may: an outcome)
-	for _, p := range parties {
-		takes = takes || len(p.Requests) > 0
-	}
-	for _, p := range parties {
-		if !p.offStage && (!w.Terminal || takes) || len(p.Requests) > 0 {
-			w.Parties = append(w.Parties, p)
-		}
-	}
-	if w.Terminal {
-		return w, nil
-	}
-	for _, tr := range t.Workflow.Transitions {
-		if tr.From == st.Status && tr.On != "cancel" {
-			w.Leads = append(w.Leads, Lead{To: tr.To, On: tr.On})
-		}
-	}
-	return w, nil
+	return &derivation{raw: raw, t: &t, g: &g, parties: parties}, nil
 }
 
 // guide derives one workflow's steps from its pack's tables.

@@ -95,6 +95,7 @@ func TestWaitingFollowsScenarios(t *testing.T) {
 					w, err := eng.WaitingAt(ctx, st, at)
 					require.NoError(t, err)
 					checkOffered(t, i+1, w, body)
+					checkActors(t, i+1, eng, st, w)
 					b.step = i
 					b.checkAccepted(ctx, eng, i+1, st, w, body, at)
 				}
@@ -114,6 +115,29 @@ func TestWaitingFollowsScenarios(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, st.Terminal, w.Terminal)
 		})
+	}
+}
+
+// checkActors: Actors, which asks no policy, lists every party Waiting lists, and every
+// kind of request Waiting offers a person, so that a list built from Actors (the
+// console's inbox) misses no one the policy takes a step of. (The host may be offered a
+// step more: an agent's handoff the policy takes only from the host.)
+func checkActors(t *testing.T, n int, eng *engine.Engine, st *engine.State, w *engine.Waiting) {
+	t.Helper()
+	parties, err := eng.Actors(st)
+	require.NoError(t, err)
+	for _, p := range w.Parties {
+		i := slices.IndexFunc(parties, func(a engine.Party) bool { return a.ID == p.ID && a.Type == p.Type })
+		if !assert.GreaterOrEqual(t, i, 0, "step %d: Actors lacks %s %s", n, p.Type, p.ID) {
+			continue
+		}
+		for _, s := range p.Requests {
+			if p.Type == "system" {
+				break
+			}
+			assert.True(t, slices.ContainsFunc(parties[i].Requests, func(a engine.Step) bool { return a.Kind == s.Kind }),
+				"step %d: Actors has no %s of %s", n, s.Kind, p.ID)
+		}
 	}
 }
 

@@ -489,7 +489,7 @@ func (c *checker) decide(ctx context.Context, typ, id string, s Step) (Outcome, 
 // failure's retry type that goes with its class, a handoff's type, an optional field
 // the step needs with its count).
 func (c *checker) fill(ctx context.Context, typ, id string, s *Step) error {
-	tpl, err := c.dc.template(c.st.Pack, s.Kind, c.templateOptions(id, *s))
+	tpl, err := c.dc.Template(c.st.Pack, s.Kind, c.templateOptions(id, *s))
 	if err != nil {
 		return err
 	}
@@ -738,7 +738,7 @@ func concerns(path string, given []string) bool {
 // request builds the request of a step from the pack's template, and lists the paths of
 // the values the step gives.
 func (c *checker) request(typ, id string, s Step) ([]byte, []string, error) {
-	tpl, err := c.dc.template(c.st.Pack, s.Kind, c.templateOptions(id, s))
+	tpl, err := c.dc.Template(c.st.Pack, s.Kind, c.templateOptions(id, s))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1050,18 +1050,4 @@ func refsOf(cs []Citation) []ArtifactRef {
 		}
 	}
 	return out
-}
-
-// template is Template, made once per pack, kind and options.
-func (dc *Decider) template(pack, kind string, opts TemplateOptions) (*Template, error) {
-	key := strings.Join([]string{pack, kind, opts.Target, opts.Source, opts.Output}, "\x00")
-	if t, ok := dc.contracts.templates.Load(key); ok {
-		return t.(*Template), nil
-	}
-	t, err := dc.Template(pack, kind, opts)
-	if err != nil {
-		return nil, err
-	}
-	dc.contracts.templates.Store(key, t)
-	return t, nil
 }

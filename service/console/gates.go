@@ -12,8 +12,10 @@ import (
 // pack is what the console reads of a pack's contract tables: its human roles, who acts
 // in each status, and its state machine.
 type pack struct {
-	// waiting says who may act on a workflow now (engine.Decider.Waiting).
+	// waiting says what the policy takes of a workflow now (engine.Decider.Waiting);
+	// parties says who may act on it, without asking the policy (engine.Decider.Actors).
 	waiting     func(*engine.State) (*engine.Waiting, error)
+	parties     func(*engine.State) ([]engine.Party, error)
 	roles       map[string]role
 	agents      map[string]any     // the pack's agents, by name
 	actors      map[string][]actor // status → who acts there
@@ -46,7 +48,7 @@ func (c *Console) packOf(name string) (*pack, bool) {
 	if !ok {
 		return nil, false
 	}
-	p := pack{waiting: c.e.Waiting}
+	p := pack{waiting: c.e.Waiting, parties: c.e.Actors}
 	if !decodeTable(t["roles"], &p.roles) || !decodeTable(t["agents"], &p.agents) {
 		return nil, false
 	}
@@ -72,16 +74,17 @@ type gate struct {
 }
 
 // gate returns the gate a workflow in st waits at: the human roles that may act on it
-// now (engine.Waiting: the roles the contract puts at its status as its actors, or as
-// roles that approve the status as a stage, and those that resolve conflicts while one
-// is open). ok is false when no person acts there.
+// (engine.Actors: the roles the contract puts at its status as its actors, or as roles
+// that approve the status as a stage, and those that resolve conflicts while one is
+// open). ok is false when no person acts there. No step is put to the policy here, so
+// that the inbox costs no evaluation per workflow; the forms ask it (approvalStep).
 func (p *pack) gate(st *engine.State) (gate, bool) {
 	g := gate{Status: st.Status}
-	w, err := p.waiting(st)
+	parties, err := p.parties(st)
 	if err != nil {
 		return g, false
 	}
-	for _, party := range w.Parties {
+	for _, party := range parties {
 		if party.Type != "human" {
 			continue
 		}
