@@ -349,8 +349,19 @@ reasons contains r if {
 	_outcome
 	_retry_timer
 	not _timer_proceeds
-	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("task %s: no attempt remains (last failure: %v)", [_timer_task, _last_failure(_timer_task)]), "effect_id", "RETRY", "await_human")
+	r := _gate_reason_outcome(rego.metadata.rule(), _exhausted_message, "effect_id", "RETRY", "await_human")
 }
+
+# _exhausted_message says why the retry does not run, from the recorded failure's
+# numbers only: its detail is free text and stays out of a reason.
+_exhausted_message := sprintf("task %s: the scheduler reports the retry %s: it does not run", [_timer_task, _request.result]) if {
+	_request.result != "acknowledged"
+} else := sprintf("task %s: its last failure's class %v is not retried", [_timer_task, f.class]) if {
+	f := _last_failure(_timer_task)
+	not _retryable(f.class)
+} else := sprintf("task %s: attempt %v of %v (class %v) was the last", [_timer_task, f.attempt, object.get(_retry_policy(f.class), "max_attempts", 1), f.class]) if {
+	f := _last_failure(_timer_task)
+} else := sprintf("task %s: no failure of it is recorded", [_timer_task])
 
 _timer_proceeds if {
 	_request.result == "acknowledged"
