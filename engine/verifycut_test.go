@@ -144,15 +144,7 @@ func TestVerifyDetectsACutChain(t *testing.T) {
 			opts, tamper := s.open(t)
 			e, err := engine.Open(ctx, opts)
 			require.NoError(t, err)
-			start := `{"request_id": "s-1", "kind": "start", "tenant_id": "acme", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign", "subject_id": "brightbrew", "brief": {"client": "Brightbrew", "business_objective": "Grow trial sign-ups", "product": "Brightbrew Cold Brew"}, "workflow_id": "wf-1"}`
-			blocked := `{"request_id": "b-1", "kind": "cancel", "tenant_id": "acme", "workflow_id": "wf-1", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "human", "id": "maria", "roles": ["viewer"]}, "reason": "stop", "surplus": true}`
-			_, err = e.Submit(ctx, []byte(start))
-			require.NoError(t, err)
-			d, err := e.Submit(ctx, []byte(blocked))
-			require.NoError(t, err)
-			require.Equal(t, engine.Block, d.Outcome)
-			var hist []engine.Entry
-			require.NoError(t, e.History(ctx, "acme", "wf-1", func(en engine.Entry) error { hist = append(hist, en); return nil }))
+			hist := startAndBlocks(t, e, 1)
 			require.Len(t, hist, 2)
 			rep, err := e.Verify(ctx, "acme", "wf-1")
 			require.NoError(t, err)
@@ -176,9 +168,9 @@ func TestVerifyDetectsACutChain(t *testing.T) {
 			for _, reps := range [][]store.VerifyReport{{one}, tenant, all} {
 				rep := brokenReport(t, reps, "wf-1")
 				assert.Equal(t, uint64(2), rep.BrokenSeq)
-				assert.True(t, strings.HasPrefix(rep.Problem, `idempotency: key "b-1" names record 2, past the head`), rep.Problem)
+				assert.True(t, strings.HasPrefix(rep.Problem, `idempotency: key "b-a" names record 2, past the head`), rep.Problem)
 			}
-			_, err = e.Submit(ctx, []byte(blocked))
+			_, err = e.Submit(ctx, []byte(viewerCancel("b-a")))
 			require.ErrorIs(t, err, store.ErrTampered, "the engine itself notices on resend")
 		})
 	}
@@ -193,7 +185,7 @@ func TestVerifyDetectsAnUnindexedDecision(t *testing.T) {
 			opts, tamper := s.open(t)
 			e, err := engine.Open(ctx, opts)
 			require.NoError(t, err)
-			d, err := e.Submit(ctx, []byte(`{"request_id": "s-1", "kind": "start", "tenant_id": "acme", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign", "subject_id": "brightbrew", "brief": {"client": "Brightbrew", "business_objective": "Grow trial sign-ups", "product": "Brightbrew Cold Brew"}, "workflow_id": "wf-1"}`))
+			d, err := e.Submit(ctx, []byte(campaignStart))
 			require.NoError(t, err)
 			require.NoError(t, e.Close())
 			tamper(t, func(tm cutter) { tm.delID(d.DecisionID) })
@@ -210,15 +202,24 @@ func TestVerifyDetectsAnUnindexedDecision(t *testing.T) {
 	}
 }
 
+// campaignStart starts wf-1 of acme on the campaign pack.
+const campaignStart = `{"request_id": "s-1", "kind": "start", "tenant_id": "acme", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign", "subject_id": "brightbrew", "brief": {"client": "Brightbrew", "business_objective": "Grow trial sign-ups", "product": "Brightbrew Cold Brew"}, "workflow_id": "wf-1"}`
+
+// viewerCancel is a cancel of wf-1 by a person who may not cancel: a block that
+// changes nothing.
+func viewerCancel(requestID string) string {
+	return `{"request_id": "` + requestID + `", "kind": "cancel", "tenant_id": "acme", "workflow_id": "wf-1", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "human", "id": "maria", "roles": ["viewer"]}, "reason": "stop", "surplus": true}`
+}
+
 // startAndBlocks records a campaign start (allow) and n blocked cancels in wf-1 of acme
 // and returns the log entries.
 func startAndBlocks(t *testing.T, e *engine.Engine, n int) []engine.Entry {
 	t.Helper()
 	ctx := context.Background()
-	_, err := e.Submit(ctx, []byte(`{"request_id": "s-1", "kind": "start", "tenant_id": "acme", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign", "subject_id": "brightbrew", "brief": {"client": "Brightbrew", "business_objective": "Grow trial sign-ups", "product": "Brightbrew Cold Brew"}, "workflow_id": "wf-1"}`))
+	_, err := e.Submit(ctx, []byte(campaignStart))
 	require.NoError(t, err)
 	for i := range n {
-		d, err := e.Submit(ctx, []byte(`{"request_id": "b-`+string(rune('a'+i))+`", "kind": "cancel", "tenant_id": "acme", "workflow_id": "wf-1", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "human", "id": "maria", "roles": ["viewer"]}, "reason": "stop", "surplus": true}`))
+		d, err := e.Submit(ctx, []byte(viewerCancel("b-"+string(rune('a'+i)))))
 		require.NoError(t, err)
 		require.Equal(t, engine.Block, d.Outcome)
 	}
