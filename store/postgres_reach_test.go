@@ -1,13 +1,11 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,25 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/internal/pgtest"
+	"github.com/handoff-dev/handoff/internal/syncbuf"
 )
-
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestPostgresReachabilityLogged takes the database away behind a store and brings it
 // back: the store's logger says once that it is unreachable, however many calls fail,
@@ -44,7 +25,7 @@ func TestPostgresReachabilityLogged(t *testing.T) {
 	proxy, through := pgtest.NewProxy(t, openPostgres(t).url)
 	u, err := url.Parse(through)
 	require.NoError(t, err)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	p, err := OpenPostgres(ctx, Options{URL: through, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		Postgres: PostgresOptions{ConnectTimeout: time.Second}})
 	require.NoError(t, err)

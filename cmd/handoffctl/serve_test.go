@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,26 +26,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/internal/syncbuf"
 	"github.com/handoff-dev/handoff/service"
 )
-
-// syncBuffer is a buffer a command writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestServe runs handoffctl serve on a store, plays a start over HTTP, stops it as a
 // signal would, and finds the decision recorded in the store it closed; the decision's
@@ -222,7 +204,7 @@ func TestToken(t *testing.T) {
 // servedStore is a handoffctl serve run in process by a test.
 type servedStore struct {
 	base           string // the URL it serves on
-	stdout, stderr syncBuffer
+	stdout, stderr syncbuf.Buffer
 	cancel         context.CancelFunc
 	done           chan int
 	code           int
@@ -289,7 +271,7 @@ func TestServeDrainsOnSIGHUP(t *testing.T) {
 	const tok = "tok-orchestrator"
 	cmd := exec.Command(bin, "--db", filepath.Join(dir, "db"), "serve", "--addr", "127.0.0.1:0", "--principals", writePrincipals(t, dir, tok))
 	cmd.Env = append(os.Environ(), "OTEL_EXPORTER_OTLP_ENDPOINT=", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=")
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/internal/syncbuf"
 )
 
 // TestTestWatch starts test --watch, sees its first run pass, breaks a test and sees
@@ -33,7 +35,7 @@ func TestTestWatch(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"test", "--watch", policies, tests}, strings.NewReader(""), &stdout, &stderr)
