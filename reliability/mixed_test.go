@@ -171,8 +171,22 @@ func (c *checker) scan(ctx context.Context, final bool) error {
 		if err != nil {
 			return err
 		}
+		// One pass verifies the tenant's chains, idempotency records and index entries
+		// (the verification of each workflow would read the whole index each time).
+		reps, err := c.eng.VerifyTenant(ctx, tenant)
+		if err != nil {
+			return err
+		}
+		verified := map[string]store.VerifyReport{}
+		for _, r := range reps {
+			verified[r.Workflow] = r
+		}
 		for _, wf := range wfs {
-			if err := c.workflow(ctx, tenant, wf, heads[wf], final); err != nil {
+			rep, ok := verified[wf]
+			if !ok {
+				return fmt.Errorf("%s/%s: not verified", tenant, wf)
+			}
+			if err := c.workflow(ctx, tenant, wf, heads[wf], rep, final); err != nil {
 				return fmt.Errorf("%s/%s: %w", tenant, wf, err)
 			}
 		}
@@ -180,12 +194,8 @@ func (c *checker) scan(ctx context.Context, final bool) error {
 	return nil
 }
 
-func (c *checker) workflow(ctx context.Context, tenant, wf string, head store.Head, final bool) error {
+func (c *checker) workflow(ctx context.Context, tenant, wf string, head store.Head, rep store.VerifyReport, final bool) error {
 	key := tenant + "/" + wf
-	rep, err := c.eng.Verify(ctx, tenant, wf)
-	if err != nil {
-		return err
-	}
 	if !rep.OK {
 		return fmt.Errorf("chain broken at %d: %s", rep.BrokenSeq, rep.Problem)
 	}
@@ -194,7 +204,7 @@ func (c *checker) workflow(ctx context.Context, tenant, wf string, head store.He
 	}
 	var decisions uint64
 	var lastVersion uint64
-	err = c.eng.History(ctx, tenant, wf, func(e engine.Entry) error {
+	err := c.eng.History(ctx, tenant, wf, func(e engine.Entry) error {
 		decisions++
 		d := e.Decision
 		if d == nil {
