@@ -22,6 +22,7 @@ import (
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/internal/pgtest"
+	"github.com/handoff-dev/handoff/internal/syncbuf"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -83,7 +84,7 @@ type pgChild struct {
 	stdin  io.WriteCloser
 	lines  chan string   // complete lines of its stdout, closed when it ends; a torn last line is dropped
 	eof    chan struct{} // closed once its stdout ended and every line is in lines
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 }
 
 // startPgChild starts the test binary as role on the store at u, with env added. It is
@@ -96,7 +97,7 @@ func startPgChild(t *testing.T, name, role, u string, env ...string) *pgChild {
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	c := &pgChild{name: name, cmd: cmd, stdin: stdin, lines: make(chan string, 256), eof: make(chan struct{}), stderr: &syncBuffer{}}
+	c := &pgChild{name: name, cmd: cmd, stdin: stdin, lines: make(chan string, 256), eof: make(chan struct{}), stderr: &syncbuf.Buffer{}}
 	cmd.Stderr = c.stderr
 	require.NoError(t, cmd.Start())
 	go func() {
@@ -125,11 +126,11 @@ func (c *pgChild) next(t *testing.T) string {
 	select {
 	case line, ok := <-c.lines:
 		if !ok {
-			t.Fatalf("%s ended: %s", c.name, c.stderr.tail())
+			t.Fatalf("%s ended: %s", c.name, tail(c.stderr))
 		}
 		return line
 	case <-time.After(childTimeout):
-		t.Fatalf("%s said nothing for %v: %s", c.name, childTimeout, c.stderr.tail())
+		t.Fatalf("%s said nothing for %v: %s", c.name, childTimeout, tail(c.stderr))
 	}
 	return ""
 }
@@ -138,7 +139,7 @@ func (c *pgChild) next(t *testing.T) string {
 func (c *pgChild) send(t *testing.T, format string, args ...any) {
 	t.Helper()
 	_, err := fmt.Fprintf(c.stdin, format+"\n", args...)
-	require.NoError(t, err, "%s: %s", c.name, c.stderr.tail())
+	require.NoError(t, err, "%s: %s", c.name, tail(c.stderr))
 }
 
 // finish closes the child's stdin, which tells it to stop, and checks that it exits 0.
@@ -147,7 +148,7 @@ func (c *pgChild) finish(t *testing.T) {
 	t.Helper()
 	require.NoError(t, c.stdin.Close())
 	c.waitEOF(t)
-	require.NoError(t, c.cmd.Wait(), "%s: %s", c.name, c.stderr.tail())
+	require.NoError(t, c.cmd.Wait(), "%s: %s", c.name, tail(c.stderr))
 }
 
 // kill9 kills the child with SIGKILL and waits for its stdout to end.
@@ -164,27 +165,13 @@ func (c *pgChild) waitEOF(t *testing.T) {
 	select {
 	case <-c.eof:
 	case <-time.After(childTimeout):
-		t.Fatalf("%s: stdout still open %v after it was told to stop: %s", c.name, childTimeout, c.stderr.tail())
+		t.Fatalf("%s: stdout still open %v after it was told to stop: %s", c.name, childTimeout, tail(c.stderr))
 	}
 }
 
-// syncBuffer is a bytes.Buffer a child's stderr is copied into while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// tail is the end of what was written, for messages.
-func (b *syncBuffer) tail() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := b.buf.String()
+// tail is the end of what was written to b, for messages.
+func tail(b *syncbuf.Buffer) string {
+	s := b.String()
 	if len(s) > 4000 {
 		s = "…" + s[len(s)-4000:]
 	}
@@ -558,9 +545,9 @@ func (lr *loadRun) waitReady(t *testing.T, c *pgChild) {
 	select {
 	case <-lr.readyCh:
 	case <-lr.done:
-		t.Fatalf("%s ended before its engine was open: %s", c.name, c.stderr.tail())
+		t.Fatalf("%s ended before its engine was open: %s", c.name, tail(c.stderr))
 	case <-time.After(childTimeout):
-		t.Fatalf("%s not ready after %v: %s", c.name, childTimeout, c.stderr.tail())
+		t.Fatalf("%s not ready after %v: %s", c.name, childTimeout, tail(c.stderr))
 	}
 }
 

@@ -71,11 +71,11 @@ func TestPostgresRestart(t *testing.T) {
 			for lr.acksSinceMark() < 20 {
 				select {
 				case <-lr.done:
-					t.Fatalf("%s: %s ended: %s", when, kids[i].name, kids[i].stderr.tail())
+					t.Fatalf("%s: %s ended: %s", when, kids[i].name, tail(kids[i].stderr))
 				default:
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("%s: %s decided %d requests sent in %v, want 20: %s", when, kids[i].name, lr.acksSinceMark(), recoverWithin, kids[i].stderr.tail())
+					t.Fatalf("%s: %s decided %d requests sent in %v, want 20: %s", when, kids[i].name, lr.acksSinceMark(), recoverWithin, tail(kids[i].stderr))
 				}
 				time.Sleep(50 * time.Millisecond)
 			}

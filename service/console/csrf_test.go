@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"bytes"
 	"context"
 	"html"
 	"io"
@@ -13,13 +12,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/internal/syncbuf"
 	"github.com/handoff-dev/handoff/service"
 )
 
@@ -102,30 +101,12 @@ func (v *visitor) signIn(token string) {
 	require.Contains(v.t, page, `id="signout"`)
 }
 
-// logBuffer is a log the server writes while the test reads it.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestConsoleCrossOriginPosts: a form posted from a page of another site is refused
 // though it carries the person's valid CSRF token (a token a script of the console's
 // own origin could have read, or one that leaked): 403, a page that says so, a log
 // line, and nothing recorded. The console's own pages post as before.
 func TestConsoleCrossOriginPosts(t *testing.T) {
-	var logs logBuffer
+	var logs syncbuf.Buffer
 	s := newServed(t, slog.New(slog.NewTextHandler(&logs, nil)))
 	f := s.flow("08-delivery-of-draft")
 	f.until("strategy v1 approved", nil)
