@@ -14,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/handoff-dev/handoff"
+
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"golang.org/x/text/cases"
@@ -54,13 +56,8 @@ type scanPattern struct {
 	class func(rune) bool
 }
 
-// TextHit is one pattern that matched one string of a request: the string's path in the
-// policies' notation (output.content.claims[2].text; a key's path ends with the key) and
-// the pattern's name (a gitleaks rule is "gitleaks:<rule id>").
-type TextHit struct {
-	Path    string `json:"path"`
-	Pattern string `json:"pattern"`
-}
+// TextHit is handoff.TextHit.
+type TextHit = handoff.TextHit
 
 // guardrailPatterns is the part of the core table the scanner reads.
 type guardrailPatterns struct {
