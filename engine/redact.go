@@ -3,7 +3,6 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -64,7 +63,7 @@ func (dc *Decider) redactionTable() redactionTable {
 // secret) in a field the store keys records by (request_id, tenant_id, workflow_id): it
 // cannot be recorded at all, redacted or not, so nothing is. Sending it again gets the
 // same answer; the host treats it as blocked.
-var ErrUnrecordable = errors.New("engine: the request cannot be recorded: a field the log is keyed by (request_id, tenant_id or workflow_id) holds content that must be redacted")
+var ErrUnrecordable = handoff.ErrUnrecordable
 
 // plainKey is an object key kept in a redacted copy: a lower-case field name.
 var plainKey = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
