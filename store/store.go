@@ -53,18 +53,6 @@ type Log interface {
 	Close() error
 }
 
-// Open opens the store opts names: a PostgreSQL database when opts.URL is set
-// ("postgres://…" or "postgresql://…"), else a Badger store in opts.Dir (or in memory).
-func Open(ctx context.Context, opts Options) (Log, error) {
-	if opts.URL != "" {
-		if !IsURL(opts.URL) {
-			return nil, invalid("options: URL %q is not a postgres:// or postgresql:// URL", redactURL(opts.URL))
-		}
-		return OpenPostgres(ctx, opts)
-	}
-	return OpenBadger(ctx, opts)
-}
-
 // IsURL reports whether s names a PostgreSQL store rather than a directory.
 func IsURL(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
