@@ -77,8 +77,8 @@ var (
 	// URL) does.
 	ErrPermission = errors.New("store: permission denied by the database")
 
-	// ErrSchema is returned by OpenPostgres when the database's schema is not at the
-	// version this one needs: Migrate brings it there.
+	// ErrSchema is returned by postgres.Open when the database's schema is not at the
+	// version this one needs: postgres.Migrate brings it there.
 	ErrSchema = errors.New("store: database schema")
 
 	// ErrUnsupported is returned by a call the backend does not offer (Backup of a
@@ -89,7 +89,7 @@ var (
 	// other: the manifest names a table that is not there, or a key points into the value
 	// log past its end. It is what a copy of a store's directory made with cp or rsync
 	// while a process was writing it looks like (or a damaged disk): such a copy is not a
-	// backup. Backup (handoffctl backup) copies a live store; Restore makes a store of it.
+	// backup. Backup (handoffctl backup) copies a live store; badger.Restore makes a store of it.
 	ErrInconsistent = errors.New("store: the store's files do not agree with each other")
 
 	// ErrTampered is returned when a read finds a value that disagrees with

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Options configures Open. The zero value is not usable on its own: set Dir
+// Options configures the opening of a store (backend.Open, badger.Open, postgres.Open). The zero value is not usable on its own: set Dir
 // or InMemory.
 type Options struct {
 	// Dir is the directory holding the store; it is created if missing.
@@ -41,7 +41,7 @@ type Options struct {
 
 	// URL, when set, names a PostgreSQL database ("postgres://…" or "postgresql://…",
 	// in the form pgx reads) and Dir, InMemory, Memory and NoGroupCommit are ignored:
-	// see OpenPostgres. Its schema must be at this version's (Migrate).
+	// see postgres.Open. Its schema must be at this version's (postgres.Migrate).
 	URL string
 
 	// Postgres sizes the connection pool and the timeouts of a PostgreSQL store; zero

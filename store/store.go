@@ -39,7 +39,7 @@ type Log interface {
 	VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyReport, error)
 
 	// Backup writes a copy of the whole store to w in the Badger backup format, which
-	// Restore reads. Postgres fails with ErrUnsupported: its backups are the
+	// badger.Restore reads. Postgres fails with ErrUnsupported: its backups are the
 	// database's own (pg_dump, base backups, replicas), and Copy moves a store between
 	// backends.
 	Backup(ctx context.Context, w io.Writer) error

@@ -28,7 +28,7 @@ const maxPostgresAppend = chain.ValueLogFileSize
 // another append's progress.
 const maxPostgresRetries = 200
 
-// Postgres is a store kept in a PostgreSQL database, shared by any number of processes
+// Log is a store kept in a PostgreSQL database, shared by any number of processes
 // on any number of machines. Its records and hashes are Badger's, byte for byte; every
 // uniqueness rule (one record per seq of a workflow, one tenant per workflow id, one
 // answer per idempotency key, one record per record id) is a key of its tables, so it
@@ -53,7 +53,7 @@ type Log struct {
 	reach    *reachability
 }
 
-// OpenPostgres connects to the database opts.URL names and checks that its schema is
+// Open connects to the database opts.URL names and checks that its schema is
 // at this version's (Migrate applies it). It fails with an error matching
 // ErrUnavailable when the database cannot be reached, and with ErrInvalid when the URL
 // cannot be read. With opts.ReadOnly every transaction is read-only in the database.
@@ -176,7 +176,7 @@ func connectOnce(ctx context.Context, opts store.Options) (*pgx.Conn, error) {
 }
 
 // Close waits for the calls in progress, then closes every connection. Calls made
-// after Close return ErrClosed. Closing a closed Postgres does nothing.
+// after Close return ErrClosed. Closing a closed Log does nothing.
 func (p *Log) Close() error {
 	if p.calls.Close() {
 		p.pool.Close()
