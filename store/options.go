@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Options configures the opening of a store (backend.Open, badger.Open, postgres.Open). The zero value is not usable on its own: set Dir
-// or InMemory.
+// Options configures the opening of a store (backend.Open, badger.Open,
+// postgres.Open). The zero value is not usable on its own: set Dir or InMemory.
 type Options struct {
 	// Dir is the directory holding the store; it is created if missing.
 	// Required unless InMemory is set. One Log at a time may use it.

@@ -33,10 +33,7 @@ func (l *Log) Append(ctx context.Context, a store.Append) (store.Head, error) {
 		return store.Head{}, err
 	}
 	defer l.end()
-	if l.readOnly {
-		return store.Head{}, &store.Error{Op: "append", Err: store.ErrReadOnly}
-	}
-	if err := chain.Validate(&a); err != nil {
+	if err := chain.CheckAppend(l.readOnly, &a); err != nil {
 		return store.Head{}, err
 	}
 	if l.reqs == nil {

@@ -139,19 +139,7 @@ func (l *Log) VerifyAudit(ctx context.Context, tenant string) (store.VerifyRepor
 		if err := walk(ctx, &c, txn, auditPrefix(tenant)); err != nil {
 			return err
 		}
-		switch {
-		case !rep.OK:
-		case !headFound && c.Seq == 0:
-		case !headFound:
-			chain.Fail(&rep, 0, "audit head missing")
-		default:
-			head, err := chain.DecodeHead(hv)
-			if err != nil {
-				chain.Fail(&rep, 0, "audit head undecodable")
-				return nil
-			}
-			c.CheckHead(head)
-		}
+		c.CheckAuditEnd(headFound, func() (store.Head, error) { return chain.DecodeHead(hv) })
 		return nil
 	})
 	if err != nil {

@@ -24,10 +24,7 @@ func (p *Log) Append(ctx context.Context, a store.Append) (store.Head, error) {
 		return store.Head{}, err
 	}
 	defer p.end()
-	if p.readOnly {
-		return store.Head{}, &store.Error{Op: "append", Err: store.ErrReadOnly}
-	}
-	if err := chain.Validate(&a); err != nil {
+	if err := chain.CheckAppend(p.readOnly, &a); err != nil {
 		return store.Head{}, err
 	}
 	if appendSize(&a) > maxPostgresAppend {

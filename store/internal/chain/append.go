@@ -91,6 +91,15 @@ func Seal(a *store.Append, cur store.Head) ([]Record, store.Head) {
 	return recs, next
 }
 
+// CheckAppend refuses an append a store must not write: to a store opened read-only,
+// or one Validate refuses.
+func CheckAppend(readOnly bool, a *store.Append) error {
+	if readOnly {
+		return &store.Error{Op: "append", Err: store.ErrReadOnly}
+	}
+	return Validate(a)
+}
+
 // CheckAudit refuses an audit record a store must not write.
 func CheckAudit(readOnly bool, tenant string, rec store.NewRecord, t time.Time) error {
 	if readOnly {

@@ -71,6 +71,25 @@ func (c *Checker) CheckRecord(seq uint64, r *Record) string {
 	return ""
 }
 
+// CheckAuditEnd compares the end of a walked audit stream with the stream's head,
+// recording a problem in c.Rep unless it has one. found is false when the stream has no
+// head; head reads it, and a head it cannot read is a problem.
+func (c *Checker) CheckAuditEnd(found bool, head func() (store.Head, error)) {
+	switch {
+	case !c.Rep.OK:
+	case !found && c.Seq == 0:
+	case !found:
+		Fail(c.Rep, 0, "audit head missing")
+	default:
+		h, err := head()
+		if err != nil {
+			Fail(c.Rep, 0, "audit head undecodable")
+			return
+		}
+		c.CheckHead(h)
+	}
+}
+
 // CheckHead compares a head with the end of a walked chain, recording a
 // problem in c.Rep; it reports whether they agree.
 func (c *Checker) CheckHead(h store.Head) bool {
