@@ -2,16 +2,14 @@ package badger
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/store"
 	"github.com/handoff-dev/handoff/store/internal/chain"
+	"github.com/handoff-dev/handoff/store/storetest"
 )
 
 // backend is one way of opening a store for a test.
@@ -101,90 +99,19 @@ func reopen(t testing.TB, dir string) *Log {
 	return l
 }
 
-var t0 = time.Date(2026, 11, 29, 21, 0, 0, 123456789, time.UTC)
-
-// rec builds a record with a small JSON payload.
-func rec(typ string, n int) store.NewRecord {
-	return store.NewRecord{Type: typ, Payload: fmt.Appendf(nil, `{"n":%d}`, n)}
-}
-
-// create makes a workflow with n records and state version 1.
-func create(t testing.TB, l store.Log, tenant, workflow string, n int) store.Head {
-	t.Helper()
-	a := store.Append{Tenant: tenant, Workflow: workflow, Create: true, BumpVersion: true, Time: t0,
-		State: []byte(`{"v":1}`)}
-	for i := range n {
-		a.Records = append(a.Records, rec("event", i+1))
-	}
-	h, err := l.Append(context.Background(), a)
-	require.NoError(t, err)
-	return h
-}
-
-// records collects the records of a workflow.
-func records(t testing.TB, l store.Log, tenant, workflow string, from uint64) []store.Record {
-	t.Helper()
-	var out []store.Record
-	require.NoError(t, l.Records(context.Background(), tenant, workflow, from, func(r store.Record) error {
-		out = append(out, r)
-		return nil
-	}))
-	return out
-}
-
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	return b
-}
-
-func auditRecords(t *testing.T, l store.Log, tenant string) []store.Record {
-	t.Helper()
-	var out []store.Record
-	require.NoError(t, l.AuditRecords(context.Background(), tenant, 0, func(r store.Record) error {
-		out = append(out, r)
-		return nil
-	}))
-	return out
-}
-
-func chains(t *testing.T, l store.Log) []store.Chain {
-	t.Helper()
-	var out []store.Chain
-	require.NoError(t, l.Chains(context.Background(), func(c store.Chain) error {
-		out = append(out, c)
-		return nil
-	}))
-	return out
-}
-
-// idRec is a record named id, whose payload carries the id too (as the engine's do).
-func idRec(typ, id string) store.NewRecord {
-	return store.NewRecord{Type: typ, Payload: fmt.Appendf(nil, `{"id":%q}`, id), ID: id}
-}
-
-// payloadID reads the id idRec puts in a payload.
-func payloadID(payload []byte) string {
-	var v struct{ ID string }
-	_ = json.Unmarshal(payload, &v)
-	return v.ID
-}
-
-// decide appends one record to wf of acme at version v, naming it the standing record
-// with tag standing unless that is "" (a block that changes nothing).
-func decide(t *testing.T, l store.Log, wf string, v uint64, standing string) store.Head {
-	t.Helper()
-	h, err := l.Append(context.Background(), store.Append{Tenant: "acme", Workflow: wf, Create: v == 0, ExpectedVersion: v, BumpVersion: v == 0,
-		Standing: standing, Records: []store.NewRecord{rec("decision", int(v))}, Time: t0})
-	require.NoError(t, err)
-	return h
-}
-
-func mustOwner(t *testing.T, l store.Log, workflow string) string {
-	t.Helper()
-	owner, found, err := l.Owner(context.Background(), workflow)
-	require.NoError(t, err)
-	require.True(t, found, workflow)
-	return owner
-}
+// The suite's helpers, under the names these tests use.
+var (
+	t0           = storetest.T0
+	rec          = storetest.Rec
+	create       = storetest.Create
+	records      = storetest.Records
+	mustJSON     = storetest.MustJSON
+	auditRecords = storetest.AuditRecords
+	chains       = storetest.Chains
+	idRec        = storetest.IDRec
+	payloadID    = storetest.PayloadID
+	decide       = storetest.Decide
+	mustOwner    = storetest.MustOwner
+	answered     = storetest.Answered
+	claimsOf     = storetest.ClaimsOf
+)

@@ -2,7 +2,6 @@ package badger
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -198,27 +197,6 @@ func TestTamperStructure(t *testing.T) {
 }
 
 // claimsOf reads what the payloads of answered appends say of themselves.
-func claimsOf(payload []byte) store.Claims {
-	var c struct{ Key, Digest, ID string }
-	_ = json.Unmarshal(payload, &c)
-	return store.Claims{Key: c.Key, Digest: c.Digest, ID: c.ID}
-}
-
-// answered appends n records to workflow wf of acme, one append each as decisions are:
-// record i answers request req-wf-i (its idempotency key, digest sha256:i) and has id
-// d-wf-i. It returns the records.
-func answered(t *testing.T, l store.Log, wf string, n int) []store.Record {
-	t.Helper()
-	for i := 1; i <= n; i++ {
-		key, id := fmt.Sprintf("req-%s-%d", wf, i), fmt.Sprintf("d-%s-%d", wf, i)
-		digest := fmt.Sprintf("sha256:%d", i)
-		_, err := l.Append(context.Background(), store.Append{Tenant: "acme", Workflow: wf, Create: i == 1, ExpectedVersion: uint64(i - 1), BumpVersion: true, Time: t0,
-			Records:        []store.NewRecord{{Type: "decision", ID: id, Payload: fmt.Appendf(nil, `{"key":%q,"digest":%q,"id":%q}`, key, digest, id)}},
-			IdempotencyKey: key, RequestDigest: digest})
-		require.NoError(t, err)
-	}
-	return records(t, l, "acme", wf, 1)
-}
 
 // TestVerifyIndexesChecksTheOwnerIndex writes an owner entry for a workflow its tenant
 // does not have (Badger keeps the owner index apart from the heads; PostgreSQL keeps the

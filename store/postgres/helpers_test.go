@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -52,22 +50,9 @@ func openPostgres(t testing.TB) testPostgres {
 	return testPostgres{p, u}
 }
 
-var t0 = time.Date(2026, 11, 29, 21, 0, 0, 123456789, time.UTC)
-
-// rec builds a record with a small JSON payload.
-func rec(typ string, n int) store.NewRecord {
-	return store.NewRecord{Type: typ, Payload: fmt.Appendf(nil, `{"n":%d}`, n)}
-}
-
-// create makes a workflow with n records and state version 1.
-func create(t testing.TB, l store.Log, tenant, workflow string, n int) store.Head {
-	t.Helper()
-	a := store.Append{Tenant: tenant, Workflow: workflow, Create: true, BumpVersion: true, Time: t0,
-		State: []byte(`{"v":1}`)}
-	for i := range n {
-		a.Records = append(a.Records, rec("event", i+1))
-	}
-	h, err := l.Append(context.Background(), a)
-	require.NoError(t, err)
-	return h
-}
+// The suite's helpers, under the names these tests use.
+var (
+	t0     = storetest.T0
+	rec    = storetest.Rec
+	create = storetest.Create
+)

@@ -24,7 +24,7 @@ func testAppendReadState(t *testing.T, bs []Backend) {
 
 		h1, err := l.Append(ctx, store.Append{
 			Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true,
-			Records: []store.NewRecord{{Type: "request", Payload: odd}, rec("decision", 2)},
+			Records: []store.NewRecord{{Type: "request", Payload: odd}, Rec("decision", 2)},
 			State:   []byte(`{"status":"RESEARCH"}`),
 			Time:    local,
 		})
@@ -42,7 +42,7 @@ func testAppendReadState(t *testing.T, bs []Backend) {
 		// A block: recorded, version unchanged, snapshot kept.
 		h2, err := l.Append(ctx, store.Append{
 			Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1,
-			Records: []store.NewRecord{rec("block", 3)}, Time: t0,
+			Records: []store.NewRecord{Rec("block", 3)}, Time: T0,
 		})
 		require.NoError(t, err)
 		assert.Equal(t, store.Head{Seq: 3, StateVersion: 1, Hash: h2.Hash}, h2)
@@ -55,7 +55,7 @@ func testAppendReadState(t *testing.T, bs []Backend) {
 		// A state change: version bumps, snapshot replaced.
 		h3, err := l.Append(ctx, store.Append{
 			Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, BumpVersion: true,
-			Records: []store.NewRecord{rec("decision", 4)}, State: []byte(`{"status":"STRATEGY"}`), Time: t0,
+			Records: []store.NewRecord{Rec("decision", 4)}, State: []byte(`{"status":"STRATEGY"}`), Time: T0,
 		})
 		require.NoError(t, err)
 		assert.Equal(t, uint64(4), h3.Seq)
@@ -64,7 +64,7 @@ func testAppendReadState(t *testing.T, bs []Backend) {
 		require.NoError(t, err)
 		assert.Equal(t, `{"status":"STRATEGY"}`, string(snap))
 
-		all := records(t, l, "acme", "wf-1", 0)
+		all := Records(t, l, "acme", "wf-1", 0)
 		require.Len(t, all, 4)
 		prev := ""
 		for i, r := range all {
@@ -78,10 +78,10 @@ func testAppendReadState(t *testing.T, bs []Backend) {
 		assert.Equal(t, time.UTC, all[0].Time.Location())
 		assert.Equal(t, h3.Hash, all[3].Hash)
 
-		from3 := records(t, l, "acme", "wf-1", 3)
+		from3 := Records(t, l, "acme", "wf-1", 3)
 		require.Len(t, from3, 2)
 		assert.Equal(t, uint64(3), from3[0].Seq)
-		assert.Empty(t, records(t, l, "acme", "wf-1", 9))
+		assert.Empty(t, Records(t, l, "acme", "wf-1", 9))
 
 		rep, err := l.Verify(ctx, "acme", "wf-1")
 		require.NoError(t, err)
@@ -92,7 +92,7 @@ func testAppendReadState(t *testing.T, bs []Backend) {
 func testAppendErrors(t *testing.T, bs []Backend) {
 	ctx := context.Background()
 	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
-		before := create(t, l, "acme", "wf-1", 2)
+		before := Create(t, l, "acme", "wf-1", 2)
 
 		tests := []struct {
 			name  string
@@ -101,24 +101,24 @@ func testAppendErrors(t *testing.T, bs []Backend) {
 			stale *store.StaleError
 		}{
 			{name: "missing workflow", is: store.ErrNotFound,
-				a: store.Append{Tenant: "acme", Workflow: "nope", Records: []store.NewRecord{rec("x", 1)}}},
+				a: store.Append{Tenant: "acme", Workflow: "nope", Records: []store.NewRecord{Rec("x", 1)}}},
 			{name: "create twice", is: store.ErrExists,
-				a: store.Append{Tenant: "acme", Workflow: "wf-1", Create: true, Records: []store.NewRecord{rec("x", 1)}}},
+				a: store.Append{Tenant: "acme", Workflow: "wf-1", Create: true, Records: []store.NewRecord{Rec("x", 1)}}},
 			{name: "stale version", is: store.ErrStale, stale: &store.StaleError{Expected: 0, Actual: 1},
-				a: store.Append{Tenant: "acme", Workflow: "wf-1", BumpVersion: true, Records: []store.NewRecord{rec("x", 1)}}},
+				a: store.Append{Tenant: "acme", Workflow: "wf-1", BumpVersion: true, Records: []store.NewRecord{Rec("x", 1)}}},
 			{name: "future version", is: store.ErrStale, stale: &store.StaleError{Expected: 5, Actual: 1},
-				a: store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 5, Records: []store.NewRecord{rec("x", 1)}}},
+				a: store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 5, Records: []store.NewRecord{Rec("x", 1)}}},
 			{name: "create at a version", is: store.ErrStale, stale: &store.StaleError{Expected: 3, Actual: 0},
-				a: store.Append{Tenant: "acme", Workflow: "new", Create: true, ExpectedVersion: 3, Records: []store.NewRecord{rec("x", 1)}}},
+				a: store.Append{Tenant: "acme", Workflow: "new", Create: true, ExpectedVersion: 3, Records: []store.NewRecord{Rec("x", 1)}}},
 			{name: "empty tenant", is: store.ErrInvalid,
-				a: store.Append{Workflow: "wf-1", Records: []store.NewRecord{rec("x", 1)}}},
+				a: store.Append{Workflow: "wf-1", Records: []store.NewRecord{Rec("x", 1)}}},
 			{name: "empty workflow", is: store.ErrInvalid,
-				a: store.Append{Tenant: "acme", Records: []store.NewRecord{rec("x", 1)}}},
+				a: store.Append{Tenant: "acme", Records: []store.NewRecord{Rec("x", 1)}}},
 			{name: "long workflow", is: store.ErrInvalid,
-				a: store.Append{Tenant: "acme", Workflow: strings.Repeat("w", chain.MaxIDLen+1), Records: []store.NewRecord{rec("x", 1)}}},
+				a: store.Append{Tenant: "acme", Workflow: strings.Repeat("w", chain.MaxIDLen+1), Records: []store.NewRecord{Rec("x", 1)}}},
 			{name: "long idempotency key", is: store.ErrInvalid,
 				a: store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, IdempotencyKey: strings.Repeat("k", chain.MaxIDLen+1),
-					Records: []store.NewRecord{rec("x", 1)}}},
+					Records: []store.NewRecord{Rec("x", 1)}}},
 			{name: "no records", is: store.ErrInvalid,
 				a: store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1}},
 			{name: "record without type", is: store.ErrInvalid,
@@ -128,7 +128,7 @@ func testAppendErrors(t *testing.T, bs []Backend) {
 			{name: "empty payload", is: store.ErrInvalid,
 				a: store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, Records: []store.NewRecord{{Type: "x"}}}},
 			{name: "time out of range", is: store.ErrInvalid,
-				a: store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, Records: []store.NewRecord{rec("x", 1)},
+				a: store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, Records: []store.NewRecord{Rec("x", 1)},
 					Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}},
 		}
 		for _, tt := range tests {
@@ -161,7 +161,7 @@ func testConcurrentAppendersSameVersion(t *testing.T, bs []Backend) {
 	const n = 64
 	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
 		ctx := context.Background()
-		before := create(t, l, "acme", "wf-1", 1)
+		before := Create(t, l, "acme", "wf-1", 1)
 
 		var (
 			wg    sync.WaitGroup
@@ -174,8 +174,8 @@ func testConcurrentAppendersSameVersion(t *testing.T, bs []Backend) {
 				<-start
 				heads[i], errs[i] = l.Append(ctx, store.Append{
 					Tenant: "acme", Workflow: "wf-1", ExpectedVersion: before.StateVersion, BumpVersion: true,
-					Records: []store.NewRecord{rec("decision", i)}, State: mustJSON(t, map[string]int{"winner": i}),
-					Time: t0,
+					Records: []store.NewRecord{Rec("decision", i)}, State: MustJSON(t, map[string]int{"winner": i}),
+					Time: T0,
 				})
 			})
 		}
@@ -200,8 +200,8 @@ func testConcurrentAppendersSameVersion(t *testing.T, bs []Backend) {
 		snap, head, err := l.State(ctx, "acme", "wf-1")
 		require.NoError(t, err)
 		assert.Equal(t, heads[winner], head)
-		assert.JSONEq(t, string(mustJSON(t, map[string]int{"winner": winner})), string(snap))
-		assert.Len(t, records(t, l, "acme", "wf-1", 0), 2)
+		assert.JSONEq(t, string(MustJSON(t, map[string]int{"winner": winner})), string(snap))
+		assert.Len(t, Records(t, l, "acme", "wf-1", 0), 2)
 	})
 }
 
@@ -212,13 +212,13 @@ func testConcurrentBlocksNeverStale(t *testing.T, bs []Backend) {
 	const n = 32
 	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
 		ctx := context.Background()
-		create(t, l, "acme", "wf-1", 1)
+		Create(t, l, "acme", "wf-1", 1)
 		var wg sync.WaitGroup
 		errs := make([]error, n)
 		for i := range n {
 			wg.Go(func() {
 				_, errs[i] = l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1,
-					Records: []store.NewRecord{rec("block", i), rec("audit", i)}, Time: t0})
+					Records: []store.NewRecord{Rec("block", i), Rec("audit", i)}, Time: T0})
 			})
 		}
 		wg.Wait()
@@ -246,10 +246,10 @@ func testConcurrentWorkflows(t *testing.T, bs []Backend) {
 		for w := range workflows {
 			wg.Go(func() {
 				wf := "wf-" + string(rune('a'+w))
-				create(t, l, "acme", wf, 1)
+				Create(t, l, "acme", wf, 1)
 				for v := uint64(1); v <= steps; v++ {
 					_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: wf, ExpectedVersion: v, BumpVersion: true,
-						Records: []store.NewRecord{rec("decision", int(v))}, IdempotencyKey: wf + "-" + string(rune('0'+v)), Time: t0})
+						Records: []store.NewRecord{Rec("decision", int(v))}, IdempotencyKey: wf + "-" + string(rune('0'+v)), Time: T0})
 					assert.NoError(t, err)
 				}
 			})
@@ -270,8 +270,8 @@ func testIdempotency(t *testing.T, bs []Backend) {
 		ctx := context.Background()
 		first := store.Append{
 			Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true,
-			Records: []store.NewRecord{rec("request", 1), rec("decision", 1)}, State: []byte(`{"v":1}`),
-			IdempotencyKey: "req-1", RequestDigest: "sha256:aaa", Time: t0,
+			Records: []store.NewRecord{Rec("request", 1), Rec("decision", 1)}, State: []byte(`{"v":1}`),
+			IdempotencyKey: "req-1", RequestDigest: "sha256:aaa", Time: T0,
 		}
 		_, _, found, err := l.Idempotent(ctx, "acme", "req-1")
 		require.NoError(t, err)
@@ -300,7 +300,7 @@ func testIdempotency(t *testing.T, bs []Backend) {
 		// A later request reusing the id is a duplicate too, whatever
 		// workflow it names.
 		next := store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, BumpVersion: true,
-			Records: []store.NewRecord{rec("request", 2)}, IdempotencyKey: "req-1", RequestDigest: "sha256:aaa", Time: t0}
+			Records: []store.NewRecord{Rec("request", 2)}, IdempotencyKey: "req-1", RequestDigest: "sha256:aaa", Time: T0}
 		_, err = l.Append(ctx, next)
 		require.ErrorIs(t, err, store.ErrDuplicate)
 
@@ -312,11 +312,11 @@ func testIdempotency(t *testing.T, bs []Backend) {
 		_, head, err := l.State(ctx, "acme", "wf-1")
 		require.NoError(t, err)
 		assert.Equal(t, h, head, "duplicates must append nothing")
-		assert.Len(t, records(t, l, "acme", "wf-1", 0), 2)
+		assert.Len(t, Records(t, l, "acme", "wf-1", 0), 2)
 
 		// Keys are per tenant: another tenant may use the same id.
 		_, err = l.Append(ctx, store.Append{Tenant: "other", Workflow: "wf-2", Create: true,
-			Records: []store.NewRecord{rec("request", 1)}, IdempotencyKey: "req-1", RequestDigest: "sha256:ccc", Time: t0})
+			Records: []store.NewRecord{Rec("request", 1)}, IdempotencyKey: "req-1", RequestDigest: "sha256:ccc", Time: T0})
 		require.NoError(t, err)
 		digest, _, _, err = l.Idempotent(ctx, "acme", "req-1")
 		require.NoError(t, err)
@@ -332,15 +332,15 @@ func testConcurrentIdempotentRequests(t *testing.T, bs []Backend) {
 	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
 		ctx := context.Background()
 		for i := range n {
-			create(t, l, "acme", "wf-"+string(rune('A'+i)), 1)
+			Create(t, l, "acme", "wf-"+string(rune('A'+i)), 1)
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, n)
 		for i := range n {
 			wg.Go(func() {
 				_, errs[i] = l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-" + string(rune('A'+i)),
-					ExpectedVersion: 1, BumpVersion: true, Records: []store.NewRecord{rec("decision", i)},
-					IdempotencyKey: "same", RequestDigest: "d", Time: t0})
+					ExpectedVersion: 1, BumpVersion: true, Records: []store.NewRecord{Rec("decision", i)},
+					IdempotencyKey: "same", RequestDigest: "d", Time: T0})
 			})
 		}
 		wg.Wait()
@@ -380,7 +380,7 @@ func testConcurrentCreate(t *testing.T, bs []Backend) {
 					tenant = "tenant-b"
 				}
 				_, errs[i] = l.Append(ctx, store.Append{Tenant: tenant, Workflow: "wf", Create: true,
-					Records: []store.NewRecord{rec("start", i)}, Time: t0})
+					Records: []store.NewRecord{Rec("start", i)}, Time: T0})
 			})
 		}
 		wg.Wait()
@@ -406,7 +406,7 @@ func testAppendCanceledContext(t *testing.T, bs []Backend) {
 	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err := l.Append(ctx, store.Append{Tenant: "a", Workflow: "w", Create: true, Records: []store.NewRecord{rec("x", 1)}})
+		_, err := l.Append(ctx, store.Append{Tenant: "a", Workflow: "w", Create: true, Records: []store.NewRecord{Rec("x", 1)}})
 		require.ErrorIs(t, err, context.Canceled)
 		_, _, err = l.State(context.Background(), "a", "w")
 		require.ErrorIs(t, err, store.ErrNotFound)

@@ -18,30 +18,30 @@ func testAuditStream(t *testing.T, bs []Backend) {
 		rep, err := l.VerifyAudit(ctx, "acme")
 		require.NoError(t, err)
 		assert.Equal(t, store.VerifyReport{Tenant: "acme", OK: true}, rep, "an empty stream is intact")
-		assert.Empty(t, auditRecords(t, l, "acme"))
+		assert.Empty(t, AuditRecords(t, l, "acme"))
 
 		var made []store.Record
 		for i := range 3 {
-			r, err := l.Audit(ctx, "acme", rec("rejected", i), t0)
+			r, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
 			require.NoError(t, err)
 			made = append(made, r)
 		}
-		_, err = l.Audit(ctx, "other", rec("rejected", 9), t0)
+		_, err = l.Audit(ctx, "other", Rec("rejected", 9), T0)
 		require.NoError(t, err)
-		_, err = l.Audit(ctx, "", store.NewRecord{Type: "undecodable", Payload: []byte(`{"raw":"AAEC"}`)}, t0)
+		_, err = l.Audit(ctx, "", store.NewRecord{Type: "undecodable", Payload: []byte(`{"raw":"AAEC"}`)}, T0)
 		require.NoError(t, err, "requests without a tenant are audited under \"\"")
 
-		got := auditRecords(t, l, "acme")
+		got := AuditRecords(t, l, "acme")
 		assert.Equal(t, made, got)
 		prev := ""
 		for i, r := range got {
 			assert.Equal(t, uint64(i+1), r.Seq)
 			assert.Equal(t, prev, r.PrevHash)
 			assert.Equal(t, "rejected", r.Type)
-			assert.True(t, r.Time.Equal(t0))
+			assert.True(t, r.Time.Equal(T0))
 			prev = r.Hash
 		}
-		other := auditRecords(t, l, "other")
+		other := AuditRecords(t, l, "other")
 		require.Len(t, other, 1)
 		assert.Equal(t, uint64(1), other[0].Seq)
 		assert.Empty(t, other[0].PrevHash)
@@ -73,7 +73,7 @@ func testAuditConcurrent(t *testing.T, bs []Backend) {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				_, err := l.Audit(ctx, "acme", rec("rejected", i), t0)
+				_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
 				assert.NoError(t, err)
 			})
 		}
@@ -127,7 +127,7 @@ func testVerifyAuditDetectsTampering(t *testing.T, bs []Backend) {
 			eachDurableBackend(t, bs, func(t *testing.T, b Backend, l store.Log, where string) {
 				ctx := context.Background()
 				for i := range 3 {
-					_, err := l.Audit(ctx, "acme", rec("rejected", i), t0)
+					_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
 					require.NoError(t, err)
 				}
 				l = tamperWith(t, b, l, where, tt.tamper)
@@ -141,7 +141,8 @@ func testVerifyAuditDetectsTampering(t *testing.T, bs []Backend) {
 	}
 }
 
-func auditRecords(t *testing.T, l store.Log, tenant string) []store.Record {
+// AuditRecords collects the audit records of tenant.
+func AuditRecords(t *testing.T, l store.Log, tenant string) []store.Record {
 	t.Helper()
 	var out []store.Record
 	require.NoError(t, l.AuditRecords(context.Background(), tenant, 0, func(r store.Record) error {

@@ -18,9 +18,9 @@ func testAuditHeadIsTheLastAuditRecord(t *testing.T, bs []Backend) {
 		require.NoError(t, err)
 		assert.Equal(t, store.Head{}, head, "an empty stream")
 		for i := range 4 {
-			_, err := l.Audit(ctx, "acme", rec("rejected", i), t0)
+			_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
 			require.NoError(t, err)
-			got := auditRecords(t, l, "acme")
+			got := AuditRecords(t, l, "acme")
 			last := got[len(got)-1]
 			head, err := l.AuditHead(ctx, "acme")
 			require.NoError(t, err)
@@ -35,15 +35,15 @@ func testAuditHeadIsTheLastAuditRecord(t *testing.T, bs []Backend) {
 func testChainsListsEveryChainInKeyOrder(t *testing.T, bs []Backend) {
 	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
 		ctx := context.Background()
-		assert.Empty(t, chains(t, l), "an empty store")
+		assert.Empty(t, Chains(t, l), "an empty store")
 
 		heads := map[string]store.Head{}
 		for _, tw := range [][2]string{{"b", "w2"}, {"a", "w3"}, {"b", "w1"}, {"b", "w10"}, {"c", "x"}} {
-			heads[tw[0]+"/"+tw[1]] = create(t, l, tw[0], tw[1], 2)
+			heads[tw[0]+"/"+tw[1]] = Create(t, l, tw[0], tw[1], 2)
 		}
 		audit := func(tenant string, n int) {
 			for i := range n {
-				r, err := l.Audit(ctx, tenant, rec("rejected", i), t0)
+				r, err := l.Audit(ctx, tenant, Rec("rejected", i), T0)
 				require.NoError(t, err)
 				heads[tenant+"/"] = store.Head{Seq: r.Seq, Hash: r.Hash}
 			}
@@ -62,13 +62,13 @@ func testChainsListsEveryChainInKeyOrder(t *testing.T, bs []Backend) {
 			{Tenant: "c", Workflow: "x", Head: heads["c/x"]},
 			{Tenant: "d", Audit: true, Head: heads["d/"]},
 		}
-		assert.Equal(t, want, chains(t, l))
+		assert.Equal(t, want, Chains(t, l))
 
 		// The heads are the chains' own.
-		for _, c := range chains(t, l) {
+		for _, c := range Chains(t, l) {
 			var want store.Head
 			if c.Audit {
-				got := auditRecords(t, l, c.Tenant)
+				got := AuditRecords(t, l, c.Tenant)
 				want = store.Head{Seq: got[len(got)-1].Seq, Hash: got[len(got)-1].Hash}
 			} else {
 				_, want, _ = l.State(ctx, c.Tenant, c.Workflow)
@@ -87,7 +87,8 @@ func testChainsListsEveryChainInKeyOrder(t *testing.T, bs []Backend) {
 	})
 }
 
-func chains(t *testing.T, l store.Log) []store.Chain {
+// Chains collects the chains Chains lists.
+func Chains(t *testing.T, l store.Log) []store.Chain {
 	t.Helper()
 	var out []store.Chain
 	require.NoError(t, l.Chains(context.Background(), func(c store.Chain) error {

@@ -14,14 +14,14 @@ import (
 func testIdempotencyKeysListsEveryKeyOfTheTenant(t *testing.T, bs []Backend) {
 	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
 		ctx := context.Background()
-		h := create(t, l, "acme", "wf-1", 1)
+		h := Create(t, l, "acme", "wf-1", 1)
 		for i, k := range []string{"b", "a/1", "a"} {
 			_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: uint64(1 + i), BumpVersion: true,
-				Records: []store.NewRecord{rec("decision", i)}, IdempotencyKey: k, RequestDigest: "d-" + k, Time: t0})
+				Records: []store.NewRecord{Rec("decision", i)}, IdempotencyKey: k, RequestDigest: "d-" + k, Time: T0})
 			require.NoError(t, err)
 		}
 		_, err := l.Append(ctx, store.Append{Tenant: "other", Workflow: "wf-9", Create: true,
-			Records: []store.NewRecord{rec("start", 1)}, IdempotencyKey: "z", RequestDigest: "dz", Time: t0})
+			Records: []store.NewRecord{Rec("start", 1)}, IdempotencyKey: "z", RequestDigest: "dz", Time: T0})
 		require.NoError(t, err)
 		var got []store.Idempotency
 		require.NoError(t, l.IdempotencyKeys(ctx, "acme", func(i store.Idempotency) error {
@@ -54,7 +54,7 @@ func testIdempotencyKeysAreExact(t *testing.T, bs []Backend) {
 				require.False(t, found, "%q found before it was recorded (recorded: %q)", shorter, keys[:i])
 			}
 			_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-" + string(rune('a'+i)), Create: true,
-				Records: []store.NewRecord{rec("decision", i)}, IdempotencyKey: k, RequestDigest: "digest of " + k, Time: t0})
+				Records: []store.NewRecord{Rec("decision", i)}, IdempotencyKey: k, RequestDigest: "digest of " + k, Time: T0})
 			require.NoError(t, err, "append with key %q after %q", k, keys[:i])
 		}
 		for i, k := range keys {

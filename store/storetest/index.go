@@ -16,15 +16,15 @@ import (
 func testFindLocatesIndexedRecords(t *testing.T, bs []Backend) {
 	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
 		ctx := context.Background()
-		h1, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true, Time: t0,
-			Records: []store.NewRecord{idRec("decision", "d-1"), rec("note", 1), idRec("decision", "d-2")}})
+		h1, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true, Time: T0,
+			Records: []store.NewRecord{IDRec("decision", "d-1"), Rec("note", 1), IDRec("decision", "d-2")}})
 		require.NoError(t, err)
-		got := records(t, l, "acme", "wf-1", 1)
-		a1, err := l.Audit(ctx, "acme", idRec("security", "d-3"), t0)
+		got := Records(t, l, "acme", "wf-1", 1)
+		a1, err := l.Audit(ctx, "acme", IDRec("security", "d-3"), T0)
 		require.NoError(t, err)
-		a2, err := l.Audit(ctx, "", idRec("security", "d-4"), t0)
+		a2, err := l.Audit(ctx, "", IDRec("security", "d-4"), T0)
 		require.NoError(t, err)
-		_, err = l.Audit(ctx, "acme", rec("security", 9), t0)
+		_, err = l.Audit(ctx, "acme", Rec("security", 9), T0)
 		require.NoError(t, err, "an audit record without an id")
 
 		for _, tc := range []struct {
@@ -52,10 +52,10 @@ func testFindLocatesIndexedRecords(t *testing.T, bs []Backend) {
 func testADuplicateIDIsRefused(t *testing.T, bs []Backend) {
 	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
 		ctx := context.Background()
-		h, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true, Time: t0,
-			Records: []store.NewRecord{idRec("decision", "d-1")}})
+		h, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true, Time: T0,
+			Records: []store.NewRecord{IDRec("decision", "d-1")}})
 		require.NoError(t, err)
-		a, err := l.Audit(ctx, "acme", idRec("security", "d-2"), t0)
+		a, err := l.Audit(ctx, "acme", IDRec("security", "d-2"), T0)
 		require.NoError(t, err)
 		first := store.Location{Tenant: "acme", Workflow: "wf-1", Seq: 1, Hash: h.Hash}
 		audited := store.Location{Tenant: "acme", Seq: 1, Hash: a.Hash}
@@ -67,27 +67,27 @@ func testADuplicateIDIsRefused(t *testing.T, bs []Backend) {
 			existing store.Location
 		}{
 			{"the same workflow", func() error {
-				_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, BumpVersion: true, Time: t0,
-					Records: []store.NewRecord{idRec("decision", "d-1")}})
+				_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, BumpVersion: true, Time: T0,
+					Records: []store.NewRecord{IDRec("decision", "d-1")}})
 				return err
 			}, "d-1", first},
 			{"a new workflow of another tenant", func() error {
-				_, err := l.Append(ctx, store.Append{Tenant: "other", Workflow: "wf-2", Create: true, Time: t0,
-					Records: []store.NewRecord{idRec("decision", "d-1")}, IdempotencyKey: "req-1", RequestDigest: "x"})
+				_, err := l.Append(ctx, store.Append{Tenant: "other", Workflow: "wf-2", Create: true, Time: T0,
+					Records: []store.NewRecord{IDRec("decision", "d-1")}, IdempotencyKey: "req-1", RequestDigest: "x"})
 				return err
 			}, "d-1", first},
 			{"an audit record naming a workflow record's id", func() error {
-				_, err := l.Audit(ctx, "other", idRec("security", "d-1"), t0)
+				_, err := l.Audit(ctx, "other", IDRec("security", "d-1"), T0)
 				return err
 			}, "d-1", first},
 			{"a workflow record naming an audit record's id", func() error {
-				_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, Time: t0,
-					Records: []store.NewRecord{idRec("decision", "d-2")}})
+				_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, Time: T0,
+					Records: []store.NewRecord{IDRec("decision", "d-2")}})
 				return err
 			}, "d-2", audited},
 			{"two records of one append", func() error {
-				_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, Time: t0,
-					Records: []store.NewRecord{idRec("decision", "d-9"), idRec("decision", "d-9")}})
+				_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, Time: T0,
+					Records: []store.NewRecord{IDRec("decision", "d-9"), IDRec("decision", "d-9")}})
 				return err
 			}, "d-9", store.Location{}},
 		} {
@@ -136,10 +136,10 @@ func testConcurrentAppendsOfOneID(t *testing.T, bs []Backend) {
 			go func() {
 				var err error
 				if i%4 == 0 {
-					_, err = l.Audit(ctx, "acme", idRec("security", "d-1"), t0)
+					_, err = l.Audit(ctx, "acme", IDRec("security", "d-1"), T0)
 				} else {
-					_, err = l.Append(ctx, store.Append{Tenant: "acme", Workflow: fmt.Sprintf("wf-%d", i), Create: true, Time: t0,
-						Records: []store.NewRecord{idRec("decision", "d-1")}})
+					_, err = l.Append(ctx, store.Append{Tenant: "acme", Workflow: fmt.Sprintf("wf-%d", i), Create: true, Time: T0,
+						Records: []store.NewRecord{IDRec("decision", "d-1")}})
 				}
 				errs <- err
 			}()
@@ -155,7 +155,7 @@ func testConcurrentAppendsOfOneID(t *testing.T, bs []Backend) {
 		assert.Equal(t, 1, won)
 		loc, err := l.Find(ctx, "d-1")
 		require.NoError(t, err)
-		assert.Len(t, chains(t, l), 1, "the losers created nothing")
+		assert.Len(t, Chains(t, l), 1, "the losers created nothing")
 		assert.Equal(t, uint64(1), loc.Seq)
 	})
 }
@@ -233,13 +233,13 @@ func testVerifyIndexes(t *testing.T, bs []Backend) {
 		t.Run(tc.name, func(t *testing.T) {
 			eachDurableBackend(t, bs, func(t *testing.T, b Backend, l store.Log, where string) {
 				ctx := context.Background()
-				rs := answered(t, l, "wf", 3)
-				answered(t, l, "other", 2)
+				rs := Answered(t, l, "wf", 3)
+				Answered(t, l, "other", 2)
 				check := store.IndexCheck{Tenant: "acme"}
 				if tc.claims {
-					check.Claims = claimsOf
+					check.Claims = ClaimsOf
 				}
-				reps, err := l.VerifyIndexes(ctx, store.IndexCheck{Tenant: "acme", Claims: claimsOf})
+				reps, err := l.VerifyIndexes(ctx, store.IndexCheck{Tenant: "acme", Claims: ClaimsOf})
 				require.NoError(t, err)
 				require.Empty(t, reps, "an untouched store")
 
@@ -257,10 +257,10 @@ func testVerifyIndexes(t *testing.T, bs []Backend) {
 					require.NoError(t, err)
 					assert.Equal(t, want, reps, "%+v", c)
 				}
-				reps, err = l.VerifyIndexes(ctx, store.IndexCheck{Tenant: "acme", Workflow: "other", Claims: claimsOf})
+				reps, err = l.VerifyIndexes(ctx, store.IndexCheck{Tenant: "acme", Workflow: "other", Claims: ClaimsOf})
 				require.NoError(t, err)
 				assert.Empty(t, reps, "the check of another workflow reads none of the keys and ids of this one")
-				reps, err = l.VerifyIndexes(ctx, store.IndexCheck{Tenant: "someone else", Claims: claimsOf})
+				reps, err = l.VerifyIndexes(ctx, store.IndexCheck{Tenant: "someone else", Claims: ClaimsOf})
 				require.NoError(t, err)
 				assert.Empty(t, reps, "another tenant's check sees nothing of acme's")
 			})
@@ -268,35 +268,36 @@ func testVerifyIndexes(t *testing.T, bs []Backend) {
 	}
 }
 
-func claimsOf(payload []byte) store.Claims {
+// ClaimsOf reads the claims Answered puts in a payload.
+func ClaimsOf(payload []byte) store.Claims {
 	var c struct{ Key, Digest, ID string }
 	_ = json.Unmarshal(payload, &c)
 	return store.Claims{Key: c.Key, Digest: c.Digest, ID: c.ID}
 }
 
-// answered appends n records to workflow wf of acme, one append each as decisions are:
+// Answered appends n records to workflow wf of acme, one append each as decisions are:
 // record i answers request req-wf-i (its idempotency key, digest sha256:i) and has id
 // d-wf-i. It returns the records.
-func answered(t *testing.T, l store.Log, wf string, n int) []store.Record {
+func Answered(t *testing.T, l store.Log, wf string, n int) []store.Record {
 	t.Helper()
 	for i := 1; i <= n; i++ {
 		key, id := fmt.Sprintf("req-%s-%d", wf, i), fmt.Sprintf("d-%s-%d", wf, i)
 		digest := fmt.Sprintf("sha256:%d", i)
-		_, err := l.Append(context.Background(), store.Append{Tenant: "acme", Workflow: wf, Create: i == 1, ExpectedVersion: uint64(i - 1), BumpVersion: true, Time: t0,
+		_, err := l.Append(context.Background(), store.Append{Tenant: "acme", Workflow: wf, Create: i == 1, ExpectedVersion: uint64(i - 1), BumpVersion: true, Time: T0,
 			Records:        []store.NewRecord{{Type: "decision", ID: id, Payload: fmt.Appendf(nil, `{"key":%q,"digest":%q,"id":%q}`, key, digest, id)}},
 			IdempotencyKey: key, RequestDigest: digest})
 		require.NoError(t, err)
 	}
-	return records(t, l, "acme", wf, 1)
+	return Records(t, l, "acme", wf, 1)
 }
 
-// idRec is a record named id, whose payload carries the id too (as the engine's do).
-func idRec(typ, id string) store.NewRecord {
+// IDRec is a record named id, whose payload carries the id too (as the engine's do).
+func IDRec(typ, id string) store.NewRecord {
 	return store.NewRecord{Type: typ, Payload: fmt.Appendf(nil, `{"id":%q}`, id), ID: id}
 }
 
-// payloadID reads the id idRec puts in a payload.
-func payloadID(payload []byte) string {
+// PayloadID reads the id idRec puts in a payload.
+func PayloadID(payload []byte) string {
 	var v struct{ ID string }
 	_ = json.Unmarshal(payload, &v)
 	return v.ID

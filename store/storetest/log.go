@@ -15,11 +15,11 @@ func testClosed(t *testing.T, bs []Backend) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
 			l, _ := b.Open(t)
-			create(t, l, "a", "w", 1)
+			Create(t, l, "a", "w", 1)
 			require.NoError(t, l.Close())
 			require.NoError(t, l.Close(), "a second Close does nothing")
 
-			_, err := l.Append(ctx, store.Append{Tenant: "a", Workflow: "w", ExpectedVersion: 1, Records: []store.NewRecord{rec("x", 1)}})
+			_, err := l.Append(ctx, store.Append{Tenant: "a", Workflow: "w", ExpectedVersion: 1, Records: []store.NewRecord{Rec("x", 1)}})
 			assert.ErrorIs(t, err, store.ErrClosed)
 			_, _, err = l.State(ctx, "a", "w")
 			assert.ErrorIs(t, err, store.ErrClosed)
@@ -33,7 +33,7 @@ func testClosed(t *testing.T, bs []Backend) {
 			assert.ErrorIs(t, err, store.ErrClosed)
 			_, err = l.Verify(ctx, "a", "w")
 			assert.ErrorIs(t, err, store.ErrClosed)
-			_, err = l.Audit(ctx, "a", rec("x", 1), t0)
+			_, err = l.Audit(ctx, "a", Rec("x", 1), T0)
 			assert.ErrorIs(t, err, store.ErrClosed)
 			assert.ErrorIs(t, l.AuditRecords(ctx, "a", 0, func(store.Record) error { return nil }), store.ErrClosed)
 			_, err = l.AuditHead(ctx, "a")

@@ -15,10 +15,10 @@ import (
 func testRecordReadsOne(t *testing.T, bs []Backend) {
 	eachBackend(t, bs, func(t *testing.T, b Backend, l store.Log) {
 		ctx := context.Background()
-		create(t, l, "acme", "wf", 3)
-		audited, err := l.Audit(ctx, "acme", rec("security", 1), t0)
+		Create(t, l, "acme", "wf", 3)
+		audited, err := l.Audit(ctx, "acme", Rec("security", 1), T0)
 		require.NoError(t, err)
-		all := records(t, l, "acme", "wf", 1)
+		all := Records(t, l, "acme", "wf", 1)
 		for _, want := range all {
 			got, err := l.Record(ctx, "acme", "wf", want.Seq)
 			require.NoError(t, err)

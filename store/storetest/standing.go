@@ -16,15 +16,15 @@ import (
 func testStandingRecordKeptWithTheHead(t *testing.T, bs []Backend) {
 	eachBackend(t, bs, func(t *testing.T, b Backend, l store.Log) {
 		ctx := context.Background()
-		h := decide(t, l, "wf", 0, "allow")
+		h := Decide(t, l, "wf", 0, "allow")
 		assert.Equal(t, store.Head{Seq: 1, StateVersion: 1, Hash: h.Hash, StandingSeq: 1, Standing: "allow"}, h)
 		for range 3 {
-			h = decide(t, l, "wf", 1, "")
+			h = Decide(t, l, "wf", 1, "")
 		}
 		assert.Equal(t, uint64(1), h.StandingSeq, "blocks leave the standing record where it was")
 		assert.Equal(t, "allow", h.Standing)
-		h, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf", ExpectedVersion: 1, Standing: "await_human", Time: t0,
-			Records: []store.NewRecord{rec("request", 5), rec("decision", 6)}})
+		h, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf", ExpectedVersion: 1, Standing: "await_human", Time: T0,
+			Records: []store.NewRecord{Rec("request", 5), Rec("decision", 6)}})
 		require.NoError(t, err)
 		assert.Equal(t, store.Head{Seq: 6, StateVersion: 1, Hash: h.Hash, StandingSeq: 6, Standing: "await_human"}, h, "the last record of the append")
 
@@ -34,7 +34,7 @@ func testStandingRecordKeptWithTheHead(t *testing.T, bs []Backend) {
 		require.NoError(t, l.Workflows(ctx, "acme", func(_ string, got store.Head) error { assert.Equal(t, h, got); return nil }))
 		require.NoError(t, l.Chains(ctx, func(c store.Chain) error { assert.Equal(t, h, c.Head); return nil }))
 
-		blocked := decide(t, l, "only-blocks", 0, "")
+		blocked := Decide(t, l, "only-blocks", 0, "")
 		assert.Equal(t, store.Head{Seq: 1, StateVersion: 1, Hash: blocked.Hash}, blocked, "no standing record yet, and that is known")
 		rep, err := l.Verify(ctx, "acme", "wf")
 		require.NoError(t, err)
@@ -48,8 +48,8 @@ func testStandingRecordKeptWithTheHead(t *testing.T, bs []Backend) {
 func testStandingRecordOfAnEarlierVersion(t *testing.T, bs []Backend) {
 	eachDurableBackend(t, bs, func(t *testing.T, b Backend, l store.Log, where string) {
 		ctx := context.Background()
-		h := decide(t, l, "wf", 0, "allow")
-		last := decide(t, l, "wf", 1, "")
+		h := Decide(t, l, "wf", 0, "allow")
+		last := Decide(t, l, "wf", 1, "")
 		l = tamperWith(t, b, l, where, func(tm Tamperer) {
 			tm.SetHead("acme", "wf", store.Head{Seq: 2, StateVersion: 1, Hash: last.Hash, StandingUnknown: true})
 		})
@@ -60,7 +60,7 @@ func testStandingRecordOfAnEarlierVersion(t *testing.T, bs []Backend) {
 		require.NoError(t, err)
 		assert.True(t, rep.OK, rep.Problem)
 
-		cur = decide(t, l, "wf", 1, "")
+		cur = Decide(t, l, "wf", 1, "")
 		assert.True(t, cur.StandingUnknown, "a block keeps it unknown")
 		stale := cur
 		stale.Seq, stale.StandingUnknown, stale.StandingSeq, stale.Standing = 2, false, 1, "allow"
@@ -104,9 +104,9 @@ func testVerifyChecksTheStandingRecord(t *testing.T, bs []Backend) {
 		t.Run(tc.name, func(t *testing.T) {
 			eachDurableBackend(t, bs, func(t *testing.T, b Backend, l store.Log, where string) {
 				ctx := context.Background()
-				decide(t, l, "wf", 0, "allow")
-				decide(t, l, "wf", 1, "")
-				h := decide(t, l, "wf", 1, "")
+				Decide(t, l, "wf", 0, "allow")
+				Decide(t, l, "wf", 1, "")
+				h := Decide(t, l, "wf", 1, "")
 				h.StandingSeq, h.Standing = tc.seq, tc.tag
 				l = tamperWith(t, b, l, where, func(tm Tamperer) { tm.SetHead("acme", "wf", h) })
 				rep, err := l.Verify(ctx, "acme", "wf")
@@ -118,12 +118,12 @@ func testVerifyChecksTheStandingRecord(t *testing.T, bs []Backend) {
 	}
 }
 
-// decide appends one record to wf of acme at version v, naming it the standing record
+// Decide appends one record to wf of acme at version v, naming it the standing record
 // with tag standing unless that is "" (a block that changes nothing).
-func decide(t *testing.T, l store.Log, wf string, v uint64, standing string) store.Head {
+func Decide(t *testing.T, l store.Log, wf string, v uint64, standing string) store.Head {
 	t.Helper()
 	h, err := l.Append(context.Background(), store.Append{Tenant: "acme", Workflow: wf, Create: v == 0, ExpectedVersion: v, BumpVersion: v == 0,
-		Standing: standing, Records: []store.NewRecord{rec("decision", int(v))}, Time: t0})
+		Standing: standing, Records: []store.NewRecord{Rec("decision", int(v))}, Time: T0})
 	require.NoError(t, err)
 	return h
 }

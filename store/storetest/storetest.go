@@ -47,28 +47,29 @@ func eachBackend(t *testing.T, bs []Backend, fn func(t *testing.T, b Backend, l 
 	}
 }
 
-var t0 = time.Date(2026, 11, 29, 21, 0, 0, 123456789, time.UTC)
+// T0 is the time of the records the suite appends.
+var T0 = time.Date(2026, 11, 29, 21, 0, 0, 123456789, time.UTC)
 
-// rec builds a record with a small JSON payload.
-func rec(typ string, n int) store.NewRecord {
+// Rec builds a record with a small JSON payload.
+func Rec(typ string, n int) store.NewRecord {
 	return store.NewRecord{Type: typ, Payload: fmt.Appendf(nil, `{"n":%d}`, n)}
 }
 
-// create makes a workflow with n records and state version 1.
-func create(t testing.TB, l store.Log, tenant, workflow string, n int) store.Head {
+// Create makes a workflow with n records and state version 1.
+func Create(t testing.TB, l store.Log, tenant, workflow string, n int) store.Head {
 	t.Helper()
-	a := store.Append{Tenant: tenant, Workflow: workflow, Create: true, BumpVersion: true, Time: t0,
+	a := store.Append{Tenant: tenant, Workflow: workflow, Create: true, BumpVersion: true, Time: T0,
 		State: []byte(`{"v":1}`)}
 	for i := range n {
-		a.Records = append(a.Records, rec("event", i+1))
+		a.Records = append(a.Records, Rec("event", i+1))
 	}
 	h, err := l.Append(context.Background(), a)
 	require.NoError(t, err)
 	return h
 }
 
-// records collects the records of a workflow.
-func records(t testing.TB, l store.Log, tenant, workflow string, from uint64) []store.Record {
+// Records collects the records of a workflow.
+func Records(t testing.TB, l store.Log, tenant, workflow string, from uint64) []store.Record {
 	t.Helper()
 	var out []store.Record
 	require.NoError(t, l.Records(context.Background(), tenant, workflow, from, func(r store.Record) error {
@@ -78,7 +79,8 @@ func records(t testing.TB, l store.Log, tenant, workflow string, from uint64) []
 	return out
 }
 
-func mustJSON(t testing.TB, v any) []byte {
+// MustJSON encodes v.
+func MustJSON(t testing.TB, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
 	require.NoError(t, err)

@@ -82,8 +82,8 @@ func testReadsRefuseTamperedAnswers(t *testing.T, bs []Backend) {
 		t.Run(change.name, func(t *testing.T) {
 			eachDurableBackend(t, bs, func(t *testing.T, b Backend, l store.Log, where string) {
 				ctx := context.Background()
-				_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf", Create: true, BumpVersion: true, Time: t0,
-					Records:        []store.NewRecord{rec("request", 1), {Type: "decision", Payload: []byte(`{"outcome":"block"}`), ID: "d-1"}},
+				_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf", Create: true, BumpVersion: true, Time: T0,
+					Records:        []store.NewRecord{Rec("request", 1), {Type: "decision", Payload: []byte(`{"outcome":"block"}`), ID: "d-1"}},
 					IdempotencyKey: "req-1", RequestDigest: "sha256:1"})
 				require.NoError(t, err)
 				l = tamperWith(t, b, l, where, change.fn)
@@ -91,8 +91,8 @@ func testReadsRefuseTamperedAnswers(t *testing.T, bs []Backend) {
 				require.ErrorIs(t, err, store.ErrTampered)
 				_, err = l.Find(ctx, "d-1")
 				require.ErrorIs(t, err, store.ErrTampered)
-				_, err = l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf", ExpectedVersion: 1, Time: t0,
-					Records: []store.NewRecord{rec("request", 1)}, IdempotencyKey: "req-1", RequestDigest: "sha256:1"})
+				_, err = l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf", ExpectedVersion: 1, Time: T0,
+					Records: []store.NewRecord{Rec("request", 1)}, IdempotencyKey: "req-1", RequestDigest: "sha256:1"})
 				require.ErrorIs(t, err, store.ErrTampered, "a resent request is not answered from an altered record")
 			})
 		})

@@ -14,10 +14,10 @@ func testTenantIsolation(t *testing.T, bs []Backend) {
 	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
 		ctx := context.Background()
 		_, err := l.Append(ctx, store.Append{Tenant: "tenant-a", Workflow: "wf-1", Create: true, BumpVersion: true,
-			Records: []store.NewRecord{rec("start", 1)}, State: []byte(`{"secret":true}`),
-			IdempotencyKey: "req-1", RequestDigest: "d", Time: t0})
+			Records: []store.NewRecord{Rec("start", 1)}, State: []byte(`{"secret":true}`),
+			IdempotencyKey: "req-1", RequestDigest: "d", Time: T0})
 		require.NoError(t, err)
-		_, err = l.Audit(ctx, "tenant-a", rec("broken", 1), t0)
+		_, err = l.Audit(ctx, "tenant-a", Rec("broken", 1), T0)
 		require.NoError(t, err)
 
 		// Tenant B sees nothing of A's workflow.
@@ -31,7 +31,7 @@ func testTenantIsolation(t *testing.T, bs []Backend) {
 		_, err = l.Verify(ctx, "tenant-b", "wf-1")
 		require.ErrorIs(t, err, store.ErrNotFound)
 		_, err = l.Append(ctx, store.Append{Tenant: "tenant-b", Workflow: "wf-1", ExpectedVersion: 1,
-			Records: []store.NewRecord{rec("x", 1)}, Time: t0})
+			Records: []store.NewRecord{Rec("x", 1)}, Time: T0})
 		require.ErrorIs(t, err, store.ErrNotFound)
 		_, _, found, err := l.Idempotent(ctx, "tenant-b", "req-1")
 		require.NoError(t, err)
@@ -47,7 +47,7 @@ func testTenantIsolation(t *testing.T, bs []Backend) {
 
 		// B cannot take the id either; the owner index tells why.
 		_, err = l.Append(ctx, store.Append{Tenant: "tenant-b", Workflow: "wf-1", Create: true,
-			Records: []store.NewRecord{rec("start", 1)}, Time: t0})
+			Records: []store.NewRecord{Rec("start", 1)}, Time: T0})
 		require.ErrorIs(t, err, store.ErrExists)
 		owner, found, err := l.Owner(ctx, "wf-1")
 		require.NoError(t, err)
@@ -68,7 +68,8 @@ func testTenantIsolation(t *testing.T, bs []Backend) {
 	})
 }
 
-func mustOwner(t *testing.T, l store.Log, workflow string) string {
+// MustOwner returns the tenant that owns workflow, which must have one.
+func MustOwner(t *testing.T, l store.Log, workflow string) string {
 	t.Helper()
 	owner, found, err := l.Owner(context.Background(), workflow)
 	require.NoError(t, err)

@@ -156,7 +156,7 @@ func testVerifyDetectsTampering(t *testing.T, bs []Backend) {
 				}
 				ctx := context.Background()
 				for _, wf := range []string{workflow, "wf-other"} {
-					create(t, l, tenant, wf, 5)
+					Create(t, l, tenant, wf, 5)
 				}
 				rep, err := l.Verify(ctx, tenant, workflow)
 				require.NoError(t, err)
