@@ -2,7 +2,6 @@ package badger
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -11,23 +10,6 @@ import (
 
 	"github.com/handoff-dev/handoff/store"
 )
-
-func TestAppendSnapshotNilAndEmpty(t *testing.T) {
-	l, _ := backend{name: "memory", memory: true}.open(t)
-	ctx := context.Background()
-	_, err := l.Append(ctx, store.Append{Tenant: "a", Workflow: "w", Create: true, Records: []store.NewRecord{rec("x", 1)}})
-	require.NoError(t, err)
-	snap, _, err := l.State(ctx, "a", "w")
-	require.NoError(t, err)
-	assert.Nil(t, snap, "no snapshot was ever set")
-
-	_, err = l.Append(ctx, store.Append{Tenant: "a", Workflow: "w", Records: []store.NewRecord{rec("x", 2)}, State: []byte{}})
-	require.NoError(t, err)
-	snap, head, err := l.State(ctx, "a", "w")
-	require.NoError(t, err)
-	assert.Empty(t, snap)
-	assert.Equal(t, uint64(0), head.StateVersion)
-}
 
 func TestAppendTooLarge(t *testing.T) {
 	payload := func(n int) []byte { return []byte(`"` + strings.Repeat("x", n) + `"`) }
@@ -77,23 +59,4 @@ func TestAppendTooLarge(t *testing.T) {
 			Records: []store.NewRecord{rec("x", 2)}, Time: t0})
 		require.NoError(t, err)
 	})
-}
-
-func TestRecordsCallbackError(t *testing.T) {
-	l, _ := backend{name: "memory", memory: true}.open(t)
-	create(t, l, "a", "w", 5)
-	stop := errors.New("enough")
-	n := 0
-	err := l.Records(context.Background(), "a", "w", 0, func(store.Record) error {
-		n++
-		if n == 2 {
-			return stop
-		}
-		return nil
-	})
-	assert.Same(t, stop, err)
-	assert.Equal(t, 2, n)
-
-	err = l.Workflows(context.Background(), "a", func(string, store.Head) error { return stop })
-	assert.Same(t, stop, err)
 }

@@ -11,33 +11,6 @@ import (
 	"github.com/handoff-dev/handoff/store"
 )
 
-func TestAuditRecordsFromASeq(t *testing.T) {
-	l, _ := backend{name: "memory", memory: true}.open(t)
-	ctx := context.Background()
-	for i := range 5 {
-		_, err := l.Audit(ctx, "acme", rec("rejected", i), t0)
-		require.NoError(t, err)
-	}
-	all := auditRecords(t, l, "acme")
-	for _, tc := range []struct {
-		from uint64
-		want []store.Record
-	}{
-		{0, all},
-		{1, all},
-		{3, all[2:]},
-		{5, all[4:]},
-		{6, nil},
-	} {
-		var got []store.Record
-		require.NoError(t, l.AuditRecords(ctx, "acme", tc.from, func(r store.Record) error {
-			got = append(got, r)
-			return nil
-		}))
-		assert.Equal(t, tc.want, got, "from %d", tc.from)
-	}
-}
-
 func TestChainsListsAChainWhoseHeadIsGone(t *testing.T) {
 	l, dir := openDisk(t)
 	create(t, l, "acme", "wf-1", 2)

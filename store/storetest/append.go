@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -411,4 +412,40 @@ func testAppendCanceledContext(t *testing.T, bs []Backend) {
 		_, _, err = l.State(context.Background(), "a", "w")
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
+}
+
+func testAppendSnapshotNilAndEmpty(t *testing.T, bs []Backend) {
+	l := openFirst(t, bs)
+	ctx := context.Background()
+	_, err := l.Append(ctx, store.Append{Tenant: "a", Workflow: "w", Create: true, Records: []store.NewRecord{Rec("x", 1)}})
+	require.NoError(t, err)
+	snap, _, err := l.State(ctx, "a", "w")
+	require.NoError(t, err)
+	assert.Nil(t, snap, "no snapshot was ever set")
+
+	_, err = l.Append(ctx, store.Append{Tenant: "a", Workflow: "w", Records: []store.NewRecord{Rec("x", 2)}, State: []byte{}})
+	require.NoError(t, err)
+	snap, head, err := l.State(ctx, "a", "w")
+	require.NoError(t, err)
+	assert.Empty(t, snap)
+	assert.Equal(t, uint64(0), head.StateVersion)
+}
+
+func testRecordsCallbackError(t *testing.T, bs []Backend) {
+	l := openFirst(t, bs)
+	Create(t, l, "a", "w", 5)
+	stop := errors.New("enough")
+	n := 0
+	err := l.Records(context.Background(), "a", "w", 0, func(store.Record) error {
+		n++
+		if n == 2 {
+			return stop
+		}
+		return nil
+	})
+	assert.Same(t, stop, err)
+	assert.Equal(t, 2, n)
+
+	err = l.Workflows(context.Background(), "a", func(string, store.Head) error { return stop })
+	assert.Same(t, stop, err)
 }

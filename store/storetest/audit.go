@@ -151,3 +151,13 @@ func AuditRecords(t *testing.T, l store.Log, tenant string) []store.Record {
 	}))
 	return out
 }
+
+func testAuditInvalid(t *testing.T, bs []Backend) {
+	l := openFirst(t, bs)
+	ctx := context.Background()
+	_, err := l.Audit(ctx, "a", store.NewRecord{Type: "x", Payload: []byte("not json")}, T0)
+	require.ErrorIs(t, err, store.ErrInvalid)
+	_, err = l.Audit(ctx, "a", store.NewRecord{Payload: []byte(`{}`)}, T0)
+	require.ErrorIs(t, err, store.ErrInvalid)
+	assert.Empty(t, AuditRecords(t, l, "a"))
+}

@@ -97,3 +97,30 @@ func Chains(t *testing.T, l store.Log) []store.Chain {
 	}))
 	return out
 }
+
+func testAuditRecordsFromASeq(t *testing.T, bs []Backend) {
+	l := openFirst(t, bs)
+	ctx := context.Background()
+	for i := range 5 {
+		_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
+		require.NoError(t, err)
+	}
+	all := AuditRecords(t, l, "acme")
+	for _, tc := range []struct {
+		from uint64
+		want []store.Record
+	}{
+		{0, all},
+		{1, all},
+		{3, all[2:]},
+		{5, all[4:]},
+		{6, nil},
+	} {
+		var got []store.Record
+		require.NoError(t, l.AuditRecords(ctx, "acme", tc.from, func(r store.Record) error {
+			got = append(got, r)
+			return nil
+		}))
+		assert.Equal(t, tc.want, got, "from %d", tc.from)
+	}
+}

@@ -37,6 +37,14 @@ func Run(t *testing.T, bs ...Backend) {
 	}
 }
 
+// openFirst opens a store of the first backend of bs, for a behaviour the variants of
+// one backend (in memory or on disk, with or without group commit) cannot tell apart.
+func openFirst(t *testing.T, bs []Backend) store.Log {
+	t.Helper()
+	l, _ := bs[0].Open(t)
+	return l
+}
+
 // eachBackend runs fn once per backend of bs as a subtest.
 func eachBackend(t *testing.T, bs []Backend, fn func(t *testing.T, b Backend, l store.Log)) {
 	for _, b := range bs {
@@ -120,4 +128,12 @@ var suite = []struct {
 	{"ReadsRefuseTamperedAnswers", testReadsRefuseTamperedAnswers},
 	{"TenantIsolation", testTenantIsolation},
 	{"VerifyDetectsTampering", testVerifyDetectsTampering},
+	{"AppendSnapshotNilAndEmpty", testAppendSnapshotNilAndEmpty},
+	{"RecordsCallbackError", testRecordsCallbackError},
+	{"AuditInvalid", testAuditInvalid},
+	{"AuditRecordsFromASeq", testAuditRecordsFromASeq},
+	{"IDsCannotCollide", testIDsCannotCollide},
+	{"WorkflowsAndTenantsOrder", testWorkflowsAndTenantsOrder},
+	{"VerifyNotFound", testVerifyNotFound},
+	{"VerifyLongChain", testVerifyLongChain},
 }

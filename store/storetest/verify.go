@@ -182,3 +182,31 @@ func testVerifyDetectsTampering(t *testing.T, bs []Backend) {
 		})
 	}
 }
+
+func testVerifyNotFound(t *testing.T, bs []Backend) {
+	l := openFirst(t, bs)
+	_, err := l.Verify(context.Background(), "acme", "nope")
+	require.ErrorIs(t, err, store.ErrNotFound)
+}
+
+func testVerifyLongChain(t *testing.T, bs []Backend) {
+	l := openFirst(t, bs)
+	ctx := context.Background()
+	Create(t, l, "acme", "wf", 300)
+	for v := uint64(1); v <= 100; v++ {
+		// A logged block, then a state change at the same version.
+		_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf", ExpectedVersion: v,
+			Records: []store.NewRecord{Rec("a", int(v)), Rec("b", int(v))}, Time: T0})
+		require.NoError(t, err)
+		_, err = l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf", ExpectedVersion: v, BumpVersion: true,
+			Records: []store.NewRecord{Rec("c", int(v))}, Time: T0})
+		require.NoError(t, err)
+	}
+	rep, err := l.Verify(ctx, "acme", "wf")
+	require.NoError(t, err)
+	assert.True(t, rep.OK, rep.Problem)
+	assert.Equal(t, uint64(300+100*3), rep.Records)
+	_, head, err := l.State(ctx, "acme", "wf")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(101), head.StateVersion)
+}
