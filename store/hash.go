@@ -25,8 +25,8 @@ const hashPrefix = "sha256:"
 //
 // uint64(n) is n as 8 bytes big-endian and field(b) is uint64(len(b)) ‖ b.
 // time is the record time formatted as RFC 3339 with nanoseconds in UTC
-// (time.RFC3339Nano), exactly as stored. domain is domainRecord for a
-// workflow record and domainAudit for an audit record, whose workflow is "".
+// (time.RFC3339Nano), exactly as stored. domain is DomainRecord for a
+// workflow record and DomainAudit for an audit record, whose workflow is "".
 // Every field carries its length, so no byte can move from one field to
 // its neighbour without changing the hash.
 func RecordHash(domain string, seq uint64, time, typ string, payload []byte, prev, tenant, workflow string) string {

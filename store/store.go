@@ -9,12 +9,13 @@ import (
 
 // Log is what the engine needs of a store: appends checked against the head, an
 // idempotency key and the record index in one transaction, the tenant's audit stream,
-// the reads and iterators, and verify. Badger (embedded, one process) and Postgres
-// (many processes and machines on one database) implement it with identical records
-// and hashes, so a chain verifies, and its decisions replay, whichever backend holds it.
+// the reads and iterators, and verify. badger.Log (embedded, one process) and
+// postgres.Log (many processes and machines on one database) implement it with
+// identical records and hashes, so a chain verifies, and its decisions replay,
+// whichever backend holds it; storetest is the suite both pass.
 //
 // Every method is safe for concurrent use. The documentation of each method is on
-// Badger's; Postgres behaves the same way, with the differences it states.
+// badger.Log's; postgres.Log behaves the same way, with the differences it states.
 type Log interface {
 	Append(ctx context.Context, a Append) (Head, error)
 	SetStanding(ctx context.Context, tenant, workflow string, h Head) error
