@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/store"
 	"github.com/handoff-dev/handoff/store/backend"
 	"github.com/handoff-dev/handoff/store/badger"
@@ -86,6 +87,8 @@ type Engine struct {
 	observer observerSlot
 	tracer   trace.Tracer
 }
+
+var _ handoff.Service = (*Engine)(nil)
 
 // Open compiles the bundle once and opens the store. It fails when a contract or policy
 // does not compile, or when another process holds the store
