@@ -17,6 +17,7 @@
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # METADATA
 # title: Assessment decision
@@ -40,11 +41,11 @@ _proposal := p if {
 	_ready
 	_expected
 	p := _propose
-} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
+} else := {"outcome": "block", "status_after": lib.status, "reasons": [_no_rule]} if {
 	_ready
 	_expected
 	count(_blocking_now) == 0
-} else := {"outcome": "block", "status_after": _status}
+} else := {"outcome": "block", "status_after": lib.status}
 
 _propose := _start_proposal if input.request.kind == "start"
 
@@ -66,111 +67,53 @@ _propose := _cancel_proposal if input.request.kind == "cancel"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the assessment pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
+_no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the assessment pack decides %s request in status %s", [lib.with_article(lib.kind), lib.status]), "")
 
 # --- input ---------------------------------------------------------------------------
 
-_request := input.request if is_object(input.request)
-
-else := {}
-
-_state := input.state if is_object(input.state)
-
-else := {}
-
-# _valid holds for a decoded request without validation errors: the pack's semantic
-# checks run only then (an invalid request is blocked by its validation errors alone).
-_valid if {
-	is_array(input.validation.errors)
-	count(input.validation.errors) == 0
-	is_object(input.request)
-}
-
 # _ready holds for a valid request with a workflow snapshot to check it against.
 _ready if {
-	_valid
+	lib.valid
 	is_object(input.state)
 	not _terminal
 }
 
-_terminal if _state.terminal == true
+_terminal if lib.state.terminal == true
 
-_terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
+_terminal if lib.status in object.get(_contract, ["workflow", "terminal"], [])
 
-_kind := object.get(_request, "kind", "")
+_source := object.get(lib.request, "source_agent", "")
 
-_status := s if {
-	s := _state.status
-	is_string(s)
-} else := "NONE"
-
-_actor := a if {
-	a := _request.actor
-	is_object(a)
-} else := {}
-
-_actor_id := object.get(_actor, "id", "")
-
-_actor_type := object.get(_actor, "type", "")
-
-_actor_roles := {r | some r in object.get(_actor, "roles", [])}
-
-_source := object.get(_request, "source_agent", "")
-
-_target := object.get(_request, "target_agent", "")
+_target := object.get(lib.request, "target_agent", "")
 
 _edge := sprintf("%s>%s", [_source, _target])
 
-_handoff_type := object.get(_request, "handoff_type", "")
+_handoff_type := object.get(lib.request, "handoff_type", "")
 
 _handoff if {
 	_ready
 	input.request.kind == "handoff"
 }
 
-_output := o if {
-	input.request.kind == "handoff"
-	o := _request.output
-	is_object(o)
-}
-
-_content := c if {
-	c := _output.content
-	is_object(c)
-} else := {}
-
 # _judged holds for a handoff whose output the pack judges: ready, with an output made by
 # the contract's producer of its type (any other source is refused by core).
 _judged if {
 	_handoff
-	_output
-	_source == _producer(_output.type)
+	lib.output
+	_source == _producer(lib.output.type)
 }
-
-_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
-
-_input_types := {r.type | some r in _inputs}
-
-_inputs_of(type) := [r | some r in _inputs; r.type == type]
 
 # _input_version is the recorded version an input of the type names (the first such input).
 _input_version(type) := v if {
-	some r in _inputs
+	some r in lib.inputs
 	r.type == type
 	v := core.ref_version(r)
 }
 
-_counter(name) := core.counter(name)
-
 _trace := t if {
-	t := _request.trace_id
+	t := lib.request.trace_id
 	is_string(t)
 } else := ""
-
-_non_blank(s) if {
-	is_string(s)
-	trim_space(s) != ""
-}
 
 # --- contract tables -------------------------------------------------------------------
 
@@ -219,10 +162,10 @@ _required_config := {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
-	r := _reason(rego.metadata.rule(), sprintf("the assessment configuration has no table %s (%s)", [name, core.with_article(want)]), "", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("the assessment configuration has no table %s (%s)", [name, lib.with_article(want)]), "")
 }
 
 _agents := a if {
@@ -237,14 +180,14 @@ _actors_of(status) := a if {
 
 # _routed holds when workflow.actors lets agent perform task in the current status.
 _routed(agent, task) if {
-	some a in _actors_of(_status)
+	some a in _actors_of(lib.status)
 	a.agent == agent
 	a.task == task
 }
 
 # _current_actor holds for the agent workflow.actors routes in the current status.
 _current_actor(agent) if {
-	some a in _actors_of(_status)
+	some a in _actors_of(lib.status)
 	a.agent == agent
 }
 
@@ -374,11 +317,3 @@ _same_version(a, b) if {
 }
 
 # --- reasons ---------------------------------------------------------------------------
-
-# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
-# the reason: its code and title come from that rule's METADATA.
-_reason(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
-
-_gate_reason(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
-
-_blocks(r) if object.get(r, "outcome", "block") == "block"

@@ -1,6 +1,7 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # Human approval (seed "Human Approval": APPROVE / REQUEST TARGETED REVISION / REJECT),
 # required before delivery (CTRL-5), and a person's answer to an escalation.
@@ -8,12 +9,12 @@ import data.handoff.core
 _human_decision if {
 	_ready
 	input.request.kind == "approval"
-	_status in _approval_statuses
+	lib.status in _approval_statuses
 }
 
 _approval_types := {r.type | some r in _approval_refs}
 
-_revise_types := {t | some t in object.get(_request, "revise", [])}
+_revise_types := {t | some t in object.get(lib.request, "revise", [])}
 
 # _final_types are what the final approval names: final copy, visual prompts, QA result.
 # The table is config.final_types in contracts/campaign/config.cue.
@@ -21,7 +22,7 @@ _final_types := object.get(_config, "final_types", [])
 
 # _research_decision holds for a person's decision on the research brief at an escalation.
 _research_decision if {
-	_status == "ESCALATED"
+	lib.status == "ESCALATED"
 	"RESEARCH_BRIEF" in _approval_types
 }
 
@@ -41,21 +42,21 @@ _stages_for := {s: {t | some t in stages} | some s, stages in object.get(_config
 #   outcome: block
 reasons contains r if {
 	_human_decision
-	stage := _request.stage
-	not stage in _stages_for[_status]
-	r := _reason(rego.metadata.rule(), sprintf("the workflow waits at %s; an approval of stage %s does not apply", [_status, stage]), "stage", "block")
+	stage := lib.request.stage
+	not stage in _stages_for[lib.status]
+	r := lib.reason(rego.metadata.rule(), sprintf("the workflow waits at %s; an approval of stage %s does not apply", [lib.status, stage]), "stage")
 }
 
 _incomplete_approval contains msg if {
-	_status == "STRATEGY_APPROVAL"
-	_request.decision in {"APPROVE", "REJECT"}
+	lib.status == "STRATEGY_APPROVAL"
+	lib.request.decision in {"APPROVE", "REJECT"}
 	not "STRATEGY_BRIEF" in _approval_types
-	msg := sprintf("%s at STRATEGY_APPROVAL names no STRATEGY_BRIEF version (latest is v%v)", [_request.decision, _strategy_n])
+	msg := sprintf("%s at STRATEGY_APPROVAL names no STRATEGY_BRIEF version (latest is v%v)", [lib.request.decision, _strategy_n])
 }
 
 _incomplete_approval contains msg if {
-	_status in {"HUMAN_APPROVAL", "ESCALATED"}
-	_request.decision == "APPROVE"
+	lib.status in {"HUMAN_APPROVAL", "ESCALATED"}
+	lib.request.decision == "APPROVE"
 	not _research_decision
 	some t in _final_types
 	not t in _approval_types
@@ -63,8 +64,8 @@ _incomplete_approval contains msg if {
 }
 
 _incomplete_approval contains msg if {
-	_status in {"HUMAN_APPROVAL", "ESCALATED"}
-	_request.decision == "APPROVE"
+	lib.status in {"HUMAN_APPROVAL", "ESCALATED"}
+	lib.request.decision == "APPROVE"
 	not _research_decision
 	some t in _final_types
 	t in _approval_types
@@ -73,8 +74,8 @@ _incomplete_approval contains msg if {
 }
 
 _incomplete_approval contains msg if {
-	_status in {"HUMAN_APPROVAL", "ESCALATED"}
-	_request.decision == "APPROVE"
+	lib.status in {"HUMAN_APPROVAL", "ESCALATED"}
+	lib.request.decision == "APPROVE"
 	not _research_decision
 	"QA_REPORT" in _approval_types
 	object.get(_latest_content("QA_REPORT"), "scope", "") != "production"
@@ -83,7 +84,7 @@ _incomplete_approval contains msg if {
 
 _incomplete_approval contains msg if {
 	_research_decision
-	_request.decision == "APPROVE"
+	lib.request.decision == "APPROVE"
 	_latest_status("RESEARCH_BRIEF") != "under_review"
 	msg := sprintf("RESEARCH_BRIEF v%v is %s, not awaiting approval", [_latest_n("RESEARCH_BRIEF"), _latest_status("RESEARCH_BRIEF")])
 }
@@ -101,7 +102,7 @@ _incomplete_approval contains msg if {
 reasons contains r if {
 	_human_decision
 	some msg in _incomplete_approval
-	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "CTRL-5", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "artifacts", "CTRL-5", "block")
 }
 
 # _revisable are the artifact types a person may return in each status (config.revisable
@@ -114,8 +115,8 @@ _invalid_targets contains "a revision request names no artifact type to revise (
 
 _invalid_targets contains msg if {
 	some t in _revise_types
-	not t in _revisable[_status]
-	msg := sprintf("%s cannot be revised at %s (revisable: %v)", [t, _status, sort(_revisable[_status])])
+	not t in _revisable[lib.status]
+	msg := sprintf("%s cannot be revised at %s (revisable: %v)", [t, lib.status, sort(_revisable[lib.status])])
 }
 
 _invalid_targets contains msg if {
@@ -135,9 +136,9 @@ _invalid_targets contains msg if {
 #   outcome: block
 reasons contains r if {
 	_human_decision
-	_request.decision == "REQUEST_REVISION"
+	lib.request.decision == "REQUEST_REVISION"
 	some msg in _invalid_targets
-	r := _reason(rego.metadata.rule(), msg, "revise", "block")
+	r := lib.reason(rego.metadata.rule(), msg, "revise")
 }
 
 # METADATA
@@ -150,9 +151,9 @@ reasons contains r if {
 #   outcome: revise
 reasons contains r if {
 	_human_decision
-	_request.decision == "REQUEST_REVISION"
+	lib.request.decision == "REQUEST_REVISION"
 	count(_invalid_targets) == 0
-	r := _reason(rego.metadata.rule(), sprintf("%q requests a revision of %v at %s", [_actor_id, sort(_revise_types), _status]), "revise", "revise")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("%q requests a revision of %v at %s", [lib.actor_id, sort(_revise_types), lib.status]), "revise", "revise")
 }
 
 # METADATA
@@ -163,31 +164,31 @@ reasons contains r if {
 #   outcome: fail
 reasons contains r if {
 	_human_decision
-	_request.decision == "REJECT"
-	r := _reason(rego.metadata.rule(), sprintf("%q rejects at %s; the workflow fails safe", [_actor_id, _status]), "decision", "fail")
+	lib.request.decision == "REJECT"
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("%q rejects at %s; the workflow fails safe", [lib.actor_id, lib.status]), "decision", "fail")
 }
 
 # --- proposals -----------------------------------------------------------------------
 
-_final_approval_proposal := _final_approve_proposal if _request.decision == "APPROVE"
+_final_approval_proposal := _final_approve_proposal if lib.request.decision == "APPROVE"
 
-_final_approval_proposal := _revision_request_proposal("HUMAN_APPROVAL") if _request.decision == "REQUEST_REVISION"
+_final_approval_proposal := _revision_request_proposal("HUMAN_APPROVAL") if lib.request.decision == "REQUEST_REVISION"
 
-_final_approval_proposal := _reject_proposal("HUMAN_APPROVAL") if _request.decision == "REJECT"
+_final_approval_proposal := _reject_proposal("HUMAN_APPROVAL") if lib.request.decision == "REJECT"
 
 _escalation_proposal := _research_approve_proposal if {
-	_request.decision == "APPROVE"
+	lib.request.decision == "APPROVE"
 	_research_decision
 }
 
 _escalation_proposal := _final_approve_proposal if {
-	_request.decision == "APPROVE"
+	lib.request.decision == "APPROVE"
 	not _research_decision
 }
 
-_escalation_proposal := _revision_request_proposal("ESCALATED") if _request.decision == "REQUEST_REVISION"
+_escalation_proposal := _revision_request_proposal("ESCALATED") if lib.request.decision == "REQUEST_REVISION"
 
-_escalation_proposal := _reject_proposal("ESCALATED") if _request.decision == "REJECT"
+_escalation_proposal := _reject_proposal("ESCALATED") if lib.request.decision == "REJECT"
 
 # The final approval: the named versions are approved, an APPROVAL_RECORD is recorded
 # and the Client Delivery Agent receives the approved versions and their content.
@@ -202,7 +203,7 @@ _final_approve_proposal := {
 	"events": array.concat(
 		array.concat(_approval_events("HUMAN_APPROVAL"), [_status_event(t, _latest_n(t), "approved") | some t in _final_types]),
 		[{"type": "defect", "defect": rec.defect, "status": "closed"} |
-			some rec in _state.defects
+			some rec in lib.state.defects
 			rec.status == "open"
 			rec.defect.artifact in _deliverable_types
 		],

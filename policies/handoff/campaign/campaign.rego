@@ -11,6 +11,7 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # METADATA
 # title: Campaign decision
@@ -27,10 +28,10 @@ _proposal := p if {
 	_ready
 	_expected
 	p := _propose
-} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
+} else := {"outcome": "block", "status_after": lib.status, "reasons": [_no_rule]} if {
 	_ready
 	_expected
-} else := {"outcome": "block", "status_after": _status}
+} else := {"outcome": "block", "status_after": lib.status}
 
 _propose := _start_proposal if input.request.kind == "start"
 
@@ -46,17 +47,17 @@ _propose := _outcome_proposal if input.request.kind == "outcome"
 
 _propose := _cancel_proposal if input.request.kind == "cancel"
 
-_handoff_proposal := _research_handoff_proposal if _output.type == "RESEARCH_BRIEF"
+_handoff_proposal := _research_handoff_proposal if lib.output.type == "RESEARCH_BRIEF"
 
-_handoff_proposal := _strategy_handoff_proposal if _output.type == "STRATEGY_BRIEF"
+_handoff_proposal := _strategy_handoff_proposal if lib.output.type == "STRATEGY_BRIEF"
 
-_handoff_proposal := _production_handoff_proposal if _output.type in _deliverable_types
+_handoff_proposal := _production_handoff_proposal if lib.output.type in _deliverable_types
 
-_handoff_proposal := _delivery_handoff_proposal if _output.type == "CLIENT_PACKAGE"
+_handoff_proposal := _delivery_handoff_proposal if lib.output.type == "CLIENT_PACKAGE"
 
-_review_proposal := _validation_proposal if _status == "RESEARCH_VALIDATION"
+_review_proposal := _validation_proposal if lib.status == "RESEARCH_VALIDATION"
 
-_review_proposal := _qa_proposal if _status == "QA"
+_review_proposal := _qa_proposal if lib.status == "QA"
 
 # METADATA
 # title: No campaign rule decides the request
@@ -66,77 +67,24 @@ _review_proposal := _qa_proposal if _status == "QA"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the campaign pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
+_no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the campaign pack decides %s request in status %s", [lib.with_article(lib.kind), lib.status]), "")
 
 # --- input ---------------------------------------------------------------------
 
-_request := input.request if is_object(input.request)
-
-else := {}
-
-_state := input.state if is_object(input.state)
-
-else := {}
-
-# _valid holds for a decoded request without validation errors: the pack's semantic
-# checks run only then (an invalid request is blocked by its validation errors alone).
-_valid if {
-	is_array(input.validation.errors)
-	count(input.validation.errors) == 0
-	is_object(input.request)
-}
-
 # _ready holds for a valid request with a workflow snapshot to check it against.
 _ready if {
-	_valid
+	lib.valid
 	is_object(input.state)
 	not _terminal
 }
-
-_kind := object.get(_request, "kind", "")
-
-_status := s if {
-	s := _state.status
-	is_string(s)
-} else := "NONE"
-
-_actor := a if {
-	a := _request.actor
-	is_object(a)
-} else := {}
-
-_actor_id := object.get(_actor, "id", "")
-
-_actor_type := object.get(_actor, "type", "")
-
-_actor_roles := {r | some r in object.get(_actor, "roles", [])}
-
-_output := o if {
-	input.request.kind == "handoff"
-	o := _request.output
-	is_object(o)
-}
-
-_content := c if {
-	c := _output.content
-	is_object(c)
-} else := {}
 
 # _by_producer holds for a handoff whose source is the contract's producer of its output
 # type. The campaign's content checks judge a producer's output; any other source is
 # refused by core (SOURCE_NOT_AUTHORIZED) and its content is not judged.
 _by_producer if {
 	_ready
-	_request.source_agent == _producer(_output.type)
+	lib.request.source_agent == _producer(lib.output.type)
 }
-
-_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
-
-_input_types := {r.type | some r in _inputs}
-
-_inputs_of(type) := [r | some r in _inputs; r.type == type]
-
-_counter(name) := core.counter(name)
 
 # --- contract tables -----------------------------------------------------------------
 
@@ -214,11 +162,11 @@ _config_complete if {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	not _config_complete
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
-	r := _reason(rego.metadata.rule(), sprintf("the campaign configuration has no %s %s", [want, name]), "", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("the campaign configuration has no %s %s", [want, name]), "")
 }
 
 _actors_of(status) := a if {
@@ -228,7 +176,7 @@ _actors_of(status) := a if {
 
 # _routed holds when workflow.actors lets agent perform task in the current status.
 _routed(agent, task) if {
-	some a in _actors_of(_status)
+	some a in _actors_of(lib.status)
 	a.agent == agent
 	a.task == task
 }
@@ -250,7 +198,7 @@ _max_cycles := n if {
 	is_number(n)
 }
 
-_cycles_spent(counter) if _counter(counter) >= _max_cycles
+_cycles_spent(counter) if core.counter(counter) >= _max_cycles
 
 _cycles_spent(_) if not _max_cycles
 
@@ -307,12 +255,6 @@ _latest_content(type) := c if {
 _strategy_basis(v) := {r.version | some r in v.based_on; r.type == "STRATEGY_BRIEF"}
 
 # --- reasons -------------------------------------------------------------------------
-
-# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
-# the reason: its code and title come from that rule's METADATA.
-_reason(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
-
-_gate_reason(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
 
 _norm(s) := lower(trim_space(s)) if is_string(s)
 

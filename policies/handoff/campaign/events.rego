@@ -1,6 +1,7 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # Events and context packages the campaign proposals are built from.
 
@@ -36,11 +37,11 @@ _history_id(type, default_id) := h.id if {
 
 # --- QA_REPORT: recorded from every review --------------------------------------------
 
-_defects := [d | some d in object.get(_request, "defects", []); is_object(d)]
+_defects := [d | some d in object.get(lib.request, "defects", []); is_object(d)]
 
 _defect_ids := {d.id | some d in _defects}
 
-_reviewed := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+_reviewed := [r | some r in object.get(lib.request, "artifacts", []); is_object(r)]
 
 _reviewed_types := {r.type | some r in _reviewed}
 
@@ -50,19 +51,19 @@ _reviewed_types := {r.type | some r in _reviewed}
 _report_content(scope, result, findings) := object.union(
 	{
 		"scope": scope,
-		"verdict": _request.verdict,
+		"verdict": lib.request.verdict,
 		"result": result,
 		"reviewed": _reviewed,
 		"defects": _defects,
-		"gates": object.get(_request, "gates", []),
+		"gates": object.get(lib.request, "gates", []),
 		"policy_findings": _findings_list(findings),
 	},
 	_report_extras,
 )
 
 _report_extras := object.union(
-	{k: v | some k in {"checks_performed", "notes"}; v := _request.report[k]},
-	{"summary": s | s := _request.summary},
+	{k: v | some k in {"checks_performed", "notes"}; v := lib.request.report[k]},
+	{"summary": s | s := lib.request.summary},
 )
 
 # The report keeps what each finding says, not which rule said it: the title names the
@@ -78,7 +79,7 @@ _report_event(content) := {
 		"hash": _hash(content),
 	},
 	"status": "under_review",
-	"producer": _actor_id,
+	"producer": lib.actor_id,
 	"based_on": _reviewed,
 	"assumptions": [],
 	"limitations": [],
@@ -96,7 +97,7 @@ _report_events(content) := array.concat(
 _defect_events := array.concat(
 	[{"type": "defect", "defect": d, "status": "open"} | some d in _defects],
 	[{"type": "defect", "defect": rec.defect, "status": "closed"} |
-		some id, rec in _state.defects
+		some id, rec in lib.state.defects
 		rec.status == "open"
 		rec.defect.artifact in _reviewed_types
 		not id in _defect_ids
@@ -107,19 +108,19 @@ _defect_events := array.concat(
 # The record keeps the roles the pack's roles table defines among those the person
 # claimed: a role no table grants is not recorded as authority.
 
-_approval_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+_approval_refs := [r | some r in object.get(lib.request, "artifacts", []); is_object(r)]
 
 _approval_record_content(stage) := object.union(
 	{
 		"stage": stage,
-		"decision": _request.decision,
-		"approver": _actor_id,
+		"decision": lib.request.decision,
+		"approver": lib.actor_id,
 		"roles": sort(_held_roles),
 		"artifacts": _approval_refs,
-		"revise": object.get(_request, "revise", []),
+		"revise": object.get(lib.request, "revise", []),
 		"decided_at": input.now,
 	},
-	{"comment": c | c := _request.comment},
+	{"comment": c | c := lib.request.comment},
 )
 
 # _approval_events records the person's decision (state.approvals, by artifact type and
@@ -127,8 +128,8 @@ _approval_record_content(stage) := object.union(
 _approval_events(stage) := [
 	{
 		"type": "approval_recorded",
-		"decision": _request.decision,
-		"by": _actor_id,
+		"decision": lib.request.decision,
+		"by": lib.actor_id,
 		"artifacts": _approval_refs,
 		"stage": stage,
 	},
@@ -141,7 +142,7 @@ _approval_events(stage) := [
 			"hash": _hash(_approval_record_content(stage)),
 		},
 		"status": "approved",
-		"producer": _actor_id,
+		"producer": lib.actor_id,
 		"based_on": _approval_refs,
 		"assumptions": [],
 		"limitations": [],
@@ -184,8 +185,8 @@ _defect_concerns(d, type) if d.artifact == type
 _defect_concerns(d, type) if d.origin == type
 
 _approval_package(agent) := core.context_package(sprintf("campaign_approver>%s", [agent]), {
-	"revise": object.get(_request, "revise", []),
-	"comment": object.get(_request, "comment", ""),
+	"revise": object.get(lib.request, "revise", []),
+	"comment": object.get(lib.request, "comment", ""),
 })
 
 # The table is config.strategy_summary_fields in contracts/campaign/config.cue.

@@ -1,5 +1,7 @@
 package handoff.campaign
 
+import data.handoff.lib
+
 # QA over the current COPY_PACKAGE and VISUAL_PACKAGE (seed "QA Gate", "Defect Rules",
 # "QA Loop Control").
 
@@ -8,7 +10,7 @@ package handoff.campaign
 _repeated := {d.id |
 	some d in _defects
 	_severe(d)
-	rec := _state.defects[d.id]
+	rec := lib.state.defects[d.id]
 	rec.status == "open"
 	rec.defect.artifact == d.artifact
 }
@@ -22,7 +24,7 @@ _is_upstream(d) if {
 
 _needs_return if _has_severity("S2")
 
-_needs_return if _request.verdict in {"REVISE", "REJECT"}
+_needs_return if lib.request.verdict in {"REVISE", "REJECT"}
 
 # _qa_branch decides the review:
 #   escalate   QA escalates to a person;
@@ -33,7 +35,7 @@ _needs_return if _request.verdict in {"REVISE", "REJECT"}
 #   upstream   a defect originates in the strategy or the research: its producer repairs;
 #   revise     S1/S2 defects: only the affected artifacts return to their producers.
 _qa_branch := "escalate" if {
-	_request.verdict == "ESCALATE"
+	lib.request.verdict == "ESCALATE"
 } else := "exhausted" if {
 	_cycles_spent("qa_cycles")
 	count(_repeated) > 0

@@ -1,6 +1,7 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # Research → Research Validation: the evidence gate before Strategy (HG-2, CTRL-1).
 
@@ -10,7 +11,7 @@ import data.handoff.core
 _research_handoff_proposal := {
 	"outcome": "allow",
 	"status_after": "RESEARCH_VALIDATION",
-	"next": _next_with("RESEARCH_VALIDATION", {"qa_agent": core.context_package("research_agent>qa_agent", _content)}),
+	"next": _next_with("RESEARCH_VALIDATION", {"qa_agent": core.context_package("research_agent>qa_agent", lib.content)}),
 	"events": array.concat(
 		array.concat(_supersede_open("RESEARCH_BRIEF"), [core.artifact_event("under_review")]),
 		[core.handoff_event],
@@ -22,7 +23,7 @@ _research_handoff_proposal := {
 _validation if {
 	_ready
 	input.request.kind == "review"
-	_status == "RESEARCH_VALIDATION"
+	lib.status == "RESEARCH_VALIDATION"
 }
 
 _brief_n := _latest_n("RESEARCH_BRIEF")
@@ -64,7 +65,7 @@ _declared_lists := object.get(_config, "research_declared_lists", [])
 
 _incomplete contains failure if {
 	_validation
-	not _non_blank(object.get(_brief, "business_objective", null))
+	not lib.non_blank(object.get(_brief, "business_objective", null))
 	failure := [sprintf("RESEARCH_BRIEF v%d: business_objective is empty", [_brief_n]), _brief_path("business_objective")]
 }
 
@@ -199,11 +200,6 @@ _not_unique contains failure if {
 	failure := [sprintf("RESEARCH_BRIEF v%d: %s uses id %q more than once; what cites it could mean either", [_brief_n, list, id]), _brief_path(list)]
 }
 
-_non_blank(s) if {
-	is_string(s)
-	trim_space(s) != ""
-}
-
 _non_empty_list(l) if {
 	is_array(l)
 	count(l) > 0
@@ -225,7 +221,7 @@ reasons contains r if some r in _brief_findings
 # custom:
 #   code: SOURCE_GROUNDING_FAILURE
 #   outcome: revise
-_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "HG-2", "revise") if some [msg, path] in _hg2
+_brief_findings contains lib.gate_reason(rego.metadata.rule(), msg, path, "HG-2", "revise") if some [msg, path] in _hg2
 
 # METADATA
 # title: Research sections incomplete
@@ -237,7 +233,7 @@ _brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "HG-2", "
 # custom:
 #   code: RESEARCH_INCOMPLETE
 #   outcome: revise
-_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "required_sections", "revise") if some [msg, path] in _incomplete
+_brief_findings contains lib.gate_reason(rego.metadata.rule(), msg, path, "required_sections", "revise") if some [msg, path] in _incomplete
 
 # METADATA
 # title: Contradictory evidence not identified
@@ -247,7 +243,7 @@ _brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "required
 # custom:
 #   code: CONTRADICTIONS_MISSING
 #   outcome: revise
-_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "contradictions_identified", "revise") if some [msg, path] in _no_contradictions
+_brief_findings contains lib.gate_reason(rego.metadata.rule(), msg, path, "contradictions_identified", "revise") if some [msg, path] in _no_contradictions
 
 # METADATA
 # title: Unverified assumption not labeled
@@ -258,7 +254,7 @@ _brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "contradi
 # custom:
 #   code: ASSUMPTION_UNLABELED
 #   outcome: revise
-_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "assumptions_labeled", "revise") if some [msg, path] in _unlabeled
+_brief_findings contains lib.gate_reason(rego.metadata.rule(), msg, path, "assumptions_labeled", "revise") if some [msg, path] in _unlabeled
 
 # METADATA
 # title: Reference the brief does not define
@@ -270,7 +266,7 @@ _brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "assumpti
 # custom:
 #   code: UNRESOLVED_REFERENCE
 #   outcome: revise
-_brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _unresolved
+_brief_findings contains lib.reason_outcome(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _unresolved
 
 # METADATA
 # title: Id used twice
@@ -280,7 +276,7 @@ _brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if s
 # custom:
 #   code: ID_NOT_UNIQUE
 #   outcome: revise
-_brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _not_unique
+_brief_findings contains lib.reason_outcome(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _not_unique
 
 # METADATA
 # title: Source read after the brief was recorded
@@ -292,7 +288,7 @@ _brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if s
 # custom:
 #   code: TIME_IN_FUTURE
 #   outcome: revise
-_brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _future_sources
+_brief_findings contains lib.reason_outcome(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _future_sources
 
 # --- validation: the decision --------------------------------------------------------
 
@@ -305,14 +301,14 @@ _has_severity(s) if {
 
 _validation_needs_revision if count(_findings) > 0
 
-_validation_needs_revision if _request.verdict in {"REVISE", "REJECT"}
+_validation_needs_revision if lib.request.verdict in {"REVISE", "REJECT"}
 
 _validation_needs_revision if _has_severity("S2")
 
 _validation_branch := "fail" if {
 	_has_severity("S3")
 } else := "escalate" if {
-	_request.verdict == "ESCALATE"
+	lib.request.verdict == "ESCALATE"
 } else := "exhausted" if {
 	_validation_needs_revision
 	_cycles_spent("research_cycles")

@@ -1,22 +1,15 @@
 package handoff.core
 
+import data.handoff.lib
+
 _outcomes := {"allow", "await_human", "retry", "revise", "block", "fail"}
 
 _proposal_defaults := {"next": [], "revise": [], "events": [], "requires_human_review": false}
 
-# _status_now is the workflow's status, "NONE" when there is no workflow.
-_status_now := s if {
-	s := input.state.status
-	is_string(s)
-} else := "NONE"
-
-# _blocking holds for a reason whose outcome is block or missing.
-_blocking(r) if object.get(r, "outcome", "block") == "block"
-
 # blocked holds when a core reason blocks the request.
 blocked if {
 	some r in reasons
-	_blocking(r)
+	lib.blocking(r)
 }
 
 _proposed_reasons(proposal) := object.get(proposal, "reasons", []) if is_object(proposal)
@@ -54,7 +47,7 @@ _sorted(rs) := [x[4] | some x in sort([[_rank(code), code, object.get(r, "path",
 _block_result(rs) := {
 	"outcome": "block",
 	"reasons": _sorted(rs),
-	"status_after": _status_now,
+	"status_after": lib.status,
 	"next": [],
 	"revise": [],
 	"events": [],
@@ -74,7 +67,7 @@ decide(reasons_in, proposal) := _decide(_collect(reasons_in, proposal), proposal
 # _decide is decide for the collected reasons rs, gathered once.
 _decide(rs, proposal) := _block_result(rs) if {
 	some r in rs
-	_blocking(r)
+	lib.blocking(r)
 } else := _block_result(rs | problems) if {
 	problems := _proposal_problems(rs, proposal)
 	count(problems) > 0
@@ -100,15 +93,15 @@ _valid_outcome(proposal) := o if {
 #   outcome: block
 _shape_problems(rs, proposal) := ({r |
 	not _valid_outcome(proposal)
-	r := _reason(rego.metadata.rule(), sprintf("no pack decided this request: the proposal has no valid outcome (got %v)", [object.get(_as_object(proposal), "outcome", null)]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("no pack decided this request: the proposal has no valid outcome (got %v)", [object.get(_as_object(proposal), "outcome", null)]), "")
 } | {r |
 	_valid_outcome(proposal) == "block"
 	count(rs) == 0
-	r := _reason(rego.metadata.rule(), "the pack proposed a block without any reason", "")
+	r := lib.reason(rego.metadata.rule(), "the pack proposed a block without any reason", "")
 }) | {r |
 	_valid_outcome(proposal) != "block"
 	not is_string(object.get(_as_object(proposal), "status_after", null))
-	r := _reason(rego.metadata.rule(), sprintf("the pack proposed %s without a status_after", [proposal.outcome]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("the pack proposed %s without a status_after", [proposal.outcome]), "")
 }
 
 _as_object(x) := x if is_object(x)
@@ -133,9 +126,9 @@ _transition_problems(proposal) := {r |
 	_valid_outcome(proposal) != "block"
 	to := proposal.status_after
 	is_string(to)
-	to != _status_now
-	not _transition_allowed(_status_now, to)
-	r := _reason(rego.metadata.rule(), sprintf("pack %q has no transition %s -> %s", [_pack_name, _status_now, to]), "")
+	to != lib.status
+	not _transition_allowed(lib.status, to)
+	r := lib.reason(rego.metadata.rule(), sprintf("pack %q has no transition %s -> %s", [lib.pack, lib.status, to]), "")
 }
 
 # METADATA
@@ -150,11 +143,11 @@ _retry_problems(rs, proposal) := {r |
 	_valid_outcome(proposal) == "retry"
 	some reason in rs
 	reason.code in {"RETRY_EXHAUSTED", "NOT_RETRYABLE"}
-	r := _reason(rego.metadata.rule(), sprintf("the pack proposes a retry although %s says: %s", [reason.code, reason.message]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("the pack proposes a retry although %s says: %s", [reason.code, reason.message]), "")
 } | {r |
 	_valid_outcome(proposal) == "retry"
 	proposal.retry.attempt > proposal.retry.max_attempts
-	r := _reason(rego.metadata.rule(), sprintf("the pack proposes attempt %v of at most %v", [proposal.retry.attempt, proposal.retry.max_attempts]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("the pack proposes attempt %v of at most %v", [proposal.retry.attempt, proposal.retry.max_attempts]), "")
 }
 
 # METADATA

@@ -1,15 +1,17 @@
 package handoff.core
 
+import data.handoff.lib
+
 # _pack_routable holds when input.pack names a pack whose tables may be looked up.
 _pack_routable if {
-	_pack_name != ""
-	_pack_name != "core"
+	lib.pack != ""
+	lib.pack != "core"
 }
 
 # _pack is the pack's contract tables, {} when they are missing.
 _pack := p if {
 	_pack_routable
-	p := data.handoff[_pack_name].contract
+	p := data.handoff[lib.pack].contract
 	is_object(p)
 } else := {}
 
@@ -138,9 +140,9 @@ _missing_guardrail_tables contains t if {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	not _pack_loaded
-	r := _reason(rego.metadata.rule(), sprintf("no contract tables for pack %q at data.handoff.%s.contract", [_pack_name, _pack_name]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("no contract tables for pack %q at data.handoff.%s.contract", [lib.pack, lib.pack]), "")
 }
 
 # METADATA
@@ -152,11 +154,11 @@ reasons contains r if {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	_pack_loaded
 	not _pack_tables_complete
 	some t in _missing_pack_tables
-	r := _reason(rego.metadata.rule(), sprintf("the contract of pack %q has no %s %s", [_pack_name, t.type, concat(".", t.path)]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("the contract of pack %q has no %s %s", [lib.pack, t.type, concat(".", t.path)]), "")
 }
 
 # METADATA
@@ -169,8 +171,8 @@ reasons contains r if {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	not _guardrail_tables_complete
 	some t in _missing_guardrail_tables
-	r := _reason(rego.metadata.rule(), sprintf("the core guardrail tables have no %s %s", [t.type, concat(".", t.path)]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("the core guardrail tables have no %s %s", [t.type, concat(".", t.path)]), "")
 }

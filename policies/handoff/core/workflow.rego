@@ -1,5 +1,7 @@
 package handoff.core
 
+import data.handoff.lib
+
 # METADATA
 # title: Stale state version
 # description: >-
@@ -9,11 +11,11 @@ package handoff.core
 #   code: STALE_STATE_VERSION
 #   outcome: block
 reasons contains r if {
-	_valid
-	expected := _request.expected_version
+	lib.valid
+	expected := lib.request.expected_version
 	is_number(expected)
 	expected != _state.state_version
-	r := _reason(rego.metadata.rule(), sprintf("expected state_version %v, but workflow %q is at %v", [expected, _workflow_id, _state.state_version]), "expected_version")
+	r := lib.reason(rego.metadata.rule(), sprintf("expected state_version %v, but workflow %q is at %v", [expected, _workflow_id, _state.state_version]), "expected_version")
 }
 
 # METADATA
@@ -25,10 +27,10 @@ reasons contains r if {
 #   code: WORKFLOW_TERMINAL
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	_terminal
-	not _kind in _guardrails.terminal_exempt_kinds
-	r := _reason(rego.metadata.rule(), sprintf("workflow %q is in terminal status %q; %s request cannot change it", [_workflow_id, _state.status, with_article(_kind)]), "")
+	not lib.kind in _guardrails.terminal_exempt_kinds
+	r := lib.reason(rego.metadata.rule(), sprintf("workflow %q is in terminal status %q; %s request cannot change it", [_workflow_id, _state.status, lib.with_article(lib.kind)]), "")
 }
 
 _terminal if _state.terminal == true

@@ -1,6 +1,7 @@
 package handoff.support
 
 import data.handoff.core
+import data.handoff.lib
 
 # T4: the response draft (seed phases 5, 10 and 12). A draft fits the workflow's route,
 # states only the order facts of the verified order result, answers FAQs from approved
@@ -15,7 +16,7 @@ _claim_problems(draft) := ((_claims_outside_order(draft) | _claims_missing(draft
 _claims_outside_order(draft) := {msg |
 	draft.order_claims
 	draft.kind != "order_status"
-	msg := sprintf("%s response states no order facts: the order status is told only from a verified order result", [core.with_article(draft.kind)])
+	msg := sprintf("%s response states no order facts: the order status is told only from a verified order result", [lib.with_article(draft.kind)])
 }
 
 _claims_missing(draft) := {"an order_status response states its order facts in order_claims" |
@@ -49,8 +50,8 @@ _claims_differ(draft) := {msg |
 #   outcome: block
 reasons contains r if {
 	_draft
-	some msg in _claim_problems(_content)
-	r := _gate_reason(rego.metadata.rule(), msg, "output.content.order_claims", "EVIDENCE")
+	some msg in _claim_problems(lib.content)
+	r := lib.gate_reason(rego.metadata.rule(), msg, "output.content.order_claims", "EVIDENCE", "block")
 }
 
 # METADATA
@@ -63,20 +64,20 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_draft
-	_content.order_claims
+	lib.content.order_claims
 	_latest("ORDER_RESULT")
-	not "ORDER_RESULT" in _input_types
-	r := _gate_reason(rego.metadata.rule(), "the draft states order facts without naming the ORDER_RESULT it rests on", "input_artifacts", "EVIDENCE")
+	not "ORDER_RESULT" in lib.input_types
+	r := lib.gate_reason(rego.metadata.rule(), "the draft states order facts without naming the ORDER_RESULT it rests on", "input_artifacts", "EVIDENCE", "block")
 }
 
 _kind_problems contains ["output.content.kind", msg] if {
-	not _content.kind in _response_kinds
-	msg := sprintf("%s response does not fit route %s (allowed: %v)", [core.with_article(_content.kind), _route, _response_kinds])
+	not lib.content.kind in _response_kinds
+	msg := sprintf("%s response does not fit route %s (allowed: %v)", [lib.with_article(lib.content.kind), _route, _response_kinds])
 }
 
 _kind_problems contains ["output.content.escalation", "an escalation summary says why and summarizes the case for the person taking over"] if {
-	_content.kind == "escalation_summary"
-	not _content.escalation
+	lib.content.kind == "escalation_summary"
+	not lib.content.escalation
 }
 
 # METADATA
@@ -93,7 +94,7 @@ _kind_problems contains ["output.content.escalation", "an escalation summary say
 reasons contains r if {
 	_draft
 	some [path, msg] in _kind_problems
-	r := _gate_reason(rego.metadata.rule(), msg, path, "ROUTE_FIT")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "ROUTE_FIT", "block")
 }
 
 # METADATA
@@ -106,17 +107,17 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_draft
-	_content.kind == "faq"
+	lib.content.kind == "faq"
 	some msg in _source_problems
-	r := _gate_reason(rego.metadata.rule(), msg, "output.content.knowledge_sources", "ROUTE_FIT")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "output.content.knowledge_sources", "ROUTE_FIT", "block")
 }
 
 _source_problems contains "a FAQ answer names the approved knowledge sources it rests on" if {
-	count(object.get(_content, "knowledge_sources", [])) == 0
+	count(object.get(lib.content, "knowledge_sources", [])) == 0
 }
 
 _source_problems contains sprintf("%q is not an approved knowledge source", [s]) if {
-	some s in object.get(_content, "knowledge_sources", [])
+	some s in object.get(lib.content, "knowledge_sources", [])
 	not s in object.get(_config, "approved_knowledge_sources", [])
 }
 
@@ -157,8 +158,8 @@ _date_supported(p) if {
 #   outcome: block
 reasons contains r if {
 	_draft
-	some [i, msg] in _promise_problems(_content)
-	r := _gate_reason(rego.metadata.rule(), msg, sprintf("output.content.promises[%d]", [i]), "REVIEW_CHECKS")
+	some [i, msg] in _promise_problems(lib.content)
+	r := lib.gate_reason(rego.metadata.rule(), msg, sprintf("output.content.promises[%d]", [i]), "REVIEW_CHECKS", "block")
 }
 
 _sensitive_promises(draft) := {p.type | some p in object.get(draft, "promises", []); _sensitive(p.type)}
@@ -175,10 +176,10 @@ _sensitive_promises(draft) := {p.type | some p in object.get(draft, "promises", 
 #   outcome: block
 reasons contains r if {
 	_draft
-	some action in _sensitive_promises(_content)
+	some action in _sensitive_promises(lib.content)
 	scope := _config.sensitive_actions[action].scope
 	not _grants(scope)
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s needs the explicit scope %s, which the verified authorization does not grant", [action, scope]), "output.content.promises", "SEC-SENSITIVE")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s needs the explicit scope %s, which the verified authorization does not grant", [action, scope]), "output.content.promises", "SEC-SENSITIVE", "block")
 }
 
 # _grants holds when the workflow's latest authorization grants scope now: verified and

@@ -12,6 +12,7 @@
 package handoff.support
 
 import data.handoff.core
+import data.handoff.lib
 
 # METADATA
 # title: Support decision
@@ -46,10 +47,10 @@ _proposal := p if {
 	_ready
 	_expected
 	p := _propose
-} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
+} else := {"outcome": "block", "status_after": lib.status, "reasons": [_no_rule]} if {
 	_ready
 	_expected
-} else := {"outcome": "block", "status_after": _status}
+} else := {"outcome": "block", "status_after": lib.status}
 
 _propose := _stop_proposal if _stopping
 
@@ -97,36 +98,20 @@ _handoff_proposal := _send_proposal if _send
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the support pack decides %s request in status %s", [core.with_article(_kind), _status]), "")
+_no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the support pack decides %s request in status %s", [lib.with_article(lib.kind), lib.status]), "")
 
 # --- input -------------------------------------------------------------------------
-
-_request := input.request if is_object(input.request)
-
-else := {}
-
-_state := input.state if is_object(input.state)
-
-else := {}
-
-# _valid holds for a decoded request without validation errors: the pack's checks run
-# only then (an invalid request is blocked by its validation errors alone).
-_valid if {
-	is_array(input.validation.errors)
-	count(input.validation.errors) == 0
-	is_object(input.request)
-}
 
 # _ready holds for a valid request with a workflow snapshot to check it against, on a
 # workflow that still takes requests.
 _ready if {
-	_valid
+	lib.valid
 	is_object(input.state)
 	not _terminal
 }
 
 _ready if {
-	_valid
+	lib.valid
 	_handoff_ack
 }
 
@@ -137,47 +122,9 @@ _live if {
 	not _stopping
 }
 
-_terminal if _state.terminal == true
+_terminal if lib.state.terminal == true
 
-_terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
-
-_kind := k if {
-	k := _request.kind
-	is_string(k)
-} else := ""
-
-_status := s if {
-	s := _state.status
-	is_string(s)
-} else := "NONE"
-
-_actor := a if {
-	a := _request.actor
-	is_object(a)
-} else := {}
-
-_actor_id := object.get(_actor, "id", "")
-
-_actor_type := object.get(_actor, "type", "")
-
-_actor_roles := {r | some r in object.get(_actor, "roles", [])}
-
-_output := o if {
-	input.request.kind == "handoff"
-	o := _request.output
-	is_object(o)
-}
-
-_content := c if {
-	c := _output.content
-	is_object(c)
-} else := {}
-
-_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
-
-_input_types := {r.type | some r in _inputs}
-
-_counter(name) := core.counter(name)
+_terminal if lib.status in object.get(_contract, ["workflow", "terminal"], [])
 
 _now_ns := time.parse_rfc3339_ns(input.now)
 
@@ -220,7 +167,7 @@ _max_review_cycles := n if {
 # --- the task graph in the state ---------------------------------------------------
 
 _tasks := t if {
-	t := _state.tasks
+	t := lib.state.tasks
 	is_object(t)
 } else := {}
 
@@ -312,16 +259,6 @@ _classification_content := _latest_content("CLASSIFICATION")
 _authorization_content := _latest_content("AUTHORIZATION_RECORD")
 
 # --- reasons -------------------------------------------------------------------------
-
-# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
-# the reason: its code and title come from that rule's METADATA.
-_reason(meta, message, path) := core.reason(meta, message, path)
-
-_reason_outcome(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
-
-_gate_reason(meta, message, path, gate) := core.gate_reason(meta, message, path, gate, "block")
-
-_gate_reason_outcome(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
 
 _empty_context := {"must_know": {}, "may_know": {}}
 

@@ -1,21 +1,23 @@
 package handoff.video
 
+import data.handoff.lib
+
 # People decide twice: the client confirms (or returns, or rejects) the work at
 # AWAITING_CLIENT, and the production lead decides escalations. Neither waives a gate:
 # work goes on only through new versions that pass them.
 
-_decision := object.get(_request, "decision", "")
+_decision := object.get(lib.request, "decision", "")
 
-_approval_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+_approval_refs := [r | some r in object.get(lib.request, "artifacts", []); is_object(r)]
 
 _approval_types := {r.type | some r in _approval_refs}
 
-_revise_types := {t | some t in object.get(_request, "revise", [])}
+_revise_types := {t | some t in object.get(lib.request, "revise", [])}
 
 _deciding if {
 	_ready
 	input.request.kind == "approval"
-	_status in {"AWAITING_CLIENT", "ESCALATED"}
+	lib.status in {"AWAITING_CLIENT", "ESCALATED"}
 }
 
 # _revisable are the artifact types a person may return in each status.
@@ -32,9 +34,9 @@ _revisable := {s: {t | some t in types} | some s, types in object.get(_config, "
 #   outcome: block
 reasons contains r if {
 	_deciding
-	stage := _request.stage
-	stage != _status
-	r := _reason(rego.metadata.rule(), sprintf("the workflow waits at %s; an approval of stage %s does not apply", [_status, stage]), "stage", "block")
+	stage := lib.request.stage
+	stage != lib.status
+	r := lib.reason(rego.metadata.rule(), sprintf("the workflow waits at %s; an approval of stage %s does not apply", [lib.status, stage]), "stage")
 }
 
 # METADATA
@@ -50,14 +52,14 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_deciding
-	_actor_type == "human"
+	lib.actor_type == "human"
 	not _decides_stage
-	r := _reason(rego.metadata.rule(), sprintf("%s at %s needs a role that approves %s; person %q has %v", [_decision, _status, _status, _actor_id, sort(_pack_roles_of_actor)]), "actor.roles", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s at %s needs a role that approves %s; person %q has %v", [_decision, lib.status, lib.status, lib.actor_id, sort(_pack_roles_of_actor)]), "actor.roles")
 }
 
 _decides_stage if {
 	some role in _pack_roles_of_actor
-	_status in object.get(_contract, ["roles", role, "approves"], [])
+	lib.status in object.get(_contract, ["roles", role, "approves"], [])
 }
 
 # METADATA
@@ -70,9 +72,9 @@ _decides_stage if {
 #   outcome: block
 reasons contains r if {
 	_deciding
-	_status == "ESCALATED"
+	lib.status == "ESCALATED"
 	_decision == "APPROVE"
-	r := _reason(rego.metadata.rule(), "an escalation is answered by returning the work (REQUEST_REVISION) or rejecting it: gates are not waived by approval", "decision", "block")
+	r := lib.reason(rego.metadata.rule(), "an escalation is answered by returning the work (REQUEST_REVISION) or rejecting it: gates are not waived by approval", "decision")
 }
 
 # METADATA
@@ -86,9 +88,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_deciding
-	_status == "AWAITING_CLIENT"
+	lib.status == "AWAITING_CLIENT"
 	not "CLIENT_CONFIRMATION" in _approval_types
-	r := _reason(rego.metadata.rule(), sprintf("%s at AWAITING_CLIENT names no CLIENT_CONFIRMATION version (latest is v%d)", [_decision, _latest_n("CLIENT_CONFIRMATION")]), "artifacts", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s at AWAITING_CLIENT names no CLIENT_CONFIRMATION version (latest is v%d)", [_decision, _latest_n("CLIENT_CONFIRMATION")]), "artifacts")
 }
 
 _invalid_targets contains "a revision request names no artifact type to revise (revise is empty)" if {
@@ -97,13 +99,13 @@ _invalid_targets contains "a revision request names no artifact type to revise (
 
 _invalid_targets contains msg if {
 	some t in _revise_types
-	not t in _revisable[_status]
-	msg := sprintf("%s cannot be returned at %s (returnable: %v)", [t, _status, sort(_revisable[_status])])
+	not t in _revisable[lib.status]
+	msg := sprintf("%s cannot be returned at %s (returnable: %v)", [t, lib.status, sort(_revisable[lib.status])])
 }
 
 _invalid_targets contains msg if {
 	some t in _revise_types
-	t in _revisable[_status]
+	t in _revisable[lib.status]
 	_latest_n(t) == 0
 	msg := sprintf("%s has no version to return", [t])
 }
@@ -120,7 +122,7 @@ reasons contains r if {
 	_deciding
 	_decision == "REQUEST_REVISION"
 	some msg in _invalid_targets
-	r := _reason(rego.metadata.rule(), msg, "revise", "block")
+	r := lib.reason(rego.metadata.rule(), msg, "revise")
 }
 
 # METADATA
@@ -137,7 +139,7 @@ reasons contains r if {
 	_decides_stage
 	_decision == "REQUEST_REVISION"
 	count(_invalid_targets) == 0
-	r := _reason(rego.metadata.rule(), sprintf("%q returns %v at %s: %s", [_actor_id, sort(_revise_types), _status, object.get(_request, "comment", "no comment")]), "revise", "revise")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("%q returns %v at %s: %s", [lib.actor_id, sort(_revise_types), lib.status, object.get(lib.request, "comment", "no comment")]), "revise", "revise")
 }
 
 # METADATA
@@ -150,7 +152,7 @@ reasons contains r if {
 	_deciding
 	_decides_stage
 	_decision == "REJECT"
-	r := _reason(rego.metadata.rule(), sprintf("%q rejects at %s: %s", [_actor_id, _status, object.get(_request, "comment", "no comment")]), "decision", "fail")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("%q rejects at %s: %s", [lib.actor_id, lib.status, object.get(lib.request, "comment", "no comment")]), "decision", "fail")
 }
 
 # --- proposals -----------------------------------------------------------------------
@@ -158,7 +160,7 @@ reasons contains r if {
 _approval_event(stage) := {
 	"type": "approval_recorded",
 	"decision": _decision,
-	"by": _actor_id,
+	"by": lib.actor_id,
 	"artifacts": _approval_refs,
 	"stage": stage,
 }
@@ -175,7 +177,7 @@ _client_proposal := {
 		[_approval_event("AWAITING_CLIENT"), _status_event("CLIENT_CONFIRMATION", _cc_n, "approved")],
 		array.concat(
 			[_status_event(t, v.ref.version, "final") |
-				some t, h in _state.artifacts
+				some t, h in lib.state.artifacts
 				some v in h.versions
 				v.status == "approved"
 			],
@@ -192,7 +194,7 @@ _client_proposal := _person_return("AWAITING_CLIENT", "client_review") if {
 }
 
 # An invalid revision request is blocked by REVISION_TARGET_INVALID.
-_client_proposal := {"outcome": "block", "status_after": _status} if {
+_client_proposal := {"outcome": "block", "status_after": lib.status} if {
 	_decision == "REQUEST_REVISION"
 	count(_invalid_targets) > 0
 }
@@ -210,7 +212,7 @@ _escalation_proposal := _person_return("ESCALATED", "escalation") if {
 	count(_invalid_targets) == 0
 }
 
-_escalation_proposal := {"outcome": "block", "status_after": _status} if {
+_escalation_proposal := {"outcome": "block", "status_after": lib.status} if {
 	_decision == "REQUEST_REVISION"
 	count(_invalid_targets) > 0
 }
@@ -223,7 +225,7 @@ _escalation_proposal := {
 	_decision == "REJECT"
 }
 
-_escalation_proposal := {"outcome": "block", "status_after": _status} if _decision == "APPROVE"
+_escalation_proposal := {"outcome": "block", "status_after": lib.status} if _decision == "APPROVE"
 
 # _person_return returns the named artifacts: a delivered version becomes
 # revision_required, an approved one gets an open defect carrying the person's comment
@@ -234,7 +236,7 @@ _person_return(stage, check) := {
 	"status_after": _person_upstream,
 	"revise": [{"artifact": t, "producer": _producer(t), "defects": _person_defect_ids(t, stage)} | some t in sort(_revise_types)],
 	"next": _next_with(_person_upstream, {_stages[_person_upstream].producer: {
-		"must_know": {"returned": sort(_revise_types), "comment": object.get(_request, "comment", ""), "decided_by": _actor_id},
+		"must_know": {"returned": sort(_revise_types), "comment": object.get(lib.request, "comment", ""), "decided_by": lib.actor_id},
 		"may_know": {},
 	}}),
 	"events": array.concat(
@@ -255,7 +257,7 @@ _person_status_events := [_status_event(t, _latest_n(t), "revision_required") |
 	_latest_status(t) in {"draft", "under_review"}
 ]
 
-_confirmation_returned := {"CLIENT_CONFIRMATION"} if _status == "AWAITING_CLIENT"
+_confirmation_returned := {"CLIENT_CONFIRMATION"} if lib.status == "AWAITING_CLIENT"
 
 else := set()
 
@@ -264,11 +266,11 @@ else := set()
 _person_defects_type(t, _) if _latest_status(t) in _approved_statuses
 
 _person_defect(t, stage, check) := {
-	"id": sprintf("%s@%d/%s", [stage, _state.state_version + 1, t]),
+	"id": sprintf("%s@%d/%s", [stage, lib.state.state_version + 1, t]),
 	"severity": "S2",
 	"artifact": t,
 	"check": check,
-	"description": sprintf("returned by %q: %s", [_actor_id, object.get(_request, "comment", "no comment")]),
+	"description": sprintf("returned by %q: %s", [lib.actor_id, object.get(lib.request, "comment", "no comment")]),
 }
 
 _person_defect_ids(t, stage) := [_person_defect(t, stage, "").id | _person_defects_type(t, stage)]

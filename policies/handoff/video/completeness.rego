@@ -1,6 +1,6 @@
 package handoff.video
 
-import data.handoff.core
+import data.handoff.lib
 
 # Completeness: the seed's "标记具体缺失字段". Every field of an artifact is filled in: a
 # blank string or an empty list is a missing field, reported with its exact path, one
@@ -80,7 +80,7 @@ _incomplete contains f if {
 	walk(_doc(type), [path, value])
 	is_string(value)
 	_pending(value)
-	_non_blank(value)
+	lib.non_blank(value)
 	count(path) > 0
 	not path[0] in object.get(_may_be_pending, type, [])
 	p := _path_string(path)
@@ -114,7 +114,7 @@ reasons contains f.reason if some f in _incomplete
 # --- paths ---------------------------------------------------------------------------
 
 # _path_string turns a walk path into the request path notation: characters[1].visual_notes.
-_path_string(path) := core.path_string(path)
+_path_string(path) := lib.path_string(path)
 
 # _at is the full path of a field of an artifact: output.content.x or
 # artifacts.T.vN.content.x.
@@ -130,5 +130,5 @@ else := sprintf("%s.%s", [_prefix(type), p])
 # _defect_failure).
 _failure(meta, type, gate, message, path) := {
 	"artifact": type,
-	"reason": _gate_reason(meta, message, path, gate, "revise"),
+	"reason": lib.gate_reason(meta, message, path, gate, "revise"),
 }

@@ -1,6 +1,7 @@
 package handoff.video
 
 import data.handoff.core
+import data.handoff.lib
 
 # Events and context packages the video proposals are built from.
 
@@ -39,12 +40,12 @@ _record_event(type, default_id, content, based_on) := {
 		"hash": _hash(content),
 	},
 	"status": "approved",
-	"producer": _actor_id,
+	"producer": lib.actor_id,
 	"based_on": based_on,
 	"assumptions": [],
 	"limitations": [],
 	"content": content,
-	"meta": {"recorded_by": "policy", "request_id": object.get(_request, "request_id", "")},
+	"meta": {"recorded_by": "policy", "request_id": object.get(lib.request, "request_id", "")},
 }
 
 # _record_ref is the ref of the version _record_event records.
@@ -53,7 +54,7 @@ _record_ref(type, default_id, content) := _record_event(type, default_id, conten
 _defect_event(defect, status) := {"type": "defect", "defect": defect, "status": status}
 
 # _close_defects closes the open defects of a type: a new version answers them.
-_close_defects(type) := [_defect_event(_state.defects[id].defect, "closed") | some id in _open_defects(type)]
+_close_defects(type) := [_defect_event(lib.state.defects[id].defect, "closed") | some id in _open_defects(type)]
 
 _return_counter(type) := sprintf("returns/%s", [type])
 
@@ -86,7 +87,7 @@ _return_defect(type, by, summary) := {
 # _exhausted are the types among returned ones that already used every return.
 _exhausted(types) := {t |
 	some t in types
-	not _counter(_return_counter(t)) < _max_cycles
+	not core.counter(_return_counter(t)) < _max_cycles
 }
 
 # --- context packages ------------------------------------------------------------------

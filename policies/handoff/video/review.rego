@@ -1,6 +1,7 @@
 package handoff.video
 
 import data.handoff.core
+import data.handoff.lib
 
 # Reviews: the receiving agent's check of an edge (BRIEF_INTAKE, SCRIPT_INTAKE,
 # STORYBOARD_INTAKE, PROMPT_INTAKE: the seed's "读取前序Artifact / 对照质量门 / 如有缺失 -
@@ -21,7 +22,7 @@ _intake if {
 _internal if {
 	_ready
 	input.request.kind == "review"
-	_status == "INTERNAL_REVIEW"
+	lib.status == "INTERNAL_REVIEW"
 	_routed_reviewer
 }
 
@@ -32,9 +33,9 @@ _reviewing if _internal
 # _routed_reviewer holds for the agent the status routes: an agent, by type and id (a
 # person or the host named like the agent is not that agent).
 _routed_reviewer if {
-	_actor_type == "agent"
-	some a in _actors_of(_status)
-	a.agent == _actor_id
+	lib.actor_type == "agent"
+	some a in _actors_of(lib.status)
+	a.agent == lib.actor_id
 }
 
 # _review_by_non_agent holds for a review sent by a person or the host: reviews are the
@@ -42,7 +43,7 @@ _routed_reviewer if {
 _review_by_non_agent if {
 	_ready
 	input.request.kind == "review"
-	_actor_type != "agent"
+	lib.actor_type != "agent"
 }
 
 # METADATA
@@ -57,18 +58,18 @@ _review_by_non_agent if {
 #   outcome: block
 reasons contains r if {
 	_review_by_non_agent
-	r := _reason(rego.metadata.rule(), sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [_actor_type, _actor_id, _routed_now]), "actor.type", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [lib.actor_type, lib.actor_id, _routed_now]), "actor.type")
 }
 
-_review_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+_review_refs := [r | some r in object.get(lib.request, "artifacts", []); is_object(r)]
 
 _reviewed_types := {r.type | some r in _review_refs}
 
-_defects := [d | some d in object.get(_request, "defects", []); is_object(d)]
+_defects := [d | some d in object.get(lib.request, "defects", []); is_object(d)]
 
-_gate_results := [g | some g in object.get(_request, "gates", []); is_object(g)]
+_gate_results := [g | some g in object.get(lib.request, "gates", []); is_object(g)]
 
-_verdict := object.get(_request, "verdict", "")
+_verdict := object.get(lib.request, "verdict", "")
 
 # --- scope -------------------------------------------------------------------------------
 
@@ -82,7 +83,7 @@ _item_artifacts := object.get(_config, "item_artifacts", {})
 # The table is config.item_of_gate in contracts/video/config.cue.
 _item_of_gate := object.get(_config, "item_of_gate", {})
 
-_record_type := _stages[_check_of[_status]].record if _check_status
+_record_type := _stages[_check_of[lib.status]].record if _check_status
 
 # _items are the checklist items of the current check: the record type's gates in the
 # contract and the items the policy knows for the edge.
@@ -116,7 +117,7 @@ _gate_targets(id) := {t | some t in types} if types := _item_artifacts[id]
 
 _gate_targets(id) := {t | some [t, g] in _artifact_gates; g == id} if not _item_artifacts[id]
 
-_scope_problems contains ["artifacts", sprintf("a check in %s judges %v, this one names %v", [_status, sort(_edge_types), sort(_reviewed_types)])] if {
+_scope_problems contains ["artifacts", sprintf("a check in %s judges %v, this one names %v", [lib.status, sort(_edge_types), sort(_reviewed_types)])] if {
 	_intake
 	_reviewed_types != {t | some t in _edge_types}
 }
@@ -167,7 +168,7 @@ _upstream_types(t) := graph.reachable(_required_inputs, {t})
 _scope_problems contains [sprintf("defects[%d].check", [i]), sprintf("defect %q names check %q, which is no gate or checklist item of %s (%v)", [d.id, d.check, d.artifact, sort(_checks_of(d.artifact))])] if {
 	_reviewing
 	some i, d in _defects
-	_non_blank(object.get(d, "check", ""))
+	lib.non_blank(object.get(d, "check", ""))
 	not d.check in _checks_of(d.artifact)
 }
 
@@ -182,8 +183,8 @@ _scope_problems contains [sprintf("defects[%d].id", [i]), sprintf("defect id %q 
 	msg := _defect_id_problem(d)
 }
 
-_defect_id_problem(d) := sprintf("is already recorded in this workflow (for %s, %s): give the defect a new id", [_state.defects[d.id].defect.artifact, _state.defects[d.id].status]) if {
-	_state.defects[d.id]
+_defect_id_problem(d) := sprintf("is already recorded in this workflow (for %s, %s): give the defect a new id", [lib.state.defects[d.id].defect.artifact, lib.state.defects[d.id].status]) if {
+	lib.state.defects[d.id]
 } else := "contains @, which the policy keeps for the defects it records itself" if {
 	contains(d.id, "@")
 }
@@ -211,7 +212,7 @@ _known_ids := _items | {g | some [_, g] in _artifact_gates}
 #   outcome: block
 reasons contains r if {
 	some [path, msg] in _scope_problems
-	r := _reason(rego.metadata.rule(), msg, path, "block")
+	r := lib.reason(rego.metadata.rule(), msg, path)
 }
 
 # METADATA
@@ -226,7 +227,7 @@ reasons contains r if {
 reasons contains r if {
 	_reviewing
 	_verdict in {"REJECT", "REASSIGN"}
-	r := _reason(rego.metadata.rule(), sprintf("%s is not a verdict of a video review; accept, return (REVISE) or escalate", [_verdict]), "verdict", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s is not a verdict of a video review; accept, return (REVISE) or escalate", [_verdict]), "verdict")
 }
 
 # --- what the reviewer found ----------------------------------------------------------
@@ -250,20 +251,20 @@ _review_failures contains f if {
 #   outcome: revise
 _defect_failure(i, d) := {"artifact": d.artifact, "reason": _defect_reason(rego.metadata.rule(), i, d)}
 
-_defect_reason(meta, i, d) := _gate_reason(meta, _defect_message(d), sprintf("defects[%d]", [i]), d.check, "revise") if {
-	_non_blank(object.get(d, "check", ""))
-} else := _reason(meta, _defect_message(d), sprintf("defects[%d]", [i]), "revise")
+_defect_reason(meta, i, d) := lib.gate_reason(meta, _defect_message(d), sprintf("defects[%d]", [i]), d.check, "revise") if {
+	lib.non_blank(object.get(d, "check", ""))
+} else := lib.reason_outcome(meta, _defect_message(d), sprintf("defects[%d]", [i]), "revise")
 
-_defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.severity, d.id, d.artifact, _latest_n(d.artifact), _actor_id, d.description])
+_defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.severity, d.id, d.artifact, _latest_n(d.artifact), lib.actor_id, d.description])
 
 _review_failures contains f if {
 	_reviewing
 	some i, g in _gate_results
 	g.passed == false
-	_non_blank(object.get(g, "reason", ""))
+	lib.non_blank(object.get(g, "reason", ""))
 	some t in _gate_targets(g.id)
 	t in _review_types
-	f := _reported_failure(t, g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, _latest_n(t), g.id, _actor_id, g.reason]), sprintf("gates[%d]", [i]))
+	f := _reported_failure(t, g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, _latest_n(t), g.id, lib.actor_id, g.reason]), sprintf("gates[%d]", [i]))
 }
 
 # METADATA
@@ -291,7 +292,7 @@ _review_all := _work_failures | _review_failures
 _unjustified contains [sprintf("gates[%d].reason", [i]), sprintf("gate result %s is failed without a reason (说明不通过原因)", [g.id])] if {
 	some i, g in _gate_results
 	g.passed == false
-	not _non_blank(object.get(g, "reason", ""))
+	not lib.non_blank(object.get(g, "reason", ""))
 }
 
 # METADATA
@@ -307,7 +308,7 @@ _unjustified contains [sprintf("gates[%d].reason", [i]), sprintf("gate result %s
 reasons contains r if {
 	_reviewing
 	some [path, msg] in _unjustified
-	r := _reason(rego.metadata.rule(), msg, path, "block")
+	r := lib.reason(rego.metadata.rule(), msg, path)
 }
 
 # METADATA
@@ -319,7 +320,7 @@ reasons contains r if {
 # custom:
 #   code: REVIEW_CYCLES_EXHAUSTED
 #   outcome: await_human
-_cycles_reason(types) := _reason(rego.metadata.rule(), sprintf("%v already returned %v times each (limit %v); the production lead decides", [sort(_exhausted(types)), [_counter(_return_counter(t)) | some t in sort(_exhausted(types))], object.get(_contract, ["limits", "max_review_cycles"], 0)]), "", "await_human")
+_cycles_reason(types) := lib.reason_outcome(rego.metadata.rule(), sprintf("%v already returned %v times each (limit %v); the production lead decides", [sort(_exhausted(types)), [core.counter(_return_counter(t)) | some t in sort(_exhausted(types))], object.get(_contract, ["limits", "max_review_cycles"], 0)]), "", "await_human")
 
 # --- the decision ----------------------------------------------------------------------
 
@@ -345,8 +346,8 @@ _findings := [object.union(object.remove(r, ["outcome", "title"]), {"artifact": 
 _returned_refs := [_latest_ref(t) | some t in sort(_review_returned)]
 
 _report_extras := object.union(
-	{"notes": n | n := _request.report.notes},
-	{"summary": s | s := _request.summary},
+	{"notes": n | n := lib.request.report.notes},
+	{"summary": s | s := lib.request.summary},
 )
 
 # _attestations_used are the attestations the judgement gates and skill runs of the
@@ -382,8 +383,8 @@ _gate_failed_any(t, g) if {
 
 _check_content := object.union(
 	{
-		"edge": sprintf("%s>%s", [_stages[_check_of[_status]].producer, _stages[_check_of[_status]].consumer]),
-		"checked_by": _actor_id,
+		"edge": sprintf("%s>%s", [_stages[_check_of[lib.status]].producer, _stages[_check_of[lib.status]].consumer]),
+		"checked_by": lib.actor_id,
 		"verdict": _verdict,
 		"result": _result,
 		"reviewed": _review_refs,
@@ -426,8 +427,8 @@ _defect_ids(t, by) := sort({d.id | some d in _defects; d.artifact == t} | {_retu
 
 _intake_proposal := {
 	"outcome": "allow",
-	"status_after": _stages[_check_of[_status]].after,
-	"next": _next_with(_stages[_check_of[_status]].after, _work_contexts(_stages[_check_of[_status]].after)),
+	"status_after": _stages[_check_of[lib.status]].after,
+	"next": _next_with(_stages[_check_of[lib.status]].after, _work_contexts(_stages[_check_of[lib.status]].after)),
 	"events": array.concat(
 		[_record_event(_record_type, _record_id(_record_type), _check_content, _review_refs)],
 		[e |
@@ -441,9 +442,9 @@ _intake_proposal := {
 
 _intake_proposal := {
 	"outcome": "revise",
-	"status_after": _check_of[_status],
+	"status_after": _check_of[lib.status],
 	"revise": _revise_list(_review_returned, _check_ref_label),
-	"next": _next_with(_check_of[_status], {_stages[_check_of[_status]].producer: _return_context}),
+	"next": _next_with(_check_of[lib.status], {_stages[_check_of[lib.status]].producer: _return_context}),
 	"events": array.concat(
 		[_record_event(_record_type, _record_id(_record_type), _check_content, _review_refs)],
 		_review_return_events(_check_ref_label, sprintf("returned by the check %s", [_check_ref_label])),
@@ -459,7 +460,7 @@ _intake_proposal := _escalated_review(_record_event(_record_type, _record_id(_re
 _check_ref_label := sprintf("%s@%d", [_record_type, _check_ref.version])
 
 _return_context := _keyed({_record_type: core.context_package(
-	sprintf("%s>%s/%s", [_actor_id, _stages[_check_of[_status]].producer, _record_type]),
+	sprintf("%s>%s/%s", [lib.actor_id, _stages[_check_of[lib.status]].producer, _record_type]),
 	_check_content,
 )})
 

@@ -1,6 +1,7 @@
 package handoff.video
 
 import data.handoff.core
+import data.handoff.lib
 
 # The edges of the chain. Each production status has one producer, the artifact types it
 # hands over, the receiving agent and, for the four edges with a seed checklist, the
@@ -25,7 +26,7 @@ _check_of[s.check] := stage if {
 	s.check
 }
 
-_check_status if _check_of[_status]
+_check_status if _check_of[lib.status]
 
 # _record_types are the artifacts the policy records from a check or a person's
 # decision, and the client confirmation: a returned producer names one as input.
@@ -59,21 +60,21 @@ _latest_ref(type) := _latest(type).ref
 # _delivered holds for the type the current handoff delivers (its producer's handoff).
 _delivered(type) if {
 	_producer_handoff
-	_output.type == type
+	lib.output.type == type
 }
 
 # _doc is an artifact's content as the current request sees it: the output a handoff
 # delivers, else the latest recorded version; {} when there is none.
-_doc(type) := _output.content if {
+_doc(type) := lib.output.content if {
 	_delivered(type)
-	is_object(_output.content)
+	is_object(lib.output.content)
 } else := c if {
 	c := _latest(type).content
 	is_object(c)
 } else := {}
 
 # _version_n is the version number _doc refers to.
-_version_n(type) := _output.version if _delivered(type)
+_version_n(type) := lib.output.version if _delivered(type)
 
 else := _latest_n(type)
 
@@ -92,7 +93,7 @@ _has_doc(type) if _latest_n(type) > 0
 
 # _open_defects are the ids of the open defects of a type.
 _open_defects(type) := {id |
-	some id, rec in _state.defects
+	some id, rec in lib.state.defects
 	rec.status == "open"
 	rec.defect.artifact == type
 }

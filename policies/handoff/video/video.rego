@@ -13,6 +13,7 @@
 package handoff.video
 
 import data.handoff.core
+import data.handoff.lib
 
 # METADATA
 # title: Video decision
@@ -29,10 +30,10 @@ _proposal := p if {
 	_ready
 	_expected
 	p := _propose
-} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
+} else := {"outcome": "block", "status_after": lib.status, "reasons": [_no_rule]} if {
 	_ready
 	_expected
-} else := {"outcome": "block", "status_after": _status}
+} else := {"outcome": "block", "status_after": lib.status}
 
 _propose := _start_proposal if input.request.kind == "start"
 
@@ -45,17 +46,17 @@ _propose := _intake_proposal if {
 
 _propose := _internal_proposal if {
 	input.request.kind == "review"
-	_status == "INTERNAL_REVIEW"
+	lib.status == "INTERNAL_REVIEW"
 }
 
 _propose := _client_proposal if {
 	input.request.kind == "approval"
-	_status == "AWAITING_CLIENT"
+	lib.status == "AWAITING_CLIENT"
 }
 
 _propose := _escalation_proposal if {
 	input.request.kind == "approval"
-	_status == "ESCALATED"
+	lib.status == "ESCALATED"
 }
 
 _propose := _failure_proposal if input.request.kind == "failure"
@@ -70,66 +71,20 @@ _propose := _cancel_proposal if input.request.kind == "cancel"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the video pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
+_no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the video pack decides %s request in status %s", [lib.with_article(lib.kind), lib.status]), "")
 
 # --- input -------------------------------------------------------------------------
 
-_request := input.request if is_object(input.request)
-
-else := {}
-
-_state := input.state if is_object(input.state)
-
-else := {}
-
-# _valid holds for a decoded request without validation errors: the pack's semantic
-# checks run only then (an invalid request is blocked by its validation errors alone).
-_valid if {
-	is_array(input.validation.errors)
-	count(input.validation.errors) == 0
-	is_object(input.request)
-}
-
 # _ready holds for a valid request with a live workflow snapshot to check it against.
 _ready if {
-	_valid
+	lib.valid
 	is_object(input.state)
 	not _terminal
 }
 
-_terminal if _state.terminal == true
+_terminal if lib.state.terminal == true
 
-_terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
-
-_kind := object.get(_request, "kind", "")
-
-_status := s if {
-	s := _state.status
-	is_string(s)
-} else := "NONE"
-
-_actor := a if {
-	a := _request.actor
-	is_object(a)
-} else := {}
-
-_actor_id := object.get(_actor, "id", "")
-
-_actor_type := object.get(_actor, "type", "")
-
-_actor_roles := {r | some r in object.get(_actor, "roles", [])}
-
-_output := o if {
-	input.request.kind == "handoff"
-	o := _request.output
-	is_object(o)
-}
-
-_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
-
-_input_types := {r.type | some r in _inputs}
-
-_counter(name) := core.counter(name)
+_terminal if lib.status in object.get(_contract, ["workflow", "terminal"], [])
 
 # --- contract tables ---------------------------------------------------------------
 
@@ -186,11 +141,11 @@ _required_config := {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	not _config_complete
 	some name, want in _required_config
 	type_name(object.get(_config, name, null)) != want
-	r := _reason(rego.metadata.rule(), sprintf("the video configuration has no %s %s", [want, name]), "", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("the video configuration has no %s %s", [want, name]), "")
 }
 
 # _config_complete holds when every table of _required_config is there with its JSON
@@ -229,7 +184,7 @@ _actors_of(status) := a if {
 
 # _routed holds when workflow.actors lets agent perform task in the current status.
 _routed(agent, task) if {
-	some a in _actors_of(_status)
+	some a in _actors_of(lib.status)
 	a.agent == agent
 	a.task == task
 }
@@ -250,17 +205,6 @@ _max_cycles := n if {
 }
 
 # --- reasons -----------------------------------------------------------------------
-
-# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
-# the reason: its code and title come from that rule's METADATA.
-_reason(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
-
-_gate_reason(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
-
-_non_blank(s) if {
-	is_string(s)
-	trim_space(s) != ""
-}
 
 # --- clock -----------------------------------------------------------------------------
 

@@ -1,27 +1,7 @@
 package handoff.core
 
-# The public library: helpers every pack writes its reasons, events and lookups with.
-# A pack calls them as core.<name>(...) instead of keeping a private copy. Each one
-# gives exactly what the copies in the packs give.
-
-# path_string turns a walk path into the request path notation:
-# ["output", "content", "claims", 2] is output.content.claims[2].
-path_string(path) := _path_string(path)
-
-# reason is a reason that blocks; path "" leaves the path out. meta is
-# rego.metadata.rule(), called in the rule that produces the reason: the reason takes
-# its code (custom.code) and title from that rule's METADATA.
-reason(meta, message, path) := _reason(meta, message, path)
-
-# reason_outcome is a reason with the given outcome (block, await_human, revise, ...);
-# path "" leaves the path out; meta as for reason.
-reason_outcome(meta, message, path, outcome) := _reason_outcome(meta, message, path, outcome)
-
-# gate_reason is reason_outcome naming the gate (or control) that produced it.
-gate_reason(meta, message, path, gate, outcome) := object.union(_reason_outcome(meta, message, path, outcome), {"gate": gate})
-
-# short cuts quoted text down to 80 characters for messages.
-short(s) := _short(s)
+# The helpers every pack reads the workflow's counters and artifacts and writes its
+# events with, as core.<name>(...).
 
 # counter is the workflow counter name (state.counters), 0 when absent.
 counter(name) := n if {
