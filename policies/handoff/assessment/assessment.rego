@@ -9,9 +9,10 @@
 # the context package it receives (references and statuses only). People approve at the
 # gates, validate on request, resolve conflicts and take over escalations.
 #
-# The decision is core.decide(reasons, proposal): core's reasons (loop limits regraded to
-# an escalation when they are the only obstacle), the pack's reasons and the security
-# audit reason, applied to the pack's proposal for the unblocked path. The pack's tables
+# The decision has the shape every pack's has: core.decide(_reasons,
+# core.proposal(_answers, _unanswered)), core's reasons (loop limits regraded to an
+# escalation when they are the only obstacle), the pack's reasons and the security audit
+# reason applied to the pack's proposal for the unblocked path. The pack's tables
 # are data.handoff.assessment.contract and data.handoff.assessment.config, exported from
 # contracts/assessment.
 package handoff.assessment
@@ -25,27 +26,28 @@ import data.handoff.lib
 #   The decision for one request of an assessment workflow: the core guardrails and the
 #   assessment rules decide together; any blocking reason blocks.
 # entrypoint: true
-decision := core.decide(_all_reasons, _proposal)
+decision := core.decide(_reasons, core.proposal(_answers, _unanswered))
 
 # _base_reasons are core's reasons (regraded, loops.rego), the pack's, and the await_human
 # reasons of a conflict or an escalation.
 _base_reasons := ((_core_reasons | reasons) | _conflict_reasons) | _escalation_reasons
 
-_all_reasons := _base_reasons | _audit_reasons
+# _reasons are the base reasons and the security audit reason.
+_reasons := _base_reasons | _audit_reasons
 
-# _proposal is the pack's answer for the unblocked path. A request the pack expects in
-# the current status always has one; any other request proposes a block (its reason
-# comes from OUT_OF_SEQUENCE or from the rule that explains it, and an expected request
-# no proposal answers is refused as OUT_OF_SEQUENCE unless another reason blocks it).
-_proposal := p if {
+# _answers is the pack's answer (_propose) to a request it expects in the current
+# status: the proposal for the unblocked path. core.proposal makes any other request a
+# block that keeps the status.
+_answers := {p | _ready; _expected; p := _propose}
+
+# _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers, unless another
+# reason already blocks it; a request the pack does not expect is refused by the rule
+# that explains it.
+_unanswered := [_no_rule] if {
 	_ready
 	_expected
-	p := _propose
-} else := {"outcome": "block", "status_after": lib.status, "reasons": [_no_rule]} if {
-	_ready
-	_expected
-	count(_blocking_now) == 0
-} else := {"outcome": "block", "status_after": lib.status}
+	_clear
+} else := []
 
 _propose := _start_proposal if input.request.kind == "start"
 

@@ -2,9 +2,10 @@
 # Research Validation (HG-2) → Strategy → Strategy Approval → Copy ∥ Visual Prompt → QA
 # (at most two revision cycles, S1/S2/S3) → Human Approval → Client Delivery.
 #
-# The decision is core.decide(core.reasons | reasons, proposal): the core guardrails and
-# the pack's own reasons (each rule below with its code in METADATA), applied to the
-# pack's proposal for the unblocked path. The proposal says where the workflow goes
+# The decision has the shape every pack's has: core.decide(_reasons,
+# core.proposal(_answers, _unanswered)), the core guardrails and the pack's own reasons
+# (each rule below with its code in METADATA) applied to the pack's proposal for the
+# unblocked path. The proposal says where the workflow goes
 # (status_after), who acts next with which context package, what to revise and which
 # events to record. The pack's tables are data.handoff.campaign.contract and
 # data.handoff.campaign.config, exported from contracts/campaign.
@@ -19,19 +20,22 @@ import data.handoff.lib
 #   The decision for one request of a campaign workflow: the core guardrails and the
 #   campaign rules decide together; any blocking reason blocks.
 # entrypoint: true
-decision := core.decide(core.reasons | reasons, _proposal)
+decision := core.decide(_reasons, core.proposal(_answers, _unanswered))
 
-# _proposal is the pack's answer for the unblocked path. A request the pack expects in
-# the current status always has one; any other request proposes a block (its reason
-# comes from OUT_OF_SEQUENCE or from the rule that explains it).
-_proposal := p if {
+# _reasons are core's reasons and the pack's.
+_reasons := core.reasons | reasons
+
+# _answers is the pack's answer (_propose) to a request it expects in the current
+# status: the proposal for the unblocked path. core.proposal makes any other request a
+# block that keeps the status.
+_answers := {p | _ready; _expected; p := _propose}
+
+# _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers; a request
+# the pack does not expect is refused by the rule that explains it.
+_unanswered := [_no_rule] if {
 	_ready
 	_expected
-	p := _propose
-} else := {"outcome": "block", "status_after": lib.status, "reasons": [_no_rule]} if {
-	_ready
-	_expected
-} else := {"outcome": "block", "status_after": lib.status}
+} else := []
 
 _propose := _start_proposal if input.request.kind == "start"
 

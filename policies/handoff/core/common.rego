@@ -1,7 +1,13 @@
 # Package handoff.core holds the generic guardrails every pack inherits and the helpers a
-# pack builds its decision with. A pack imports it as data.handoff.core and returns
-# core.decide(reasons, proposal) from its decision rule, where reasons holds core.reasons
-# and the pack's own reasons.
+# pack builds its decision with. A pack imports it as data.handoff.core (and the input
+# prelude and reason helpers as data.handoff.lib), and every pack's entrypoint has one
+# shape:
+#
+#	decision := core.decide(_reasons, core.proposal(_answers, _unanswered))
+#
+# where _reasons holds core.reasons and the pack's own reasons, _answers the pack's
+# answer to a request it expects, and _unanswered its OUT_OF_SEQUENCE reason for an
+# expected request no rule answers.
 #
 # Every rule reads input (request, validation, state, derived, now) and two tables: the
 # pack's contract at data.handoff[input.pack].contract and the core guardrail tables at

@@ -75,6 +75,16 @@ _decide(rs, proposal) := _block_result(rs) if {
 	proposal.outcome == "block"
 } else := object.union(object.union(_proposal_defaults, proposal), {"reasons": _sorted(rs)})
 
+# proposal is a pack's proposal for the unblocked path. answers holds the pack's answer
+# to a request it expects in the current status (none or one); without one the proposal
+# is a block that keeps the status, with the reasons unanswered: the pack's
+# OUT_OF_SEQUENCE ("No <pack> rule decides the request") for an expected request no rule
+# answers, none for a request the pack does not expect (a rule of the pack or of core
+# says why it is refused).
+proposal(answers, unanswered) := p if {
+	some p in answers
+} else := {"outcome": "block", "status_after": lib.status, "reasons": unanswered}
+
 _proposal_problems(rs, proposal) := (_shape_problems(rs, proposal) | _transition_problems(proposal)) | _retry_problems(rs, proposal)
 
 _valid_outcome(proposal) := o if {

@@ -4,9 +4,10 @@
 # (T3), the Support Agent drafts (T4), the Reviewer validates (T5, mandatory), and the
 # Supervisor sends (T6) or the Human Escalation Gate takes over (T7).
 #
-# The decision is core.decide(reasons, proposal): the core guardrails and the pack's own
-# reasons (each rule with its code in METADATA) applied to the pack's proposal for the
-# unblocked path. The pack's tables are data.handoff.support.contract (exported from the
+# The decision has the shape every pack's has: core.decide(_reasons,
+# core.proposal(_answers, _unanswered)), the core guardrails and the pack's own reasons
+# (each rule with its code in METADATA) applied to the pack's proposal for the unblocked
+# path. The pack's tables are data.handoff.support.contract (exported from the
 # CUE value pack) and data.handoff.support.config (the task graph, routing rules and
 # configuration values, exported from the CUE value config).
 package handoff.support
@@ -20,7 +21,10 @@ import data.handoff.lib
 #   The decision for one request of a support workflow: the core guardrails and the
 #   support rules decide together; any blocking reason blocks.
 # entrypoint: true
-decision := core.decide(_core_reasons | reasons, _proposal)
+decision := core.decide(_reasons, core.proposal(_answers, _unanswered))
+
+# _reasons are core's reasons and the pack's.
+_reasons := _core_reasons | reasons
 
 # _core_reasons are core's reasons, less WORKFLOW_TERMINAL for the one request a terminal
 # support workflow still takes: the acknowledgement of its human handoff (ESCALATED is
@@ -40,17 +44,17 @@ _exempt(r) if {
 	_unknown_effect
 }
 
-# _proposal is the pack's answer for the unblocked path. A request the current status
-# waits for always has one; any other request proposes a block (its reason comes from
-# OUT_OF_SEQUENCE or from the rule that explains it).
-_proposal := p if {
+# _answers is the pack's answer (_propose) to a request it expects in the current
+# status: the proposal for the unblocked path. core.proposal makes any other request a
+# block that keeps the status.
+_answers := {p | _ready; _expected; p := _propose}
+
+# _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers; a request
+# the pack does not expect is refused by the rule that explains it.
+_unanswered := [_no_rule] if {
 	_ready
 	_expected
-	p := _propose
-} else := {"outcome": "block", "status_after": lib.status, "reasons": [_no_rule]} if {
-	_ready
-	_expected
-} else := {"outcome": "block", "status_after": lib.status}
+} else := []
 
 _propose := _stop_proposal if _stopping
 

@@ -2,9 +2,10 @@
 # creative-director (A1, skill routing) → screenwriter (A2, A3, A6) → director (A4, A5)
 # → vfx-supervisor (PROMPT) → editor (edit plan) → internal review → client confirmation.
 #
-# The decision is core.decide(core.reasons | reasons, proposal): the core guardrails and
-# the pack's own reasons (each rule below with its code in METADATA), applied to the
-# pack's proposal for the unblocked path. At every handoff the policy computes the
+# The decision has the shape every pack's has: core.decide(_reasons,
+# core.proposal(_answers, _unanswered)), the core guardrails and the pack's own reasons
+# (each rule below with its code in METADATA) applied to the pack's proposal for the
+# unblocked path. At every handoff the policy computes the
 # machine-decidable quality gates of the delivered artifact; at every check status the
 # receiving agent's review adds the judgement gates (attestations) and its defects; an
 # incomplete artifact or a failed gate returns the work to its producer with every
@@ -21,19 +22,22 @@ import data.handoff.lib
 #   The decision for one request of a video workflow: the core guardrails and the video
 #   rules decide together; any blocking reason blocks.
 # entrypoint: true
-decision := core.decide(core.reasons | reasons, _proposal)
+decision := core.decide(_reasons, core.proposal(_answers, _unanswered))
 
-# _proposal is the pack's answer for the unblocked path. A request the pack expects in
-# the current status always has one; any other request proposes a block (its reason
-# comes from OUT_OF_SEQUENCE or from the rule that explains it).
-_proposal := p if {
+# _reasons are core's reasons and the pack's.
+_reasons := core.reasons | reasons
+
+# _answers is the pack's answer (_propose) to a request it expects in the current
+# status: the proposal for the unblocked path. core.proposal makes any other request a
+# block that keeps the status.
+_answers := {p | _ready; _expected; p := _propose}
+
+# _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers; a request
+# the pack does not expect is refused by the rule that explains it.
+_unanswered := [_no_rule] if {
 	_ready
 	_expected
-	p := _propose
-} else := {"outcome": "block", "status_after": lib.status, "reasons": [_no_rule]} if {
-	_ready
-	_expected
-} else := {"outcome": "block", "status_after": lib.status}
+} else := []
 
 _propose := _start_proposal if input.request.kind == "start"
 
