@@ -9,7 +9,7 @@ import data.handoff.lib
 # Who may decide is core's check (roles, hashes, latest versions, self approval).
 
 _deciding if {
-	_ready
+	core.ready
 	input.request.kind == "approval"
 	lib.status in (_gates | {"VALIDATION", "HUMAN_REVIEW"})
 }
@@ -25,12 +25,12 @@ _gate_type := {name: g.artifact | some name, g in _approval_gates}
 # waiting at the validation step.
 _awaiting := v if {
 	lib.status in _gates
-	v := _latest(_gate_type[lib.status])
+	v := core.latest_version(_gate_type[lib.status])
 	v.status == "under_review"
 } else := v if {
 	lib.status == "VALIDATION"
 	some t, _ in lib.state.artifacts
-	v := _latest(t)
+	v := core.latest_version(t)
 	v.status == "under_review"
 	v.meta.route == "VALIDATION"
 }
@@ -69,7 +69,7 @@ _incomplete contains sprintf("%s is not an agent's artifact type", [t]) if {
 	lib.status == "HUMAN_REVIEW"
 	_decision_kind == "REQUEST_REVISION"
 	some t in _revise_types
-	not _stage_of[_producer(t)]
+	not _stage_of[core.producer(t, "unknown")]
 }
 
 _names_awaiting if {
@@ -203,21 +203,21 @@ _approve_status := _after_gate[lib.status] if {
 	lib.status in _gates
 } else := _awaiting.meta.resume_status if {
 	lib.status == "VALIDATION"
-} else := _latest("ESCALATION_RECORD").content.from_status if {
+} else := core.latest_version("ESCALATION_RECORD").content.from_status if {
 	lib.status == "HUMAN_REVIEW"
 }
 
 # _approve_events: the version decided on becomes approved (superseding an older approved
 # one); at human review the escalated task gets a fresh retry budget.
 _approve_events := array.concat(
-	[_approval_event, _status_event(_awaiting.ref.type, _awaiting.ref.version, "approved")],
+	[_approval_event, core.status_event(_awaiting.ref.type, _awaiting.ref.version, "approved")],
 	_supersede_approved(_awaiting.ref.type, _awaiting.ref.version),
 ) if {
 	lib.status != "HUMAN_REVIEW"
 } else := array.concat([_approval_event], _fresh_budget)
 
 _fresh_budget := [{"type": "counter", "name": n, "value": 0} |
-	task := _latest("ESCALATION_RECORD").content.task
+	task := core.latest_version("ESCALATION_RECORD").content.task
 	task != ""
 	some n in [core.retry_counter(task), sprintf("retry_pending/%s", [task])]
 ]
@@ -241,7 +241,7 @@ _approve_proposal := {
 # waiting, or at human review the producer of the most upstream type named.
 _revision_status := _stage_of[_awaiting.producer] if {
 	lib.status != "HUMAN_REVIEW"
-} else := _pipeline[min({_stage_index[_stage_of[_producer(t)]] | some t in _revise_types})]
+} else := _pipeline[min({_stage_index[_stage_of[core.producer(t, "unknown")]] | some t in _revise_types})]
 
 _revision_types := {_awaiting.ref.type} if {
 	lib.status != "HUMAN_REVIEW"
@@ -249,9 +249,9 @@ _revision_types := {_awaiting.ref.type} if {
 
 _revision_events := array.concat(
 	array.concat(
-		array.concat([_approval_event], [_status_event(t, v.ref.version, "revision_required") |
+		array.concat([_approval_event], [core.status_event(t, v.ref.version, "revision_required") |
 			some t in sort(_revision_types)
-			v := _latest(t)
+			v := core.latest_version(t)
 			v.status in {"draft", "under_review"}
 		]),
 		_revision_budget,
@@ -275,8 +275,8 @@ _revision_order := _rework_content(
 
 _returned_version := _awaiting.ref if {
 	lib.status != "HUMAN_REVIEW"
-} else := _latest(_revision_type).ref if {
-	_latest(_revision_type)
+} else := core.latest_version(_revision_type).ref if {
+	core.latest_version(_revision_type)
 } else := null
 
 _revision_budget := _fresh_budget if lib.status == "HUMAN_REVIEW"
@@ -286,7 +286,7 @@ else := []
 _revision_proposal := {
 	"outcome": "revise",
 	"status_after": _revision_status,
-	"revise": [{"artifact": t, "producer": _producer(t), "defects": []} | some t in sort(_revision_types)],
+	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": []} | some t in sort(_revision_types)],
 	"next": [_next_agent(_revision_agent, "orchestrator", _revision_status, [{"ref": _rework_ref(_revision_order), "status": "approved"}], {"approval_decision": _decision_context})],
 	"events": _revision_events,
 }
@@ -294,5 +294,5 @@ _revision_proposal := {
 _reject_proposal := {
 	"outcome": "fail",
 	"status_after": "REJECTED",
-	"events": array.concat([_approval_event], [_status_event(_awaiting.ref.type, _awaiting.ref.version, "rejected") | lib.status != "HUMAN_REVIEW"]),
+	"events": array.concat([_approval_event], [core.status_event(_awaiting.ref.type, _awaiting.ref.version, "rejected") | lib.status != "HUMAN_REVIEW"]),
 }

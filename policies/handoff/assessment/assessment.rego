@@ -38,13 +38,13 @@ _reasons := _base_reasons | _audit_reasons
 # _answers is the pack's answer (_propose) to a request it expects in the current
 # status: the proposal for the unblocked path. core.proposal makes any other request a
 # block that keeps the status.
-_answers := {p | _ready; _expected; p := _propose}
+_answers := {p | core.ready; _expected; p := _propose}
 
 # _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers, unless another
 # reason already blocks it; a request the pack does not expect is refused by the rule
 # that explains it.
 _unanswered := [_no_rule] if {
-	_ready
+	core.ready
 	_expected
 	_clear
 } else := []
@@ -73,17 +73,6 @@ _no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the assessment 
 
 # --- input ---------------------------------------------------------------------------
 
-# _ready holds for a valid request with a workflow snapshot to check it against.
-_ready if {
-	lib.valid
-	is_object(input.state)
-	not _terminal
-}
-
-_terminal if lib.state.terminal == true
-
-_terminal if lib.status in object.get(_contract, ["workflow", "terminal"], [])
-
 _source := object.get(lib.request, "source_agent", "")
 
 _target := object.get(lib.request, "target_agent", "")
@@ -93,7 +82,7 @@ _edge := sprintf("%s>%s", [_source, _target])
 _handoff_type := object.get(lib.request, "handoff_type", "")
 
 _handoff if {
-	_ready
+	core.ready
 	input.request.kind == "handoff"
 }
 
@@ -102,7 +91,7 @@ _handoff if {
 _judged if {
 	_handoff
 	lib.output
-	_source == _producer(lib.output.type)
+	_source == core.producer(lib.output.type, "unknown")
 }
 
 # _input_version is the recorded version an input of the type names (the first such input).
@@ -175,28 +164,11 @@ _agents := a if {
 	is_object(a)
 } else := {}
 
-_actors_of(status) := a if {
-	a := _contract.workflow.actors[status]
-	is_array(a)
-} else := []
-
-# _routed holds when workflow.actors lets agent perform task in the current status.
-_routed(agent, task) if {
-	some a in _actors_of(lib.status)
-	a.agent == agent
-	a.task == task
-}
-
 # _current_actor holds for the agent workflow.actors routes in the current status.
 _current_actor(agent) if {
-	some a in _actors_of(lib.status)
+	some a in core.actors(lib.status)
 	a.agent == agent
 }
-
-_producer(type) := p if {
-	p := _contract.artifacts[type].producer
-	is_string(p)
-} else := "unknown"
 
 _produces(agent) := t if {
 	t := _agents[agent].produces[0]
@@ -206,8 +178,6 @@ _produces(agent) := t if {
 _consumes(agent) := {t | some t in _agents[agent].consumes}
 
 _hands_to(agent) := {t | some t in _agents[agent].hands_to}
-
-_requires_approval(type) if object.get(_contract, ["artifacts", type, "requires_approval"], true) != false
 
 # _pipeline is the pipeline's agent statuses in order (contracts/assessment/workflow.cue).
 # The table is config.pipeline in contracts/assessment/config.cue.
@@ -229,19 +199,19 @@ _human_statuses := _gates | {"VALIDATION", "CONFLICT_REVIEW", "HUMAN_REVIEW"}
 # _stage_of is the pipeline status in which an agent works (from workflow.actors).
 _stage_of := {a.agent: s |
 	some s in _pipeline
-	some a in _actors_of(s)
+	some a in core.actors(s)
 }
 
 _stage_index[s] := i if some i, s in _pipeline
 
 # _stage_task is the task of the agent working in a pipeline status.
 _stage_task(s) := t if {
-	some a in _actors_of(s)
+	some a in core.actors(s)
 	t := a.task
 }
 
 _stage_agent(s) := a if {
-	some x in _actors_of(s)
+	some x in core.actors(s)
 	a := x.agent
 }
 
@@ -251,7 +221,7 @@ _forward_target(s) := _stage_agent(_pipeline[_stage_index[s] + 1]) if {
 	_stage_index[s] + 1 < count(_pipeline)
 } else := a if {
 	s == "REPORTING"
-	some x in _actors_of("REPORT_APPROVAL")
+	some x in core.actors("REPORT_APPROVAL")
 	a := x.agent
 }
 
@@ -260,37 +230,12 @@ _validator(role) if "VALIDATION" in object.get(_contract, ["roles", role, "appro
 
 # --- artifacts in the state ------------------------------------------------------------
 
-_approved_statuses := {"approved", "final"}
-
-_open_statuses := {"draft", "under_review", "revision_required"}
-
-_latest_n(type) := n if {
-	n := core.artifact(type).latest
-	is_number(n)
-} else := 0
-
-_latest(type) := core.latest_version(type)
-
-_latest_status(type) := s if {
-	s := _latest(type).status
-} else := "missing"
-
-_version(type, n) := core.artifact_version(type, n)
-
-# _approved_n is the highest approved or final version of a type.
-_approved_n(type) := max(ns) if {
-	ns := {v.ref.version | some v in core.artifact(type).versions; v.status in _approved_statuses}
-	count(ns) > 0
-}
-
-_approved(type) := _version(type, _approved_n(type))
-
 # _in_force is the version of a type consumers use: the approved one, else the latest
 # one still open.
 _in_force(type) := v if {
-	v := _approved(type)
+	v := core.last_approved(type)
 } else := v if {
-	v := _latest(type)
+	v := core.latest_version(type)
 	v.status in {"draft", "under_review"}
 }
 
@@ -300,7 +245,7 @@ _content_of(v) := c if {
 } else := {}
 
 _scope := c if {
-	c := _version("ASSESSMENT_SCOPE", 1).content
+	c := core.artifact_version("ASSESSMENT_SCOPE", 1).content
 	is_object(c)
 } else := {}
 

@@ -128,12 +128,12 @@ _conflict_events := array.concat(
 	[e |
 		some i, f in _flags
 		content := _conflict_content(i, f)
-		ref := {"id": _history_id("CONFLICT_EVENT", "conflict-event"), "type": "CONFLICT_EVENT", "version": (_latest_n("CONFLICT_EVENT") + i) + 1, "hash": _hash(content)}
+		ref := {"id": core.history_id("CONFLICT_EVENT", "conflict-event"), "type": "CONFLICT_EVENT", "version": (core.latest_number("CONFLICT_EVENT") + i) + 1, "hash": core.content_hash(content)}
 		e := _record_event(ref, "approved", content, _record_meta(ref, "conflict_pending", "assessment_reviewer", "CONFLICT_REVIEW"))
 	],
 )
 
-_conflict_refs := [{"ref": {"id": _history_id("CONFLICT_EVENT", "conflict-event"), "type": "CONFLICT_EVENT", "version": (_latest_n("CONFLICT_EVENT") + i) + 1, "hash": _hash(_conflict_content(i, f))}, "status": "approved"} |
+_conflict_refs := [{"ref": {"id": core.history_id("CONFLICT_EVENT", "conflict-event"), "type": "CONFLICT_EVENT", "version": (core.latest_number("CONFLICT_EVENT") + i) + 1, "hash": core.content_hash(_conflict_content(i, f))}, "status": "approved"} |
 	some i, f in _flags
 ]
 
@@ -149,7 +149,7 @@ _conflict_proposal := {
 	"requires_human_review": true,
 	"next": [_next_human_with("CONFLICT_REVIEW", array.concat([{"ref": core.output_ref, "status": "under_review"}], _conflict_refs), {"conflict_flags": _new_conflict_flags})],
 	"events": array.concat(
-		array.concat(_supersede_open(lib.output.type), [_output_event("under_review", "conflict_pending", "CONFLICT_REVIEW")]),
+		array.concat(core.supersede_open(lib.output.type), [_output_event("under_review", "conflict_pending", "CONFLICT_REVIEW")]),
 		array.concat(array.concat([core.handoff_event], _handoff_counters), _conflict_events),
 	),
 }
@@ -157,7 +157,7 @@ _conflict_proposal := {
 # --- resolution ------------------------------------------------------------------------
 
 _resolving if {
-	_ready
+	core.ready
 	input.request.kind == "resolution"
 	lib.status == "CONFLICT_REVIEW"
 }
@@ -206,7 +206,7 @@ _still_open := {id |
 	id != lib.request.conflict_id
 }
 
-_flagged_version := _version(_conflict_event.output.type, _conflict_event.output.version)
+_flagged_version := core.artifact_version(_conflict_event.output.type, _conflict_event.output.version)
 
 # _flagged_rejected holds when the flagged output is (or is now) rejected.
 _flagged_rejected if _resolution_decision != "keep_flagged_output"
@@ -222,14 +222,14 @@ _resolution_status := "CONFLICT_REVIEW" if {
 _resume_agent := _stage_agent(_resolution_status) if _resolution_status in _pipeline
 
 else := a if {
-	some x in _actors_of(_resolution_status)
+	some x in core.actors(_resolution_status)
 	a := x.agent
 }
 
 _resume_task := _stage_task(_resolution_status) if _resolution_status in _pipeline
 
 else := t if {
-	some x in _actors_of(_resolution_status)
+	some x in core.actors(_resolution_status)
 	t := x.task
 }
 
@@ -266,10 +266,10 @@ _resolution_ref := _record_ref("RESOLUTION_RECORD", "resolution-record", _resolu
 # _flagged_events change the flagged output's status: rejected when the person does not
 # keep it; approved when kept and headed past validation (a kept output counts as
 # validated); left under review for its approval gate.
-_flagged_events := [_status_event(_conflict_event.output.type, _conflict_event.output.version, "rejected")] if {
+_flagged_events := [core.status_event(_conflict_event.output.type, _conflict_event.output.version, "rejected")] if {
 	_resolution_decision != "keep_flagged_output"
 	_flagged_version.status != "rejected"
-} else := [_status_event(_conflict_event.output.type, _conflict_event.output.version, "approved")] if {
+} else := [core.status_event(_conflict_event.output.type, _conflict_event.output.version, "approved")] if {
 	count(_still_open) == 0
 	not _flagged_rejected
 	not _resolution_status in _gates

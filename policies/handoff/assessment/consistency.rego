@@ -238,7 +238,7 @@ _by_finding_id(findings) := {id: f |
 	count([g | some g in findings; g.finding_id == id]) == 1
 }
 
-_approved_findings := _by_finding_id([f | some f in _content_of(_approved("GAP_ANALYSIS")).findings; is_object(f)])
+_approved_findings := _by_finding_id([f | some f in _content_of(core.last_approved("GAP_ANALYSIS")).findings; is_object(f)])
 
 _report_findings := _by_finding_id(_items("findings"))
 
@@ -272,9 +272,9 @@ _altered contains [sprintf("findings (%s).%s", [id, field]), sprintf("finding %s
 reasons contains r if {
 	_judged
 	lib.output.type == "ASSESSMENT_REPORT"
-	_approved("GAP_ANALYSIS")
+	core.last_approved("GAP_ANALYSIS")
 	some [where, msg] in _altered
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s (GAP_ANALYSIS v%v is approved)", [msg, _approved_n("GAP_ANALYSIS")]), _content_path(where), "GR-APPROVED-FINDING", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s (GAP_ANALYSIS v%v is approved)", [msg, core.last_approved_number("GAP_ANALYSIS")]), _content_path(where), "GR-APPROVED-FINDING", "block")
 }
 
 # --- divergences from earlier outputs -------------------------------------------------------
@@ -451,7 +451,7 @@ _is_input(ref) if {
 }
 
 # _rank is the trust of a recorded version: approved (or final) artifacts above drafts.
-_rank(v) := 4 if v.status in _approved_statuses
+_rank(v) := 4 if v.status in core.approved_statuses
 
 else := 3
 
@@ -494,7 +494,7 @@ _additive(type) := object.union(
 # _decision_part is an output's content without the lists an enrichment may add to.
 _decision_part(c, type) := object.remove(c, object.keys(_additive(type)))
 
-_enriched := _content_of(_latest(lib.output.type))
+_enriched := _content_of(core.latest_version(lib.output.type))
 
 _changed_fields := {k |
 	new := _decision_part(lib.content, lib.output.type)
@@ -503,20 +503,20 @@ _changed_fields := {k |
 	object.get(new, k, null) != object.get(old, k, null)
 }
 
-_enrichment_problems contains sprintf("%s has an approved version (v%v): a final decision is never changed by enrichment", [lib.output.type, _approved_n(lib.output.type)]) if {
-	_approved(lib.output.type)
+_enrichment_problems contains sprintf("%s has an approved version (v%v): a final decision is never changed by enrichment", [lib.output.type, core.last_approved_number(lib.output.type)]) if {
+	core.last_approved(lib.output.type)
 }
 
 _enrichment_problems contains sprintf("%s has no earlier version to enrich", [lib.output.type]) if {
-	not _latest(lib.output.type)
+	not core.latest_version(lib.output.type)
 }
 
-_enrichment_problems contains sprintf("%s v%v changes %v of v%v: an enrichment only adds to %v", [lib.output.type, lib.output.version, sort(_changed_fields), _latest_n(lib.output.type), sort(object.keys(_additive(lib.output.type)))]) if {
-	_latest(lib.output.type)
+_enrichment_problems contains sprintf("%s v%v changes %v of v%v: an enrichment only adds to %v", [lib.output.type, lib.output.version, sort(_changed_fields), core.latest_number(lib.output.type), sort(object.keys(_additive(lib.output.type)))]) if {
+	core.latest_version(lib.output.type)
 	count(_changed_fields) > 0
 }
 
-_enrichment_problems contains sprintf("%s v%v removes or changes %s of v%v: an enrichment keeps every item and only adds", [lib.output.type, lib.output.version, _item_label(field, key, item), _latest_n(lib.output.type)]) if {
+_enrichment_problems contains sprintf("%s v%v removes or changes %s of v%v: an enrichment keeps every item and only adds", [lib.output.type, lib.output.version, _item_label(field, key, item), core.latest_number(lib.output.type)]) if {
 	some field, key in _additive(lib.output.type)
 	some item in object.get(_enriched, field, [])
 	not item in object.get(lib.content, field, [])

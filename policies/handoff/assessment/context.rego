@@ -52,7 +52,7 @@ _listed(ref) if {
 	_same_version(a.ref, ref)
 }
 
-_claims_approval(status) if status in _approved_statuses
+_claims_approval(status) if status in core.approved_statuses
 
 # _status_claims are [path, ref, claimed status] the context states.
 _status_claims contains [sprintf("context.artifacts[%d].status", [i]), a.ref, a.status] if {
@@ -72,7 +72,7 @@ _claimed_version(type) := v if {
 	v := _input_version(type)
 } else := v if {
 	v := _in_force(type)
-} else := _latest(type)
+} else := core.latest_version(type)
 
 # _unfounded_claims are [path, type, claimed status] for approval_status entries about a
 # type the workflow has not recorded (or that is no artifact type at all): a status the
@@ -236,7 +236,7 @@ _validation_holds("pending_human_validation") if "under_review" in _ctx_recorded
 
 _validation_holds("validated") if {
 	some s in _ctx_recorded_statuses
-	s in _approved_statuses
+	s in core.approved_statuses
 }
 
 _validation_holds("passed") if {

@@ -15,35 +15,19 @@ import data.handoff.lib
 # credential, prompt or raw evidence (the content schemas have no field for them and
 # core refuses them anywhere in a request).
 
-_status_event(type, n, status) := {"type": "artifact_status", "artifact": type, "version": n, "status": status}
-
-# _supersede_open supersedes the latest version of a type while it is still open.
-_supersede_open(type) := [_status_event(type, v.ref.version, "superseded") |
-	v := _latest(type)
-	v.status in _open_statuses
-]
-
 # _supersede_approved supersedes every approved version of a type but keep.
-_supersede_approved(type, keep) := [_status_event(type, v.ref.version, "superseded") |
+_supersede_approved(type, keep) := [core.status_event(type, v.ref.version, "superseded") |
 	some v in core.artifact(type).versions
 	v.status == "approved"
 	v.ref.version != keep
 ]
 
-# _hash is the hash of content the policy builds itself; the engine replaces it with
-# its canonical hash when it records the version.
-_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])
-
-_history_id(type, default_id) := h.id if {
-	h := core.artifact(type)
-} else := default_id
-
 # _record_ref is the ref of the next version of one of the Orchestrator's records.
 _record_ref(type, default_id, content) := {
-	"id": _history_id(type, default_id),
+	"id": core.history_id(type, default_id),
 	"type": type,
-	"version": _latest_n(type) + 1,
-	"hash": _hash(content),
+	"version": core.latest_number(type) + 1,
+	"hash": core.content_hash(content),
 }
 
 _previous_version_id(ref) := _version_id(object.union(ref, {"version": ref.version - 1})) if ref.version > 1
@@ -174,7 +158,7 @@ _artifact_entries(target, given) := array.concat(given, [_entry(v) |
 	v := _in_force(t)
 ])
 
-_approval_statuses(entries) := {e.ref.type: e.status | some e in entries; _requires_approval(e.ref.type)}
+_approval_statuses(entries) := {e.ref.type: e.status | some e in entries; core.requires_approval(e.ref.type)}
 
 # _open_conflict_flags are the conflicts still open once the decision applies (a
 # resolution closes its own).
@@ -213,7 +197,7 @@ _context_validation(entries, flags) := "conflict_pending" if {
 	e.status == "under_review"
 } else := "validated" if {
 	some e in entries
-	e.status in _approved_statuses
+	e.status in core.approved_statuses
 } else := "passed"
 
 # _context_values is everything permitted a target may receive (seed section 13); the
@@ -259,5 +243,5 @@ _next_human_with(status, given, extra) := {
 	"task": a.task,
 	"context": core.context_package(sprintf("orchestrator>%s", [a.agent]), _context_values(a.agent, status, given, extra)),
 } if {
-	some a in _actors_of(status)
+	some a in core.actors(status)
 }

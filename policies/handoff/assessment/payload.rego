@@ -53,7 +53,7 @@ reasons contains r if {
 #   code: SCOPE_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	lib.kind != "start"
 	object.get(lib.request, "assessment_id", "") != lib.state.subject_id
 	r := lib.gate_reason(rego.metadata.rule(), sprintf("request names assessment %q, not assessment %q of workflow %q", [object.get(lib.request, "assessment_id", ""), lib.state.subject_id, object.get(lib.state, "workflow_id", "")]), "assessment_id", "S20-SCOPE", "block")
@@ -81,7 +81,7 @@ reasons contains r if {
 # _foreign_assessment holds when an object inside the request body names another
 # assessment; found without building paths, so a clean request never pays for them.
 _foreign_assessment if {
-	_ready
+	core.ready
 	lib.kind != "start"
 	_other_assessment_ids
 	some k, part in lib.request
@@ -238,7 +238,7 @@ reasons contains r if {
 #   code: TRACE_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	lib.kind != "start"
 	lib.non_blank(_trace)
 	not _trace == _assessment_trace
@@ -375,7 +375,7 @@ reasons contains r if {
 	_judged
 	some [t, what] in _owed_inputs
 	not t in lib.input_types
-	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v reworks %s; name %s v%v, %s, among input_artifacts", [lib.output.type, lib.output.version, lib.output.type, t, _latest_n(t), what]), "input_artifacts")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v reworks %s; name %s v%v, %s, among input_artifacts", [lib.output.type, lib.output.version, lib.output.type, t, core.latest_number(t), what]), "input_artifacts")
 }
 
 # METADATA

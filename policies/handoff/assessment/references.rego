@@ -56,7 +56,7 @@ _named_version(id) := v if {
 	ts := _types_with_id(aid)
 	count(ts) == 1
 	some t in ts
-	v := _version(t, to_number(n))
+	v := core.artifact_version(t, to_number(n))
 }
 
 _has_ref(s) if is_object(object.get(s, "ref", null))
@@ -103,7 +103,7 @@ _reference_problems contains ["ARTIFACT_NOT_FOUND", sprintf("%s.ref", [p]), msg]
 	_has_ref(s)
 	not core.ref_version(s.ref)
 	p := _source_path(path, i)
-	msg := sprintf("%s cites %s, which this workflow has not recorded (latest recorded version: %d)", [p, _ref_label(s.ref), _latest_n(s.ref.type)])
+	msg := sprintf("%s cites %s, which this workflow has not recorded (latest recorded version: %d)", [p, _ref_label(s.ref), core.latest_number(s.ref.type)])
 }
 
 _reference_problems contains ["ARTIFACT_NOT_FOUND", sprintf("%s.ref.id", [p]), msg] if {

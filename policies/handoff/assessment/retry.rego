@@ -12,7 +12,7 @@ import data.handoff.lib
 # An exhausted (or non-retryable) failure blocks the work and escalates to human review.
 
 _failure if {
-	_ready
+	core.ready
 	input.request.kind == "failure"
 }
 
@@ -183,7 +183,7 @@ _now_ns := time.parse_rfc3339_ns(input.now)
 # _pending_version is the RETRY_RECORD of the retry pending for a task.
 _pending_version(task) := v if {
 	_retry_pending(task)
-	v := _latest("RETRY_RECORD")
+	v := core.latest_version("RETRY_RECORD")
 	v.content.task == task
 	v.content.exhausted == false
 }
@@ -237,7 +237,7 @@ reasons contains r if {
 # --- the retried handoff -----------------------------------------------------------------
 
 _pending_retry := v.content if {
-	v := _latest("RETRY_RECORD")
+	v := core.latest_version("RETRY_RECORD")
 	v.content.task == _task
 	v.content.exhausted == false
 }
@@ -266,7 +266,7 @@ _retry_problems contains sprintf("says retry type %s, but the retry granted is %
 	_retry_given.type != _pending_retry.retry_type
 }
 
-_retry_problems contains sprintf("does not name RETRY_RECORD v%v, the retry it answers, among its input_artifacts", [_latest_n("RETRY_RECORD")]) if {
+_retry_problems contains sprintf("does not name RETRY_RECORD v%v, the retry it answers, among its input_artifacts", [core.latest_number("RETRY_RECORD")]) if {
 	_handoff_type == "retry"
 	_pending_retry
 	not "RETRY_RECORD" in lib.input_types

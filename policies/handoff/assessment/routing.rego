@@ -31,7 +31,7 @@ _destination := _stage_of[_forward_target(_stage_of[_source])] if {
 # _gated_forward holds when the output moves the pipeline forward and requires approval.
 _gated_forward if {
 	_edge_kind in {"forward", "validation"}
-	_requires_approval(lib.output.type)
+	core.requires_approval(lib.output.type)
 	_gate_of[_stage_of[_source]]
 }
 
@@ -105,7 +105,7 @@ _route_proposal := {
 	"requires_human_review": _route_outcome == "await_human",
 	"next": _route_next,
 	"events": array.concat(
-		array.concat(_supersede_open(lib.output.type), [_output_event(_output_status, _validation_status, _route)]),
+		array.concat(core.supersede_open(lib.output.type), [_output_event(_output_status, _validation_status, _route)]),
 		array.concat(array.concat([core.handoff_event], _handoff_counters), _return_events),
 	),
 } if {

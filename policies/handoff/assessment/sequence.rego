@@ -1,5 +1,6 @@
 package handoff.assessment
 
+import data.handoff.core
 import data.handoff.lib
 
 # Sequence: which request the current status waits for, the start and the cancel. The
@@ -15,7 +16,7 @@ _expected if {
 # A handoff by the agent the current status routes, with the task it routes it to.
 _expected if {
 	input.request.kind == "handoff"
-	_routed(_source, object.get(lib.request, "task_type", ""))
+	core.routed(_source, object.get(lib.request, "task_type", ""))
 }
 
 # An enrichment: an agent of an earlier step adds context for the agent working now.
@@ -38,7 +39,7 @@ _expected if {
 # A failure of the task the current status routes to the failed agent.
 _expected if {
 	input.request.kind == "failure"
-	_routed(object.get(lib.request, "agent", ""), object.get(lib.request, "task", ""))
+	core.routed(object.get(lib.request, "agent", ""), object.get(lib.request, "task", ""))
 }
 
 _expected if input.request.kind == "cancel"
@@ -66,7 +67,7 @@ _sequence_explained if _waiting_for_human_review
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	not _expected
 	not _sequence_explained
 	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, _routed_now]), "")
@@ -78,12 +79,12 @@ else := sprintf("%s/%s", [object.get(lib.request, "agent", ""), object.get(lib.r
 
 else := sprintf("by %q", [lib.actor_id])
 
-_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(lib.status)]
+_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in core.actors(lib.status)]
 
 # _bypass_by_status holds for a handoff while a person's decision is pending at a gate
 # or the validation step.
 _bypass_by_status if {
-	_ready
+	core.ready
 	input.request.kind == "handoff"
 	lib.status in (_gates | {"VALIDATION"})
 }
@@ -104,7 +105,7 @@ reasons contains r if {
 
 # _waiting_for_human_review holds for agent work reported while an escalation waits.
 _waiting_for_human_review if {
-	_ready
+	core.ready
 	lib.kind in {"handoff", "failure"}
 	lib.status == "HUMAN_REVIEW"
 }
@@ -124,7 +125,7 @@ reasons contains r if {
 }
 
 _escalation_codes := c if {
-	c := _latest("ESCALATION_RECORD").content.reason_codes
+	c := core.latest_version("ESCALATION_RECORD").content.reason_codes
 } else := []
 
 # METADATA
@@ -135,7 +136,7 @@ _escalation_codes := c if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
 	not lib.actor_type in {"system", "human"}
 	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not start an assessment; the host or a person does", [lib.actor_type, lib.actor_id]), "actor.type")
@@ -150,7 +151,7 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
 	lib.actor_type == "human"
 	count(_pack_roles) == 0
@@ -169,7 +170,7 @@ _pack_roles := {role | some role in lib.actor_roles; object.get(_contract, ["rol
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "cancel"
 	lib.actor_type == "human"
 	count(_pack_roles) == 0
@@ -225,7 +226,7 @@ _scope_content := object.union(
 	{"deadline": d | d := _brief.deadline},
 )
 
-_scope_ref := {"id": "assessment-scope", "type": "ASSESSMENT_SCOPE", "version": 1, "hash": _hash(_scope_content)}
+_scope_ref := {"id": "assessment-scope", "type": "ASSESSMENT_SCOPE", "version": 1, "hash": core.content_hash(_scope_content)}
 
 # start: the ASSESSMENT_SCOPE is recorded (approved: it is the work order) and the
 # Knowledge Steward receives it.
@@ -252,7 +253,7 @@ _cancel_proposal := {
 #   code: SCOPE_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
 	lib.request.assessment_id != lib.request.subject_id
 	r := lib.gate_reason(rego.metadata.rule(), sprintf("start names assessment %q but subject %q", [lib.request.assessment_id, lib.request.subject_id]), "assessment_id", "S20-SCOPE", "block")

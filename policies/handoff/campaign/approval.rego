@@ -7,7 +7,7 @@ import data.handoff.lib
 # required before delivery (CTRL-5), and a person's answer to an escalation.
 
 _human_decision if {
-	_ready
+	core.ready
 	input.request.kind == "approval"
 	lib.status in _approval_statuses
 }
@@ -69,8 +69,8 @@ _incomplete_approval contains msg if {
 	not _research_decision
 	some t in _final_types
 	t in _approval_types
-	not _latest_status(t) in {"under_review", "approved"}
-	msg := sprintf("%s v%v is %s, not awaiting approval", [t, _latest_n(t), _latest_status(t)])
+	not core.latest_status(t) in {"under_review", "approved"}
+	msg := sprintf("%s v%v is %s, not awaiting approval", [t, core.latest_number(t), core.latest_status(t)])
 }
 
 _incomplete_approval contains msg if {
@@ -78,15 +78,15 @@ _incomplete_approval contains msg if {
 	lib.request.decision == "APPROVE"
 	not _research_decision
 	"QA_REPORT" in _approval_types
-	object.get(_latest_content("QA_REPORT"), "scope", "") != "production"
-	msg := sprintf("QA_REPORT v%v is a research validation report; the final approval needs the QA result of the deliverables", [_latest_n("QA_REPORT")])
+	object.get(core.latest_content("QA_REPORT"), "scope", "") != "production"
+	msg := sprintf("QA_REPORT v%v is a research validation report; the final approval needs the QA result of the deliverables", [core.latest_number("QA_REPORT")])
 }
 
 _incomplete_approval contains msg if {
 	_research_decision
 	lib.request.decision == "APPROVE"
-	_latest_status("RESEARCH_BRIEF") != "under_review"
-	msg := sprintf("RESEARCH_BRIEF v%v is %s, not awaiting approval", [_latest_n("RESEARCH_BRIEF"), _latest_status("RESEARCH_BRIEF")])
+	core.latest_status("RESEARCH_BRIEF") != "under_review"
+	msg := sprintf("RESEARCH_BRIEF v%v is %s, not awaiting approval", [core.latest_number("RESEARCH_BRIEF"), core.latest_status("RESEARCH_BRIEF")])
 }
 
 # METADATA
@@ -122,8 +122,8 @@ _invalid_targets contains msg if {
 _invalid_targets contains msg if {
 	some t in _revise_types
 	t in _deliverable_types
-	not _latest_status(t) in {"draft", "under_review"}
-	msg := sprintf("%s v%v is %s and cannot be returned to its producer", [t, _latest_n(t), _latest_status(t)])
+	not core.latest_status(t) in {"draft", "under_review"}
+	msg := sprintf("%s v%v is %s and cannot be returned to its producer", [t, core.latest_number(t), core.latest_status(t)])
 }
 
 # METADATA
@@ -197,11 +197,11 @@ _final_approve_proposal := {
 	"status_after": "DELIVERY",
 	"next": _next_with("DELIVERY", {"delivery_agent": core.context_package("campaign_approver>delivery_agent", {
 		"approved_artifacts": _approval_refs,
-		"final_copy": object.get(_latest_content("COPY_PACKAGE"), "deliverables", []),
-		"visual_prompts": object.get(_latest_content("VISUAL_PACKAGE"), "prompts", []),
+		"final_copy": object.get(core.latest_content("COPY_PACKAGE"), "deliverables", []),
+		"visual_prompts": object.get(core.latest_content("VISUAL_PACKAGE"), "prompts", []),
 	})}),
 	"events": array.concat(
-		array.concat(_approval_events("HUMAN_APPROVAL"), [_status_event(t, _latest_n(t), "approved") | some t in _final_types]),
+		array.concat(_approval_events("HUMAN_APPROVAL"), [core.status_event(t, core.latest_number(t), "approved") | some t in _final_types]),
 		[{"type": "defect", "defect": rec.defect, "status": "closed"} |
 			some rec in lib.state.defects
 			rec.status == "open"
@@ -214,9 +214,9 @@ _final_approve_proposal := {
 _research_approve_proposal := {
 	"outcome": "allow",
 	"status_after": "STRATEGY",
-	"next": _next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", _latest_content("RESEARCH_BRIEF"))}),
+	"next": _next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", core.latest_content("RESEARCH_BRIEF"))}),
 	"events": array.concat(
-		array.concat(_approval_events("ESCALATED"), [_status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
+		array.concat(_approval_events("ESCALATED"), [core.status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
 		_supersede_approved("RESEARCH_BRIEF", _brief_n),
 	),
 }
@@ -227,8 +227,8 @@ _reject_proposal(stage) := {
 	"events": array.concat(
 		_approval_events(stage),
 		array.concat(
-			_set_latest("COPY_PACKAGE", _open_statuses, "rejected"),
-			_set_latest("VISUAL_PACKAGE", _open_statuses, "rejected"),
+			_set_latest("COPY_PACKAGE", core.open_statuses, "rejected"),
+			_set_latest("VISUAL_PACKAGE", core.open_statuses, "rejected"),
 		),
 	),
 }
@@ -251,7 +251,7 @@ _revision_contexts := {"research_agent": _keyed({"APPROVAL_RECORD": _approval_pa
 } else := {p: ctx |
 	some t in _revise_types
 	t in _deliverable_types
-	p := _producer(t)
+	p := core.producer(t, "unknown")
 	ctx := _keyed({
 		"APPROVAL_RECORD": _approval_package(p),
 		"STRATEGY_BRIEF": _strategy_package(p, _approved_content("STRATEGY_BRIEF")),
@@ -261,7 +261,7 @@ _revision_contexts := {"research_agent": _keyed({"APPROVAL_RECORD": _approval_pa
 _revision_request_proposal(stage) := {
 	"outcome": "revise",
 	"status_after": _revision_status,
-	"revise": [{"artifact": t, "producer": _producer(t), "defects": []} | some t in sort(_revise_types)],
+	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": []} | some t in sort(_revise_types)],
 	"next": _next_with(_revision_status, _revision_contexts),
 	"events": array.concat(_approval_events(stage), [e |
 		some t in sort(_revise_types)

@@ -28,12 +28,12 @@ _reasons := core.reasons | reasons
 # _answers is the pack's answer (_propose) to a request it expects in the current
 # status: the proposal for the unblocked path. core.proposal makes any other request a
 # block that keeps the status.
-_answers := {p | _ready; _expected; p := _propose}
+_answers := {p | core.ready; _expected; p := _propose}
 
 # _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers; a request
 # the pack does not expect is refused by the rule that explains it.
 _unanswered := [_no_rule] if {
-	_ready
+	core.ready
 	_expected
 } else := []
 
@@ -75,19 +75,12 @@ _no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the campaign pa
 
 # --- input ---------------------------------------------------------------------
 
-# _ready holds for a valid request with a workflow snapshot to check it against.
-_ready if {
-	lib.valid
-	is_object(input.state)
-	not _terminal
-}
-
 # _by_producer holds for a handoff whose source is the contract's producer of its output
 # type. The campaign's content checks judge a producer's output; any other source is
 # refused by core (SOURCE_NOT_AUTHORIZED) and its content is not judged.
 _by_producer if {
-	_ready
-	lib.request.source_agent == _producer(lib.output.type)
+	core.ready
+	lib.request.source_agent == core.producer(lib.output.type, "unknown")
 }
 
 # --- contract tables -----------------------------------------------------------------
@@ -173,38 +166,12 @@ reasons contains r if {
 	r := lib.reason(rego.metadata.rule(), sprintf("the campaign configuration has no %s %s", [want, name]), "")
 }
 
-_actors_of(status) := a if {
-	a := _contract.workflow.actors[status]
-	is_array(a)
-} else := []
-
-# _routed holds when workflow.actors lets agent perform task in the current status.
-_routed(agent, task) if {
-	some a in _actors_of(lib.status)
-	a.agent == agent
-	a.task == task
-}
-
-_producer(type) := p if {
-	p := _contract.artifacts[type].producer
-	is_string(p)
-} else := "unknown"
-
 # _checks are the contract checks (gates) a review of an artifact type may cite.
 _checks(type) := {c | some c in _contract.artifacts[type].gates}
 
-_requires_approval(type) if object.get(_contract, ["artifacts", type, "requires_approval"], true) != false
+_cycles_spent(counter) if core.counter(counter) >= core.limit("max_review_cycles")
 
-# _max_cycles is limits.max_review_cycles; undefined when missing, and then every cycle
-# budget counts as spent (fail closed).
-_max_cycles := n if {
-	n := _contract.limits.max_review_cycles
-	is_number(n)
-}
-
-_cycles_spent(counter) if core.counter(counter) >= _max_cycles
-
-_cycles_spent(_) if not _max_cycles
+_cycles_spent(_) if not core.limit("max_review_cycles")
 
 # --- artifacts in the state ----------------------------------------------------------
 
@@ -214,44 +181,12 @@ _deliverable_types := {t | some t in object.get(_config, "deliverable_types", []
 # The table is config.upstream_types in contracts/campaign/config.cue.
 _upstream_types := {t | some t in object.get(_config, "upstream_types", [])}
 
-_approved_statuses := {"approved", "final"}
-
-# _latest_n is the latest recorded version number of a type, 0 when none.
-_latest_n(type) := n if {
-	n := core.artifact(type).latest
-	is_number(n)
-} else := 0
-
-_latest(type) := core.latest_version(type)
-
-# _latest_status is the status of the latest version of a type, "missing" when none.
-_latest_status(type) := s if {
-	s := _latest(type).status
-} else := "missing"
-
-_version(type, n) := core.artifact_version(type, n)
-
-# _approved_n is the highest version of a type whose status is approved or final. The
-# state's "approved" number is not used: it keeps pointing at a version after that
-# version is superseded.
-_approved_n(type) := max(ns) if {
-	ns := {v.ref.version | some v in core.artifact(type).versions; v.status in _approved_statuses}
-	count(ns) > 0
-}
-
 _approved_or_zero(type) := n if {
-	n := _approved_n(type)
+	n := core.last_approved_number(type)
 } else := 0
-
-_approved(type) := _version(type, _approved_n(type))
 
 _approved_content(type) := c if {
-	c := _approved(type).content
-	is_object(c)
-} else := {}
-
-_latest_content(type) := c if {
-	c := _latest(type).content
+	c := core.last_approved(type).content
 	is_object(c)
 } else := {}
 

@@ -45,7 +45,7 @@ reasons contains r if {
 	_delivery
 	some i, ref in lib.inputs
 	ref.type == "APPROVAL_RECORD"
-	c := _version("APPROVAL_RECORD", ref.version).content
+	c := core.artifact_version("APPROVAL_RECORD", ref.version).content
 	not _final_approve_record(c)
 	r := lib.gate_reason(rego.metadata.rule(), sprintf("APPROVAL_RECORD v%v records %s at %s, not the final APPROVE", [ref.version, object.get(c, "decision", "nothing"), object.get(c, "stage", "no stage")]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
 }
@@ -68,9 +68,9 @@ _final_approve_record(c) if {
 reasons contains r if {
 	_delivery
 	some i, ref in lib.inputs
-	not _requires_approval(ref.type)
-	v := _version(ref.type, ref.version)
-	not v.status in _approved_statuses
+	not core.requires_approval(ref.type)
+	v := core.artifact_version(ref.type, ref.version)
+	not v.status in core.approved_statuses
 	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s v%v is %s; the Client Delivery Agent receives only approved artifacts", [ref.type, ref.version, v.status]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
 }
 
@@ -96,7 +96,7 @@ reasons contains r if {
 	approved := _approved_content(type)
 	count(approved) > 0
 	object.get(lib.content, field, null) != object.get(approved, source, null)
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("CLIENT_PACKAGE %s differs from the approved %s v%v %s", [field, type, _approved_n(type), source]), sprintf("output.content.%s", [field]), "CTRL-5", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("CLIENT_PACKAGE %s differs from the approved %s v%v %s", [field, type, core.last_approved_number(type), source]), sprintf("output.content.%s", [field]), "CTRL-5", "block")
 }
 
 # --- delivery notes -----------------------------------------------------------------------
@@ -219,7 +219,7 @@ reasons contains r if {
 # _failed_delivery is the latest CLIENT_PACKAGE version when its delivery failed: a new
 # CLIENT_PACKAGE is then its redelivery.
 _failed_delivery := v if {
-	v := _latest("CLIENT_PACKAGE")
+	v := core.latest_version("CLIENT_PACKAGE")
 	lib.state.effects[sprintf("%s@v%v", [v.ref.id, v.ref.version])] == "failed"
 }
 
@@ -294,7 +294,7 @@ _delivery_retry_spent if _contract.limits.retry[_delivery_class].retryable != tr
 _effect_open if _effect_status in {"pending", "unknown"}
 
 _delivery_failed if {
-	_ready
+	core.ready
 	input.request.kind == "outcome"
 	lib.status == "DELIVERY"
 	lib.request.result == "failed"
@@ -325,7 +325,7 @@ reasons contains r if {
 #   code: DELIVERY_UNRECONCILED
 #   outcome: await_human
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "outcome"
 	lib.status == "DELIVERY"
 	lib.request.result == "unknown"
@@ -340,7 +340,7 @@ _outcome_proposal := {
 	"outcome": "allow",
 	"status_after": "COMPLETED",
 	"next": [],
-	"events": array.concat([_effect_event("acknowledged")], [_status_event(t, v.ref.version, "final") |
+	"events": array.concat([_effect_event("acknowledged")], [core.status_event(t, v.ref.version, "final") |
 		some t, h in lib.state.artifacts
 		some v in h.versions
 		v.status == "approved"
@@ -414,7 +414,7 @@ _effect_settled if {
 #   code: EFFECT_ALREADY_SETTLED
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "outcome"
 	_effect_settled
 	r := lib.reason(rego.metadata.rule(), sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [lib.request.effect_id, _effect_status, lib.request.result]), "effect_id")

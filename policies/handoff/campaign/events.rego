@@ -5,35 +5,18 @@ import data.handoff.lib
 
 # Events and context packages the campaign proposals are built from.
 
-_status_event(type, n, status) := {"type": "artifact_status", "artifact": type, "version": n, "status": status}
-
-_open_statuses := {"draft", "under_review", "revision_required"}
-
-# _supersede_open is the event superseding the latest version of a type while it is
-# still open (draft, under review or returned); [] otherwise.
-_supersede_open(type) := [_status_event(type, v.ref.version, "superseded") |
-	v := _latest(type)
-	v.status in _open_statuses
-]
-
 # _supersede_approved is the events superseding every approved version of a type but keep.
-_supersede_approved(type, keep) := [_status_event(type, v.ref.version, "superseded") |
+_supersede_approved(type, keep) := [core.status_event(type, v.ref.version, "superseded") |
 	some v in core.artifact(type).versions
 	v.status == "approved"
 	v.ref.version != keep
 ]
 
 # _set_latest moves the latest version of a type to status when it is in one of from.
-_set_latest(type, from, status) := [_status_event(type, v.ref.version, status) |
-	v := _latest(type)
+_set_latest(type, from, status) := [core.status_event(type, v.ref.version, status) |
+	v := core.latest_version(type)
 	v.status in from
 ]
-
-_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])
-
-_history_id(type, default_id) := h.id if {
-	h := core.artifact(type)
-} else := default_id
 
 # --- QA_REPORT: recorded from every review --------------------------------------------
 
@@ -73,10 +56,10 @@ _findings_list(findings) := [object.remove(r, ["outcome", "title"]) | some r in 
 _report_event(content) := {
 	"type": "artifact_recorded",
 	"ref": {
-		"id": _history_id("QA_REPORT", "qa-report"),
+		"id": core.history_id("QA_REPORT", "qa-report"),
 		"type": "QA_REPORT",
-		"version": _latest_n("QA_REPORT") + 1,
-		"hash": _hash(content),
+		"version": core.latest_number("QA_REPORT") + 1,
+		"hash": core.content_hash(content),
 	},
 	"status": "under_review",
 	"producer": lib.actor_id,
@@ -90,7 +73,7 @@ _report_event(content) := {
 # the review's defects and closes the open defects of the reviewed types it no longer
 # reports.
 _report_events(content) := array.concat(
-	array.concat(_supersede_open("QA_REPORT"), [_report_event(content)]),
+	array.concat(core.supersede_open("QA_REPORT"), [_report_event(content)]),
 	_defect_events,
 )
 
@@ -136,10 +119,10 @@ _approval_events(stage) := [
 	{
 		"type": "artifact_recorded",
 		"ref": {
-			"id": _history_id("APPROVAL_RECORD", "approval-record"),
+			"id": core.history_id("APPROVAL_RECORD", "approval-record"),
 			"type": "APPROVAL_RECORD",
-			"version": _latest_n("APPROVAL_RECORD") + 1,
-			"hash": _hash(_approval_record_content(stage)),
+			"version": core.latest_number("APPROVAL_RECORD") + 1,
+			"hash": core.content_hash(_approval_record_content(stage)),
 		},
 		"status": "approved",
 		"producer": lib.actor_id,
@@ -197,8 +180,8 @@ _strategy_summary_fields := object.get(_config, "strategy_summary_fields", [])
 # outstanding assumptions.
 _approval_summary(report) := core.context_package("qa_agent>campaign_approver", {
 	"strategy_summary": {k: v | some k in _strategy_summary_fields; v := _approved_content("STRATEGY_BRIEF")[k]},
-	"final_copy": _latest_content("COPY_PACKAGE"),
-	"visual_prompts": object.get(_latest_content("VISUAL_PACKAGE"), "prompts", []),
+	"final_copy": core.latest_content("COPY_PACKAGE"),
+	"visual_prompts": object.get(core.latest_content("VISUAL_PACKAGE"), "prompts", []),
 	"qa_result": report,
 	"outstanding_assumptions": sort(_outstanding_assumptions),
 })
@@ -216,8 +199,8 @@ _outstanding_assumptions contains a.statement if {
 	some a in object.get(_approved_content("RESEARCH_BRIEF"), "unsupported_assumptions", [])
 }
 
-_live_version(t) := _approved(t) if t == "STRATEGY_BRIEF"
+_live_version(t) := core.last_approved(t) if t == "STRATEGY_BRIEF"
 
-else := _latest(t)
+else := core.latest_version(t)
 
 _escalation_next(report) := _next_with("ESCALATED", {"campaign_approver": _approval_summary(report)})

@@ -68,7 +68,7 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_production
-	o := _latest(_other)
+	o := core.latest_version(_other)
 	o.status in {"draft", "under_review", "approved"}
 	basis := _strategy_basis(o)
 	count(basis) > 0
@@ -78,7 +78,7 @@ reasons contains r if {
 	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s v%v is made from STRATEGY_BRIEF v%v, but %s v%v was made from %v: copy and visual must share one approved strategy version", [lib.output.type, lib.output.version, ref.version, _other, o.ref.version, sort(basis)]), sprintf("input_artifacts[%d].version", [i]), "CTRL-2", "block")
 }
 
-_approved_label := sprintf("v%v", [_approved_n("STRATEGY_BRIEF")]) if _approved_n("STRATEGY_BRIEF")
+_approved_label := sprintf("v%v", [core.last_approved_number("STRATEGY_BRIEF")]) if core.last_approved_number("STRATEGY_BRIEF")
 
 else := "none"
 
@@ -199,14 +199,14 @@ reasons contains r if {
 
 _already_delivered if {
 	lib.status == "PRODUCTION"
-	v := _latest(lib.output.type)
+	v := core.latest_version(lib.output.type)
 	v.status in {"draft", "under_review", "approved"}
-	_approved_n("STRATEGY_BRIEF") in _strategy_basis(v)
+	core.last_approved_number("STRATEGY_BRIEF") in _strategy_basis(v)
 }
 
 _not_returned if {
 	lib.status == "TARGETED_REVISION"
-	_latest_status(lib.output.type) != "revision_required"
+	core.latest_status(lib.output.type) != "revision_required"
 }
 
 # METADATA
@@ -221,7 +221,7 @@ _not_returned if {
 reasons contains r if {
 	_production
 	_already_delivered
-	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v was already delivered on the approved strategy; only QA or a person returns it", [lib.output.type, _latest_n(lib.output.type)]), "output.version")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v was already delivered on the approved strategy; only QA or a person returns it", [lib.output.type, core.latest_number(lib.output.type)]), "output.version")
 }
 
 # METADATA
@@ -238,17 +238,17 @@ reasons contains r if {
 	r := lib.reason(rego.metadata.rule(), sprintf("%s was not returned for revision (returned: %v)", [lib.output.type, sort(_returned_now)]), "output.type")
 }
 
-_returned_now := {t | some t in _deliverable_types; _latest_status(t) == "revision_required"}
+_returned_now := {t | some t in _deliverable_types; core.latest_status(t) == "revision_required"}
 
 # --- proposals -----------------------------------------------------------------------
 
 _production_events := array.concat(
-	array.concat(_supersede_open(lib.output.type), [core.artifact_event("under_review")]),
+	array.concat(core.supersede_open(lib.output.type), [core.artifact_event("under_review")]),
 	[core.handoff_event],
 )
 
 _other_ready if {
-	o := _latest(_other)
+	o := core.latest_version(_other)
 	o.status == "under_review"
 	_strategy_ref_n in _strategy_basis(o)
 }
@@ -257,7 +257,7 @@ _pending_returns := {t | some t in _returned_now; t != lib.output.type}
 
 _deliverable_content(t) := lib.content if lib.output.type == t
 
-else := _latest_content(t)
+else := core.latest_content(t)
 
 _qa_next := _next_with("QA", {"qa_agent": _keyed({
 	"STRATEGY_BRIEF": core.context_package("strategy_agent>qa_agent", _strategy),
@@ -268,8 +268,8 @@ _qa_next := _next_with("QA", {"qa_agent": _keyed({
 # _revision_context is what the producer of a returned deliverable receives: the
 # approved strategy and the defects of its own artifact.
 _revision_context(t, report) := _keyed({
-	"STRATEGY_BRIEF": _strategy_package(_producer(t), _strategy),
-	"QA_REPORT": _qa_package(_producer(t), report, t),
+	"STRATEGY_BRIEF": _strategy_package(core.producer(t, "unknown"), _strategy),
+	"QA_REPORT": _qa_package(core.producer(t, "unknown"), report, t),
 })
 
 _production_handoff_proposal := {
@@ -283,7 +283,7 @@ _production_handoff_proposal := {
 } else := {
 	"outcome": "allow",
 	"status_after": "PRODUCTION",
-	"next": _next_with("PRODUCTION", {_producer(_other): _strategy_package(_producer(_other), _strategy)}),
+	"next": _next_with("PRODUCTION", {core.producer(_other, "unknown"): _strategy_package(core.producer(_other, "unknown"), _strategy)}),
 	"events": _production_events,
 } if {
 	lib.status == "PRODUCTION"
@@ -297,6 +297,6 @@ _production_handoff_proposal := {
 } else := {
 	"outcome": "allow",
 	"status_after": "TARGETED_REVISION",
-	"next": _next_with("TARGETED_REVISION", {_producer(t): _revision_context(t, _latest_content("QA_REPORT")) | some t in _pending_returns}),
+	"next": _next_with("TARGETED_REVISION", {core.producer(t, "unknown"): _revision_context(t, core.latest_content("QA_REPORT")) | some t in _pending_returns}),
 	"events": _production_events,
 }

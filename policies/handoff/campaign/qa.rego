@@ -1,5 +1,6 @@
 package handoff.campaign
 
+import data.handoff.core
 import data.handoff.lib
 
 # QA over the current COPY_PACKAGE and VISUAL_PACKAGE (seed "QA Gate", "Defect Rules",
@@ -73,10 +74,10 @@ _qa_proposal := {
 _qa_proposal := {
 	"outcome": "revise",
 	"status_after": "TARGETED_REVISION",
-	"revise": [{"artifact": t, "producer": _producer(t), "defects": sort([d.id | some d in _defects; d.artifact == t])} |
+	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": sort([d.id | some d in _defects; d.artifact == t])} |
 		some t in sort(_returned_types)
 	],
-	"next": _next_with("TARGETED_REVISION", {_producer(t): _revision_context(t, _qa_report) | some t in _returned_types}),
+	"next": _next_with("TARGETED_REVISION", {core.producer(t, "unknown"): _revision_context(t, _qa_report) | some t in _returned_types}),
 	"events": array.concat(
 		_report_events(_qa_report),
 		array.concat([e | some t in sort(_returned_types); some e in _set_latest(t, {"draft", "under_review"}, "revision_required")], [_qa_cycle]),
@@ -101,7 +102,7 @@ _upstream_contexts := {"research_agent": _keyed({"QA_REPORT": _qa_package("resea
 _qa_proposal := {
 	"outcome": "revise",
 	"status_after": _upstream_status,
-	"revise": [{"artifact": o, "producer": _producer(o), "defects": sort([d.id | some d in _defects; d.origin == o])} |
+	"revise": [{"artifact": o, "producer": core.producer(o, "unknown"), "defects": sort([d.id | some d in _defects; d.origin == o])} |
 		some o in sort(_upstream_origins)
 	],
 	"next": _next_with(_upstream_status, _upstream_contexts),
@@ -115,7 +116,7 @@ _qa_proposal := {
 	"status_after": "FAILED_SAFE",
 	"events": array.concat(_report_events(_qa_report), [e |
 		some t in sort({d.artifact | some d in _defects; d.severity == "S3"; d.artifact in _deliverable_types})
-		some e in _set_latest(t, _open_statuses, "rejected")
+		some e in _set_latest(t, core.open_statuses, "rejected")
 	]),
 } if {
 	_qa_branch == "fail"

@@ -13,7 +13,7 @@ _research_handoff_proposal := {
 	"status_after": "RESEARCH_VALIDATION",
 	"next": _next_with("RESEARCH_VALIDATION", {"qa_agent": core.context_package("research_agent>qa_agent", lib.content)}),
 	"events": array.concat(
-		array.concat(_supersede_open("RESEARCH_BRIEF"), [core.artifact_event("under_review")]),
+		array.concat(core.supersede_open("RESEARCH_BRIEF"), [core.artifact_event("under_review")]),
 		[core.handoff_event],
 	),
 }
@@ -21,14 +21,14 @@ _research_handoff_proposal := {
 # --- validation: what the policy checks itself ---------------------------------------
 
 _validation if {
-	_ready
+	core.ready
 	input.request.kind == "review"
 	lib.status == "RESEARCH_VALIDATION"
 }
 
-_brief_n := _latest_n("RESEARCH_BRIEF")
+_brief_n := core.latest_number("RESEARCH_BRIEF")
 
-_brief := _latest_content("RESEARCH_BRIEF")
+_brief := core.latest_content("RESEARCH_BRIEF")
 
 _brief_path(rest) := sprintf("artifacts.RESEARCH_BRIEF.v%d.content.%s", [_brief_n, rest])
 
@@ -178,12 +178,12 @@ _clock_skew_ns := n * 1000000 if {
 # (the version's recorded_at, the engine's clock, plus the configured clock skew).
 _future_sources contains failure if {
 	_validation
-	recorded := time.parse_rfc3339_ns(_latest("RESEARCH_BRIEF").recorded_at)
+	recorded := time.parse_rfc3339_ns(core.latest_version("RESEARCH_BRIEF").recorded_at)
 	some i, src in object.get(_brief, "source_references", [])
 	at := object.get(src, "accessed_at", "")
 	at != ""
 	time.parse_rfc3339_ns(at) > recorded + _clock_skew_ns
-	failure := [sprintf("RESEARCH_BRIEF v%d: source %q was accessed at %s, after the brief was recorded (%s): a source read later is no evidence of this brief", [_brief_n, object.get(src, "id", i), at, _latest("RESEARCH_BRIEF").recorded_at]), _brief_path(sprintf("source_references[%d].accessed_at", [i]))]
+	failure := [sprintf("RESEARCH_BRIEF v%d: source %q was accessed at %s, after the brief was recorded (%s): a source read later is no evidence of this brief", [_brief_n, object.get(src, "id", i), at, core.latest_version("RESEARCH_BRIEF").recorded_at]), _brief_path(sprintf("source_references[%d].accessed_at", [i]))]
 }
 
 # _repeated_ids are [list, id] for every id a list of the brief uses more than once.
@@ -326,7 +326,7 @@ _validation_proposal := {
 	"next": _next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", _brief)}),
 	"events": array.concat(
 		_report_events(_validation_report),
-		array.concat(_supersede_approved("RESEARCH_BRIEF", _brief_n), [_status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
+		array.concat(_supersede_approved("RESEARCH_BRIEF", _brief_n), [core.status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
 	),
 } if {
 	_validation_branch == "accept"
@@ -335,12 +335,12 @@ _validation_proposal := {
 _validation_proposal := {
 	"outcome": "revise",
 	"status_after": "RESEARCH_REVISION",
-	"revise": [{"artifact": "RESEARCH_BRIEF", "producer": _producer("RESEARCH_BRIEF"), "defects": sort(_defect_ids)}],
+	"revise": [{"artifact": "RESEARCH_BRIEF", "producer": core.producer("RESEARCH_BRIEF", "unknown"), "defects": sort(_defect_ids)}],
 	"next": _next_with("RESEARCH_REVISION", {"research_agent": _keyed({"QA_REPORT": _qa_package("research_agent", _validation_report, "RESEARCH_BRIEF")})}),
 	"events": array.concat(
 		_report_events(_validation_report),
 		[
-			_status_event("RESEARCH_BRIEF", _brief_n, "revision_required"),
+			core.status_event("RESEARCH_BRIEF", _brief_n, "revision_required"),
 			{"type": "counter", "name": "research_cycles", "delta": 1},
 		],
 	),
@@ -366,7 +366,7 @@ _validation_proposal := {
 _validation_proposal := {
 	"outcome": "fail",
 	"status_after": "FAILED_SAFE",
-	"events": array.concat(_report_events(_validation_report), [_status_event("RESEARCH_BRIEF", _brief_n, "rejected")]),
+	"events": array.concat(_report_events(_validation_report), [core.status_event("RESEARCH_BRIEF", _brief_n, "rejected")]),
 } if {
 	_validation_branch == "fail"
 }

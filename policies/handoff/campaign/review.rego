@@ -7,7 +7,7 @@ import data.handoff.lib
 # compliance, rejects specific defects, and never rewrites valid work (CTRL-4).
 
 _review if {
-	_ready
+	core.ready
 	input.request.kind == "review"
 	lib.status in {"RESEARCH_VALIDATION", "QA"}
 }
@@ -121,7 +121,7 @@ _origin_problems contains [i, msg] if {
 	o := d.origin
 	o != d.artifact
 	o in object.get(_upstream_of, d.artifact, [])
-	not _approved_n(o)
+	not core.last_approved_number(o)
 	msg := sprintf("defect %q of %s names origin %s, but workflow %q has no approved %s for it to originate in", [d.id, d.artifact, o, object.get(lib.state, "workflow_id", ""), o])
 }
 
@@ -173,7 +173,7 @@ _proven_checks := object.get(_config, "proven_checks", {})
 _reviewed_content(type) := c if {
 	some ref in _reviewed
 	ref.type == type
-	c := _version(type, ref.version).content
+	c := core.artifact_version(type, ref.version).content
 	is_object(c)
 }
 

@@ -14,7 +14,7 @@ _expected if {
 _expected if {
 	input.request.kind == "handoff"
 	lib.output
-	_routed(lib.request.source_agent, lib.request.task_type)
+	core.routed(lib.request.source_agent, lib.request.task_type)
 }
 
 # A review in a review status, by the agent that status routes: an agent, not a person or
@@ -23,7 +23,7 @@ _expected if {
 	input.request.kind == "review"
 	lib.actor_type == "agent"
 	lib.status in {"RESEARCH_VALIDATION", "QA"}
-	some a in _actors_of(lib.status)
+	some a in core.actors(lib.status)
 	a.agent == lib.actor_id
 }
 
@@ -36,7 +36,7 @@ _expected if {
 # A failure of the task the current status routes to the failed agent.
 _expected if {
 	input.request.kind == "failure"
-	_routed(lib.request.agent, lib.request.task)
+	core.routed(lib.request.agent, lib.request.task)
 }
 
 # An outcome of a delivery; an unknown effect is core's EFFECT_NOT_FOUND.
@@ -60,12 +60,6 @@ _sequence_explained if _output_missing
 
 _sequence_explained if count(_subject_problems) > 0
 
-# _terminal holds once the workflow reached a terminal status: it accepts nothing more
-# (core's WORKFLOW_TERMINAL), so no campaign rule judges the request.
-_terminal if lib.state.terminal == true
-
-_terminal if lib.status in object.get(_contract, ["workflow", "terminal"], [])
-
 # METADATA
 # title: Request out of sequence
 # description: >-
@@ -78,7 +72,7 @@ _terminal if lib.status in object.get(_contract, ["workflow", "terminal"], [])
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	not _expected
 	not _sequence_explained
 	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, _routed_now]), "")
@@ -90,7 +84,7 @@ else := sprintf("%s/%s", [lib.request.agent, lib.request.task]) if input.request
 
 else := sprintf("by %q", [lib.actor_id])
 
-_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(lib.status)]
+_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in core.actors(lib.status)]
 
 # METADATA
 # title: Handoff without output
@@ -106,7 +100,7 @@ reasons contains r if {
 }
 
 _output_missing if {
-	_ready
+	core.ready
 	input.request.kind == "handoff"
 	not lib.output
 }
@@ -120,7 +114,7 @@ _output_missing if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
 	not lib.actor_type in {"system", "human"}
 	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not start a campaign; the host or a person does", [lib.actor_type, lib.actor_id]), "actor.type")
@@ -135,7 +129,7 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "cancel"
 	lib.actor_type == "human"
 	count(_approving_roles) == 0
@@ -194,7 +188,7 @@ _subject_problems contains ["actor.roles", msg] if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	some [path, msg] in _subject_problems
 	r := lib.reason(rego.metadata.rule(), msg, path)
 }
@@ -263,7 +257,7 @@ _now_ms := floor(time.parse_rfc3339_ns(input.now) / 1000000)
 #   code: FAILURE_REPEATED
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "failure"
 	due := lib.state.counters[_retry_due_counter_of(lib.request.task)]
 	is_number(due)

@@ -16,7 +16,7 @@ _strategy_handoff_proposal := {
 	"status_after": "STRATEGY_APPROVAL",
 	"next": _next_with("STRATEGY_APPROVAL", {"campaign_approver": core.context_package("strategy_agent>campaign_approver", lib.content)}),
 	"events": array.concat(
-		array.concat(_supersede_open("STRATEGY_BRIEF"), [core.artifact_event("under_review")]),
+		array.concat(core.supersede_open("STRATEGY_BRIEF"), [core.artifact_event("under_review")]),
 		[core.handoff_event],
 	),
 	"requires_human_review": true,
@@ -33,7 +33,7 @@ _research_refs := lib.inputs_of("RESEARCH_BRIEF")
 # a strategy that names none or several.
 _strategy_research := c if {
 	count(_research_refs) == 1
-	c := _version("RESEARCH_BRIEF", _research_refs[0].version).content
+	c := core.artifact_version("RESEARCH_BRIEF", _research_refs[0].version).content
 	is_object(c)
 } else := {}
 
@@ -341,7 +341,7 @@ reasons contains r if {
 _strategy_change_attempt if {
 	_strategy_handoff
 	lib.status != "STRATEGY"
-	_approved_n("STRATEGY_BRIEF")
+	core.last_approved_number("STRATEGY_BRIEF")
 }
 
 # METADATA
@@ -356,7 +356,7 @@ _strategy_change_attempt if {
 #   outcome: block
 reasons contains r if {
 	_strategy_change_attempt
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("attempt to change the approved strategy: STRATEGY_BRIEF v%v is approved and the workflow is in %s, not on a revision path", [_approved_n("STRATEGY_BRIEF"), lib.status]), "output", "CTRL-2", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("attempt to change the approved strategy: STRATEGY_BRIEF v%v is approved and the workflow is in %s, not on a revision path", [core.last_approved_number("STRATEGY_BRIEF"), lib.status]), "output", "CTRL-2", "block")
 }
 
 # _required_inputs are the input artifact types each output needs (config.required_inputs
@@ -431,7 +431,7 @@ reasons contains r if {
 
 # --- strategy approval ---------------------------------------------------------------
 
-_strategy_n := _latest_n("STRATEGY_BRIEF")
+_strategy_n := core.latest_number("STRATEGY_BRIEF")
 
 _approval_proposal := _strategy_approval_proposal if lib.status == "STRATEGY_APPROVAL"
 
@@ -445,14 +445,14 @@ _strategy_approval_proposal := {
 	"outcome": "allow",
 	"status_after": "PRODUCTION",
 	"next": _next_with("PRODUCTION", {
-		"copywriter": _strategy_package("copywriter", _latest_content("STRATEGY_BRIEF")),
-		"visual_prompt_agent": _strategy_package("visual_prompt_agent", _latest_content("STRATEGY_BRIEF")),
+		"copywriter": _strategy_package("copywriter", core.latest_content("STRATEGY_BRIEF")),
+		"visual_prompt_agent": _strategy_package("visual_prompt_agent", core.latest_content("STRATEGY_BRIEF")),
 	}),
 	"events": array.concat(
-		array.concat(_approval_events("STRATEGY_APPROVAL"), [_status_event("STRATEGY_BRIEF", _strategy_n, "approved")]),
+		array.concat(_approval_events("STRATEGY_APPROVAL"), [core.status_event("STRATEGY_BRIEF", _strategy_n, "approved")]),
 		array.concat(
 			_supersede_approved("STRATEGY_BRIEF", _strategy_n),
-			array.concat(_supersede_open("COPY_PACKAGE"), _supersede_open("VISUAL_PACKAGE")),
+			array.concat(core.supersede_open("COPY_PACKAGE"), core.supersede_open("VISUAL_PACKAGE")),
 		),
 	),
 } if {
@@ -464,7 +464,7 @@ _strategy_approval_proposal := _revision_request_proposal("STRATEGY_APPROVAL") i
 _strategy_approval_proposal := {
 	"outcome": "fail",
 	"status_after": "FAILED_SAFE",
-	"events": array.concat(_approval_events("STRATEGY_APPROVAL"), _set_latest("STRATEGY_BRIEF", _open_statuses, "rejected")),
+	"events": array.concat(_approval_events("STRATEGY_APPROVAL"), _set_latest("STRATEGY_BRIEF", core.open_statuses, "rejected")),
 } if {
 	lib.request.decision == "REJECT"
 }

@@ -40,13 +40,11 @@ ref_matches(ref) if {
 }
 
 # is_approved holds when a recorded version's status counts as approved.
-is_approved(version) if version.status in _approved_statuses
+is_approved(version) if version.status in _guardrails.approved_statuses
 
-_approved_statuses := _guardrails.approved_statuses
-
-# _requires_approval holds when the type's contract requires approval; a type without a
+# requires_approval holds when the type's contract requires approval; a type without a
 # contract requires it (fail closed).
-_requires_approval(type) if object.get(_artifact_contracts, [type, "requires_approval"], true) != false
+requires_approval(type) if object.get(_artifact_contracts, [type, "requires_approval"], true) != false
 
 _latest_number(type) := n if {
 	n := artifact(type).latest
@@ -209,7 +207,7 @@ reasons contains r if {
 reasons contains r if {
 	some [path, ref] in _input_refs
 	ref_version(ref)
-	_requires_approval(ref.type)
+	requires_approval(ref.type)
 	approved := artifact(ref.type).approved
 	ref.version < approved
 	r := lib.reason(rego.metadata.rule(), sprintf("%s is older than the approved version %v", [_ref_name(ref), approved]), sprintf("%s.version", [path]))
@@ -225,7 +223,7 @@ reasons contains r if {
 reasons contains r if {
 	some [path, ref] in _input_refs
 	ref_version(ref)
-	not _requires_approval(ref.type)
+	not requires_approval(ref.type)
 	ref.version < _latest_number(ref.type)
 	r := lib.reason(rego.metadata.rule(), sprintf("%s is superseded by version %v", [_ref_name(ref), _latest_number(ref.type)]), sprintf("%s.version", [path]))
 }
@@ -266,7 +264,7 @@ reasons contains r if {
 reasons contains r if {
 	some [path, ref] in _input_refs
 	v := ref_version(ref)
-	_requires_approval(ref.type)
+	requires_approval(ref.type)
 	not is_approved(v)
 	r := lib.reason(rego.metadata.rule(), sprintf("%s is %s; pack %q requires an approved version before use", [_ref_name(ref), v.status, lib.pack]), path)
 }

@@ -83,6 +83,6 @@ reasons contains r if {
 reasons contains r if {
 	lib.valid
 	size := input.derived.context_bytes
-	size > _limit("max_context_bytes")
-	r := lib.reason(rego.metadata.rule(), sprintf("context is %d bytes; pack %q allows %d", [size, lib.pack, _limit("max_context_bytes")]), "context")
+	size > limit("max_context_bytes")
+	r := lib.reason(rego.metadata.rule(), sprintf("context is %d bytes; pack %q allows %d", [size, lib.pack, limit("max_context_bytes")]), "context")
 }

@@ -12,6 +12,31 @@ counter(name) := n if {
 # latest_number is the highest recorded version number of an artifact type, 0 when none.
 latest_number(type) := _latest_number(type)
 
+# latest_status is the status of the latest version of a type, "missing" when none.
+latest_status(type) := s if {
+	s := latest_version(type).status
+} else := "missing"
+
+# latest_content is the content of the latest version of a type, {} when none.
+latest_content(type) := c if {
+	c := latest_version(type).content
+	is_object(c)
+} else := {}
+
+# approved_statuses are the statuses of a version a person has approved.
+approved_statuses := {"approved", "final"}
+
+# last_approved_number is the highest version of a type whose status is approved or
+# final; undefined when none is. The state's "approved" number (approved_version) is not
+# used: it keeps pointing at a version after that version is superseded.
+last_approved_number(type) := max(ns) if {
+	ns := {v.ref.version | some v in artifact(type).versions; v.status in approved_statuses}
+	count(ns) > 0
+}
+
+# last_approved is the version last_approved_number names.
+last_approved(type) := artifact_version(type, last_approved_number(type))
+
 # history_id is the artifact id the workflow records for a type, default_id when the
 # type has no version yet.
 history_id(type, default_id) := h.id if {

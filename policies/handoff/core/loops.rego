@@ -45,8 +45,8 @@ reasons contains r if {
 reasons contains r if {
 	_handoff
 	visits := object.get(_state, ["edges", _edge], 0)
-	visits >= _limit("max_edge_visits")
-	r := lib.reason(rego.metadata.rule(), sprintf("edge %s was already taken %d times; pack %q allows %d", [_edge, visits, lib.pack, _limit("max_edge_visits")]), "target_agent")
+	visits >= limit("max_edge_visits")
+	r := lib.reason(rego.metadata.rule(), sprintf("edge %s was already taken %d times; pack %q allows %d", [_edge, visits, lib.pack, limit("max_edge_visits")]), "target_agent")
 }
 
 # METADATA
@@ -62,8 +62,8 @@ reasons contains r if {
 	_handoff
 	stage := _state.status
 	n := object.get(_state, ["stage_handoffs", stage], 0)
-	n >= _limit("max_handoffs_per_stage")
-	r := lib.reason(rego.metadata.rule(), sprintf("status %s already accepted %d handoffs; pack %q allows %d per stage", [stage, n, lib.pack, _limit("max_handoffs_per_stage")]), "")
+	n >= limit("max_handoffs_per_stage")
+	r := lib.reason(rego.metadata.rule(), sprintf("status %s already accepted %d handoffs; pack %q allows %d per stage", [stage, n, lib.pack, limit("max_handoffs_per_stage")]), "")
 }
 
 # METADATA

@@ -1,16 +1,26 @@
 package handoff.core
 
+import data.handoff.lib
+
 _empty_context := {"must_know": {}, "may_know": {}}
 
-_actors(status) := a if {
+# actors are the agents and tasks workflow.actors[status] lets act, [] when none.
+actors(status) := a if {
 	a := _pack.workflow.actors[status]
 	is_array(a)
 } else := []
 
+# routed holds when workflow.actors lets agent perform task in the current status.
+routed(agent, task) if {
+	some a in actors(lib.status)
+	a.agent == agent
+	a.task == task
+}
+
 # next_for is the routing answer for a status: every agent workflow.actors[status] lets
 # act, with its task and an empty context ({must_know: {}, may_know: {}}) for the pack
 # to fill. [] when the status has no actors (or the table is missing).
-next_for(status) := [{"agent": a.agent, "task": a.task, "context": _empty_context} | some a in _actors(status)]
+next_for(status) := [{"agent": a.agent, "task": a.task, "context": _empty_context} | some a in actors(status)]
 
 # context_package is what the target of an edge ("source>target") receives from
 # content, by the pack's context[edge]: {must_know: {field: value}, may_know: {...}}.

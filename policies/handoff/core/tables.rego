@@ -43,8 +43,8 @@ _transitions := t if {
 	is_array(t)
 } else := []
 
-# _limit is a numeric limit of the pack; undefined when missing (CONTRACT_MISSING blocks).
-_limit(name) := n if {
+# limit is a numeric limit of the pack; undefined when missing (CONTRACT_MISSING blocks).
+limit(name) := n if {
 	n := _pack.limits[name]
 	is_number(n)
 }

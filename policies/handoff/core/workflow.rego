@@ -28,11 +28,21 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	lib.valid
-	_terminal
+	terminal
 	not lib.kind in _guardrails.terminal_exempt_kinds
 	r := lib.reason(rego.metadata.rule(), sprintf("workflow %q is in terminal status %q; %s request cannot change it", [_workflow_id, _state.status, lib.with_article(lib.kind)]), "")
 }
 
-_terminal if _state.terminal == true
+# terminal holds for a workflow in a terminal status: state.terminal, or a status the
+# pack's workflow.terminal lists.
+terminal if _state.terminal == true
 
-_terminal if _state.status in object.get(_pack, ["workflow", "terminal"], [])
+terminal if _state.status in object.get(_pack, ["workflow", "terminal"], [])
+
+# ready holds for a valid request with a workflow snapshot that still takes requests: a
+# request a pack judges against its workflow.
+ready if {
+	lib.valid
+	is_object(input.state)
+	not terminal
+}

@@ -48,8 +48,8 @@ _send_review_problems contains msg if {
 
 _send_review_problems contains msg if {
 	v := _sent_draft
-	v.ref.version != _latest_n("RESPONSE_DRAFT")
-	msg := sprintf("RESPONSE_DRAFT v%d is not the latest draft (v%d)", [v.ref.version, _latest_n("RESPONSE_DRAFT")])
+	v.ref.version != core.latest_number("RESPONSE_DRAFT")
+	msg := sprintf("RESPONSE_DRAFT v%d is not the latest draft (v%d)", [v.ref.version, core.latest_number("RESPONSE_DRAFT")])
 }
 
 _send_review_problems contains msg if {
@@ -155,7 +155,7 @@ _resend_wait := sprintf("delivery %s may be resent %d ms after its failure was r
 	_due_ns("T6")
 } else := sprintf("delivery %s failed, and no FAILURE_RECORD of T6 says when it may be resent", [_delivery_key])
 
-_previous_responses := [_status_event("CUSTOMER_RESPONSE", v.ref.version, "superseded") |
+_previous_responses := [core.status_event("CUSTOMER_RESPONSE", v.ref.version, "superseded") |
 	some v in object.get(core.artifact("CUSTOMER_RESPONSE"), "versions", {})
 	v.status == "approved"
 ]
@@ -300,7 +300,7 @@ _outcome_proposal := {
 	"next": [],
 	"events": array.concat(
 		[_effect_event("acknowledged"), _task_status_event("T6", "done")],
-		[_status_event(t, v.ref.version, "final") |
+		[core.status_event(t, v.ref.version, "final") |
 			some t in ["CUSTOMER_RESPONSE", "RESPONSE_DRAFT", "ORDER_RESULT"]
 			some v in object.get(core.artifact(t), "versions", {})
 			v.status == "approved"
@@ -438,7 +438,7 @@ _escalation_content(codes, summary) := {
 	"summary": summary,
 	"artifacts": [v.ref |
 		some t in ["CASE", "CLASSIFICATION", "ORDER_RESULT", "RESPONSE_DRAFT", "REVIEW_RECORD", "FAILURE_RECORD"]
-		v := _latest(t)
+		v := core.latest_version(t)
 	],
 }
 
@@ -461,4 +461,4 @@ _escalation_context(codes, summary) := {
 	"may_know": {},
 }
 
-_gate_next := [_next(_gate, "human_support", {"must_know": {"ESCALATION_RECORD": _package("supervisor>human_escalation_gate", _latest_content("ESCALATION_RECORD"))}, "may_know": {}})]
+_gate_next := [_next(_gate, "human_support", {"must_know": {"ESCALATION_RECORD": _package("supervisor>human_escalation_gate", core.latest_content("ESCALATION_RECORD"))}, "may_know": {}})]

@@ -8,7 +8,7 @@ import data.handoff.lib
 # knowledge sources, promises nothing unsupported and proposes no sensitive action
 # without its explicit authorization.
 
-_order_result_content := _latest_content("ORDER_RESULT")
+_order_result_content := core.latest_content("ORDER_RESULT")
 
 # _claim_problems are why a draft's order claims are not supported.
 _claim_problems(draft) := ((_claims_outside_order(draft) | _claims_missing(draft)) | _claims_unverified(draft)) | _claims_differ(draft)
@@ -26,7 +26,7 @@ _claims_missing(draft) := {"an order_status response states its order facts in o
 
 _claims_unverified(draft) := {"no order result is recorded: the order status is not verified" |
 	draft.order_claims
-	not _latest("ORDER_RESULT")
+	not core.latest_version("ORDER_RESULT")
 }
 
 _claims_differ(draft) := {msg |
@@ -35,7 +35,7 @@ _claims_differ(draft) := {msg |
 	claimed := object.get(draft, ["order_claims", field], null)
 	verified := object.get(_order_result_content, field, null)
 	claimed != verified
-	msg := sprintf("order_claims.%s is %v; the verified order result (ORDER_RESULT v%d) says %v", [field, claimed, _latest_n("ORDER_RESULT"), verified])
+	msg := sprintf("order_claims.%s is %v; the verified order result (ORDER_RESULT v%d) says %v", [field, claimed, core.latest_number("ORDER_RESULT"), verified])
 }
 
 # METADATA
@@ -65,7 +65,7 @@ reasons contains r if {
 reasons contains r if {
 	_draft
 	lib.content.order_claims
-	_latest("ORDER_RESULT")
+	core.latest_version("ORDER_RESULT")
 	not "ORDER_RESULT" in lib.input_types
 	r := lib.gate_reason(rego.metadata.rule(), "the draft states order facts without naming the ORDER_RESULT it rests on", "input_artifacts", "EVIDENCE", "block")
 }
@@ -185,7 +185,7 @@ reasons contains r if {
 # _grants holds when the workflow's latest authorization grants scope now: verified and
 # not expired (expires_at and config.authorization_ttl_ms against the decision time).
 _grants(scope) if {
-	v := _latest("AUTHORIZATION_RECORD")
+	v := core.latest_version("AUTHORIZATION_RECORD")
 	_verified(v.content)
 	scope in v.content.scopes
 	_unexpired(v)
@@ -199,7 +199,7 @@ _draft_proposal := {
 	"next": _supervisor_next(_newly_ready("T4")),
 	"events": array.concat(
 		array.concat(
-			_supersede_open("RESPONSE_DRAFT"),
+			core.supersede_open("RESPONSE_DRAFT"),
 			[
 				object.union(core.artifact_event("under_review"), {"meta": {"task_id": "T4", "route": _route}}),
 				_task_status_event("T4", "done"),

@@ -225,7 +225,7 @@ _order_result_proposal := {
 	"next": _supervisor_next(_newly_ready("T3")),
 	"events": array.concat(
 		array.concat(
-			_supersede_open("ORDER_RESULT"),
+			core.supersede_open("ORDER_RESULT"),
 			[
 				object.union(core.artifact_event("under_review"), {"meta": {"task_id": "T3", "evidence": _resolution(lib.content), "retrieved_at": lib.content.retrieved_at}}),
 				_task_status_event("T3", "done"),

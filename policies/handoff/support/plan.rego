@@ -45,7 +45,7 @@ _order_granted(a) if {
 }
 
 _order_status := s if {
-	s := _latest_content("ORDER_RESULT").order_status
+	s := core.latest_content("ORDER_RESULT").order_status
 	is_string(s)
 } else := ""
 

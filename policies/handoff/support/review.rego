@@ -21,13 +21,13 @@ _checks_reported := {g.id: g.passed | some g in object.get(lib.request, "gates",
 
 _review_checks := object.keys(object.get(_config, "review_checks", {}))
 
-_draft_version := _latest("RESPONSE_DRAFT")
+_draft_version := core.latest_version("RESPONSE_DRAFT")
 
-_draft_content := _latest_content("RESPONSE_DRAFT")
+_draft_content := core.latest_content("RESPONSE_DRAFT")
 
 _cycles := core.counter("review_cycles")
 
-_cycles_left if _cycles < _max_review_cycles
+_cycles_left if _cycles < core.limit("max_review_cycles")
 
 # --- the review's own validity ---------------------------------------------------------
 
@@ -163,19 +163,19 @@ reasons contains r if {
 # may have changed since. An estimate the order system gave is no longer current once
 # its day has passed. A result without a readable retrieval time is never current.
 _result_staleness contains msg if {
-	v := _latest("ORDER_RESULT")
+	v := core.latest_version("ORDER_RESULT")
 	not _within_ms("max_result_age_ms", _now_ns - _ns(v.content.retrieved_at))
 	msg := sprintf("ORDER_RESULT v%d was retrieved at %v, more than %v ms ago", [v.ref.version, object.get(v.content, "retrieved_at", "an unknown time"), object.get(_config, "max_result_age_ms", "not configured")])
 }
 
 _result_staleness contains msg if {
-	v := _latest("ORDER_RESULT")
+	v := core.latest_version("ORDER_RESULT")
 	not _within_ms("max_result_age_ms", _now_ns - _ns(v.recorded_at))
 	msg := sprintf("ORDER_RESULT v%d was recorded at %v, more than %v ms ago", [v.ref.version, v.recorded_at, object.get(_config, "max_result_age_ms", "not configured")])
 }
 
 _result_staleness contains msg if {
-	v := _latest("ORDER_RESULT")
+	v := core.latest_version("ORDER_RESULT")
 	d := v.content.estimated_delivery
 	is_string(d)
 	d < _date(input.now)
@@ -376,8 +376,8 @@ _review_record_event := _record("REVIEW_RECORD", "review-record", "approved", _r
 
 _defect_events := [{"type": "defect", "defect": d, "status": "open"} | some d in _defects]
 
-_draft_status_event(status) := [_status_event("RESPONSE_DRAFT", _draft_version.ref.version, status) |
-	_draft_version.status in _open_statuses
+_draft_status_event(status) := [core.status_event("RESPONSE_DRAFT", _draft_version.ref.version, status) |
+	_draft_version.status in core.open_statuses
 ]
 
 _review_proposal := {
@@ -387,7 +387,7 @@ _review_proposal := {
 	"events": array.concat(
 		array.concat([_review_record_event], _draft_status_event("approved")),
 		array.concat(
-			[_status_event("ORDER_RESULT", v.ref.version, "approved") | v := _latest("ORDER_RESULT"); v.status == "under_review"],
+			[core.status_event("ORDER_RESULT", v.ref.version, "approved") | v := core.latest_version("ORDER_RESULT"); v.status == "under_review"],
 			array.concat([_task_status_event("T5", "done")], _ready_events("T5")),
 		),
 	),
@@ -405,7 +405,7 @@ _review_proposal := _escalation_proposal(codes, _escalation_summary, [_review_re
 _review_proposal := {
 	"outcome": "revise",
 	"status_after": "READY",
-	"revise": [{"artifact": "RESPONSE_DRAFT", "producer": _producer("RESPONSE_DRAFT"), "defects": sort([d.id | some d in _defects])}],
+	"revise": [{"artifact": "RESPONSE_DRAFT", "producer": core.producer("RESPONSE_DRAFT", "supervisor"), "defects": sort([d.id | some d in _defects])}],
 	"next": _supervisor_next(["T4"]),
 	"events": array.concat(
 		array.concat([_review_record_event], _draft_status_event({"revise": "revision_required", "reject": "rejected"}[_review_branch])),

@@ -25,7 +25,7 @@ _auth_ctx := c if {
 _referenced_authorization := v if {
 	ref := _auth_ctx.reference
 	core.ref_matches(ref)
-	ref.version == _latest_n("AUTHORIZATION_RECORD")
+	ref.version == core.latest_number("AUTHORIZATION_RECORD")
 	v := core.ref_version(ref)
 }
 
@@ -67,7 +67,7 @@ _unexpired(v) if {
 
 # _authorized_for(scope) holds when the workflow's latest authorization covers scope now.
 _authorized_for(scope) if {
-	v := _latest("AUTHORIZATION_RECORD")
+	v := core.latest_version("AUTHORIZATION_RECORD")
 	count(_record_problems(v, scope)) == 0
 }
 
@@ -409,22 +409,22 @@ _context_parts("T4") := object.union(
 		"route": {"route": _route, "response_kinds": _response_kinds},
 		"revision": _revision_context,
 	},
-	{"ORDER_RESULT": _package("supervisor>support_agent", _latest_content("ORDER_RESULT")) | _latest("ORDER_RESULT")},
+	{"ORDER_RESULT": _package("supervisor>support_agent", core.latest_content("ORDER_RESULT")) | core.latest_version("ORDER_RESULT")},
 )
 
 _context_parts("T5") := object.union(
 	{
-		"RESPONSE_DRAFT": _package("supervisor>reviewer", _latest_content("RESPONSE_DRAFT")),
+		"RESPONSE_DRAFT": _package("supervisor>reviewer", core.latest_content("RESPONSE_DRAFT")),
 		"CASE": _package("supervisor>reviewer:CASE", _case),
 		"checks": object.get(_config, "review_checks", {}),
 		"route": {"route": _route, "response_kinds": _response_kinds},
 	},
-	{"ORDER_RESULT": _package("supervisor>reviewer:ORDER_RESULT", _latest_content("ORDER_RESULT")) | _latest("ORDER_RESULT")},
+	{"ORDER_RESULT": _package("supervisor>reviewer:ORDER_RESULT", core.latest_content("ORDER_RESULT")) | core.latest_version("ORDER_RESULT")},
 )
 
 # A revision learns the defects of the review that returned the draft.
-_revision_context := {"defects": object.get(_latest_content("REVIEW_RECORD"), "defects", [])} if {
-	_latest("REVIEW_RECORD")
+_revision_context := {"defects": object.get(core.latest_content("REVIEW_RECORD"), "defects", [])} if {
+	core.latest_version("REVIEW_RECORD")
 } else := {"defects": []}
 
 # --- what the Supervisor may dispatch now ----------------------------------------------

@@ -106,13 +106,9 @@ _no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the support pac
 
 # --- input -------------------------------------------------------------------------
 
-# _ready holds for a valid request with a workflow snapshot to check it against, on a
-# workflow that still takes requests.
-_ready if {
-	lib.valid
-	is_object(input.state)
-	not _terminal
-}
+# _ready holds for a request core finds ready (core.ready), and for the acknowledgement
+# of a human handoff, which a terminal support workflow still takes.
+_ready if core.ready
 
 _ready if {
 	lib.valid
@@ -125,10 +121,6 @@ _live if {
 	_ready
 	not _stopping
 }
-
-_terminal if lib.state.terminal == true
-
-_terminal if lib.status in object.get(_contract, ["workflow", "terminal"], [])
 
 _now_ns := time.parse_rfc3339_ns(input.now)
 
@@ -163,11 +155,6 @@ _agent_tasks(agent) := {t | some t in object.get(_contract, ["agents", agent, "t
 
 _agent_consumes(agent) := {t | some t in object.get(_contract, ["agents", agent, "consumes"], [])}
 
-_max_review_cycles := n if {
-	n := _contract.limits.max_review_cycles
-	is_number(n)
-}
-
 # --- the task graph in the state ---------------------------------------------------
 
 _tasks := t if {
@@ -200,38 +187,18 @@ _cancel_open_tasks := [_task_status_event(id, "cancelled") | some id in sort(obj
 
 # --- artifacts in the state ----------------------------------------------------------
 
-_latest_n(type) := n if {
-	n := core.artifact(type).latest
-	is_number(n)
-} else := 0
-
-_latest(type) := core.latest_version(type)
-
-_latest_content(type) := c if {
-	c := _latest(type).content
-	is_object(c)
-} else := {}
-
-_latest_ref(type) := _latest(type).ref
-
-_history_id(type, default_id) := h.id if {
-	h := core.artifact(type)
-} else := default_id
-
-_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])
-
 # _record is the artifact_recorded event of a version the policy makes itself (the
 # engine seals its hash).
 _record(type, default_id, status, content, based_on, meta) := {
 	"type": "artifact_recorded",
 	"ref": {
-		"id": _history_id(type, default_id),
+		"id": core.history_id(type, default_id),
 		"type": type,
-		"version": _latest_n(type) + 1,
-		"hash": _hash(content),
+		"version": core.latest_number(type) + 1,
+		"hash": core.content_hash(content),
 	},
 	"status": status,
-	"producer": _producer(type),
+	"producer": core.producer(type, "supervisor"),
 	"based_on": based_on,
 	"assumptions": [],
 	"limitations": [],
@@ -239,28 +206,13 @@ _record(type, default_id, status, content, based_on, meta) := {
 	"meta": meta,
 }
 
-_producer(type) := p if {
-	p := _contract.artifacts[type].producer
-	is_string(p)
-} else := "supervisor"
-
-_status_event(type, n, status) := {"type": "artifact_status", "artifact": type, "version": n, "status": status}
-
-_open_statuses := {"draft", "under_review", "revision_required"}
-
-# _supersede_open supersedes the latest version of a type while it is still open.
-_supersede_open(type) := [_status_event(type, v.ref.version, "superseded") |
-	v := _latest(type)
-	v.status in _open_statuses
-]
-
 # --- the case ------------------------------------------------------------------------
 
-_case := _latest_content("CASE")
+_case := core.latest_content("CASE")
 
-_classification_content := _latest_content("CLASSIFICATION")
+_classification_content := core.latest_content("CLASSIFICATION")
 
-_authorization_content := _latest_content("AUTHORIZATION_RECORD")
+_authorization_content := core.latest_content("AUTHORIZATION_RECORD")
 
 # --- reasons -------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 package handoff.video
 
+import data.handoff.core
 import data.handoff.lib
 
 # People decide twice: the client confirms (or returns, or rejects) the work at
@@ -15,7 +16,7 @@ _approval_types := {r.type | some r in _approval_refs}
 _revise_types := {t | some t in object.get(lib.request, "revise", [])}
 
 _deciding if {
-	_ready
+	core.ready
 	input.request.kind == "approval"
 	lib.status in {"AWAITING_CLIENT", "ESCALATED"}
 }
@@ -90,7 +91,7 @@ reasons contains r if {
 	_deciding
 	lib.status == "AWAITING_CLIENT"
 	not "CLIENT_CONFIRMATION" in _approval_types
-	r := lib.reason(rego.metadata.rule(), sprintf("%s at AWAITING_CLIENT names no CLIENT_CONFIRMATION version (latest is v%d)", [_decision, _latest_n("CLIENT_CONFIRMATION")]), "artifacts")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s at AWAITING_CLIENT names no CLIENT_CONFIRMATION version (latest is v%d)", [_decision, core.latest_number("CLIENT_CONFIRMATION")]), "artifacts")
 }
 
 _invalid_targets contains "a revision request names no artifact type to revise (revise is empty)" if {
@@ -106,7 +107,7 @@ _invalid_targets contains msg if {
 _invalid_targets contains msg if {
 	some t in _revise_types
 	t in _revisable[lib.status]
-	_latest_n(t) == 0
+	core.latest_number(t) == 0
 	msg := sprintf("%s has no version to return", [t])
 }
 
@@ -165,7 +166,7 @@ _approval_event(stage) := {
 	"stage": stage,
 }
 
-_cc_n := _latest_n("CLIENT_CONFIRMATION")
+_cc_n := core.latest_number("CLIENT_CONFIRMATION")
 
 # Confirmed: the client confirmation is approved and every approved version of the
 # workflow becomes final.
@@ -174,14 +175,14 @@ _client_proposal := {
 	"status_after": "COMPLETED",
 	"next": [],
 	"events": array.concat(
-		[_approval_event("AWAITING_CLIENT"), _status_event("CLIENT_CONFIRMATION", _cc_n, "approved")],
+		[_approval_event("AWAITING_CLIENT"), core.status_event("CLIENT_CONFIRMATION", _cc_n, "approved")],
 		array.concat(
-			[_status_event(t, v.ref.version, "final") |
+			[core.status_event(t, v.ref.version, "final") |
 				some t, h in lib.state.artifacts
 				some v in h.versions
 				v.status == "approved"
 			],
-			[_status_event("CLIENT_CONFIRMATION", _cc_n, "final")],
+			[core.status_event("CLIENT_CONFIRMATION", _cc_n, "final")],
 		),
 	),
 } if {
@@ -202,7 +203,7 @@ _client_proposal := {"outcome": "block", "status_after": lib.status} if {
 _client_proposal := {
 	"outcome": "fail",
 	"status_after": "REJECTED",
-	"events": [_approval_event("AWAITING_CLIENT"), _status_event("CLIENT_CONFIRMATION", _cc_n, "rejected")],
+	"events": [_approval_event("AWAITING_CLIENT"), core.status_event("CLIENT_CONFIRMATION", _cc_n, "rejected")],
 } if {
 	_decision == "REJECT"
 }
@@ -234,7 +235,7 @@ _escalation_proposal := {"outcome": "block", "status_after": lib.status} if _dec
 _person_return(stage, check) := {
 	"outcome": "revise",
 	"status_after": _person_upstream,
-	"revise": [{"artifact": t, "producer": _producer(t), "defects": _person_defect_ids(t, stage)} | some t in sort(_revise_types)],
+	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": _person_defect_ids(t, stage)} | some t in sort(_revise_types)],
 	"next": _next_with(_person_upstream, {_stages[_person_upstream].producer: {
 		"must_know": {"returned": sort(_revise_types), "comment": object.get(lib.request, "comment", ""), "decided_by": lib.actor_id},
 		"may_know": {},
@@ -252,9 +253,9 @@ _person_upstream := _upstream_status(_revise_types)
 
 # The returned types' open versions become revision_required; so does the client
 # confirmation the client saw, whatever the client returns.
-_person_status_events := [_status_event(t, _latest_n(t), "revision_required") |
+_person_status_events := [core.status_event(t, core.latest_number(t), "revision_required") |
 	some t in sort(_revise_types | _confirmation_returned)
-	_latest_status(t) in {"draft", "under_review"}
+	core.latest_status(t) in {"draft", "under_review"}
 ]
 
 _confirmation_returned := {"CLIENT_CONFIRMATION"} if lib.status == "AWAITING_CLIENT"
@@ -263,7 +264,7 @@ else := set()
 
 # A named type whose latest version is approved is marked returned by a defect (the
 # client confirmation itself, under review, is returned through its status).
-_person_defects_type(t, _) if _latest_status(t) in _approved_statuses
+_person_defects_type(t, _) if core.latest_status(t) in core.approved_statuses
 
 _person_defect(t, stage, check) := {
 	"id": sprintf("%s@%d/%s", [stage, lib.state.state_version + 1, t]),

@@ -1,5 +1,6 @@
 package handoff.video
 
+import data.handoff.core
 import data.handoff.lib
 
 # Attestations: the gates no machine decides, and the skill runs a checklist requires,
@@ -26,7 +27,7 @@ else := []
 # for the artifact it delivers, else those kept with its latest version.
 _skill_attestations(type) := [a | some a in _handoff_attestations; a.gate == "skill_run"] if _delivered(type)
 
-else := [a | some a in object.get(_latest(type), ["meta", "attestations"], []); a.gate == "skill_run"]
+else := [a | some a in object.get(core.latest_version(type), ["meta", "attestations"], []); a.gate == "skill_run"]
 
 # _required_skills are the skills an artifact's producer must attest: the checklist's
 # skill for A6 and PROMPT, and every skill the skill routing gives it for the artifact.
@@ -39,14 +40,14 @@ _checklist_skill(type) := {need.skill: need.item} if {
 _routed_skills(type) := {trim_space(route.skill): "skill_routing" |
 	some route in object.get(_doc("SKILL_ROUTING"), "routes", [])
 	route.artifact == type
-	route.agent == _producer(type)
+	route.agent == core.producer(type, "unknown")
 	lib.non_blank(route.skill)
 }
 
 _skill_attested(type, skill) := [a |
 	some a in _skill_attestations(type)
 	trim_space(object.get(a, "skill", "")) == skill
-	a.by == _producer(type)
+	a.by == core.producer(type, "unknown")
 ]
 
 # _attestation_failures are the skill runs missing or failed, for every artifact in
@@ -55,7 +56,7 @@ _attestation_failures contains f if {
 	some type in _scope
 	some skill, item in _required_skills(type)
 	count(_skill_attested(type, skill)) == 0
-	f := _attestation_missing(type, item, sprintf("%s: %q did not attest running %s (skill_run)", [_label(type), _producer(type), skill]), _attestation_path(type))
+	f := _attestation_missing(type, item, sprintf("%s: %q did not attest running %s (skill_run)", [_label(type), core.producer(type, "unknown"), skill]), _attestation_path(type))
 }
 
 _attestation_failures contains f if {
@@ -68,7 +69,7 @@ _attestation_failures contains f if {
 
 _attestation_path(type) := "attestations" if _delivered(type)
 
-else := sprintf("artifacts.%s.v%d.meta.attestations", [type, _latest_n(type)])
+else := sprintf("artifacts.%s.v%d.meta.attestations", [type, core.latest_number(type)])
 
 # _judged are the judgement gates the receiving agent attests at the current check.
 _judged contains [type, gate] if {
@@ -185,9 +186,9 @@ _bad_attestation contains [i, msg] if {
 	at := _time_ns(a.at)
 	some [t, g] in _judged
 	g == a.gate
-	recorded := _time_ns(_latest(t).recorded_at)
+	recorded := _time_ns(core.latest_version(t).recorded_at)
 	at < recorded - _skew_ns
-	msg := sprintf("attested at %s, before %s v%d was recorded (%s)", [a.at, t, _latest_n(t), _latest(t).recorded_at])
+	msg := sprintf("attested at %s, before %s v%d was recorded (%s)", [a.at, t, core.latest_number(t), core.latest_version(t).recorded_at])
 }
 
 _bad_attestation contains [i, msg] if {

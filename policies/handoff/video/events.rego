@@ -5,39 +5,22 @@ import data.handoff.lib
 
 # Events and context packages the video proposals are built from.
 
-_status_event(type, n, status) := {"type": "artifact_status", "artifact": type, "version": n, "status": status}
-
-_open_statuses := {"draft", "under_review", "revision_required"}
-
-# _supersede_open supersedes the latest version of a type while it is still open
-# (delivered or returned): a new version replaces it.
-_supersede_open(type) := [_status_event(type, v.ref.version, "superseded") |
-	v := _latest(type)
-	v.status in _open_statuses
-]
-
 # _supersede_approved supersedes every approved version of a type but keep.
-_supersede_approved(type, keep) := [_status_event(type, v.ref.version, "superseded") |
+_supersede_approved(type, keep) := [core.status_event(type, v.ref.version, "superseded") |
 	some v in core.artifact(type).versions
 	v.status == "approved"
 	v.ref.version != keep
 ]
-
-_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])
-
-_history_id(type, default_id) := h.id if {
-	h := core.artifact(type)
-} else := default_id
 
 # _record_event records a version the policy makes from a review or a decision (a
 # checklist record, a review opinion). The engine seals its hash from content.
 _record_event(type, default_id, content, based_on) := {
 	"type": "artifact_recorded",
 	"ref": {
-		"id": _history_id(type, default_id),
+		"id": core.history_id(type, default_id),
 		"type": type,
-		"version": _latest_n(type) + 1,
-		"hash": _hash(content),
+		"version": core.latest_number(type) + 1,
+		"hash": core.content_hash(content),
 	},
 	"status": "approved",
 	"producer": lib.actor_id,
@@ -63,13 +46,13 @@ _return_counter(type) := sprintf("returns/%s", [type])
 # who returned it; every return counts against limits.max_review_cycles.
 _return_events(types, by, summary) := array.concat(
 	array.concat(
-		[_status_event(t, _latest_n(t), "revision_required") |
+		[core.status_event(t, core.latest_number(t), "revision_required") |
 			some t in sort(types)
-			_latest_status(t) in {"draft", "under_review"}
+			core.latest_status(t) in {"draft", "under_review"}
 		],
 		[_defect_event(_return_defect(t, by, summary), "open") |
 			some t in sort(types)
-			_latest_status(t) in _approved_statuses
+			core.latest_status(t) in core.approved_statuses
 			not _reviewer_defected(t)
 		],
 	),
@@ -87,7 +70,7 @@ _return_defect(type, by, summary) := {
 # _exhausted are the types among returned ones that already used every return.
 _exhausted(types) := {t |
 	some t in types
-	not core.counter(_return_counter(t)) < _max_cycles
+	not core.counter(_return_counter(t)) < core.limit("max_review_cycles")
 }
 
 # --- context packages ------------------------------------------------------------------
@@ -112,7 +95,7 @@ _keyed(parts) := {
 _pkg(source, target, type) := core.context_package(sprintf("%s>%s/%s", [source, target, type]), _doc(type))
 
 # _versions are the current versions of the chain's artifacts.
-_versions := [_latest_ref(t) | some s in _stage_order; some t in _stages[s].types; t != "CLIENT_CONFIRMATION"; _latest_n(t) > 0]
+_versions := [core.latest_version(t).ref | some s in _stage_order; some t in _stages[s].types; t != "CLIENT_CONFIRMATION"; core.latest_number(t) > 0]
 
 # _work_contexts is what the agent acting in a status receives: the artifacts it checks
 # or works from.

@@ -179,8 +179,8 @@ _gate_failures contains f if {
 _gate_failures contains f if {
 	_scope.SKILL_ROUTING
 	some i, route in object.get(_doc("SKILL_ROUTING"), "routes", [])
-	_producer(route.artifact) != route.agent
-	f := _gate_failure("SKILL_ROUTING", "skill_routing_consistent", sprintf("%s: route %q gives %s to %q, but %s is produced by %q", [_label("SKILL_ROUTING"), route.skill, route.artifact, route.agent, route.artifact, _producer(route.artifact)]), _at("SKILL_ROUTING", sprintf("routes[%d]", [i])))
+	core.producer(route.artifact, "unknown") != route.agent
+	f := _gate_failure("SKILL_ROUTING", "skill_routing_consistent", sprintf("%s: route %q gives %s to %q, but %s is produced by %q", [_label("SKILL_ROUTING"), route.skill, route.artifact, route.agent, route.artifact, core.producer(route.artifact, "unknown")]), _at("SKILL_ROUTING", sprintf("routes[%d]", [i])))
 }
 
 _gate_failures contains f if {
@@ -590,9 +590,9 @@ _presented_problem(r) := "is not recorded" if {
 	not core.artifact_version(r.type, r.version)
 } else := sprintf("is %s, not approved", [v.status]) if {
 	v := core.artifact_version(r.type, r.version)
-	not v.status in _approved_statuses
-} else := sprintf("is not the latest version (v%d)", [_latest_n(r.type)]) if {
-	r.version != _latest_n(r.type)
+	not v.status in core.approved_statuses
+} else := sprintf("is not the latest version (v%d)", [core.latest_number(r.type)]) if {
+	r.version != core.latest_number(r.type)
 } else := "has another hash than the recorded version" if {
 	not core.ref_matches(r)
 }
@@ -600,11 +600,11 @@ _presented_problem(r) := "is not recorded" if {
 _gate_failures contains f if {
 	_scope.CLIENT_CONFIRMATION
 	not _presents_edit_plan
-	f := _gate_failure("CLIENT_CONFIRMATION", "presented_versions_current", sprintf("%s does not present the approved EDIT_PLAN v%d", [_label("CLIENT_CONFIRMATION"), _latest_n("EDIT_PLAN")]), _at("CLIENT_CONFIRMATION", "presented"))
+	f := _gate_failure("CLIENT_CONFIRMATION", "presented_versions_current", sprintf("%s does not present the approved EDIT_PLAN v%d", [_label("CLIENT_CONFIRMATION"), core.latest_number("EDIT_PLAN")]), _at("CLIENT_CONFIRMATION", "presented"))
 }
 
 _presents_edit_plan if {
 	some r in _presented
 	r.type == "EDIT_PLAN"
-	r.version == _latest_n("EDIT_PLAN")
+	r.version == core.latest_number("EDIT_PLAN")
 }

@@ -13,12 +13,12 @@ import data.handoff.lib
 # the status routes, of one of the status's artifact types: the handoffs whose content
 # the policy judges. Any other handoff is out of sequence (or fills a gap) and blocked.
 _producer_handoff if {
-	_ready
+	core.ready
 	input.request.kind == "handoff"
 	stage := _stages[lib.status]
 	lib.request.source_agent == stage.producer
 	lib.output.type in stage.types
-	_routed(lib.request.source_agent, lib.request.task_type)
+	core.routed(lib.request.source_agent, lib.request.task_type)
 }
 
 # _edge_types are the artifact types of the edge of the current status (a production
@@ -68,18 +68,18 @@ _required_inputs := object.get(_config, "required_inputs", {})
 # confirmation the client returned it with. A returned producer's new version names it.
 _return_record(type) := v.ref if {
 	_returned(type)
-	v := _latest(_stages[_type_stage[type]].record)
+	v := core.latest_version(_stages[_type_stage[type]].record)
 	_lists_returned(v, type)
 } else := v.ref if {
 	_returned(type)
-	v := _latest("REVIEW_OPINION")
+	v := core.latest_version("REVIEW_OPINION")
 	_lists_returned(v, type)
-} else := _latest_ref("CLIENT_CONFIRMATION") if {
+} else := core.latest_version("CLIENT_CONFIRMATION").ref if {
 	some id in _open_defects(type)
 	lib.state.defects[id].defect.check == "client_review"
-} else := _latest_ref(type) if {
+} else := core.latest_version(type).ref if {
 	type == "CLIENT_CONFIRMATION"
-	_latest_status(type) == "revision_required"
+	core.latest_status(type) == "revision_required"
 	lib.state.approvals.CLIENT_CONFIRMATION.decision == "REQUEST_REVISION"
 }
 
@@ -87,7 +87,7 @@ _lists_returned(v, type) if {
 	v.content.result in {"return", "escalate"}
 	some r in v.content.returned
 	r.type == type
-	r.version == _latest_n(type)
+	r.version == core.latest_number(type)
 }
 
 _missing_inputs contains [t, sprintf("%s v%v is made from %s, but input_artifacts names none", [lib.output.type, lib.output.version, t])] if {
@@ -95,7 +95,7 @@ _missing_inputs contains [t, sprintf("%s v%v is made from %s, but input_artifact
 	not t in lib.input_types
 }
 
-_missing_inputs contains [rec.type, sprintf("%s v%d was returned by %s v%d; the new version names that record among its inputs", [lib.output.type, _latest_n(lib.output.type), rec.type, rec.version])] if {
+_missing_inputs contains [rec.type, sprintf("%s v%d was returned by %s v%d; the new version names that record among its inputs", [lib.output.type, core.latest_number(lib.output.type), rec.type, rec.version])] if {
 	rec := _return_record(lib.output.type)
 	not _names(rec)
 }
@@ -153,9 +153,9 @@ reasons contains r if {
 	_producer_handoff
 	some i, ref in lib.inputs
 	not ref.type in _record_types
-	_producer(ref.type) != lib.request.source_agent
+	core.producer(ref.type, "unknown") != lib.request.source_agent
 	v := core.artifact_version(ref.type, ref.version)
-	not v.status in _approved_statuses
+	not v.status in core.approved_statuses
 	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v is %s: %s builds only on versions its receiving agent accepted", [ref.type, ref.version, v.status, lib.request.source_agent]), sprintf("input_artifacts[%d]", [i]))
 }
 
@@ -172,7 +172,7 @@ reasons contains r if {
 	_producer_handoff
 	some i, ref in lib.inputs
 	not ref.type in _record_types
-	_producer(ref.type) == lib.request.source_agent
+	core.producer(ref.type, "unknown") == lib.request.source_agent
 	v := core.artifact_version(ref.type, ref.version)
 	_own_input_problem(v)
 	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v %s: deliver its new version before building on it", [ref.type, ref.version, _own_input_problem(v)]), sprintf("input_artifacts[%d]", [i]))
@@ -254,7 +254,7 @@ _gate_failed(type, g) if {
 # when it passed, close its open defects and count the handoff as accepted.
 _delivery_events := array.concat(
 	array.concat(
-		array.concat(_supersede_open(_out_type), _supersede_approved_if(_recorded_status)),
+		array.concat(core.supersede_open(_out_type), _supersede_approved_if(_recorded_status)),
 		[object.union(core.artifact_event(_recorded_status), {"meta": _output_meta})],
 	),
 	_accepted_events,
@@ -272,7 +272,7 @@ _recorded_status := "approved" if {
 
 _accepted_events := array.concat(array.concat(_close_defects(_out_type), [core.handoff_event]), _retry_settled) if _delivered_ok
 
-else := [_status_event(_out_type, lib.output.version, "revision_required"), {"type": "counter", "name": _return_counter(_out_type), "delta": 1}]
+else := [core.status_event(_out_type, lib.output.version, "revision_required"), {"type": "counter", "name": _return_counter(_out_type), "delta": 1}]
 
 # _retry_settled clears the pending retry of the handoff's task: the work arrived, so a
 # later failure of the task is a new one.
@@ -320,7 +320,7 @@ _handoff_proposal := {
 } else := {
 	"outcome": "revise",
 	"status_after": lib.status,
-	"revise": [{"artifact": t, "producer": _producer(t), "defects": []} | some t in sort(_handoff_returned)],
+	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": []} | some t in sort(_handoff_returned)],
 	"next": _next_with(lib.status, {_stage_now.producer: _failed_context(_work_failures)}),
 	"events": _handoff_return_events,
 }

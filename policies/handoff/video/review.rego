@@ -12,7 +12,7 @@ import data.handoff.lib
 
 # _intake holds for the receiving agent's review at a check status.
 _intake if {
-	_ready
+	core.ready
 	input.request.kind == "review"
 	_check_status
 	_routed_reviewer
@@ -20,7 +20,7 @@ _intake if {
 
 # _internal holds for the internal review lead's review.
 _internal if {
-	_ready
+	core.ready
 	input.request.kind == "review"
 	lib.status == "INTERNAL_REVIEW"
 	_routed_reviewer
@@ -34,14 +34,14 @@ _reviewing if _internal
 # person or the host named like the agent is not that agent).
 _routed_reviewer if {
 	lib.actor_type == "agent"
-	some a in _actors_of(lib.status)
+	some a in core.actors(lib.status)
 	a.agent == lib.actor_id
 }
 
 # _review_by_non_agent holds for a review sent by a person or the host: reviews are the
 # receiving agents' checks and the internal review lead's (an agent) opinion.
 _review_by_non_agent if {
-	_ready
+	core.ready
 	input.request.kind == "review"
 	lib.actor_type != "agent"
 }
@@ -122,7 +122,7 @@ _scope_problems contains ["artifacts", sprintf("a check in %s judges %v, this on
 	_reviewed_types != {t | some t in _edge_types}
 }
 
-_scope_problems contains ["artifacts", sprintf("the internal review judges EDIT_PLAN v%d; this one names %v", [_latest_n("EDIT_PLAN"), sort(_reviewed_types)])] if {
+_scope_problems contains ["artifacts", sprintf("the internal review judges EDIT_PLAN v%d; this one names %v", [core.latest_number("EDIT_PLAN"), sort(_reviewed_types)])] if {
 	_internal
 	not "EDIT_PLAN" in _reviewed_types
 }
@@ -155,7 +155,7 @@ _origin_problem(d) := "is no artifact type of the video pack" if {
 } else := sprintf("is not upstream of %s (made from %v)", [d.artifact, sort(_upstream_types(d.artifact) - {d.artifact})]) if {
 	not d.origin in _upstream_types(d.artifact)
 } else := "has no recorded version in this workflow" if {
-	_latest_n(d.origin) == 0
+	core.latest_number(d.origin) == 0
 }
 
 # _upstream_types are the types an artifact type is made from, directly or not, and the
@@ -255,7 +255,7 @@ _defect_reason(meta, i, d) := lib.gate_reason(meta, _defect_message(d), sprintf(
 	lib.non_blank(object.get(d, "check", ""))
 } else := lib.reason_outcome(meta, _defect_message(d), sprintf("defects[%d]", [i]), "revise")
 
-_defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.severity, d.id, d.artifact, _latest_n(d.artifact), lib.actor_id, d.description])
+_defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.severity, d.id, d.artifact, core.latest_number(d.artifact), lib.actor_id, d.description])
 
 _review_failures contains f if {
 	_reviewing
@@ -264,7 +264,7 @@ _review_failures contains f if {
 	lib.non_blank(object.get(g, "reason", ""))
 	some t in _gate_targets(g.id)
 	t in _review_types
-	f := _reported_failure(t, g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, _latest_n(t), g.id, lib.actor_id, g.reason]), sprintf("gates[%d]", [i]))
+	f := _reported_failure(t, g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, core.latest_number(t), g.id, lib.actor_id, g.reason]), sprintf("gates[%d]", [i]))
 }
 
 # METADATA
@@ -343,7 +343,7 @@ _findings := [object.union(object.remove(r, ["outcome", "title"]), {"artifact": 
 	r := f.reason
 ]
 
-_returned_refs := [_latest_ref(t) | some t in sort(_review_returned)]
+_returned_refs := [core.latest_version(t).ref | some t in sort(_review_returned)]
 
 _report_extras := object.union(
 	{"notes": n | n := lib.request.report.notes},
@@ -353,7 +353,7 @@ _report_extras := object.union(
 # _attestations_used are the attestations the judgement gates and skill runs of the
 # edge rest on.
 _attestations_used := array.concat(
-	[a | some t in _edge_types; some a in object.get(_latest(t), ["meta", "attestations"], [])],
+	[a | some t in _edge_types; some a in object.get(core.latest_version(t), ["meta", "attestations"], [])],
 	_review_attestations,
 )
 
@@ -418,10 +418,10 @@ _review_return_events(by, summary) := array.concat(
 
 # _revise_list names every returned artifact with its producer and the defects that
 # mark it: the reviewer's, or the one a return of an approved version opens.
-_revise_list(types, by) := [{"artifact": t, "producer": _producer(t), "defects": _defect_ids(t, by)} | some t in sort(types)]
+_revise_list(types, by) := [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": _defect_ids(t, by)} | some t in sort(types)]
 
 _defect_ids(t, by) := sort({d.id | some d in _defects; d.artifact == t} | {_return_defect(t, by, "").id |
-	_latest_status(t) in _approved_statuses
+	core.latest_status(t) in core.approved_statuses
 	not _reviewer_defected(t)
 })
 
@@ -478,8 +478,8 @@ _escalated_review(record, label) := {
 # _accept_events approve the latest version of a type (the receiving agent accepted it)
 # and supersede its older approved versions.
 _accept_events(t) := array.concat(
-	[_status_event(t, _latest_n(t), "approved") | _latest_status(t) == "under_review"],
-	_supersede_approved(t, _latest_n(t)),
+	[core.status_event(t, core.latest_number(t), "approved") | core.latest_status(t) == "under_review"],
+	_supersede_approved(t, core.latest_number(t)),
 )
 
 # --- the internal review -----------------------------------------------------------------

@@ -26,7 +26,7 @@ _expected if {
 # A failure of the task the current status routes to the failed agent.
 _expected if {
 	input.request.kind == "failure"
-	_routed(lib.request.agent, lib.request.task)
+	core.routed(lib.request.agent, lib.request.task)
 }
 
 _expected if input.request.kind == "cancel"
@@ -54,7 +54,7 @@ _sequence_explained if _failure_reporter_problem
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	not _expected
 	not _sequence_explained
 	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, _routed_now]), "")
@@ -66,7 +66,7 @@ else := sprintf("%s/%s", [lib.request.agent, lib.request.task]) if input.request
 
 else := sprintf("by %q", [lib.actor_id])
 
-_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(lib.status)]
+_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in core.actors(lib.status)]
 
 # METADATA
 # title: Handoff without output
@@ -82,7 +82,7 @@ reasons contains r if {
 }
 
 _output_missing if {
-	_ready
+	core.ready
 	input.request.kind == "handoff"
 	not lib.output
 }
@@ -90,9 +90,9 @@ _output_missing if {
 # _gap_filling holds for a handoff of an artifact its source agent receives from a
 # predecessor: the receiving agent would fill the predecessor's gaps itself.
 _gap_filling if {
-	_ready
+	core.ready
 	t := lib.output.type
-	lib.request.source_agent != _producer(t)
+	lib.request.source_agent != core.producer(t, "unknown")
 	t in _consumes(lib.request.source_agent)
 }
 
@@ -108,7 +108,7 @@ _gap_filling if {
 #   outcome: block
 reasons contains r if {
 	_gap_filling
-	r := lib.reason(rego.metadata.rule(), sprintf("%q receives %s from %q: it returns an incomplete %s with its missing fields and never fills the gaps itself", [lib.request.source_agent, lib.output.type, _producer(lib.output.type), lib.output.type]), "output.type")
+	r := lib.reason(rego.metadata.rule(), sprintf("%q receives %s from %q: it returns an incomplete %s with its missing fields and never fills the gaps itself", [lib.request.source_agent, lib.output.type, core.producer(lib.output.type, "unknown"), lib.output.type]), "output.type")
 }
 
 # METADATA
@@ -120,7 +120,7 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
 	not lib.actor_type in {"system", "human"}
 	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not start a video workflow; the host or a person does", [lib.actor_type, lib.actor_id]), "actor.type")
@@ -135,7 +135,7 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
 	lib.actor_type == "human"
 	count(_pack_roles_of_actor) == 0
@@ -150,12 +150,12 @@ else := set()
 # _failure_reporter_problem says why the actor may not report the failure: only the host,
 # the failed agent itself (by type and id) or the production lead reports one.
 _failure_reporter_problem := sprintf("agent %q may not report a failure of agent %q: an agent reports only its own", [lib.actor_id, lib.request.agent]) if {
-	_ready
+	core.ready
 	input.request.kind == "failure"
 	lib.actor_type == "agent"
 	lib.actor_id != lib.request.agent
 } else := sprintf("person %q is not production lead and may not report a failure", [lib.actor_id]) if {
-	_ready
+	core.ready
 	input.request.kind == "failure"
 	lib.actor_type == "human"
 	not "production_lead" in _pack_roles_of_actor
@@ -185,7 +185,7 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "cancel"
 	lib.actor_type == "human"
 	not "production_lead" in _pack_roles_of_actor
@@ -244,7 +244,7 @@ _retry_due_ms := core.counter(_retry_due_counter(lib.request.task)) if input.req
 #   code: FAILURE_REPEATED
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "failure"
 	_expected
 	_now_ms < _retry_due_ms

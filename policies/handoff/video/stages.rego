@@ -42,21 +42,6 @@ _upstream_status(types) := _stage_order[min({i |
 
 # --- the artifacts as the policy sees them -------------------------------------------
 
-# _latest_n is the latest recorded version number of a type, 0 when none.
-_latest_n(type) := n if {
-	n := core.artifact(type).latest
-	is_number(n)
-} else := 0
-
-_latest(type) := core.latest_version(type)
-
-# _latest_status is the status of the latest version of a type, "missing" when none.
-_latest_status(type) := s if {
-	s := _latest(type).status
-} else := "missing"
-
-_latest_ref(type) := _latest(type).ref
-
 # _delivered holds for the type the current handoff delivers (its producer's handoff).
 _delivered(type) if {
 	_producer_handoff
@@ -69,19 +54,19 @@ _doc(type) := lib.output.content if {
 	_delivered(type)
 	is_object(lib.output.content)
 } else := c if {
-	c := _latest(type).content
+	c := core.latest_version(type).content
 	is_object(c)
 } else := {}
 
 # _version_n is the version number _doc refers to.
 _version_n(type) := lib.output.version if _delivered(type)
 
-else := _latest_n(type)
+else := core.latest_number(type)
 
 # _prefix is the request path (handoff) or state path (recorded version) of _doc.
 _prefix(type) := "output.content" if _delivered(type)
 
-else := sprintf("artifacts.%s.v%d.content", [type, _latest_n(type)])
+else := sprintf("artifacts.%s.v%d.content", [type, core.latest_number(type)])
 
 # _label names a version in messages: "A5 v2".
 _label(type) := sprintf("%s v%d", [type, _version_n(type)])
@@ -89,7 +74,7 @@ _label(type) := sprintf("%s v%d", [type, _version_n(type)])
 # _has_doc holds when the artifact exists for the current request.
 _has_doc(type) if _delivered(type)
 
-_has_doc(type) if _latest_n(type) > 0
+_has_doc(type) if core.latest_number(type) > 0
 
 # _open_defects are the ids of the open defects of a type.
 _open_defects(type) := {id |
@@ -101,15 +86,13 @@ _open_defects(type) := {id |
 # _returned holds for a type whose latest version went back to its producer: returned
 # at a handoff or a check (revision_required), or an approved version with open defects
 # (the internal review, the client or the production lead returned it).
-_returned(type) if _latest_status(type) == "revision_required"
+_returned(type) if core.latest_status(type) == "revision_required"
 
 _returned(type) if count(_open_defects(type)) > 0
 
 # _current holds for a type whose latest version stands: delivered or approved, and not
 # returned.
 _current(type) if {
-	_latest_status(type) in {"under_review", "approved"}
+	core.latest_status(type) in {"under_review", "approved"}
 	not _returned(type)
 }
-
-_approved_statuses := {"approved", "final"}

@@ -30,12 +30,12 @@ _reasons := core.reasons | reasons
 # _answers is the pack's answer (_propose) to a request it expects in the current
 # status: the proposal for the unblocked path. core.proposal makes any other request a
 # block that keeps the status.
-_answers := {p | _ready; _expected; p := _propose}
+_answers := {p | core.ready; _expected; p := _propose}
 
 # _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers; a request
 # the pack does not expect is refused by the rule that explains it.
 _unanswered := [_no_rule] if {
-	_ready
+	core.ready
 	_expected
 } else := []
 
@@ -78,17 +78,6 @@ _propose := _cancel_proposal if input.request.kind == "cancel"
 _no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the video pack decides %s request in status %s", [lib.with_article(lib.kind), lib.status]), "")
 
 # --- input -------------------------------------------------------------------------
-
-# _ready holds for a valid request with a live workflow snapshot to check it against.
-_ready if {
-	lib.valid
-	is_object(input.state)
-	not _terminal
-}
-
-_terminal if lib.state.terminal == true
-
-_terminal if lib.status in object.get(_contract, ["workflow", "terminal"], [])
 
 # --- contract tables ---------------------------------------------------------------
 
@@ -181,32 +170,7 @@ _config_complete if {
 	is_object(_config.revisable)
 }
 
-_actors_of(status) := a if {
-	a := _contract.workflow.actors[status]
-	is_array(a)
-} else := []
-
-# _routed holds when workflow.actors lets agent perform task in the current status.
-_routed(agent, task) if {
-	some a in _actors_of(lib.status)
-	a.agent == agent
-	a.task == task
-}
-
-# _producer is the contract's producer of an artifact type, "unknown" when missing.
-_producer(type) := p if {
-	p := _contract.artifacts[type].producer
-	is_string(p)
-} else := "unknown"
-
 _consumes(agent) := {t | some t in _contract.agents[agent].consumes}
-
-# _max_cycles is limits.max_review_cycles; undefined when missing, and then every return
-# counts as the last one (fail closed: a person decides).
-_max_cycles := n if {
-	n := _contract.limits.max_review_cycles
-	is_number(n)
-}
 
 # --- reasons -----------------------------------------------------------------------
 

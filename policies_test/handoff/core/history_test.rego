@@ -49,3 +49,69 @@ test_events_twin_closed_version if {
 	closed := with_state(inp, {"artifacts": {"PLAN": object.union(inp.state.artifacts.PLAN, {"versions": {format_int(v.ref.version, 10): object.union(v, {"status": "approved"})}})}})
 	core.supersede_open("PLAN") == [] with input as closed
 }
+
+test_latest_status_and_content if {
+	core.latest_status("BRIEF") == "approved" with input as handoff_input
+	core.latest_status("PLAN") == "missing" with input as handoff_input
+	core.latest_content("BRIEF") == brief_v1.content with input as handoff_input
+	core.latest_content("PLAN") == {} with input as handoff_input
+}
+
+# The last approved version is the highest one approved or final, whatever the state's
+# approved number says; a type with no such version has none.
+test_last_approved if {
+	core.last_approved_number("BRIEF") == 1 with input as handoff_input
+	core.last_approved("BRIEF") == brief_v1 with input as handoff_input
+	inp := with_state(handoff_input, {"artifacts": {"BRIEF": {"id": "brief-1", "latest": 1, "approved": 1, "versions": {"1": object.union(brief_v1, {"status": "superseded"})}}}})
+	not core.last_approved_number("BRIEF") with input as inp
+	not core.last_approved("BRIEF") with input as inp
+	not core.last_approved_number("PLAN") with input as qa_handoff_input
+}
+
+test_routing_tables if {
+	core.actors("QA") == fixture_pack.workflow.actors.QA with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+	core.actors("DONE") == [] with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+	core.routed("strategist", "strategy") with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+	not core.routed("qa", "review") with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+}
+
+test_contract_lookups if {
+	core.requires_approval("BRIEF") with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+	not core.requires_approval("PLAN") with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+	core.requires_approval("UNKNOWN") with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+	core.limit("max_review_cycles") == 2 with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+	not core.limit("no_such_limit") with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+}
+
+# A valid request on a live workflow is ready; one on a terminal workflow, or without a
+# workflow, or invalid, is not.
+test_ready if {
+	core.ready with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+	not core.terminal with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+}
+
+test_ready_twin_terminal_or_invalid if {
+	done := with_state(handoff_input, {"status": "DONE"})
+	core.terminal with input as done
+		with data.handoff.testpack.contract as fixture_pack
+	not core.ready with input as done
+		with data.handoff.testpack.contract as fixture_pack
+	flagged := with_state(handoff_input, {"terminal": true})
+	not core.ready with input as flagged
+		with data.handoff.testpack.contract as fixture_pack
+	not core.ready with input as object.remove(handoff_input, ["state"])
+		with data.handoff.testpack.contract as fixture_pack
+	not core.ready with input as with_errors(handoff_input, [{"code": "UNKNOWN_FIELD", "path": "x", "message": "m"}])
+		with data.handoff.testpack.contract as fixture_pack
+}
