@@ -43,11 +43,7 @@ _answers := {p | core.ready; _expected; p := _propose}
 # _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers, unless another
 # reason already blocks it; a request the pack does not expect is refused by the rule
 # that explains it.
-_unanswered := [_no_rule] if {
-	core.ready
-	_expected
-	_clear
-} else := []
+_unanswered := [_no_rule | core.ready; _expected; _clear]
 
 _propose := _start_proposal if input.request.kind == "start"
 
@@ -108,20 +104,6 @@ _trace := t if {
 
 # --- contract tables -------------------------------------------------------------------
 
-_contract := c if {
-	c := data.handoff.assessment.contract
-	is_object(c)
-} else := {}
-
-# _config is the pack's own tables (data.handoff.assessment.config, exported from the CUE
-# value config in contracts/assessment/config.cue): the pipeline and its approval gates,
-# the trust hierarchy, required inputs, the consistency rules' lists and the retry
-# tables. Missing, every request is blocked (CONTRACT_MISSING).
-_config := c if {
-	c := data.handoff.assessment.config
-	is_object(c)
-} else := {}
-
 # _required_config are the configuration tables the policy reads, with their JSON type.
 _required_config := {
 	"pipeline": "array",
@@ -155,12 +137,12 @@ _required_config := {
 reasons contains r if {
 	lib.valid
 	some name, want in _required_config
-	type_name(object.get(_config, name, null)) != want
+	type_name(object.get(lib.pack_config, name, null)) != want
 	r := lib.reason(rego.metadata.rule(), sprintf("the assessment configuration has no table %s (%s)", [name, lib.with_article(want)]), "")
 }
 
 _agents := a if {
-	a := _contract.agents
+	a := lib.pack_contract.agents
 	is_object(a)
 } else := {}
 
@@ -181,12 +163,12 @@ _hands_to(agent) := {t | some t in _agents[agent].hands_to}
 
 # _pipeline is the pipeline's agent statuses in order (contracts/assessment/workflow.cue).
 # The table is config.pipeline in contracts/assessment/config.cue.
-_pipeline := object.get(_config, "pipeline", [])
+_pipeline := object.get(lib.pack_config, "pipeline", [])
 
 # _approval_gates are the approval gates (config.approval_gates in
 # contracts/assessment/config.cue): _gate_of maps a step whose output requires approval
 # to its approval gate, and _after_gate the gate to the status an approval opens.
-_approval_gates := object.get(_config, "approval_gates", {})
+_approval_gates := object.get(lib.pack_config, "approval_gates", {})
 
 _gate_of := {g.step: name | some name, g in _approval_gates}
 
@@ -226,7 +208,7 @@ _forward_target(s) := _stage_agent(_pipeline[_stage_index[s] + 1]) if {
 }
 
 # _validator holds for a role that validates (approves the VALIDATION stage).
-_validator(role) if "VALIDATION" in object.get(_contract, ["roles", role, "approves"], [])
+_validator(role) if "VALIDATION" in object.get(lib.pack_contract, ["roles", role, "approves"], [])
 
 # --- artifacts in the state ------------------------------------------------------------
 

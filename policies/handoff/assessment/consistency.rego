@@ -16,7 +16,7 @@ _kinds(item) := {s.kind | some s in _sources_of(item)}
 
 # _trust ranks the source kinds of the trust hierarchy, most trusted highest.
 # The table is config.trust in contracts/assessment/config.cue.
-_trust := object.get(_config, "trust", {})
+_trust := object.get(lib.pack_config, "trust", {})
 
 _items(field) := [x | some x in object.get(lib.content, field, []); is_object(x)]
 
@@ -27,7 +27,7 @@ _content_path(rest) := sprintf("output.content.%s", [rest])
 # _normative are the output lists that state what SCF requires or maps: control
 # requirements and framework mappings.
 # The table is config.normative in contracts/assessment/config.cue.
-_normative := object.get(_config, "normative", {})
+_normative := object.get(lib.pack_config, "normative", {})
 
 # METADATA
 # title: KB used as normative
@@ -133,7 +133,7 @@ reasons contains r if {
 
 # _conclusions are the lists of findings, scores, POA&M items and report conclusions.
 # The table is config.conclusions in contracts/assessment/config.cue.
-_conclusions := object.get(_config, "conclusions", {})
+_conclusions := object.get(lib.pack_config, "conclusions", {})
 
 # METADATA
 # title: Conclusion resting on an evidence candidate
@@ -487,8 +487,8 @@ _enrichment if {
 # The tables are config.enrichment_additions and config.enrichment_common in
 # contracts/assessment/config.cue.
 _additive(type) := object.union(
-	{f: "" | some f in object.get(_config, "enrichment_common", [])},
-	object.get(_config, ["enrichment_additions", type], {}),
+	{f: "" | some f in object.get(lib.pack_config, "enrichment_common", [])},
+	object.get(lib.pack_config, ["enrichment_additions", type], {}),
 )
 
 # _decision_part is an output's content without the lists an enrichment may add to.

@@ -18,7 +18,7 @@ _context := c if {
 # as commands, tool allowlists, secrets, raw logs, whole documents and prompts), in lower
 # case. The table is config.forbidden_context in contracts/assessment/config.cue, drawn
 # from the context packages there.
-_forbidden_context := object.get(_config, "forbidden_context", [])
+_forbidden_context := object.get(lib.pack_config, "forbidden_context", [])
 
 # METADATA
 # title: Forbidden context

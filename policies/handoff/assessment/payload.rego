@@ -336,7 +336,7 @@ reasons contains r if {
 
 # _required_inputs are the artifact types each output is made from.
 # The table is config.required_inputs in contracts/assessment/config.cue.
-_required_inputs := object.get(_config, "required_inputs", {})
+_required_inputs := object.get(lib.pack_config, "required_inputs", {})
 
 # METADATA
 # title: Required input missing

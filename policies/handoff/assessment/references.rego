@@ -11,7 +11,7 @@ import data.handoff.lib
 
 # _source_kinds says how a source of each kind resolves.
 # The table is config.source_kinds in contracts/assessment/config.cue.
-_source_kinds := object.get(_config, "source_kinds", {})
+_source_kinds := object.get(lib.pack_config, "source_kinds", {})
 
 _resolves(s) := object.get(_source_kinds, [s.kind, "resolves"], "none")
 
@@ -219,7 +219,7 @@ _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.kind", [p]), msg
 
 # _unique_keys are the keys that identify one item of an output list.
 # The table is config.unique_keys in contracts/assessment/config.cue.
-_unique_keys := object.get(_config, "unique_keys", {})
+_unique_keys := object.get(lib.pack_config, "unique_keys", {})
 
 _key_of(item, keys) := [object.get(item, k, null) | some k in keys]
 
@@ -362,7 +362,7 @@ _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("matur
 
 # _scf_catalogue is how an scf_data source's id names SCF data: config.scf_catalogue in
 # contracts/assessment/config.cue. Missing, no id resolves.
-_scf_catalogue := object.get(_config, "scf_catalogue", {})
+_scf_catalogue := object.get(lib.pack_config, "scf_catalogue", {})
 
 # _catalogue_parts are what a catalogue id names: ["release", release, control] for an
 # entry of a release's control catalogue, ["framework", framework, control] for one of a

@@ -20,9 +20,9 @@ _failure if {
 # tool failures are timeouts, rate limits or lost workers; the other types are outputs
 # that could not be used (invalid_output).
 # The table is config.retry_classes in contracts/assessment/config.cue.
-_retry_classes := {t: {c | some c in classes} | some t, classes in object.get(_config, "retry_classes", {})}
+_retry_classes := {t: {c | some c in classes} | some t, classes in object.get(lib.pack_config, "retry_classes", {})}
 
-_retryable_class if object.get(_contract, ["limits", "retry", object.get(lib.request, "class", ""), "retryable"], false) == true
+_retryable_class if object.get(lib.pack_contract, ["limits", "retry", object.get(lib.request, "class", ""), "retryable"], false) == true
 
 _retry_type := object.get(lib.request, "retry_type", "")
 
@@ -135,7 +135,7 @@ _retry_content(exhausted) := {
 	"retry_reason": lib.request.retry_reason,
 	"failure_class": lib.request.class,
 	"attempt": core.failure_attempt,
-	"max_attempts": object.get(_contract, ["limits", "retry", lib.request.class, "max_attempts"], 1),
+	"max_attempts": object.get(lib.pack_contract, ["limits", "retry", lib.request.class, "max_attempts"], 1),
 	"exhausted": exhausted,
 	"restricted": _restricted,
 	"delay_ms": _retry_delay(exhausted),
@@ -249,7 +249,7 @@ _retry_given := r if {
 
 # _restricted_keys are the only context keys a restricted retry may carry
 # (config.restricted_retry_context in contracts/assessment/config.cue).
-_restricted_keys := {k | some k in object.get(_config, "restricted_retry_context", [])}
+_restricted_keys := {k | some k in object.get(lib.pack_config, "restricted_retry_context", [])}
 
 _retry_problems contains "carries no retry (count, type, reason)" if {
 	_handoff_type == "retry"

@@ -14,7 +14,7 @@ import data.handoff.lib
 # _security_codes are the codes of the guardrails (GR-*) and security validations
 # (S20-*) of pack.gates. The table is config.security_codes in
 # contracts/assessment/config.cue, drawn from pack.gates there.
-_security_codes := object.get(_config, "security_codes", [])
+_security_codes := object.get(lib.pack_config, "security_codes", [])
 
 _security_hits := {r.code |
 	some r in _base_reasons

@@ -10,7 +10,7 @@ import data.handoff.lib
 # A start in the initial status.
 _expected if {
 	input.request.kind == "start"
-	lib.status == object.get(_contract, ["workflow", "initial"], "INTAKE")
+	lib.status == object.get(lib.pack_contract, ["workflow", "initial"], "INTAKE")
 }
 
 # A handoff by the agent the current status routes, with the task it routes it to.
@@ -159,7 +159,7 @@ reasons contains r if {
 }
 
 # _pack_roles are the actor's roles the pack defines.
-_pack_roles := {role | some role in lib.actor_roles; object.get(_contract, ["roles", role], null) != null}
+_pack_roles := {role | some role in lib.actor_roles; object.get(lib.pack_contract, ["roles", role], null) != null}
 
 # METADATA
 # title: Cancel by a person without a role
@@ -180,7 +180,7 @@ reasons contains r if {
 # --- the engine's clock ---------------------------------------------------------------------
 
 _skew_ns := n * 1000000 if {
-	n := _config.clock_skew_ms
+	n := lib.pack_config.clock_skew_ms
 	is_number(n)
 } else := 0
 

@@ -18,7 +18,7 @@ _revise_types := {t | some t in object.get(lib.request, "revise", [])}
 
 # _final_types are what the final approval names: final copy, visual prompts, QA result.
 # The table is config.final_types in contracts/campaign/config.cue.
-_final_types := object.get(_config, "final_types", [])
+_final_types := object.get(lib.pack_config, "final_types", [])
 
 # _research_decision holds for a person's decision on the research brief at an escalation.
 _research_decision if {
@@ -30,7 +30,7 @@ _research_decision if {
 
 # _stages_for are the stages an approval may name in each status (config.approval_stages
 # in contracts/campaign/config.cue).
-_stages_for := {s: {t | some t in stages} | some s, stages in object.get(_config, "approval_stages", {})}
+_stages_for := {s: {t | some t in stages} | some s, stages in object.get(lib.pack_config, "approval_stages", {})}
 
 # METADATA
 # title: Approval of another stage
@@ -107,7 +107,7 @@ reasons contains r if {
 
 # _revisable are the artifact types a person may return in each status (config.revisable
 # in contracts/campaign/config.cue).
-_revisable := {s: {t | some t in types} | some s, types in object.get(_config, "revisable", {})}
+_revisable := {s: {t | some t in types} | some s, types in object.get(lib.pack_config, "revisable", {})}
 
 _invalid_targets contains "a revision request names no artifact type to revise (revise is empty)" if {
 	count(_revise_types) == 0

@@ -32,10 +32,7 @@ _answers := {p | core.ready; _expected; p := _propose}
 
 # _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers; a request
 # the pack does not expect is refused by the rule that explains it.
-_unanswered := [_no_rule] if {
-	core.ready
-	_expected
-} else := []
+_unanswered := [_no_rule | core.ready; _expected]
 
 _propose := _start_proposal if input.request.kind == "start"
 
@@ -85,20 +82,6 @@ _by_producer if {
 
 # --- contract tables -----------------------------------------------------------------
 
-_contract := c if {
-	c := data.handoff.campaign.contract
-	is_object(c)
-} else := {}
-
-# _config is the pack's own tables (data.handoff.campaign.config, exported from the CUE
-# value config in contracts/campaign/config.cue): artifact groups, required inputs,
-# review scopes, the fields deliverables restate from the strategy and the research
-# brief's sections. Missing, every request is blocked (CONTRACT_MISSING).
-_config := c if {
-	c := data.handoff.campaign.config
-	is_object(c)
-} else := {}
-
 # _required_config are the configuration tables the policy reads, with their JSON type.
 _required_config := {
 	"deliverable_types": "array",
@@ -126,25 +109,25 @@ _required_config := {
 # the same test as CONTRACT_MISSING's, one table after the other, so that a complete
 # configuration is not checked again table by table.
 _config_complete if {
-	is_array(_config.deliverable_types)
-	is_array(_config.upstream_types)
-	is_object(_config.upstream_of)
-	is_array(_config.final_types)
-	is_object(_config.required_inputs)
-	is_object(_config.review_scope)
-	is_object(_config.cycle_counter)
-	is_object(_config.approval_stages)
-	is_object(_config.revisable)
-	is_object(_config.fixed)
-	is_object(_config.coverage)
-	is_array(_config.strategy_summary_fields)
-	is_object(_config.proven_checks)
-	is_number(_config.verbatim_min_words)
-	is_number(_config.clock_skew_ms)
-	is_array(_config.research_required_lists)
-	is_array(_config.research_declared_lists)
-	is_array(_config.research_evidence_sections)
-	is_object(_config.delivery_notes)
+	is_array(lib.pack_config.deliverable_types)
+	is_array(lib.pack_config.upstream_types)
+	is_object(lib.pack_config.upstream_of)
+	is_array(lib.pack_config.final_types)
+	is_object(lib.pack_config.required_inputs)
+	is_object(lib.pack_config.review_scope)
+	is_object(lib.pack_config.cycle_counter)
+	is_object(lib.pack_config.approval_stages)
+	is_object(lib.pack_config.revisable)
+	is_object(lib.pack_config.fixed)
+	is_object(lib.pack_config.coverage)
+	is_array(lib.pack_config.strategy_summary_fields)
+	is_object(lib.pack_config.proven_checks)
+	is_number(lib.pack_config.verbatim_min_words)
+	is_number(lib.pack_config.clock_skew_ms)
+	is_array(lib.pack_config.research_required_lists)
+	is_array(lib.pack_config.research_declared_lists)
+	is_array(lib.pack_config.research_evidence_sections)
+	is_object(lib.pack_config.delivery_notes)
 }
 
 # METADATA
@@ -162,12 +145,12 @@ reasons contains r if {
 	lib.valid
 	not _config_complete
 	some name, want in _required_config
-	type_name(object.get(_config, name, null)) != want
+	type_name(object.get(lib.pack_config, name, null)) != want
 	r := lib.reason(rego.metadata.rule(), sprintf("the campaign configuration has no %s %s", [want, name]), "")
 }
 
 # _checks are the contract checks (gates) a review of an artifact type may cite.
-_checks(type) := {c | some c in _contract.artifacts[type].gates}
+_checks(type) := {c | some c in lib.pack_contract.artifacts[type].gates}
 
 _cycles_spent(counter) if core.counter(counter) >= core.limit("max_review_cycles")
 
@@ -176,10 +159,10 @@ _cycles_spent(_) if not core.limit("max_review_cycles")
 # --- artifacts in the state ----------------------------------------------------------
 
 # The table is config.deliverable_types in contracts/campaign/config.cue.
-_deliverable_types := {t | some t in object.get(_config, "deliverable_types", [])}
+_deliverable_types := {t | some t in object.get(lib.pack_config, "deliverable_types", [])}
 
 # The table is config.upstream_types in contracts/campaign/config.cue.
-_upstream_types := {t | some t in object.get(_config, "upstream_types", [])}
+_upstream_types := {t | some t in object.get(lib.pack_config, "upstream_types", [])}
 
 _approved_or_zero(type) := n if {
 	n := core.last_approved_number(type)

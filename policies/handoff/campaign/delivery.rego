@@ -106,7 +106,7 @@ reasons contains r if {
 # are config.delivery_notes in contracts/campaign/config.cue). The check only refuses:
 # a note never allows, routes or changes anything.
 
-_note_table := object.get(_config, "delivery_notes", {})
+_note_table := object.get(lib.pack_config, "delivery_notes", {})
 
 _note_words := {w | some w in object.get(_note_table, "words", [])}
 
@@ -286,7 +286,7 @@ _delivery_retry_spent if not _delivery_retry
 
 _delivery_retry_spent if _delivery_retry.attempt > _delivery_retry.max_attempts
 
-_delivery_retry_spent if _contract.limits.retry[_delivery_class].retryable != true
+_delivery_retry_spent if lib.pack_contract.limits.retry[_delivery_class].retryable != true
 
 # _effect_open holds while the outcome of the reported delivery is still to be settled:
 # pending, or unknown. A failed delivery is settled: its retry is a new CLIENT_PACKAGE

@@ -173,7 +173,7 @@ _approval_package(agent) := core.context_package(sprintf("campaign_approver>%s",
 })
 
 # The table is config.strategy_summary_fields in contracts/campaign/config.cue.
-_strategy_summary_fields := object.get(_config, "strategy_summary_fields", [])
+_strategy_summary_fields := object.get(lib.pack_config, "strategy_summary_fields", [])
 
 # _approval_summary is what the person approving the final package receives (seed
 # "Human Approval"): strategy summary, final copy, visual prompts, QA result and

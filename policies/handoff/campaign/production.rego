@@ -85,7 +85,7 @@ else := "none"
 # _fixed are the fields a deliverable restates from the approved strategy, unchanged:
 # [deliverable field, strategy path].
 # The table is config.fixed in contracts/campaign/config.cue.
-_fixed := {t: [[f.field, f.strategy_path] | some f in fs] | some t, fs in object.get(_config, "fixed", {})}
+_fixed := {t: [[f.field, f.strategy_path] | some f in fs] | some t, fs in object.get(lib.pack_config, "fixed", {})}
 
 # METADATA
 # title: Deliverable deviates from the approved strategy
@@ -134,7 +134,7 @@ else := s
 
 # _coverage are [deliverable list, key, strategy list, gate] per deliverable type.
 # The table is config.coverage in contracts/campaign/config.cue.
-_coverage := {t: [c.list, c.key, c.strategy_list, c.gate] | some t, c in object.get(_config, "coverage", {})}
+_coverage := {t: [c.list, c.key, c.strategy_list, c.gate] | some t, c in object.get(lib.pack_config, "coverage", {})}
 
 _covered(content, list, key, want) if {
 	some item in object.get(content, list, [])

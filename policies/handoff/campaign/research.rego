@@ -58,10 +58,10 @@ _hg2 contains failure if {
 }
 
 # The table is config.research_required_lists in contracts/campaign/config.cue.
-_required_lists := object.get(_config, "research_required_lists", [])
+_required_lists := object.get(lib.pack_config, "research_required_lists", [])
 
 # The table is config.research_declared_lists in contracts/campaign/config.cue.
-_declared_lists := object.get(_config, "research_declared_lists", [])
+_declared_lists := object.get(lib.pack_config, "research_declared_lists", [])
 
 _incomplete contains failure if {
 	_validation
@@ -90,7 +90,7 @@ _no_contradictions contains failure if {
 }
 
 # The table is config.research_evidence_sections in contracts/campaign/config.cue.
-_evidence_sections := object.get(_config, "research_evidence_sections", [])
+_evidence_sections := object.get(lib.pack_config, "research_evidence_sections", [])
 
 # A minor claim or a finding without evidence is an unverified assumption presented as
 # fact: it belongs in unsupported_assumptions, labeled.
@@ -170,7 +170,7 @@ _unresolved contains failure if {
 
 # The table is config.clock_skew_ms in contracts/campaign/config.cue; missing, no skew.
 _clock_skew_ns := n * 1000000 if {
-	n := _config.clock_skew_ms
+	n := lib.pack_config.clock_skew_ms
 	is_number(n)
 } else := 0
 

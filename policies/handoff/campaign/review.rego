@@ -14,7 +14,7 @@ _review if {
 
 # _review_scope is the artifact types a review in each status judges (config.review_scope
 # in contracts/campaign/config.cue).
-_review_scope := {s: {t | some t in types} | some s, types in object.get(_config, "review_scope", {})}
+_review_scope := {s: {t | some t in types} | some s, types in object.get(lib.pack_config, "review_scope", {})}
 
 # METADATA
 # title: Review scope invalid
@@ -106,7 +106,7 @@ reasons contains r if {
 
 # _upstream_of are the types upstream of each artifact type (config.upstream_of in
 # contracts/campaign/config.cue).
-_upstream_of := object.get(_config, "upstream_of", {})
+_upstream_of := object.get(lib.pack_config, "upstream_of", {})
 
 _origin_problems contains [i, msg] if {
 	some i, d in _defects
@@ -167,7 +167,7 @@ else := "revise"
 
 # _proven_checks are the QA checks the policy decides itself on each deliverable type
 # (config.proven_checks in contracts/campaign/config.cue).
-_proven_checks := object.get(_config, "proven_checks", {})
+_proven_checks := object.get(lib.pack_config, "proven_checks", {})
 
 # _reviewed_content is the content of the reviewed version of a type.
 _reviewed_content(type) := c if {
@@ -281,8 +281,8 @@ reasons contains r if {
 	_review
 	_branch == "exhausted"
 	counter := _cycle_counter[lib.status]
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("%d of %v revision cycles used (%s); escalating to a person instead of a third loop (repeated defects: %v)", [core.counter(counter), object.get(_contract, ["limits", "max_review_cycles"], 0), counter, sort(_repeated)]), "defects", "CTRL-3", "await_human")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%d of %v revision cycles used (%s); escalating to a person instead of a third loop (repeated defects: %v)", [core.counter(counter), object.get(lib.pack_contract, ["limits", "max_review_cycles"], 0), counter, sort(_repeated)]), "defects", "CTRL-3", "await_human")
 }
 
 # The table is config.cycle_counter in contracts/campaign/config.cue.
-_cycle_counter := object.get(_config, "cycle_counter", {})
+_cycle_counter := object.get(lib.pack_config, "cycle_counter", {})

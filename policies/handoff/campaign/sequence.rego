@@ -7,7 +7,7 @@ import data.handoff.lib
 # table workflow.actors says who acts in each status.
 _expected if {
 	input.request.kind == "start"
-	lib.status == object.get(_contract, ["workflow", "initial"], "INTAKE")
+	lib.status == object.get(lib.pack_contract, ["workflow", "initial"], "INTAKE")
 }
 
 # A handoff by an agent the current status routes, with the task it routes it to.
@@ -138,9 +138,9 @@ reasons contains r if {
 
 # _held_roles are the actor's roles the pack's roles table defines; _approving_roles are
 # those that approve something. A person is judged by these, never by the roles claimed.
-_held_roles := {role | some role in lib.actor_roles; is_object(object.get(_contract, ["roles", role], null))}
+_held_roles := {role | some role in lib.actor_roles; is_object(object.get(lib.pack_contract, ["roles", role], null))}
 
-_approving_roles := {role | some role in _held_roles; count(object.get(_contract, ["roles", role, "approves"], [])) > 0}
+_approving_roles := {role | some role in _held_roles; count(object.get(lib.pack_contract, ["roles", role, "approves"], [])) > 0}
 
 _subject_problems contains ["actor.type", msg] if {
 	input.request.kind == "review"

@@ -241,7 +241,7 @@ reasons contains r if {
 _passed_on_fields := fields if {
 	fields := {f |
 		some edge in ["strategy_agent>copywriter", "strategy_agent>visual_prompt_agent"]
-		p := object.get(_contract, ["context", edge], {})
+		p := object.get(lib.pack_contract, ["context", edge], {})
 		some part in ["must_know", "may_know"]
 		some f in object.get(p, part, [])
 		not f in object.get(p, "do_not_need", [])
@@ -278,7 +278,7 @@ _rejected_alternatives := {a | some a in object.get(lib.content, "rejected_alter
 
 # The table is config.verbatim_min_words in contracts/campaign/config.cue.
 _verbatim_min_words := n if {
-	n := _config.verbatim_min_words
+	n := lib.pack_config.verbatim_min_words
 	is_number(n)
 } else := 1
 
@@ -361,7 +361,7 @@ reasons contains r if {
 
 # _required_inputs are the input artifact types each output needs (config.required_inputs
 # in contracts/campaign/config.cue).
-_required_inputs := {t: {i | some i in inputs} | some t, inputs in object.get(_config, "required_inputs", {})}
+_required_inputs := {t: {i | some i in inputs} | some t, inputs in object.get(lib.pack_config, "required_inputs", {})}
 
 # METADATA
 # title: Required input missing
@@ -379,7 +379,7 @@ reasons contains r if {
 	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v is made from %s, but input_artifacts names none", [lib.output.type, lib.output.version, t]), "input_artifacts")
 }
 
-_consumes(agent) := {t | some t in _contract.agents[agent].consumes}
+_consumes(agent) := {t | some t in lib.pack_contract.agents[agent].consumes}
 
 # METADATA
 # title: Input the agent may not consume

@@ -37,7 +37,7 @@ reasons contains r if {
 # _injection_outcome is what an injection hit decides in the pack: its injection mode,
 # block when the table does not say.
 _injection_outcome := "allow" if {
-	object.get(_pack, "injection", "block") == "flag"
+	object.get(lib.pack_contract, "injection", "block") == "flag"
 } else := "block"
 
 # METADATA
@@ -69,7 +69,7 @@ reasons contains r if {
 	ctx := lib.request.context
 	_handoff
 	is_object(ctx)
-	some field in object.get(_pack, ["context", _edge, "do_not_need"], [])
+	some field in object.get(lib.pack_contract, ["context", _edge, "do_not_need"], [])
 	field in object.keys(ctx)
 	r := lib.reason(rego.metadata.rule(), sprintf("context field %q is do-not-need for edge %s", [field, _edge]), sprintf("context.%s", [field]))
 }

@@ -28,7 +28,7 @@ _core_root_causes := l if {
 } else := []
 
 _root_causes_of_pack := l if {
-	l := _pack.root_causes
+	l := lib.pack_contract.root_causes
 	is_array(l)
 } else := []
 

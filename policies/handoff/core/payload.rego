@@ -44,7 +44,7 @@ reasons contains r if {
 
 # claim_fields are the output content fields holding claims that need sources: the core
 # table's claims.fields plus, when a pack's contract has one, its claim_fields list.
-claim_fields := {f | some f in _guardrails.claims.fields} | {f | some f in object.get(_pack, "claim_fields", [])}
+claim_fields := {f | some f in _guardrails.claims.fields} | {f | some f in object.get(lib.pack_contract, "claim_fields", [])}
 
 _source_keys := {k | some k in _guardrails.claims.source_keys}
 

@@ -17,7 +17,7 @@ failure_attempt := object.get(_state, ["counters", retry_counter(lib.request.tas
 
 # _retry_policy is the pack's retry policy for a failure class; undefined when missing.
 _retry_policy(class) := p if {
-	p := _pack.limits.retry[class]
+	p := lib.pack_contract.limits.retry[class]
 	is_object(p)
 }
 

@@ -6,7 +6,7 @@ _empty_context := {"must_know": {}, "may_know": {}}
 
 # actors are the agents and tasks workflow.actors[status] lets act, [] when none.
 actors(status) := a if {
-	a := _pack.workflow.actors[status]
+	a := lib.pack_contract.workflow.actors[status]
 	is_array(a)
 } else := []
 
@@ -30,7 +30,7 @@ context_package(edge, content) := {
 	"must_know": _pick(p, "must_know", content),
 	"may_know": _pick(p, "may_know", content),
 } if {
-	p := _pack.context[edge]
+	p := lib.pack_contract.context[edge]
 	is_object(p)
 } else := _empty_context
 
@@ -43,11 +43,11 @@ _pick(p, part, content) := {f: content[f] |
 # output when it is of the package's type, else the approved version of that type, else
 # its latest version, else {}.
 edge_content(edge) := _output.content if {
-	_output.type == _pack.context[edge].from
+	_output.type == lib.pack_contract.context[edge].from
 } else := v.content if {
-	v := approved_version(_pack.context[edge].from)
+	v := approved_version(lib.pack_contract.context[edge].from)
 } else := v.content if {
-	v := latest_version(_pack.context[edge].from)
+	v := latest_version(lib.pack_contract.context[edge].from)
 } else := {}
 
 # edge_context is context_package(edge, edge_content(edge)).

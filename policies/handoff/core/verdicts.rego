@@ -22,7 +22,7 @@ _review_attestations := [a | some a in object.get(lib.request, "attestations", [
 # lookups below read it on the strictest terms when a list is missing: every severity
 # blocks an ACCEPT, and a return names a defect.
 _verdicts := v if {
-	v := _pack.verdicts
+	v := lib.pack_contract.verdicts
 	is_object(v)
 } else := {}
 

@@ -37,7 +37,7 @@ reasons contains r if {
 # pack's workflow.terminal lists.
 terminal if _state.terminal == true
 
-terminal if _state.status in object.get(_pack, ["workflow", "terminal"], [])
+terminal if _state.status in object.get(lib.pack_contract, ["workflow", "terminal"], [])
 
 # ready holds for a valid request with a workflow snapshot that still takes requests: a
 # request a pack judges against its workflow.

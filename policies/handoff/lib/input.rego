@@ -41,6 +41,29 @@ pack := input.pack if is_string(input.pack)
 
 else := ""
 
+# pack_contract is the tables of the pack the request is routed to
+# (data.handoff[input.pack].contract, exported from contracts/<pack>), {} when they are
+# missing or the request is routed to no pack.
+pack_contract := c if {
+	_routed
+	c := data.handoff[pack].contract
+	is_object(c)
+} else := {}
+
+# pack_config is the pack's own configuration tables (data.handoff[input.pack].config,
+# exported from the CUE value config of contracts/<pack>), {} when they are missing.
+pack_config := c if {
+	_routed
+	c := data.handoff[pack].config
+	is_object(c)
+} else := {}
+
+# _routed holds when input.pack names a pack whose tables may be looked up.
+_routed if {
+	pack != ""
+	pack != "core"
+}
+
 # actor is the request's actor ({type, id, roles}), {} when it has none.
 actor := a if {
 	a := request.actor

@@ -259,7 +259,7 @@ _delivery_retry_spent if not _delivery_retry
 
 _delivery_retry_spent if _delivery_retry.attempt > _delivery_retry.max_attempts
 
-_delivery_retry_spent if _contract.limits.retry[_delivery_class].retryable != true
+_delivery_retry_spent if lib.pack_contract.limits.retry[_delivery_class].retryable != true
 
 # METADATA
 # title: Delivery retries exhausted

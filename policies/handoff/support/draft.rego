@@ -118,19 +118,19 @@ _source_problems contains "a FAQ answer names the approved knowledge sources it 
 
 _source_problems contains sprintf("%q is not an approved knowledge source", [s]) if {
 	some s in object.get(lib.content, "knowledge_sources", [])
-	not s in object.get(_config, "approved_knowledge_sources", [])
+	not s in object.get(lib.pack_config, "approved_knowledge_sources", [])
 }
 
 # --- promises ----------------------------------------------------------------------------
 
-_sensitive(type) if _config.sensitive_actions[type]
+_sensitive(type) if lib.pack_config.sensitive_actions[type]
 
 _promise_problems(draft) := _promises_not_allowed(draft) | _dates_unsupported(draft)
 
 _promises_not_allowed(draft) := {[i, msg] |
 	some i, p in object.get(draft, "promises", [])
 	not _sensitive(p.type)
-	not p.type in object.get(_config, "allowed_promises", [])
+	not p.type in object.get(lib.pack_config, "allowed_promises", [])
 	msg := sprintf("promise %q is not one a response may make", [p.type])
 }
 
@@ -177,7 +177,7 @@ _sensitive_promises(draft) := {p.type | some p in object.get(draft, "promises", 
 reasons contains r if {
 	_draft
 	some action in _sensitive_promises(lib.content)
-	scope := _config.sensitive_actions[action].scope
+	scope := lib.pack_config.sensitive_actions[action].scope
 	not _grants(scope)
 	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s needs the explicit scope %s, which the verified authorization does not grant", [action, scope]), "output.content.promises", "SEC-SENSITIVE", "block")
 }

@@ -78,7 +78,7 @@ _envelope_problems contains ["task_id", msg] if {
 _envelope_problems contains [sprintf("required_output.%s", [field]), msg] if {
 	_dispatch
 	some field, _ in lib.request.required_output
-	not _contract.artifacts[_task_output(_task_id)].fields[field]
+	not lib.pack_contract.artifacts[_task_output(_task_id)].fields[field]
 	msg := sprintf("required_output names %q, which is not a field of %s", [field, _task_output(_task_id)])
 }
 
@@ -115,7 +115,7 @@ _input_ref_known(name) if {
 	parts := split(name, ".")
 	count(parts) == 2
 	parts[0] in lib.input_types
-	_contract.artifacts[parts[0]].fields[parts[1]]
+	lib.pack_contract.artifacts[parts[0]].fields[parts[1]]
 }
 
 # METADATA
@@ -297,7 +297,7 @@ reasons contains r if {
 	_handoff
 	took := lib.request.usage.max_call_ms
 	not _within_call_timeout(took)
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("a call took %v ms; the per-call timeout is %v ms: report a timeout failure instead", [took, object.get(_config, "per_call_timeout_ms", "not configured")]), "usage.max_call_ms", "CALL_TIMEOUT", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("a call took %v ms; the per-call timeout is %v ms: report a timeout failure instead", [took, object.get(lib.pack_config, "per_call_timeout_ms", "not configured")]), "usage.max_call_ms", "CALL_TIMEOUT", "block")
 }
 
 _within_call_timeout(ms) if {

@@ -12,11 +12,11 @@ import data.handoff.lib
 _evidence_of(content) := [e | some e in object.get(content, "evidence", []); is_object(e)]
 
 _authority(e) := n if {
-	n := _config.source_authority[e.source]
+	n := lib.pack_config.source_authority[e.source]
 	is_number(n)
 } else := 0
 
-_verified_provenance(e) if e.provenance.via in object.get(_config, "verified_provenance", [])
+_verified_provenance(e) if e.provenance.via in object.get(lib.pack_config, "verified_provenance", [])
 
 _skew_ns := n * _ms if {
 	n := _cfg("clock_skew_ms")
@@ -141,7 +141,7 @@ _stale_problems contains ["output.content.retrieved_at", msg] if {
 _stale_problems contains ["output.content.retrieved_at", msg] if {
 	age := _now_ns - _ns(lib.content.retrieved_at)
 	not _within_ms("max_result_age_ms", age)
-	msg := sprintf("retrieved_at %s is %d ms ago; an order result is current for at most %v ms", [lib.content.retrieved_at, age / _ms, object.get(_config, "max_result_age_ms", "not configured")])
+	msg := sprintf("retrieved_at %s is %d ms ago; an order result is current for at most %v ms", [lib.content.retrieved_at, age / _ms, object.get(lib.pack_config, "max_result_age_ms", "not configured")])
 }
 
 _stale_problems contains [sprintf("output.content.evidence[%d].observed_at", [i]), msg] if {
@@ -154,7 +154,7 @@ _stale_problems contains ["output.content.evidence", msg] if {
 	w := _prevailing(lib.content)
 	age := _ns(lib.content.retrieved_at) - _ns(w.observed_at)
 	not _within_ms("max_evidence_age_ms", age)
-	msg := sprintf("the prevailing evidence (%s) was %d ms old when retrieved; at most %v ms is current", [w.source, age / _ms, object.get(_config, "max_evidence_age_ms", "not configured")])
+	msg := sprintf("the prevailing evidence (%s) was %d ms old when retrieved; at most %v ms is current", [w.source, age / _ms, object.get(lib.pack_config, "max_evidence_age_ms", "not configured")])
 }
 
 _stale_problems contains ["output.content.estimated_delivery", msg] if {

@@ -21,7 +21,7 @@ _failed_task := object.get(lib.request, "task", "")
 _failure_class := object.get(lib.request, "class", "")
 
 _retry_policy(class) := p if {
-	p := _contract.limits.retry[class]
+	p := lib.pack_contract.limits.retry[class]
 	is_object(p)
 }
 
@@ -514,7 +514,7 @@ _open_effects := sort([id | some id, status in lib.state.effects; status in {"pe
 
 # _cancellable are the statuses a cancel request may end the workflow from
 # (config.cancellable in contracts/support/config.cue).
-_cancellable := {s | some s in object.get(_config, "cancellable", [])}
+_cancellable := {s | some s in object.get(lib.pack_config, "cancellable", [])}
 
 _cancel_problems contains msg if {
 	not lib.status in _cancellable
@@ -629,7 +629,7 @@ _stop_cause if count(_over_budget) > 0
 reasons contains r if {
 	_stopping
 	_deadline_passed
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("workflow %q started at %s; it may run %v ms: stopping (%s → %s)", [object.get(lib.state, "workflow_id", ""), object.get(lib.state, "created_at", "unknown"), object.get(_config, "max_workflow_duration_ms", "not configured"), lib.status, _stop_exit]), "", "DEADLINE", _stop_outcome)
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("workflow %q started at %s; it may run %v ms: stopping (%s → %s)", [object.get(lib.state, "workflow_id", ""), object.get(lib.state, "created_at", "unknown"), object.get(lib.pack_config, "max_workflow_duration_ms", "not configured"), lib.status, _stop_exit]), "", "DEADLINE", _stop_outcome)
 }
 
 # METADATA
@@ -651,7 +651,7 @@ _stop_exit := "BLOCKED" if {
 	lib.status == "RUNNING"
 	count(_open_effects) > 0
 } else := e if {
-	e := _config.stop_exits[lib.status]
+	e := lib.pack_config.stop_exits[lib.status]
 	is_string(e)
 } else := lib.status
 

@@ -18,7 +18,7 @@ _intent_of(c) := c.intent if {
 } else := "ambiguous"
 
 _intent_route(c) := r if {
-	r := _config.intents[_intent_of(c)].route
+	r := lib.pack_config.intents[_intent_of(c)].route
 	is_string(r)
 } else := "clarification"
 
@@ -77,7 +77,7 @@ _route_for(c, a) := "human" if {
 _route := _route_for(_classification_content, _authorization_content)
 
 _response_kinds := k if {
-	k := _config.routes[_route].response_kinds
+	k := lib.pack_config.routes[_route].response_kinds
 	is_array(k)
 } else := []
 
@@ -132,7 +132,7 @@ _classification_proposal := {
 reasons contains r if {
 	_authorization
 	not _from_gateway
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s %q is not an authorization service (%v): only the gateway records an authorization", [lib.actor_type, lib.actor_id, object.get(_config, "authorization_services", [])]), "actor", "SEC-GATEWAY", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s %q is not an authorization service (%v): only the gateway records an authorization", [lib.actor_type, lib.actor_id, object.get(lib.pack_config, "authorization_services", [])]), "actor", "SEC-GATEWAY", "block")
 }
 
 # METADATA
@@ -197,13 +197,13 @@ reasons contains r if {
 
 _from_gateway if {
 	lib.actor_type == "system"
-	lib.actor_id in object.get(_config, "authorization_services", [])
+	lib.actor_id in object.get(lib.pack_config, "authorization_services", [])
 }
 
 # _plan_events are the tasks of a route's plan after T2: ready when every dependency is
 # done, pending otherwise.
 _plan_events(route) := [_task_event(id, _initial_status(deps), _task_cfg(id).owner, deps) |
-	some id, deps in _config.routes[route].plan
+	some id, deps in lib.pack_config.routes[route].plan
 ]
 
 _initial_status(deps) := "ready" if {
@@ -217,7 +217,7 @@ _new_route := _route_for(_classification_content, lib.content)
 _authorization_proposal := {
 	"outcome": "allow",
 	"status_after": "READY",
-	"next": _supervisor_next(sort([id | some id, deps in _config.routes[_new_route].plan; _initial_status(deps) == "ready"])),
+	"next": _supervisor_next(sort([id | some id, deps in lib.pack_config.routes[_new_route].plan; _initial_status(deps) == "ready"])),
 	"events": array.concat(
 		array.concat(
 			[
@@ -231,7 +231,7 @@ _authorization_proposal := {
 	),
 } if {
 	lib.status == "PLANNED"
-	is_object(_config.routes[_new_route].plan)
+	is_object(lib.pack_config.routes[_new_route].plan)
 }
 
 # --- T2 again: re-verification while BLOCKED ----------------------------------------------

@@ -19,7 +19,7 @@ _defects := [d | some d in object.get(lib.request, "defects", []); is_object(d)]
 
 _checks_reported := {g.id: g.passed | some g in object.get(lib.request, "gates", []); is_object(g)}
 
-_review_checks := object.keys(object.get(_config, "review_checks", {}))
+_review_checks := object.keys(object.get(lib.pack_config, "review_checks", {}))
 
 _draft_version := core.latest_version("RESPONSE_DRAFT")
 
@@ -131,7 +131,7 @@ reasons contains r if {
 	not _review_overdue
 	some check in _review_checks
 	not check in object.keys(_checks_reported)
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("check %q (%s) is not reported", [check, _config.review_checks[check].question]), "gates", "REVIEW_CHECKS", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("check %q (%s) is not reported", [check, lib.pack_config.review_checks[check].question]), "gates", "REVIEW_CHECKS", "block")
 }
 
 # --- what the policy finds before an ACCEPT --------------------------------------------
@@ -165,13 +165,13 @@ reasons contains r if {
 _result_staleness contains msg if {
 	v := core.latest_version("ORDER_RESULT")
 	not _within_ms("max_result_age_ms", _now_ns - _ns(v.content.retrieved_at))
-	msg := sprintf("ORDER_RESULT v%d was retrieved at %v, more than %v ms ago", [v.ref.version, object.get(v.content, "retrieved_at", "an unknown time"), object.get(_config, "max_result_age_ms", "not configured")])
+	msg := sprintf("ORDER_RESULT v%d was retrieved at %v, more than %v ms ago", [v.ref.version, object.get(v.content, "retrieved_at", "an unknown time"), object.get(lib.pack_config, "max_result_age_ms", "not configured")])
 }
 
 _result_staleness contains msg if {
 	v := core.latest_version("ORDER_RESULT")
 	not _within_ms("max_result_age_ms", _now_ns - _ns(v.recorded_at))
-	msg := sprintf("ORDER_RESULT v%d was recorded at %v, more than %v ms ago", [v.ref.version, v.recorded_at, object.get(_config, "max_result_age_ms", "not configured")])
+	msg := sprintf("ORDER_RESULT v%d was recorded at %v, more than %v ms ago", [v.ref.version, v.recorded_at, object.get(lib.pack_config, "max_result_age_ms", "not configured")])
 }
 
 _result_staleness contains msg if {
@@ -298,7 +298,7 @@ reasons contains r if {
 	lib.status == "REVIEW_PENDING"
 	_task_status("T5") == "running"
 	_review_overdue
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("T5 was dispatched more than %v ms ago: escalating", [object.get(_config, "review_deadline_ms", "not configured")]), "", "REVIEW_DEADLINE", "await_human")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("T5 was dispatched more than %v ms ago: escalating", [object.get(lib.pack_config, "review_deadline_ms", "not configured")]), "", "REVIEW_DEADLINE", "await_human")
 }
 
 # METADATA
@@ -315,7 +315,7 @@ reasons contains r if {
 	_verdict in {"REVISE", "REJECT", "REASSIGN"}
 	not _review_overdue
 	not _cycles_left
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("%d of %v revision cycles used: escalating instead of another loop", [_cycles, object.get(_contract, ["limits", "max_review_cycles"], "not configured")]), "verdict", "REVIEW_LIMIT", "await_human")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%d of %v revision cycles used: escalating instead of another loop", [_cycles, object.get(lib.pack_contract, ["limits", "max_review_cycles"], "not configured")]), "verdict", "REVIEW_LIMIT", "await_human")
 }
 
 # METADATA

@@ -264,7 +264,7 @@ _delegations(id) := core.counter(sprintf("delegations/%s", [id]))
 _availability_denials contains r if {
 	_dispatch
 	not _below("max_concurrent_tasks", count(_running_tasks))
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("%d tasks run (%v); at most %v may run at once", [count(_running_tasks), sort(_running_tasks), object.get(_config, "max_concurrent_tasks", "not configured")]), "task_id", "CONCURRENCY", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%d tasks run (%v); at most %v may run at once", [count(_running_tasks), sort(_running_tasks), object.get(lib.pack_config, "max_concurrent_tasks", "not configured")]), "task_id", "CONCURRENCY", "block")
 }
 
 # METADATA
@@ -279,7 +279,7 @@ _availability_denials contains r if {
 _availability_denials contains r if {
 	_dispatch
 	not _below("max_delegation_depth", _delegations(_task_id))
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("task %s was delegated %d times; at most %v", [_task_id, _delegations(_task_id), object.get(_config, "max_delegation_depth", "not configured")]), "task_id", "DELEGATION", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("task %s was delegated %d times; at most %v", [_task_id, _delegations(_task_id), object.get(lib.pack_config, "max_delegation_depth", "not configured")]), "task_id", "DELEGATION", "block")
 }
 
 # _below holds when n is below the configured limit name (never when it is missing).
@@ -304,7 +304,7 @@ _cost_denials contains r if {
 	_dispatch
 	some [counter, limit] in _budgets
 	not _below(limit, core.counter(counter))
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s is %d of %v: no budget left for task %s", [counter, core.counter(counter), object.get(_config, limit, "not configured"), _task_id]), "task_id", "BUDGET", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s is %d of %v: no budget left for task %s", [counter, core.counter(counter), object.get(lib.pack_config, limit, "not configured"), _task_id]), "task_id", "BUDGET", "block")
 }
 
 # METADATA
@@ -319,7 +319,7 @@ _cost_denials contains r if {
 _cost_denials contains r if {
 	_dispatch
 	not _time_for_a_call
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("less than one per-call timeout (%v ms) is left before the workflow's deadline", [object.get(_config, "per_call_timeout_ms", "not configured")]), "task_id", "DEADLINE", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("less than one per-call timeout (%v ms) is left before the workflow's deadline", [object.get(lib.pack_config, "per_call_timeout_ms", "not configured")]), "task_id", "DEADLINE", "block")
 }
 
 _time_for_a_call if {
@@ -362,7 +362,7 @@ _assignment_content := {
 	"authorization_context": _assigned_authorization,
 	"completion_criteria": lib.request.completion_criteria,
 	"delegation": _delegations(_task_id) + 1,
-	"timeout_ms": object.get(_config, "per_call_timeout_ms", 0),
+	"timeout_ms": object.get(lib.pack_config, "per_call_timeout_ms", 0),
 }
 
 # _assigned_authorization is the dispatch's authorization context with only the scopes
@@ -416,7 +416,7 @@ _context_parts("T5") := object.union(
 	{
 		"RESPONSE_DRAFT": _package("supervisor>reviewer", core.latest_content("RESPONSE_DRAFT")),
 		"CASE": _package("supervisor>reviewer:CASE", _case),
-		"checks": object.get(_config, "review_checks", {}),
+		"checks": object.get(lib.pack_config, "review_checks", {}),
 		"route": {"route": _route, "response_kinds": _response_kinds},
 	},
 	{"ORDER_RESULT": _package("supervisor>reviewer:ORDER_RESULT", core.latest_content("ORDER_RESULT")) | core.latest_version("ORDER_RESULT")},

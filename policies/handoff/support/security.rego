@@ -7,7 +7,7 @@ import data.handoff.lib
 # customer's words and tool content passed on as labeled, untrusted data.
 
 _personal_data_patterns := p if {
-	p := _config.personal_data
+	p := lib.pack_config.personal_data
 	is_array(p)
 } else := []
 

@@ -80,7 +80,7 @@ _cancel if {
 
 _expected if {
 	input.request.kind == "start"
-	lib.status == object.get(_contract, ["workflow", "initial"], "CREATED")
+	lib.status == object.get(lib.pack_contract, ["workflow", "initial"], "CREATED")
 }
 
 # T1 in CREATED, T2 in PLANNED (and as re-verification in BLOCKED).
@@ -207,8 +207,8 @@ _output_missing if {
 reasons contains r if {
 	_ready
 	lib.actor_type == "system"
-	not lib.actor_id in object.get(_config, "system_actors", [])
-	r := lib.gate_reason(rego.metadata.rule(), sprintf("system actor %q is not a service identity of the support pack (%v)", [lib.actor_id, object.get(_config, "system_actors", [])]), "actor.id", "SEC-IDENTITY", "block")
+	not lib.actor_id in object.get(lib.pack_config, "system_actors", [])
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("system actor %q is not a service identity of the support pack (%v)", [lib.actor_id, object.get(lib.pack_config, "system_actors", [])]), "actor.id", "SEC-IDENTITY", "block")
 }
 
 # METADATA
@@ -232,9 +232,9 @@ _effect_kind := split(object.get(lib.request, "effect_id", ""), "/")[0]
 
 # _service_duty is what a service's request asks to do: a kind of request, or the
 # outcome of a kind of effect; and the services config allows to do it.
-_service_duty := [sprintf("report %s outcomes", [_effect_kind]), object.get(_config, ["effect_reporters", _effect_kind], [])] if {
+_service_duty := [sprintf("report %s outcomes", [_effect_kind]), object.get(lib.pack_config, ["effect_reporters", _effect_kind], [])] if {
 	input.request.kind == "outcome"
-} else := [sprintf("send %s requests", [lib.kind]), object.get(_config, ["service_requests", lib.kind], [])] if {
+} else := [sprintf("send %s requests", [lib.kind]), object.get(lib.pack_config, ["service_requests", lib.kind], [])] if {
 	lib.kind in {"start", "cancel", "failure"}
 }
 
@@ -252,7 +252,7 @@ _service_duty := [sprintf("report %s outcomes", [_effect_kind]), object.get(_con
 reasons contains r if {
 	_ready
 	lib.actor_type == "system"
-	lib.actor_id in object.get(_config, "system_actors", [])
+	lib.actor_id in object.get(lib.pack_config, "system_actors", [])
 	[duty, allowed] := _service_duty
 	not lib.actor_id in allowed
 	r := lib.gate_reason(rego.metadata.rule(), sprintf("service %q may not %s (only %v)", [lib.actor_id, duty, allowed]), "actor.id", "SEC-IDENTITY", "block")
@@ -320,7 +320,7 @@ _may_start if {
 _has_role(role) if {
 	lib.actor_type == "human"
 	role in lib.actor_roles
-	is_object(_contract.roles[role])
+	is_object(lib.pack_contract.roles[role])
 }
 
 # METADATA
@@ -399,36 +399,36 @@ _required_config := {
 # the same test as CONTRACT_MISSING's, one table after the other, so that a complete
 # configuration is not checked again table by table.
 _config_complete if {
-	is_number(_config.per_call_timeout_ms)
-	is_number(_config.max_workflow_duration_ms)
-	is_number(_config.review_deadline_ms)
-	is_number(_config.max_model_calls)
-	is_number(_config.max_tool_calls)
-	is_number(_config.cost_budget_micros)
-	is_number(_config.max_concurrent_tasks)
-	is_number(_config.max_delegation_depth)
-	is_number(_config.max_evidence_age_ms)
-	is_number(_config.max_result_age_ms)
-	is_number(_config.clock_skew_ms)
-	is_number(_config.min_classification_confidence)
-	is_number(_config.authorization_ttl_ms)
-	is_object(_config.source_authority)
-	is_array(_config.verified_provenance)
-	is_object(_config.intents)
-	is_object(_config.routes)
-	is_object(_config.tasks)
-	is_object(_config.review_checks)
-	is_array(_config.system_actors)
-	is_array(_config.authorization_services)
-	is_object(_config.service_requests)
-	is_object(_config.effect_reporters)
-	is_object(_config.sensitive_actions)
-	is_array(_config.allowed_promises)
-	is_array(_config.approved_knowledge_sources)
-	is_array(_config.personal_data)
-	is_object(_config.untrusted_fields)
-	is_object(_config.stop_exits)
-	is_array(_config.cancellable)
+	is_number(lib.pack_config.per_call_timeout_ms)
+	is_number(lib.pack_config.max_workflow_duration_ms)
+	is_number(lib.pack_config.review_deadline_ms)
+	is_number(lib.pack_config.max_model_calls)
+	is_number(lib.pack_config.max_tool_calls)
+	is_number(lib.pack_config.cost_budget_micros)
+	is_number(lib.pack_config.max_concurrent_tasks)
+	is_number(lib.pack_config.max_delegation_depth)
+	is_number(lib.pack_config.max_evidence_age_ms)
+	is_number(lib.pack_config.max_result_age_ms)
+	is_number(lib.pack_config.clock_skew_ms)
+	is_number(lib.pack_config.min_classification_confidence)
+	is_number(lib.pack_config.authorization_ttl_ms)
+	is_object(lib.pack_config.source_authority)
+	is_array(lib.pack_config.verified_provenance)
+	is_object(lib.pack_config.intents)
+	is_object(lib.pack_config.routes)
+	is_object(lib.pack_config.tasks)
+	is_object(lib.pack_config.review_checks)
+	is_array(lib.pack_config.system_actors)
+	is_array(lib.pack_config.authorization_services)
+	is_object(lib.pack_config.service_requests)
+	is_object(lib.pack_config.effect_reporters)
+	is_object(lib.pack_config.sensitive_actions)
+	is_array(lib.pack_config.allowed_promises)
+	is_array(lib.pack_config.approved_knowledge_sources)
+	is_array(lib.pack_config.personal_data)
+	is_object(lib.pack_config.untrusted_fields)
+	is_object(lib.pack_config.stop_exits)
+	is_array(lib.pack_config.cancellable)
 }
 
 # METADATA
@@ -444,7 +444,7 @@ reasons contains r if {
 	lib.valid
 	not _config_complete
 	some name, want in _required_config
-	type_name(object.get(_config, name, null)) != want
+	type_name(object.get(lib.pack_config, name, null)) != want
 	r := lib.reason(rego.metadata.rule(), sprintf("the support configuration has no %s %s", [want, name]), "")
 }
 

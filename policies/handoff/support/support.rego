@@ -51,10 +51,7 @@ _answers := {p | _ready; _expected; p := _propose}
 
 # _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers; a request
 # the pack does not expect is refused by the rule that explains it.
-_unanswered := [_no_rule] if {
-	_ready
-	_expected
-} else := []
+_unanswered := [_no_rule | _ready; _expected]
 
 _propose := _stop_proposal if _stopping
 
@@ -130,30 +127,20 @@ _ms := 1000000
 
 # --- tables --------------------------------------------------------------------------
 
-_contract := c if {
-	c := data.handoff.support.contract
-	is_object(c)
-} else := {}
-
-_config := c if {
-	c := data.handoff.support.config
-	is_object(c)
-} else := {}
-
 # _cfg is one configuration value; undefined when missing (CONTRACT_MISSING blocks).
 _cfg(name) := v if {
-	v := _config[name]
+	v := lib.pack_config[name]
 	v != null
 }
 
 _task_cfg(id) := t if {
-	t := _config.tasks[id]
+	t := lib.pack_config.tasks[id]
 	is_object(t)
 }
 
-_agent_tasks(agent) := {t | some t in object.get(_contract, ["agents", agent, "tasks"], [])}
+_agent_tasks(agent) := {t | some t in object.get(lib.pack_contract, ["agents", agent, "tasks"], [])}
 
-_agent_consumes(agent) := {t | some t in object.get(_contract, ["agents", agent, "consumes"], [])}
+_agent_consumes(agent) := {t | some t in object.get(lib.pack_contract, ["agents", agent, "consumes"], [])}
 
 # --- the task graph in the state ---------------------------------------------------
 

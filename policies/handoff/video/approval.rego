@@ -23,7 +23,7 @@ _deciding if {
 
 # _revisable are the artifact types a person may return in each status.
 # The table is config.revisable in contracts/video/config.cue.
-_revisable := {s: {t | some t in types} | some s, types in object.get(_config, "revisable", {})}
+_revisable := {s: {t | some t in types} | some s, types in object.get(lib.pack_config, "revisable", {})}
 
 # METADATA
 # title: Approval of another stage
@@ -60,7 +60,7 @@ reasons contains r if {
 
 _decides_stage if {
 	some role in _pack_roles_of_actor
-	lib.status in object.get(_contract, ["roles", role, "approves"], [])
+	lib.status in object.get(lib.pack_contract, ["roles", role, "approves"], [])
 }
 
 # METADATA

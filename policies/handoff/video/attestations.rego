@@ -12,7 +12,7 @@ import data.handoff.lib
 # _judgement_gates are the seed's judgement gates by artifact type, with the checklist
 # item each belongs to.
 # The table is config.judgement_gates in contracts/video/config.cue.
-_judgement_gates := object.get(_config, "judgement_gates", {})
+_judgement_gates := object.get(lib.pack_config, "judgement_gates", {})
 
 # _handoff_attestations are the attestations of the current handoff.
 _handoff_attestations := [a | some a in object.get(lib.request, "attestations", []); is_object(a)] if input.request.kind == "handoff"

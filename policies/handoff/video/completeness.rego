@@ -10,17 +10,17 @@ import data.handoff.lib
 # _completeness_gate names, per artifact type, the gate or checklist item a missing
 # field fails.
 # The table is config.completeness_gate in contracts/video/config.cue.
-_completeness_gate := object.get(_config, "completeness_gate", {})
+_completeness_gate := object.get(lib.pack_config, "completeness_gate", {})
 
 # _may_be_blank are the fields the seed marks optional (可选, 如有): blank is allowed
 # (negative prompts have their own checklist item).
 # The table is config.may_be_blank in contracts/video/config.cue.
-_may_be_blank := {f | some f in object.get(_config, "may_be_blank", [])}
+_may_be_blank := {f | some f in object.get(lib.pack_config, "may_be_blank", [])}
 
 # _may_be_empty are the lists whose empty value is a declaration: no constraints, a
 # scene without characters, a scene without dialogue, no client feedback.
 # The table is config.may_be_empty in contracts/video/config.cue.
-_may_be_empty := {f | some f in object.get(_config, "may_be_empty", [])}
+_may_be_empty := {f | some f in object.get(lib.pack_config, "may_be_empty", [])}
 
 _missing_value(value, key) if {
 	is_string(value)
@@ -70,7 +70,7 @@ _incomplete contains f if {
 # _may_be_pending are the top-level fields of each type that may hold a pending value
 # (the client's own words: "deadline: 待定").
 # The table is config.may_be_pending in contracts/video/config.cue.
-_may_be_pending := object.get(_config, "may_be_pending", {})
+_may_be_pending := object.get(lib.pack_config, "may_be_pending", {})
 
 # A field that says the work is still to be done (TBD, 待定, 待补充, "？？", "……") is
 # as missing as a blank one: the producer has not filled it in.

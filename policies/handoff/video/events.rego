@@ -101,7 +101,7 @@ _versions := [core.latest_version(t).ref | some s in _stage_order; some t in _st
 # or works from.
 # The table is config.work_contexts in contracts/video/config.cue.
 _work_contexts(status) := {w.agent: _work_context(w)} if {
-	w := object.get(_config, ["work_contexts", status], null)
+	w := object.get(lib.pack_config, ["work_contexts", status], null)
 	is_object(w)
 } else := {}
 

@@ -65,11 +65,11 @@ _reference_placeholders := _placeholder_set("reference_placeholders")
 
 _reference_labels := _placeholder_set("reference_labels")
 
-_placeholder_hosts := {lower(trim_space(h)) | some h in object.get(_config, "reference_placeholder_hosts", []); is_string(h)}
+_placeholder_hosts := {lower(trim_space(h)) | some h in object.get(lib.pack_config, "reference_placeholder_hosts", []); is_string(h)}
 
 # _reference_min_chars fails closed: without the table no description is long enough.
 _reference_min_chars := n if {
-	n := _config.reference_min_chars
+	n := lib.pack_config.reference_min_chars
 	is_number(n)
 } else := 1000000
 
@@ -167,7 +167,7 @@ _text_problem(s) := "it holds no words" if {
 # _checklist_skills are the skills a handoff checklist requires, by artifact: the skill
 # routing must route them and the producer must attest running them.
 # The table is config.checklist_skills in contracts/video/config.cue.
-_checklist_skills := object.get(_config, "checklist_skills", {})
+_checklist_skills := object.get(lib.pack_config, "checklist_skills", {})
 
 _gate_failures contains f if {
 	_scope.SKILL_ROUTING

@@ -61,7 +61,7 @@ _handoff_returned := {f.artifact | some f in _work_failures}
 
 # _required_inputs are the artifact types each output is made from.
 # The table is config.required_inputs in contracts/video/config.cue.
-_required_inputs := object.get(_config, "required_inputs", {})
+_required_inputs := object.get(lib.pack_config, "required_inputs", {})
 
 # _return_record is the record that returned a type's latest version: the check of its
 # edge or the internal review opinion (which list it under returned), or the client
@@ -222,7 +222,7 @@ _output_meta := {
 }
 
 _handoff_gates := (({g |
-	some g in object.get(_contract, ["artifacts", _out_type, "gates"], [])
+	some g in object.get(lib.pack_contract, ["artifacts", _out_type, "gates"], [])
 	not _judgement_gates[_out_type][g]
 } | {_completeness_gate[_out_type]}) | {i |
 	some i, types in _item_artifacts

@@ -77,17 +77,17 @@ _verdict := object.get(lib.request, "verdict", "")
 # The table is config.item_artifacts in contracts/video/config.cue.
 # Each item's list is read as it is (only membership is asked of it); _gate_targets
 # gives it as a set.
-_item_artifacts := object.get(_config, "item_artifacts", {})
+_item_artifacts := object.get(lib.pack_config, "item_artifacts", {})
 
 # _item_of_gate maps an artifact's quality gate to the checklist item it is part of.
 # The table is config.item_of_gate in contracts/video/config.cue.
-_item_of_gate := object.get(_config, "item_of_gate", {})
+_item_of_gate := object.get(lib.pack_config, "item_of_gate", {})
 
 _record_type := _stages[_check_of[lib.status]].record if _check_status
 
 # _items are the checklist items of the current check: the record type's gates in the
 # contract and the items the policy knows for the edge.
-_items := {g | some g in object.get(_contract, ["artifacts", _record_type, "gates"], [])} | {i |
+_items := {g | some g in object.get(lib.pack_contract, ["artifacts", _record_type, "gates"], [])} | {i |
 	some i, types in _item_artifacts
 	some t in types
 	t in _edge_types
@@ -110,7 +110,7 @@ _artifact_gates := {[t, g] |
 
 # _type_gates are the quality gates of an artifact type: its contract's and its
 # completeness gate.
-_type_gates(t) := {g | some g in object.get(_contract, ["artifacts", t, "gates"], [])} | {g | g := _completeness_gate[t]}
+_type_gates(t) := {g | some g in object.get(lib.pack_contract, ["artifacts", t, "gates"], [])} | {g | g := _completeness_gate[t]}
 
 # _gate_targets are the artifacts a gate or item named in a review result judges.
 _gate_targets(id) := {t | some t in types} if types := _item_artifacts[id]
@@ -149,7 +149,7 @@ _scope_problems contains [sprintf("defects[%d].origin", [i]), sprintf("defect %q
 }
 
 _origin_problem(d) := "is no artifact type of the video pack" if {
-	not is_object(object.get(_contract, ["artifacts", d.origin], null))
+	not is_object(object.get(lib.pack_contract, ["artifacts", d.origin], null))
 } else := sprintf("is %s itself: origin names an upstream artifact", [d.artifact]) if {
 	d.origin == d.artifact
 } else := sprintf("is not upstream of %s (made from %v)", [d.artifact, sort(_upstream_types(d.artifact) - {d.artifact})]) if {
@@ -320,7 +320,7 @@ reasons contains r if {
 # custom:
 #   code: REVIEW_CYCLES_EXHAUSTED
 #   outcome: await_human
-_cycles_reason(types) := lib.reason_outcome(rego.metadata.rule(), sprintf("%v already returned %v times each (limit %v); the production lead decides", [sort(_exhausted(types)), [core.counter(_return_counter(t)) | some t in sort(_exhausted(types))], object.get(_contract, ["limits", "max_review_cycles"], 0)]), "", "await_human")
+_cycles_reason(types) := lib.reason_outcome(rego.metadata.rule(), sprintf("%v already returned %v times each (limit %v); the production lead decides", [sort(_exhausted(types)), [core.counter(_return_counter(t)) | some t in sort(_exhausted(types))], object.get(lib.pack_contract, ["limits", "max_review_cycles"], 0)]), "", "await_human")
 
 # --- the decision ----------------------------------------------------------------------
 
@@ -388,7 +388,7 @@ _check_content := object.union(
 		"verdict": _verdict,
 		"result": _result,
 		"reviewed": _review_refs,
-		"items": [{"id": i, "title": object.get(_contract, ["gates", i, "title"], i), "passed": _item_passed(i)} | some i in sort(_items)],
+		"items": [{"id": i, "title": object.get(lib.pack_contract, ["gates", i, "title"], i), "passed": _item_passed(i)} | some i in sort(_items)],
 		"gates": [{"id": g, "artifact": t, "passed": _any_passed(t, g)} | some [t, g] in sort(_artifact_gates)],
 		"attestations": _attestations_used,
 		"defects": _defects,

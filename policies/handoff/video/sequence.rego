@@ -7,7 +7,7 @@ import data.handoff.lib
 # table workflow.actors says who acts in each status.
 _expected if {
 	input.request.kind == "start"
-	lib.status == object.get(_contract, ["workflow", "initial"], "NEW")
+	lib.status == object.get(lib.pack_contract, ["workflow", "initial"], "NEW")
 }
 
 # A handoff by the status's producer, with the task the status routes, of one of the
@@ -143,7 +143,7 @@ reasons contains r if {
 }
 
 # _pack_roles_of_actor are the actor's roles that the pack's roles table defines.
-_pack_roles_of_actor := {r | some r in lib.actor_roles; is_object(_contract.roles[r])} if lib.actor_type == "human"
+_pack_roles_of_actor := {r | some r in lib.actor_roles; is_object(lib.pack_contract.roles[r])} if lib.actor_type == "human"
 
 else := set()
 

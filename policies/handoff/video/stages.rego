@@ -8,11 +8,11 @@ import data.handoff.lib
 # check status in which the receiving agent checks them and the record type its check is
 # kept in. after is the status the workflow moves to once the edge is done.
 # The table is config.stages in contracts/video/config.cue.
-_stages := object.get(_config, "stages", {})
+_stages := object.get(lib.pack_config, "stages", {})
 
 # _stage_order runs from the most upstream producer to the last.
 # The table is config.stage_order in contracts/video/config.cue.
-_stage_order := object.get(_config, "stage_order", [])
+_stage_order := object.get(lib.pack_config, "stage_order", [])
 
 # _type_stage is the production status of each artifact type's producer.
 _type_stage[t] := stage if {
@@ -31,7 +31,7 @@ _check_status if _check_of[lib.status]
 # _record_types are the artifacts the policy records from a check or a person's
 # decision, and the client confirmation: a returned producer names one as input.
 # The table is config.record_types in contracts/video/config.cue.
-_record_types := {t | some t in object.get(_config, "record_types", [])}
+_record_types := {t | some t in object.get(lib.pack_config, "record_types", [])}
 
 # _upstream_status is the production status of the most upstream type of a set.
 _upstream_status(types) := _stage_order[min({i |

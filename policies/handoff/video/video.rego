@@ -34,10 +34,7 @@ _answers := {p | core.ready; _expected; p := _propose}
 
 # _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers; a request
 # the pack does not expect is refused by the rule that explains it.
-_unanswered := [_no_rule] if {
-	core.ready
-	_expected
-} else := []
+_unanswered := [_no_rule | core.ready; _expected]
 
 _propose := _start_proposal if input.request.kind == "start"
 
@@ -81,20 +78,6 @@ _no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the video pack 
 
 # --- contract tables ---------------------------------------------------------------
 
-_contract := c if {
-	c := data.handoff.video.contract
-	is_object(c)
-} else := {}
-
-# _config is the pack's own tables (data.handoff.video.config, exported from the CUE
-# value config in contracts/video/config.cue): the chain of edges, the checklists, the
-# completeness rules and the gates' placeholders. Missing, every request is blocked
-# (CONTRACT_MISSING).
-_config := c if {
-	c := data.handoff.video.config
-	is_object(c)
-} else := {}
-
 # _required_config are the configuration tables the policy reads, with their JSON type.
 _required_config := {
 	"stages": "object",
@@ -137,40 +120,40 @@ reasons contains r if {
 	lib.valid
 	not _config_complete
 	some name, want in _required_config
-	type_name(object.get(_config, name, null)) != want
+	type_name(object.get(lib.pack_config, name, null)) != want
 	r := lib.reason(rego.metadata.rule(), sprintf("the video configuration has no %s %s", [want, name]), "")
 }
 
 # _config_complete holds when every table of _required_config is there with its JSON
 # type, asked table by table; only when one is not are the tables listed one by one.
 _config_complete if {
-	is_object(_config.stages)
-	is_array(_config.stage_order)
-	is_array(_config.record_types)
-	is_object(_config.required_inputs)
-	is_object(_config.completeness_gate)
-	is_array(_config.may_be_blank)
-	is_array(_config.may_be_empty)
-	is_array(_config.pending_placeholders)
-	is_object(_config.may_be_pending)
-	is_array(_config.audience_placeholders)
-	is_array(_config.reference_placeholders)
-	is_array(_config.reference_labels)
-	is_array(_config.reference_placeholder_hosts)
-	is_number(_config.reference_min_chars)
-	is_number(_config.clock_skew_ms)
-	is_array(_config.uncarded_roles)
-	is_object(_config.placeholder_index)
-	is_string(_config.pending_shape)
-	is_object(_config.checklist_skills)
-	is_object(_config.judgement_gates)
-	is_object(_config.item_artifacts)
-	is_object(_config.item_of_gate)
-	is_object(_config.work_contexts)
-	is_object(_config.revisable)
+	is_object(lib.pack_config.stages)
+	is_array(lib.pack_config.stage_order)
+	is_array(lib.pack_config.record_types)
+	is_object(lib.pack_config.required_inputs)
+	is_object(lib.pack_config.completeness_gate)
+	is_array(lib.pack_config.may_be_blank)
+	is_array(lib.pack_config.may_be_empty)
+	is_array(lib.pack_config.pending_placeholders)
+	is_object(lib.pack_config.may_be_pending)
+	is_array(lib.pack_config.audience_placeholders)
+	is_array(lib.pack_config.reference_placeholders)
+	is_array(lib.pack_config.reference_labels)
+	is_array(lib.pack_config.reference_placeholder_hosts)
+	is_number(lib.pack_config.reference_min_chars)
+	is_number(lib.pack_config.clock_skew_ms)
+	is_array(lib.pack_config.uncarded_roles)
+	is_object(lib.pack_config.placeholder_index)
+	is_string(lib.pack_config.pending_shape)
+	is_object(lib.pack_config.checklist_skills)
+	is_object(lib.pack_config.judgement_gates)
+	is_object(lib.pack_config.item_artifacts)
+	is_object(lib.pack_config.item_of_gate)
+	is_object(lib.pack_config.work_contexts)
+	is_object(lib.pack_config.revisable)
 }
 
-_consumes(agent) := {t | some t in _contract.agents[agent].consumes}
+_consumes(agent) := {t | some t in lib.pack_contract.agents[agent].consumes}
 
 # --- reasons -----------------------------------------------------------------------
 
@@ -185,7 +168,7 @@ _time_ns(t) := time.parse_rfc3339_ns(t) if is_string(t)
 # _skew_ns is how far a sender's clock may run ahead of the engine's
 # (config.clock_skew_ms); without the table, not at all.
 _skew_ns := n * 1000000 if {
-	n := _config.clock_skew_ms
+	n := lib.pack_config.clock_skew_ms
 	is_number(n)
 } else := 0
 
@@ -219,7 +202,7 @@ _fullwidth := {
 # _placeholder_set is a configuration list of placeholders, normalised, as an object
 # whose keys are the normalised values: config.placeholder_index[name], derived from
 # the list in contracts/video/config.cue. Look a value up as _placeholder_set(name)[v].
-_placeholder_set(name) := object.get(_config, ["placeholder_index", name], {})
+_placeholder_set(name) := object.get(lib.pack_config, ["placeholder_index", name], {})
 
 # _pending_placeholders are the values that say the work is still to be done.
 # The table is config.pending_placeholders in contracts/video/config.cue.
@@ -231,7 +214,7 @@ _pending_placeholders := _placeholder_set("pending_placeholders")
 # only separators. config.pending_shape, derived from the placeholder list in
 # contracts/video/config.cue. Any other string is not pending and is never normalised.
 _pending_shape := s if {
-	s := _config.pending_shape
+	s := lib.pack_config.pending_shape
 	is_string(s)
 }
 
