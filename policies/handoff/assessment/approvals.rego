@@ -211,7 +211,7 @@ _approve_status := _after_gate[lib.status] if {
 # one); at human review the escalated task gets a fresh retry budget.
 _approve_events := array.concat(
 	[_approval_event, core.status_event(_awaiting.ref.type, _awaiting.ref.version, "approved")],
-	_supersede_approved(_awaiting.ref.type, _awaiting.ref.version),
+	core.supersede_approved(_awaiting.ref.type, _awaiting.ref.version),
 ) if {
 	lib.status != "HUMAN_REVIEW"
 } else := array.concat([_approval_event], _fresh_budget)

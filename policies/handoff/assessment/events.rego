@@ -15,13 +15,6 @@ import data.handoff.lib
 # credential, prompt or raw evidence (the content schemas have no field for them and
 # core refuses them anywhere in a request).
 
-# _supersede_approved supersedes every approved version of a type but keep.
-_supersede_approved(type, keep) := [core.status_event(type, v.ref.version, "superseded") |
-	some v in core.artifact(type).versions
-	v.status == "approved"
-	v.ref.version != keep
-]
-
 # _record_ref is the ref of the next version of one of the Orchestrator's records.
 _record_ref(type, default_id, content) := {
 	"id": core.history_id(type, default_id),
@@ -136,8 +129,6 @@ _rework_events(content) := [
 ]
 
 # --- context packages --------------------------------------------------------------------
-
-_empty_context := {"must_know": {}, "may_know": {}}
 
 # _pipeline_types are the artifact types the agents produce.
 _pipeline_types := {t | some a in _agents; some t in a.produces}

@@ -70,7 +70,7 @@ reasons contains r if {
 	core.ready
 	not _expected
 	not _sequence_explained
-	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, _routed_now]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, core.routed_now]), "")
 }
 
 _request_label := sprintf("%s>%s (%s) by %q", [_source, _target, object.get(lib.request, "task_type", ""), lib.actor_id]) if input.request.kind == "handoff"
@@ -78,8 +78,6 @@ _request_label := sprintf("%s>%s (%s) by %q", [_source, _target, object.get(lib.
 else := sprintf("%s/%s", [object.get(lib.request, "agent", ""), object.get(lib.request, "task", "")]) if input.request.kind == "failure"
 
 else := sprintf("by %q", [lib.actor_id])
-
-_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in core.actors(lib.status)]
 
 # _bypass_by_status holds for a handoff while a person's decision is pending at a gate
 # or the validation step.

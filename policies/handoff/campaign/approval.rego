@@ -195,7 +195,7 @@ _escalation_proposal := _reject_proposal("ESCALATED") if lib.request.decision ==
 _final_approve_proposal := {
 	"outcome": "allow",
 	"status_after": "DELIVERY",
-	"next": _next_with("DELIVERY", {"delivery_agent": core.context_package("campaign_approver>delivery_agent", {
+	"next": core.next_with("DELIVERY", {"delivery_agent": core.context_package("campaign_approver>delivery_agent", {
 		"approved_artifacts": _approval_refs,
 		"final_copy": object.get(core.latest_content("COPY_PACKAGE"), "deliverables", []),
 		"visual_prompts": object.get(core.latest_content("VISUAL_PACKAGE"), "prompts", []),
@@ -214,10 +214,10 @@ _final_approve_proposal := {
 _research_approve_proposal := {
 	"outcome": "allow",
 	"status_after": "STRATEGY",
-	"next": _next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", core.latest_content("RESEARCH_BRIEF"))}),
+	"next": core.next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", core.latest_content("RESEARCH_BRIEF"))}),
 	"events": array.concat(
 		array.concat(_approval_events("ESCALATED"), [core.status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
-		_supersede_approved("RESEARCH_BRIEF", _brief_n),
+		core.supersede_approved("RESEARCH_BRIEF", _brief_n),
 	),
 }
 
@@ -241,9 +241,9 @@ _revision_status := "RESEARCH_REVISION" if {
 	"STRATEGY_BRIEF" in _revise_types
 } else := "TARGETED_REVISION"
 
-_revision_contexts := {"research_agent": _keyed({"APPROVAL_RECORD": _approval_package("research_agent")})} if {
+_revision_contexts := {"research_agent": core.keyed({"APPROVAL_RECORD": _approval_package("research_agent")})} if {
 	_revision_status == "RESEARCH_REVISION"
-} else := {"strategy_agent": _keyed({
+} else := {"strategy_agent": core.keyed({
 	"APPROVAL_RECORD": _approval_package("strategy_agent"),
 	"RESEARCH_BRIEF": _research_package("strategy_agent"),
 })} if {
@@ -252,7 +252,7 @@ _revision_contexts := {"research_agent": _keyed({"APPROVAL_RECORD": _approval_pa
 	some t in _revise_types
 	t in _deliverable_types
 	p := core.producer(t, "unknown")
-	ctx := _keyed({
+	ctx := core.keyed({
 		"APPROVAL_RECORD": _approval_package(p),
 		"STRATEGY_BRIEF": _strategy_package(p, _approved_content("STRATEGY_BRIEF")),
 	})
@@ -262,7 +262,7 @@ _revision_request_proposal(stage) := {
 	"outcome": "revise",
 	"status_after": _revision_status,
 	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": []} | some t in sort(_revise_types)],
-	"next": _next_with(_revision_status, _revision_contexts),
+	"next": core.next_with(_revision_status, _revision_contexts),
 	"events": array.concat(_approval_events(stage), [e |
 		some t in sort(_revise_types)
 		some e in _set_latest(t, {"draft", "under_review"}, "revision_required")

@@ -264,7 +264,7 @@ _delivery_handoff_proposal := {
 	"status_after": "DELIVERY",
 	"next": [],
 	"events": array.concat(
-		array.concat(_supersede_approved("CLIENT_PACKAGE", lib.output.version), [core.artifact_event("approved")]),
+		array.concat(core.supersede_approved("CLIENT_PACKAGE", lib.output.version), [core.artifact_event("approved")]),
 		[core.handoff_event, {"type": "effect", "id": _effect_id, "status": "pending"}],
 	),
 }
@@ -365,7 +365,7 @@ _outcome_proposal := {
 	"outcome": "retry",
 	"status_after": "DELIVERY",
 	"retry": _delivery_retry,
-	"next": _next_with("DELIVERY", {"delivery_agent": _empty_context}),
+	"next": core.next_with("DELIVERY", {"delivery_agent": core.empty_context}),
 	"events": [
 		_effect_event("failed"),
 		{"type": "counter", "name": core.retry_counter("delivery"), "delta": 1},

@@ -5,13 +5,6 @@ import data.handoff.lib
 
 # Events and context packages the campaign proposals are built from.
 
-# _supersede_approved is the events superseding every approved version of a type but keep.
-_supersede_approved(type, keep) := [core.status_event(type, v.ref.version, "superseded") |
-	some v in core.artifact(type).versions
-	v.status == "approved"
-	v.ref.version != keep
-]
-
 # _set_latest moves the latest version of a type to status when it is in one of from.
 _set_latest(type, from, status) := [core.status_event(type, v.ref.version, status) |
 	v := core.latest_version(type)
@@ -135,22 +128,6 @@ _approval_events(stage) := [
 
 # --- context packages ---------------------------------------------------------------
 
-_empty_context := {"must_know": {}, "may_know": {}}
-
-# _next_with is next_for(status) restricted to the agents contexts names, each with its
-# context.
-_next_with(status, contexts) := [object.union(n, {"context": contexts[n.agent]}) |
-	some n in core.next_for(status)
-	contexts[n.agent]
-]
-
-# _keyed merges the packages of several artifacts into one context, keyed by artifact
-# type, so that equal field names of different artifacts never overwrite each other.
-_keyed(parts) := {
-	"must_know": {t: p.must_know | some t, p in parts},
-	"may_know": {t: p.may_know | some t, p in parts; count(p.may_know) > 0},
-}
-
 _strategy_package(agent, strategy) := core.context_package(sprintf("strategy_agent>%s", [agent]), strategy)
 
 _research_package(agent) := core.context_package(sprintf("research_agent>%s", [agent]), _approved_content("RESEARCH_BRIEF"))
@@ -203,4 +180,4 @@ _live_version(t) := core.last_approved(t) if t == "STRATEGY_BRIEF"
 
 else := core.latest_version(t)
 
-_escalation_next(report) := _next_with("ESCALATED", {"campaign_approver": _approval_summary(report)})
+_escalation_next(report) := core.next_with("ESCALATED", {"campaign_approver": _approval_summary(report)})

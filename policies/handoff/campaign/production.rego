@@ -259,7 +259,7 @@ _deliverable_content(t) := lib.content if lib.output.type == t
 
 else := core.latest_content(t)
 
-_qa_next := _next_with("QA", {"qa_agent": _keyed({
+_qa_next := core.next_with("QA", {"qa_agent": core.keyed({
 	"STRATEGY_BRIEF": core.context_package("strategy_agent>qa_agent", _strategy),
 	"COPY_PACKAGE": core.context_package("copywriter>qa_agent", _deliverable_content("COPY_PACKAGE")),
 	"VISUAL_PACKAGE": core.context_package("visual_prompt_agent>qa_agent", _deliverable_content("VISUAL_PACKAGE")),
@@ -267,7 +267,7 @@ _qa_next := _next_with("QA", {"qa_agent": _keyed({
 
 # _revision_context is what the producer of a returned deliverable receives: the
 # approved strategy and the defects of its own artifact.
-_revision_context(t, report) := _keyed({
+_revision_context(t, report) := core.keyed({
 	"STRATEGY_BRIEF": _strategy_package(core.producer(t, "unknown"), _strategy),
 	"QA_REPORT": _qa_package(core.producer(t, "unknown"), report, t),
 })
@@ -283,7 +283,7 @@ _production_handoff_proposal := {
 } else := {
 	"outcome": "allow",
 	"status_after": "PRODUCTION",
-	"next": _next_with("PRODUCTION", {core.producer(_other, "unknown"): _strategy_package(core.producer(_other, "unknown"), _strategy)}),
+	"next": core.next_with("PRODUCTION", {core.producer(_other, "unknown"): _strategy_package(core.producer(_other, "unknown"), _strategy)}),
 	"events": _production_events,
 } if {
 	lib.status == "PRODUCTION"
@@ -297,6 +297,6 @@ _production_handoff_proposal := {
 } else := {
 	"outcome": "allow",
 	"status_after": "TARGETED_REVISION",
-	"next": _next_with("TARGETED_REVISION", {core.producer(t, "unknown"): _revision_context(t, core.latest_content("QA_REPORT")) | some t in _pending_returns}),
+	"next": core.next_with("TARGETED_REVISION", {core.producer(t, "unknown"): _revision_context(t, core.latest_content("QA_REPORT")) | some t in _pending_returns}),
 	"events": _production_events,
 }

@@ -63,7 +63,7 @@ _qa_cycle := {"type": "counter", "name": "qa_cycles", "delta": 1}
 _qa_proposal := {
 	"outcome": "await_human",
 	"status_after": "HUMAN_APPROVAL",
-	"next": _next_with("HUMAN_APPROVAL", {"campaign_approver": _approval_summary(_qa_report)}),
+	"next": core.next_with("HUMAN_APPROVAL", {"campaign_approver": _approval_summary(_qa_report)}),
 	"events": _report_events(_qa_report),
 	"requires_human_review": true,
 } if {
@@ -77,7 +77,7 @@ _qa_proposal := {
 	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": sort([d.id | some d in _defects; d.artifact == t])} |
 		some t in sort(_returned_types)
 	],
-	"next": _next_with("TARGETED_REVISION", {core.producer(t, "unknown"): _revision_context(t, _qa_report) | some t in _returned_types}),
+	"next": core.next_with("TARGETED_REVISION", {core.producer(t, "unknown"): _revision_context(t, _qa_report) | some t in _returned_types}),
 	"events": array.concat(
 		_report_events(_qa_report),
 		array.concat([e | some t in sort(_returned_types); some e in _set_latest(t, {"draft", "under_review"}, "revision_required")], [_qa_cycle]),
@@ -90,9 +90,9 @@ _upstream_status := "RESEARCH_REVISION" if "RESEARCH_BRIEF" in _upstream_origins
 
 else := "STRATEGY"
 
-_upstream_contexts := {"research_agent": _keyed({"QA_REPORT": _qa_package("research_agent", _qa_report, "RESEARCH_BRIEF")})} if {
+_upstream_contexts := {"research_agent": core.keyed({"QA_REPORT": _qa_package("research_agent", _qa_report, "RESEARCH_BRIEF")})} if {
 	_upstream_status == "RESEARCH_REVISION"
-} else := {"strategy_agent": _keyed({
+} else := {"strategy_agent": core.keyed({
 	"QA_REPORT": _qa_package("strategy_agent", _qa_report, "STRATEGY_BRIEF"),
 	"RESEARCH_BRIEF": _research_package("strategy_agent"),
 })}
@@ -105,7 +105,7 @@ _qa_proposal := {
 	"revise": [{"artifact": o, "producer": core.producer(o, "unknown"), "defects": sort([d.id | some d in _defects; d.origin == o])} |
 		some o in sort(_upstream_origins)
 	],
-	"next": _next_with(_upstream_status, _upstream_contexts),
+	"next": core.next_with(_upstream_status, _upstream_contexts),
 	"events": array.concat(_report_events(_qa_report), [_qa_cycle]),
 } if {
 	_qa_branch == "upstream"

@@ -11,7 +11,7 @@ import data.handoff.lib
 _research_handoff_proposal := {
 	"outcome": "allow",
 	"status_after": "RESEARCH_VALIDATION",
-	"next": _next_with("RESEARCH_VALIDATION", {"qa_agent": core.context_package("research_agent>qa_agent", lib.content)}),
+	"next": core.next_with("RESEARCH_VALIDATION", {"qa_agent": core.context_package("research_agent>qa_agent", lib.content)}),
 	"events": array.concat(
 		array.concat(core.supersede_open("RESEARCH_BRIEF"), [core.artifact_event("under_review")]),
 		[core.handoff_event],
@@ -323,10 +323,10 @@ _validation_report := _report_content("research_validation", _result_of[_validat
 _validation_proposal := {
 	"outcome": "allow",
 	"status_after": "STRATEGY",
-	"next": _next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", _brief)}),
+	"next": core.next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", _brief)}),
 	"events": array.concat(
 		_report_events(_validation_report),
-		array.concat(_supersede_approved("RESEARCH_BRIEF", _brief_n), [core.status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
+		array.concat(core.supersede_approved("RESEARCH_BRIEF", _brief_n), [core.status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
 	),
 } if {
 	_validation_branch == "accept"
@@ -336,7 +336,7 @@ _validation_proposal := {
 	"outcome": "revise",
 	"status_after": "RESEARCH_REVISION",
 	"revise": [{"artifact": "RESEARCH_BRIEF", "producer": core.producer("RESEARCH_BRIEF", "unknown"), "defects": sort(_defect_ids)}],
-	"next": _next_with("RESEARCH_REVISION", {"research_agent": _keyed({"QA_REPORT": _qa_package("research_agent", _validation_report, "RESEARCH_BRIEF")})}),
+	"next": core.next_with("RESEARCH_REVISION", {"research_agent": core.keyed({"QA_REPORT": _qa_package("research_agent", _validation_report, "RESEARCH_BRIEF")})}),
 	"events": array.concat(
 		_report_events(_validation_report),
 		[
@@ -353,7 +353,7 @@ _validation_proposal := {
 _validation_proposal := {
 	"outcome": "await_human",
 	"status_after": "ESCALATED",
-	"next": _next_with("ESCALATED", {"campaign_approver": _keyed({
+	"next": core.next_with("ESCALATED", {"campaign_approver": core.keyed({
 		"RESEARCH_BRIEF": core.context_package("research_agent>qa_agent", _brief),
 		"QA_REPORT": _qa_package("research_agent", _validation_report, "RESEARCH_BRIEF"),
 	})}),

@@ -75,7 +75,7 @@ reasons contains r if {
 	core.ready
 	not _expected
 	not _sequence_explained
-	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, _routed_now]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, core.routed_now]), "")
 }
 
 _request_label := sprintf("%s/%s by %q", [lib.request.source_agent, lib.request.task_type, lib.actor_id]) if input.request.kind == "handoff"
@@ -83,8 +83,6 @@ _request_label := sprintf("%s/%s by %q", [lib.request.source_agent, lib.request.
 else := sprintf("%s/%s", [lib.request.agent, lib.request.task]) if input.request.kind == "failure"
 
 else := sprintf("by %q", [lib.actor_id])
-
-_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in core.actors(lib.status)]
 
 # METADATA
 # title: Handoff without output

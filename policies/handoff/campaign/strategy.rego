@@ -14,7 +14,7 @@ _strategy_handoff if {
 _strategy_handoff_proposal := {
 	"outcome": "await_human",
 	"status_after": "STRATEGY_APPROVAL",
-	"next": _next_with("STRATEGY_APPROVAL", {"campaign_approver": core.context_package("strategy_agent>campaign_approver", lib.content)}),
+	"next": core.next_with("STRATEGY_APPROVAL", {"campaign_approver": core.context_package("strategy_agent>campaign_approver", lib.content)}),
 	"events": array.concat(
 		array.concat(core.supersede_open("STRATEGY_BRIEF"), [core.artifact_event("under_review")]),
 		[core.handoff_event],
@@ -444,14 +444,14 @@ _approval_proposal := _escalation_proposal if lib.status == "ESCALATED"
 _strategy_approval_proposal := {
 	"outcome": "allow",
 	"status_after": "PRODUCTION",
-	"next": _next_with("PRODUCTION", {
+	"next": core.next_with("PRODUCTION", {
 		"copywriter": _strategy_package("copywriter", core.latest_content("STRATEGY_BRIEF")),
 		"visual_prompt_agent": _strategy_package("visual_prompt_agent", core.latest_content("STRATEGY_BRIEF")),
 	}),
 	"events": array.concat(
 		array.concat(_approval_events("STRATEGY_APPROVAL"), [core.status_event("STRATEGY_BRIEF", _strategy_n, "approved")]),
 		array.concat(
-			_supersede_approved("STRATEGY_BRIEF", _strategy_n),
+			core.supersede_approved("STRATEGY_BRIEF", _strategy_n),
 			array.concat(core.supersede_open("COPY_PACKAGE"), core.supersede_open("VISUAL_PACKAGE")),
 		),
 	),

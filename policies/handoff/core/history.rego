@@ -66,3 +66,11 @@ supersede_open(type) := [status_event(type, v.ref.version, "superseded") |
 	v := latest_version(type)
 	v.status in open_statuses
 ]
+
+# supersede_approved is the events superseding every approved version of a type but
+# version keep.
+supersede_approved(type, keep) := [status_event(type, v.ref.version, "superseded") |
+	some v in artifact(type).versions
+	v.status == "approved"
+	v.ref.version != keep
+]

@@ -2,7 +2,8 @@ package handoff.core
 
 import data.handoff.lib
 
-_empty_context := {"must_know": {}, "may_know": {}}
+# empty_context is a context package with nothing in it.
+empty_context := {"must_know": {}, "may_know": {}}
 
 # actors are the agents and tasks workflow.actors[status] lets act, [] when none.
 actors(status) := a if {
@@ -20,7 +21,7 @@ routed(agent, task) if {
 # next_for is the routing answer for a status: every agent workflow.actors[status] lets
 # act, with its task and an empty context ({must_know: {}, may_know: {}}) for the pack
 # to fill. [] when the status has no actors (or the table is missing).
-next_for(status) := [{"agent": a.agent, "task": a.task, "context": _empty_context} | some a in actors(status)]
+next_for(status) := [{"agent": a.agent, "task": a.task, "context": empty_context} | some a in actors(status)]
 
 # context_package is what the target of an edge ("source>target") receives from
 # content, by the pack's context[edge]: {must_know: {field: value}, may_know: {...}}.
@@ -32,7 +33,7 @@ context_package(edge, content) := {
 } if {
 	p := lib.pack_contract.context[edge]
 	is_object(p)
-} else := _empty_context
+} else := empty_context
 
 _pick(p, part, content) := {f: content[f] |
 	some f in object.get(p, part, [])
@@ -58,3 +59,21 @@ edge_context(edge) := context_package(edge, edge_content(edge))
 next_with_context(source, status) := [object.union(n, {"context": edge_context(sprintf("%s>%s", [source, n.agent]))}) |
 	some n in next_for(status)
 ]
+
+# routed_now are the "agent/task" pairs workflow.actors lets act in the current status,
+# for messages.
+routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in actors(lib.status)]
+
+# next_with is next_for(status) restricted to the agents contexts names, each with its
+# context.
+next_with(status, contexts) := [object.union(n, {"context": contexts[n.agent]}) |
+	some n in next_for(status)
+	contexts[n.agent]
+]
+
+# keyed merges the packages of several artifacts into one context, keyed by artifact
+# type, so that equal field names of different artifacts never overwrite each other.
+keyed(parts) := {
+	"must_know": {t: p.must_know | some t, p in parts},
+	"may_know": {t: p.may_know | some t, p in parts; count(p.may_know) > 0},
+}

@@ -104,7 +104,7 @@ _failure_proposal := {
 	"outcome": "retry",
 	"status_after": lib.status,
 	"retry": _failure_retry,
-	"next": [_next(lib.request.agent, _task_type(_failed_task), _empty_context)],
+	"next": [_next(lib.request.agent, _task_type(_failed_task), core.empty_context)],
 	"events": _failure_base("retry"),
 } if {
 	_failure_branch == "retry_in_place"
@@ -292,7 +292,7 @@ _failure_proposal := {
 }
 
 # An authorization failure recovers only through the gateway's re-verification.
-_blocked_next := [_next("supervisor", "verify_authorization", _empty_context)] if _failure_class == "authorization"
+_blocked_next := [_next("supervisor", "verify_authorization", core.empty_context)] if _failure_class == "authorization"
 
 else := []
 

@@ -203,6 +203,4 @@ _authorization_content := core.latest_content("AUTHORIZATION_RECORD")
 
 # --- reasons -------------------------------------------------------------------------
 
-_empty_context := {"must_know": {}, "may_know": {}}
-
 _next(agent, task, context) := {"agent": agent, "task": task, "context": context}

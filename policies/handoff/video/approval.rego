@@ -236,7 +236,7 @@ _person_return(stage, check) := {
 	"outcome": "revise",
 	"status_after": _person_upstream,
 	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": _person_defect_ids(t, stage)} | some t in sort(_revise_types)],
-	"next": _next_with(_person_upstream, {_stages[_person_upstream].producer: {
+	"next": core.next_with(_person_upstream, {_stages[_person_upstream].producer: {
 		"must_know": {"returned": sort(_revise_types), "comment": object.get(lib.request, "comment", ""), "decided_by": lib.actor_id},
 		"may_know": {},
 	}}),

@@ -5,13 +5,6 @@ import data.handoff.lib
 
 # Events and context packages the video proposals are built from.
 
-# _supersede_approved supersedes every approved version of a type but keep.
-_supersede_approved(type, keep) := [core.status_event(type, v.ref.version, "superseded") |
-	some v in core.artifact(type).versions
-	v.status == "approved"
-	v.ref.version != keep
-]
-
 # _record_event records a version the policy makes from a review or a decision (a
 # checklist record, a review opinion). The engine seals its hash from content.
 _record_event(type, default_id, content, based_on) := {
@@ -75,22 +68,6 @@ _exhausted(types) := {t |
 
 # --- context packages ------------------------------------------------------------------
 
-_empty_context := {"must_know": {}, "may_know": {}}
-
-# _next_with is next_for(status) restricted to the agents contexts names, each with its
-# context.
-_next_with(status, contexts) := [object.union(n, {"context": contexts[n.agent]}) |
-	some n in core.next_for(status)
-	contexts[n.agent]
-]
-
-# _keyed merges the packages of several artifacts into one context, keyed by artifact
-# type, so that equal field names of different artifacts never overwrite each other.
-_keyed(parts) := {
-	"must_know": {t: p.must_know | some t, p in parts},
-	"may_know": {t: p.may_know | some t, p in parts; count(p.may_know) > 0},
-}
-
 # _pkg is the package of an artifact over a context key "source>target/TYPE".
 _pkg(source, target, type) := core.context_package(sprintf("%s>%s/%s", [source, target, type]), _doc(type))
 
@@ -107,9 +84,9 @@ _work_contexts(status) := {w.agent: _work_context(w)} if {
 
 # _work_context is one agent's context: a package per artifact it receives, keyed by
 # type, and the chain's current versions where the table says so.
-_work_context(w) := object.union(_keyed(_work_parts(w)), {"may_know": {"versions": _versions}}) if {
+_work_context(w) := object.union(core.keyed(_work_parts(w)), {"may_know": {"versions": _versions}}) if {
 	w.versions == true
-} else := _keyed(_work_parts(w))
+} else := core.keyed(_work_parts(w))
 
 _work_parts(w) := {p.type: _pkg(p.from, w.agent, p.type) | some p in w.packages}
 

@@ -260,7 +260,7 @@ _delivery_events := array.concat(
 	_accepted_events,
 )
 
-_supersede_approved_if("approved") := _supersede_approved(_out_type, lib.output.version)
+_supersede_approved_if("approved") := core.supersede_approved(_out_type, lib.output.version)
 
 _supersede_approved_if("under_review") := []
 
@@ -295,7 +295,7 @@ else := _stage_now.after
 _handoff_proposal := {
 	"outcome": _after_outcome,
 	"status_after": _after,
-	"next": _next_with(_after, _work_contexts(_after)),
+	"next": core.next_with(_after, _work_contexts(_after)),
 	"events": _delivery_events,
 	"requires_human_review": _after == "AWAITING_CLIENT",
 } if {
@@ -304,14 +304,14 @@ _handoff_proposal := {
 } else := {
 	"outcome": "allow",
 	"status_after": lib.status,
-	"next": _next_with(lib.status, {_stage_now.producer: _remaining_context}),
+	"next": core.next_with(lib.status, {_stage_now.producer: _remaining_context}),
 	"events": _delivery_events,
 } if {
 	count(_work_failures) == 0
 } else := {
 	"outcome": "await_human",
 	"status_after": "ESCALATED",
-	"next": _next_with("ESCALATED", {"production_lead": _failed_context(_work_failures)}),
+	"next": core.next_with("ESCALATED", {"production_lead": _failed_context(_work_failures)}),
 	"events": _handoff_return_events,
 	"requires_human_review": true,
 	"reasons": [_cycles_reason(_handoff_returned)],
@@ -321,7 +321,7 @@ _handoff_proposal := {
 	"outcome": "revise",
 	"status_after": lib.status,
 	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": []} | some t in sort(_handoff_returned)],
-	"next": _next_with(lib.status, {_stage_now.producer: _failed_context(_work_failures)}),
+	"next": core.next_with(lib.status, {_stage_now.producer: _failed_context(_work_failures)}),
 	"events": _handoff_return_events,
 }
 

@@ -58,7 +58,7 @@ _review_by_non_agent if {
 #   outcome: block
 reasons contains r if {
 	_review_by_non_agent
-	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [lib.actor_type, lib.actor_id, _routed_now]), "actor.type")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [lib.actor_type, lib.actor_id, core.routed_now]), "actor.type")
 }
 
 _review_refs := [r | some r in object.get(lib.request, "artifacts", []); is_object(r)]
@@ -428,7 +428,7 @@ _defect_ids(t, by) := sort({d.id | some d in _defects; d.artifact == t} | {_retu
 _intake_proposal := {
 	"outcome": "allow",
 	"status_after": _stages[_check_of[lib.status]].after,
-	"next": _next_with(_stages[_check_of[lib.status]].after, _work_contexts(_stages[_check_of[lib.status]].after)),
+	"next": core.next_with(_stages[_check_of[lib.status]].after, _work_contexts(_stages[_check_of[lib.status]].after)),
 	"events": array.concat(
 		[_record_event(_record_type, _record_id(_record_type), _check_content, _review_refs)],
 		[e |
@@ -444,7 +444,7 @@ _intake_proposal := {
 	"outcome": "revise",
 	"status_after": _check_of[lib.status],
 	"revise": _revise_list(_review_returned, _check_ref_label),
-	"next": _next_with(_check_of[lib.status], {_stages[_check_of[lib.status]].producer: _return_context}),
+	"next": core.next_with(_check_of[lib.status], {_stages[_check_of[lib.status]].producer: _return_context}),
 	"events": array.concat(
 		[_record_event(_record_type, _record_id(_record_type), _check_content, _review_refs)],
 		_review_return_events(_check_ref_label, sprintf("returned by the check %s", [_check_ref_label])),
@@ -459,7 +459,7 @@ _intake_proposal := _escalated_review(_record_event(_record_type, _record_id(_re
 
 _check_ref_label := sprintf("%s@%d", [_record_type, _check_ref.version])
 
-_return_context := _keyed({_record_type: core.context_package(
+_return_context := core.keyed({_record_type: core.context_package(
 	sprintf("%s>%s/%s", [lib.actor_id, _stages[_check_of[lib.status]].producer, _record_type]),
 	_check_content,
 )})
@@ -469,7 +469,7 @@ _return_context := _keyed({_record_type: core.context_package(
 _escalated_review(record, label) := {
 	"outcome": "await_human",
 	"status_after": "ESCALATED",
-	"next": _next_with("ESCALATED", {"production_lead": _failed_context(_review_all)}),
+	"next": core.next_with("ESCALATED", {"production_lead": _failed_context(_review_all)}),
 	"events": array.concat([record], _review_return_events(label, sprintf("returned by %s; escalated", [label]))),
 	"requires_human_review": true,
 	"reasons": [r | _branch == "exhausted"; r := _cycles_reason(_review_returned)],
@@ -479,7 +479,7 @@ _escalated_review(record, label) := {
 # and supersede its older approved versions.
 _accept_events(t) := array.concat(
 	[core.status_event(t, core.latest_number(t), "approved") | core.latest_status(t) == "under_review"],
-	_supersede_approved(t, core.latest_number(t)),
+	core.supersede_approved(t, core.latest_number(t)),
 )
 
 # --- the internal review -----------------------------------------------------------------
@@ -505,7 +505,7 @@ _upstream := _upstream_status(_review_returned)
 _internal_proposal := {
 	"outcome": "allow",
 	"status_after": "CLIENT_REVIEW",
-	"next": _next_with("CLIENT_REVIEW", _work_contexts_after_opinion),
+	"next": core.next_with("CLIENT_REVIEW", _work_contexts_after_opinion),
 	"events": array.concat([_opinion_event], _accept_events("EDIT_PLAN")),
 } if {
 	_branch == "pass"
@@ -515,7 +515,7 @@ _internal_proposal := {
 	"outcome": "revise",
 	"status_after": _upstream,
 	"revise": _revise_list(_review_returned, _opinion_label),
-	"next": _next_with(_upstream, {_stages[_upstream].producer: _keyed({"REVIEW_OPINION": core.context_package(
+	"next": core.next_with(_upstream, {_stages[_upstream].producer: core.keyed({"REVIEW_OPINION": core.context_package(
 		sprintf("internal-review-lead>%s/REVIEW_OPINION", [_stages[_upstream].producer]),
 		_opinion_content,
 	)})}),
@@ -530,6 +530,6 @@ _internal_proposal := _escalated_review(_opinion_event, _opinion_label) if {
 
 # The client review lead receives the opinion being recorded now.
 _work_contexts_after_opinion := {"client-review-lead": object.union(
-	_keyed({"REVIEW_OPINION": core.context_package("internal-review-lead>client-review-lead/REVIEW_OPINION", _opinion_content)}),
+	core.keyed({"REVIEW_OPINION": core.context_package("internal-review-lead>client-review-lead/REVIEW_OPINION", _opinion_content)}),
 	{"may_know": {"versions": _versions}},
 )}

@@ -57,7 +57,7 @@ reasons contains r if {
 	core.ready
 	not _expected
 	not _sequence_explained
-	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, _routed_now]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, core.routed_now]), "")
 }
 
 _request_label := sprintf("%s/%s of %v by %q", [lib.request.source_agent, lib.request.task_type, object.get(lib.request, ["output", "type"], "nothing"), lib.actor_id]) if input.request.kind == "handoff"
@@ -65,8 +65,6 @@ _request_label := sprintf("%s/%s of %v by %q", [lib.request.source_agent, lib.re
 else := sprintf("%s/%s", [lib.request.agent, lib.request.task]) if input.request.kind == "failure"
 
 else := sprintf("by %q", [lib.actor_id])
-
-_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in core.actors(lib.status)]
 
 # METADATA
 # title: Handoff without output
@@ -256,7 +254,7 @@ reasons contains r if {
 _failure_proposal := {
 	"outcome": "await_human",
 	"status_after": "ESCALATED",
-	"next": _next_with("ESCALATED", {"production_lead": {"must_know": {"failed_task": lib.request.task, "agent": lib.request.agent, "class": lib.request.class}, "may_know": {}}}),
+	"next": core.next_with("ESCALATED", {"production_lead": {"must_know": {"failed_task": lib.request.task, "agent": lib.request.agent, "class": lib.request.class}, "may_know": {}}}),
 	"events": [_failure_counter],
 	"requires_human_review": true,
 } if {
@@ -265,6 +263,6 @@ _failure_proposal := {
 	"outcome": "retry",
 	"status_after": lib.status,
 	"retry": core.failure_retry,
-	"next": [{"agent": lib.request.agent, "task": lib.request.task, "context": _empty_context}],
+	"next": [{"agent": lib.request.agent, "task": lib.request.task, "context": core.empty_context}],
 	"events": [_failure_counter, _retry_due_event],
 }

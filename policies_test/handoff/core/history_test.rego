@@ -115,3 +115,10 @@ test_ready_twin_terminal_or_invalid if {
 	not core.ready with input as with_errors(handoff_input, [{"code": "UNKNOWN_FIELD", "path": "x", "message": "m"}])
 		with data.handoff.testpack.contract as fixture_pack
 }
+
+# supersede_approved supersedes the approved versions of a type but the one kept.
+test_supersede_approved if {
+	core.supersede_approved("BRIEF", 2) == [core.status_event("BRIEF", 1, "superseded")] with input as handoff_input
+	core.supersede_approved("BRIEF", 1) == [] with input as handoff_input
+	core.supersede_approved("PLAN", 0) == [] with input as qa_handoff_input
+}
