@@ -261,7 +261,7 @@ _new_handoff_type := "conflict_resolution" if {
 	count(_still_open) == 0
 } else := "sequential"
 
-_resolution_ref := _record_ref("RESOLUTION_RECORD", "resolution-record", _resolution_content)
+_resolution_ref := core.next_ref("RESOLUTION_RECORD", "resolution-record", _resolution_content)
 
 # _flagged_events change the flagged output's status: rejected when the person does not
 # keep it; approved when kept and headed past validation (a kept output counts as

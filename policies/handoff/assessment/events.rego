@@ -15,14 +15,6 @@ import data.handoff.lib
 # credential, prompt or raw evidence (the content schemas have no field for them and
 # core refuses them anywhere in a request).
 
-# _record_ref is the ref of the next version of one of the Orchestrator's records.
-_record_ref(type, default_id, content) := {
-	"id": core.history_id(type, default_id),
-	"type": type,
-	"version": core.latest_number(type) + 1,
-	"hash": core.content_hash(content),
-}
-
 _previous_version_id(ref) := _version_id(object.union(ref, {"version": ref.version - 1})) if ref.version > 1
 
 else := null
@@ -120,7 +112,7 @@ _rework_content(kind, reason, to_agent, to_status, type, returned) := object.uni
 	{"returned": r | r := returned; is_object(r)},
 )
 
-_rework_ref(content) := _record_ref("REWORK_ORDER", "rework-order", content)
+_rework_ref(content) := core.next_ref("REWORK_ORDER", "rework-order", content)
 
 # _rework_events record a rework order and mark its agent as owing a rework.
 _rework_events(content) := [

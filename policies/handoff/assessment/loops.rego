@@ -135,7 +135,7 @@ _escalation_content := {
 	"handoff_id": object.get(lib.request, "handoff_id", lib.request.request_id),
 }
 
-_escalation_ref := _record_ref("ESCALATION_RECORD", "escalation-record", _escalation_content)
+_escalation_ref := core.next_ref("ESCALATION_RECORD", "escalation-record", _escalation_content)
 
 # _escalation_proposal stops the work: the ESCALATION_RECORD says why and where the work
 # resumes; the failure's retry history is recorded too. Nothing of a handoff is accepted.

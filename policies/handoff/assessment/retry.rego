@@ -149,7 +149,7 @@ _retry_delay(false) := d if {
 
 _retry_delay(true) := 0
 
-_retry_ref(exhausted) := _record_ref("RETRY_RECORD", "retry-record", _retry_content(exhausted))
+_retry_ref(exhausted) := core.next_ref("RETRY_RECORD", "retry-record", _retry_content(exhausted))
 
 _retry_record_event(exhausted) := _record_event(_retry_ref(exhausted), "approved", _retry_content(exhausted), _record_meta(_retry_ref(exhausted), "passed", lib.request.agent, lib.status))
 

@@ -50,6 +50,16 @@ producer(type, default_value) := p if {
 	is_string(p)
 } else := default_value
 
+# next_ref is the ref of the next version of a type the policy records itself, with
+# content: the workflow's id for the type (default_id before its first version), the
+# version after the latest, and the content's hash.
+next_ref(type, default_id, content) := {
+	"id": history_id(type, default_id),
+	"type": type,
+	"version": _latest_number(type) + 1,
+	"hash": content_hash(content),
+}
+
 # content_hash is the hash of an artifact content as the events carry it:
 # "sha256:" and the hex SHA-256 of its JSON.
 content_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])

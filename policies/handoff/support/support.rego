@@ -178,12 +178,7 @@ _cancel_open_tasks := [_task_status_event(id, "cancelled") | some id in sort(obj
 # engine seals its hash).
 _record(type, default_id, status, content, based_on, meta) := {
 	"type": "artifact_recorded",
-	"ref": {
-		"id": core.history_id(type, default_id),
-		"type": type,
-		"version": core.latest_number(type) + 1,
-		"hash": core.content_hash(content),
-	},
+	"ref": core.next_ref(type, default_id, content),
 	"status": status,
 	"producer": core.producer(type, "supervisor"),
 	"based_on": based_on,

@@ -9,12 +9,7 @@ import data.handoff.lib
 # checklist record, a review opinion). The engine seals its hash from content.
 _record_event(type, default_id, content, based_on) := {
 	"type": "artifact_recorded",
-	"ref": {
-		"id": core.history_id(type, default_id),
-		"type": type,
-		"version": core.latest_number(type) + 1,
-		"hash": core.content_hash(content),
-	},
+	"ref": core.next_ref(type, default_id, content),
 	"status": "approved",
 	"producer": lib.actor_id,
 	"based_on": based_on,

@@ -122,3 +122,10 @@ test_supersede_approved if {
 	core.supersede_approved("BRIEF", 1) == [] with input as handoff_input
 	core.supersede_approved("PLAN", 0) == [] with input as qa_handoff_input
 }
+
+# next_ref names the version after the latest, under the workflow's id for the type (the
+# default before the first version).
+test_next_ref if {
+	core.next_ref("BRIEF", "x", {"a": 1}) == {"id": "brief-1", "type": "BRIEF", "version": 2, "hash": core.content_hash({"a": 1})} with input as handoff_input
+	core.next_ref("PLAN", "plan-new", {}) == {"id": "plan-new", "type": "PLAN", "version": 1, "hash": core.content_hash({})} with input as handoff_input
+}
