@@ -38,3 +38,18 @@ _output := o if {
 
 # _edge is the handoff's "source>target".
 _edge := sprintf("%s>%s", [lib.request.source_agent, lib.request.target_agent]) if _handoff
+
+# The reason and text helpers live in data.handoff.lib. These names keep a pack that
+# calls them through core (core.reason(rego.metadata.rule(), message, path), ...)
+# working; the shipped packs call lib.
+reason(meta, message, path) := lib.reason(meta, message, path)
+
+reason_outcome(meta, message, path, outcome) := lib.reason_outcome(meta, message, path, outcome)
+
+gate_reason(meta, message, path, gate, outcome) := lib.gate_reason(meta, message, path, gate, outcome)
+
+path_string(path) := lib.path_string(path)
+
+short(s) := lib.short(s)
+
+with_article(word) := lib.with_article(word)

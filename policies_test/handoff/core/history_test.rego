@@ -1,6 +1,7 @@
 package handoff.core_test
 
 import data.handoff.core
+import data.handoff.lib
 
 # The title a reason carries is the METADATA title of the rule that built it.
 test_reason_takes_the_rules_metadata if {
@@ -128,4 +129,15 @@ test_supersede_approved if {
 test_next_ref if {
 	core.next_ref("BRIEF", "x", {"a": 1}) == {"id": "brief-1", "type": "BRIEF", "version": 2, "hash": core.content_hash({"a": 1})} with input as handoff_input
 	core.next_ref("PLAN", "plan-new", {}) == {"id": "plan-new", "type": "PLAN", "version": 1, "hash": core.content_hash({})} with input as handoff_input
+}
+
+# The reason and text helpers are lib's under their core names too.
+test_core_names_of_lib_helpers if {
+	meta := {"title": "T", "custom": {"code": "X"}}
+	core.reason(meta, "m", "p") == lib.reason(meta, "m", "p")
+	core.reason_outcome(meta, "m", "", "revise") == lib.reason_outcome(meta, "m", "", "revise")
+	core.gate_reason(meta, "m", "", "G", "block") == lib.gate_reason(meta, "m", "", "G", "block")
+	core.path_string(["a", 1]) == "a[1]"
+	core.short("abc") == "abc"
+	core.with_article("item") == "an item"
 }
