@@ -258,6 +258,16 @@ type annotatedRule struct {
 	info RuleInfo
 	rule *ast.Rule
 	pkg  map[string][]*ast.Rule // the rules of its package by name, for helpers
+	// imports are the packages the rule's package imports (data.handoff.lib as lib),
+	// whose helpers stand for input paths too.
+	imports map[string]*packageRules
+}
+
+// packageRules are the rules of one package by name, and the packages it imports by
+// alias.
+type packageRules struct {
+	rules   map[string][]*ast.Rule
+	imports map[string]*packageRules
 }
 
 // catalog is the index of a bundle's rules that carry a reason code, built the first
@@ -296,15 +306,33 @@ func indexAnnotatedRules(modules map[string]*ast.Module) (map[string]*annotatedR
 	}
 	sort.Strings(names)
 	helpersOf := map[string]map[string][]*ast.Rule{} // package -> rule name -> rules
+	packages := map[string]*packageRules{}
 	for _, n := range names {
 		m := modules[n]
 		pkg := m.Package.Path.String()
 		if helpersOf[pkg] == nil {
 			helpersOf[pkg] = map[string][]*ast.Rule{}
+			packages[pkg] = &packageRules{rules: helpersOf[pkg], imports: map[string]*packageRules{}}
 		}
 		for _, rule := range m.Rules {
 			name := rule.Head.Ref()[0].Value.String()
 			helpersOf[pkg][name] = append(helpersOf[pkg][name], rule)
+		}
+	}
+	for _, n := range names {
+		m := modules[n]
+		for _, imp := range m.Imports {
+			path, ok := imp.Path.Value.(ast.Ref)
+			if !ok || !path.HasPrefix(ast.DefaultRootRef) {
+				continue
+			}
+			alias := string(imp.Alias)
+			if alias == "" {
+				alias = string(path[len(path)-1].Value.(ast.String))
+			}
+			if p := packages[path.String()]; p != nil {
+				packages[m.Package.Path.String()].imports[alias] = p
+			}
 		}
 	}
 	for _, n := range names {
@@ -323,7 +351,7 @@ func indexAnnotatedRules(modules map[string]*ast.Module) (map[string]*annotatedR
 			info := RuleInfo{Code: code, Package: pkg, Title: a.Title,
 				Description: strings.Join(strings.Fields(a.Description), " "),
 				File:        a.Location.File, Line: rule.Location.Row}
-			out[locKey(rule.Location)] = &annotatedRule{info: info, rule: rule, pkg: helpers}
+			out[locKey(rule.Location)] = &annotatedRule{info: info, rule: rule, pkg: helpers, imports: packages[m.Package.Path.String()].imports}
 			byCode[code] = append(byCode[code], info)
 		}
 	}
@@ -350,7 +378,7 @@ func ruleAfter(m *ast.Module, row int) *ast.Rule {
 // _kind := object.get(_request, "kind", "")) counts as that path; a path with a variable
 // is cut before the variable, so the value shown is the collection it ranges over.
 func (dc *Decider) inputsOf(ar *annotatedRule, in ast.Value) []InputValue {
-	res := &pathResolver{helpers: ar.pkg, memo: map[string]ast.Ref{}, busy: map[string]bool{}}
+	res := &pathResolver{helpers: ar.pkg, imports: ar.imports, memo: map[string]ast.Ref{}, busy: map[string]bool{}}
 	refs := map[string]ast.Ref{}
 	add := func(p ast.Ref) {
 		if len(p) > 0 {
@@ -402,8 +430,28 @@ func (dc *Decider) inputsOf(ar *annotatedRule, in ast.Value) []InputValue {
 // pathResolver maps terms of a package's rules to the input paths they stand for.
 type pathResolver struct {
 	helpers map[string][]*ast.Rule
+	imports map[string]*packageRules // by alias
 	memo    map[string]ast.Ref
 	busy    map[string]bool
+	subs    map[*packageRules]*pathResolver
+}
+
+// imported is the resolver of an imported package (lib.request is the helper request of
+// data.handoff.lib, resolved among that package's rules).
+func (p *pathResolver) imported(alias string) *pathResolver {
+	pr := p.imports[alias]
+	if pr == nil {
+		return nil
+	}
+	if p.subs == nil {
+		p.subs = map[*packageRules]*pathResolver{}
+	}
+	if sub, ok := p.subs[pr]; ok {
+		return sub
+	}
+	sub := &pathResolver{helpers: pr.rules, imports: pr.imports, memo: map[string]ast.Ref{}, busy: map[string]bool{}}
+	p.subs[pr] = sub
+	return sub
 }
 
 const maxResolveDepth = 16
@@ -444,18 +492,25 @@ func (p *pathResolver) term(rule *ast.Rule, t *ast.Term, depth int) ast.Ref {
 		if !ok {
 			return nil
 		}
+		rest := x[1:]
 		switch {
 		case x[0].Equal(ast.InputRootDocument):
 			base = ast.Ref{x[0]}
 		case p.helpers[string(head)] != nil:
 			base = p.helper(string(head), depth+1)
+		case p.imports[string(head)] != nil && len(x) > 1:
+			name, ok := x[1].Value.(ast.String)
+			if !ok {
+				return nil
+			}
+			base, rest = p.imported(string(head)).helper(string(name), depth+1), x[2:]
 		default:
 			base = p.local(rule, head, depth+1)
 		}
 		if base == nil {
 			return nil
 		}
-		return extend(base, x[1:])
+		return extend(base, rest)
 	case ast.Var:
 		if p.helpers[string(x)] != nil {
 			return p.helper(string(x), depth+1)

@@ -113,8 +113,8 @@ func compilePolicies(ctx context.Context, fsys fs.FS, tables tableSource, lazy b
 	for owner, ep := range owners {
 		g := &policyGroup{entrypoints: []string{ep}, owner: owner}
 		for _, path := range slices.Sorted(maps.Keys(cp.sources)) {
-			// Core and shared files go to every group; a pack's only to its own.
-			if o := fileOwner(path); o == "" || o == "core" || o == owner {
+			// Core, lib and shared files go to every group; a pack's only to its own.
+			if o := fileOwner(path); o == "" || o == "core" || o == "lib" || o == owner {
 				g.files = append(g.files, path)
 			}
 		}

@@ -67,7 +67,7 @@ else := {"outcome": "allow", "status_after": "OPEN", "events": [{
 else := {"outcome": "allow", "status_after": input.state.status}
 `
 
-// toyBundle is the shipped core plus the toy pack with the given policy, its tables
+// toyBundle is the shipped core and lib plus the toy pack with the given policy, its tables
 // exported from its CUE so the bundle loads.
 func toyBundle(t testing.TB, rego string) Bundle {
 	t.Helper()
@@ -76,6 +76,7 @@ func toyBundle(t testing.TB, rego string) Bundle {
 	copyTree(t, shipped.Contracts, ".", cfs, func(p string) bool { return p == "cue.mod" || p == "core" })
 	pfs := fstest.MapFS{"handoff/toy/toy.rego": {Data: []byte(rego)}}
 	copyTree(t, shipped.Policies, "handoff/core", pfs, nil)
+	copyTree(t, shipped.Policies, "handoff/lib", pfs, nil)
 	tables, err := ExportTables(Bundle{Contracts: cfs, Policies: pfs})
 	require.NoError(t, err)
 	for p, b := range tables {

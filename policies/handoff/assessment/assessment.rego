@@ -9,14 +9,16 @@
 # the context package it receives (references and statuses only). People approve at the
 # gates, validate on request, resolve conflicts and take over escalations.
 #
-# The decision is core.decide(reasons, proposal): core's reasons (loop limits regraded to
-# an escalation when they are the only obstacle), the pack's reasons and the security
-# audit reason, applied to the pack's proposal for the unblocked path. The pack's tables
+# The decision has the shape every pack's has: core.decide(_reasons,
+# core.proposal(_answers, _unanswered)), core's reasons (loop limits regraded to an
+# escalation when they are the only obstacle), the pack's reasons and the security audit
+# reason applied to the pack's proposal for the unblocked path. The pack's tables
 # are data.handoff.assessment.contract and data.handoff.assessment.config, exported from
 # contracts/assessment.
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # METADATA
 # title: Assessment decision
@@ -24,27 +26,24 @@ import data.handoff.core
 #   The decision for one request of an assessment workflow: the core guardrails and the
 #   assessment rules decide together; any blocking reason blocks.
 # entrypoint: true
-decision := core.decide(_all_reasons, _proposal)
+decision := core.decide(_reasons, core.proposal(_answers, _unanswered))
 
 # _base_reasons are core's reasons (regraded, loops.rego), the pack's, and the await_human
 # reasons of a conflict or an escalation.
 _base_reasons := ((_core_reasons | reasons) | _conflict_reasons) | _escalation_reasons
 
-_all_reasons := _base_reasons | _audit_reasons
+# _reasons are the base reasons and the security audit reason.
+_reasons := _base_reasons | _audit_reasons
 
-# _proposal is the pack's answer for the unblocked path. A request the pack expects in
-# the current status always has one; any other request proposes a block (its reason
-# comes from OUT_OF_SEQUENCE or from the rule that explains it, and an expected request
-# no proposal answers is refused as OUT_OF_SEQUENCE unless another reason blocks it).
-_proposal := p if {
-	_ready
-	_expected
-	p := _propose
-} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
-	_ready
-	_expected
-	count(_blocking_now) == 0
-} else := {"outcome": "block", "status_after": _status}
+# _answers is the pack's answer (_propose) to a request it expects in the current
+# status: the proposal for the unblocked path. core.proposal makes any other request a
+# block that keeps the status.
+_answers := {p | core.ready; _expected; p := _propose}
+
+# _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers, unless another
+# reason already blocks it; a request the pack does not expect is refused by the rule
+# that explains it.
+_unanswered := [_no_rule | core.ready; _expected; _clear]
 
 _propose := _start_proposal if input.request.kind == "start"
 
@@ -66,127 +65,44 @@ _propose := _cancel_proposal if input.request.kind == "cancel"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the assessment pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
+_no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the assessment pack decides %s request in status %s", [lib.with_article(lib.kind), lib.status]), "")
 
 # --- input ---------------------------------------------------------------------------
 
-_request := input.request if is_object(input.request)
+_source := object.get(lib.request, "source_agent", "")
 
-else := {}
-
-_state := input.state if is_object(input.state)
-
-else := {}
-
-# _valid holds for a decoded request without validation errors: the pack's semantic
-# checks run only then (an invalid request is blocked by its validation errors alone).
-_valid if {
-	is_array(input.validation.errors)
-	count(input.validation.errors) == 0
-	is_object(input.request)
-}
-
-# _ready holds for a valid request with a workflow snapshot to check it against.
-_ready if {
-	_valid
-	is_object(input.state)
-	not _terminal
-}
-
-_terminal if _state.terminal == true
-
-_terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
-
-_kind := object.get(_request, "kind", "")
-
-_status := s if {
-	s := _state.status
-	is_string(s)
-} else := "NONE"
-
-_actor := a if {
-	a := _request.actor
-	is_object(a)
-} else := {}
-
-_actor_id := object.get(_actor, "id", "")
-
-_actor_type := object.get(_actor, "type", "")
-
-_actor_roles := {r | some r in object.get(_actor, "roles", [])}
-
-_source := object.get(_request, "source_agent", "")
-
-_target := object.get(_request, "target_agent", "")
+_target := object.get(lib.request, "target_agent", "")
 
 _edge := sprintf("%s>%s", [_source, _target])
 
-_handoff_type := object.get(_request, "handoff_type", "")
+_handoff_type := object.get(lib.request, "handoff_type", "")
 
 _handoff if {
-	_ready
+	core.ready
 	input.request.kind == "handoff"
 }
-
-_output := o if {
-	input.request.kind == "handoff"
-	o := _request.output
-	is_object(o)
-}
-
-_content := c if {
-	c := _output.content
-	is_object(c)
-} else := {}
 
 # _judged holds for a handoff whose output the pack judges: ready, with an output made by
 # the contract's producer of its type (any other source is refused by core).
 _judged if {
 	_handoff
-	_output
-	_source == _producer(_output.type)
+	lib.output
+	_source == core.producer(lib.output.type, "unknown")
 }
-
-_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
-
-_input_types := {r.type | some r in _inputs}
-
-_inputs_of(type) := [r | some r in _inputs; r.type == type]
 
 # _input_version is the recorded version an input of the type names (the first such input).
 _input_version(type) := v if {
-	some r in _inputs
+	some r in lib.inputs
 	r.type == type
 	v := core.ref_version(r)
 }
 
-_counter(name) := core.counter(name)
-
 _trace := t if {
-	t := _request.trace_id
+	t := lib.request.trace_id
 	is_string(t)
 } else := ""
 
-_non_blank(s) if {
-	is_string(s)
-	trim_space(s) != ""
-}
-
 # --- contract tables -------------------------------------------------------------------
-
-_contract := c if {
-	c := data.handoff.assessment.contract
-	is_object(c)
-} else := {}
-
-# _config is the pack's own tables (data.handoff.assessment.config, exported from the CUE
-# value config in contracts/assessment/config.cue): the pipeline and its approval gates,
-# the trust hierarchy, required inputs, the consistency rules' lists and the retry
-# tables. Missing, every request is blocked (CONTRACT_MISSING).
-_config := c if {
-	c := data.handoff.assessment.config
-	is_object(c)
-} else := {}
 
 # _required_config are the configuration tables the policy reads, with their JSON type.
 _required_config := {
@@ -219,39 +135,22 @@ _required_config := {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	some name, want in _required_config
-	type_name(object.get(_config, name, null)) != want
-	r := _reason(rego.metadata.rule(), sprintf("the assessment configuration has no table %s (%s)", [name, core.with_article(want)]), "", "block")
+	type_name(object.get(lib.pack_config, name, null)) != want
+	r := lib.reason(rego.metadata.rule(), sprintf("the assessment configuration has no table %s (%s)", [name, lib.with_article(want)]), "")
 }
 
 _agents := a if {
-	a := _contract.agents
+	a := lib.pack_contract.agents
 	is_object(a)
 } else := {}
 
-_actors_of(status) := a if {
-	a := _contract.workflow.actors[status]
-	is_array(a)
-} else := []
-
-# _routed holds when workflow.actors lets agent perform task in the current status.
-_routed(agent, task) if {
-	some a in _actors_of(_status)
-	a.agent == agent
-	a.task == task
-}
-
 # _current_actor holds for the agent workflow.actors routes in the current status.
 _current_actor(agent) if {
-	some a in _actors_of(_status)
+	some a in core.actors(lib.status)
 	a.agent == agent
 }
-
-_producer(type) := p if {
-	p := _contract.artifacts[type].producer
-	is_string(p)
-} else := "unknown"
 
 _produces(agent) := t if {
 	t := _agents[agent].produces[0]
@@ -262,16 +161,14 @@ _consumes(agent) := {t | some t in _agents[agent].consumes}
 
 _hands_to(agent) := {t | some t in _agents[agent].hands_to}
 
-_requires_approval(type) if object.get(_contract, ["artifacts", type, "requires_approval"], true) != false
-
 # _pipeline is the pipeline's agent statuses in order (contracts/assessment/workflow.cue).
 # The table is config.pipeline in contracts/assessment/config.cue.
-_pipeline := object.get(_config, "pipeline", [])
+_pipeline := object.get(lib.pack_config, "pipeline", [])
 
 # _approval_gates are the approval gates (config.approval_gates in
 # contracts/assessment/config.cue): _gate_of maps a step whose output requires approval
 # to its approval gate, and _after_gate the gate to the status an approval opens.
-_approval_gates := object.get(_config, "approval_gates", {})
+_approval_gates := object.get(lib.pack_config, "approval_gates", {})
 
 _gate_of := {g.step: name | some name, g in _approval_gates}
 
@@ -284,19 +181,19 @@ _human_statuses := _gates | {"VALIDATION", "CONFLICT_REVIEW", "HUMAN_REVIEW"}
 # _stage_of is the pipeline status in which an agent works (from workflow.actors).
 _stage_of := {a.agent: s |
 	some s in _pipeline
-	some a in _actors_of(s)
+	some a in core.actors(s)
 }
 
 _stage_index[s] := i if some i, s in _pipeline
 
 # _stage_task is the task of the agent working in a pipeline status.
 _stage_task(s) := t if {
-	some a in _actors_of(s)
+	some a in core.actors(s)
 	t := a.task
 }
 
 _stage_agent(s) := a if {
-	some x in _actors_of(s)
+	some x in core.actors(s)
 	a := x.agent
 }
 
@@ -306,46 +203,21 @@ _forward_target(s) := _stage_agent(_pipeline[_stage_index[s] + 1]) if {
 	_stage_index[s] + 1 < count(_pipeline)
 } else := a if {
 	s == "REPORTING"
-	some x in _actors_of("REPORT_APPROVAL")
+	some x in core.actors("REPORT_APPROVAL")
 	a := x.agent
 }
 
 # _validator holds for a role that validates (approves the VALIDATION stage).
-_validator(role) if "VALIDATION" in object.get(_contract, ["roles", role, "approves"], [])
+_validator(role) if "VALIDATION" in object.get(lib.pack_contract, ["roles", role, "approves"], [])
 
 # --- artifacts in the state ------------------------------------------------------------
-
-_approved_statuses := {"approved", "final"}
-
-_open_statuses := {"draft", "under_review", "revision_required"}
-
-_latest_n(type) := n if {
-	n := core.artifact(type).latest
-	is_number(n)
-} else := 0
-
-_latest(type) := core.latest_version(type)
-
-_latest_status(type) := s if {
-	s := _latest(type).status
-} else := "missing"
-
-_version(type, n) := core.artifact_version(type, n)
-
-# _approved_n is the highest approved or final version of a type.
-_approved_n(type) := max(ns) if {
-	ns := {v.ref.version | some v in core.artifact(type).versions; v.status in _approved_statuses}
-	count(ns) > 0
-}
-
-_approved(type) := _version(type, _approved_n(type))
 
 # _in_force is the version of a type consumers use: the approved one, else the latest
 # one still open.
 _in_force(type) := v if {
-	v := _approved(type)
+	v := core.last_approved(type)
 } else := v if {
-	v := _latest(type)
+	v := core.latest_version(type)
 	v.status in {"draft", "under_review"}
 }
 
@@ -355,7 +227,7 @@ _content_of(v) := c if {
 } else := {}
 
 _scope := c if {
-	c := _version("ASSESSMENT_SCOPE", 1).content
+	c := core.artifact_version("ASSESSMENT_SCOPE", 1).content
 	is_object(c)
 } else := {}
 
@@ -374,11 +246,3 @@ _same_version(a, b) if {
 }
 
 # --- reasons ---------------------------------------------------------------------------
-
-# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
-# the reason: its code and title come from that rule's METADATA.
-_reason(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
-
-_gate_reason(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
-
-_blocks(r) if object.get(r, "outcome", "block") == "block"

@@ -1,6 +1,7 @@
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # Conflicts (seed sections 9 and 10). A handoff whose output flags conflicts is accepted
 # as a conflict: the flagged output is recorded (under review) beside the version it
@@ -11,7 +12,7 @@ import data.handoff.core
 # and the Orchestrator opens a new handoff.
 
 # _conflict_id is the id of the conflict of flag i of the current handoff.
-_conflict_id(i) := sprintf("%s-c%d", [_request.handoff_id, i + 1])
+_conflict_id(i) := sprintf("%s-c%d", [lib.request.handoff_id, i + 1])
 
 # _flag_key identifies a conflict: its type, its control and the earlier artifact type.
 _flag_key(f) := [f.conflict_type, object.get(f, "control_id", ""), object.get(f, ["conflicts_with", "type"], "")]
@@ -49,7 +50,7 @@ _repeated_flags contains [i, c.conflict_id] if {
 _conflict_repeated contains r if {
 	_conflict_repeat_escalation
 	some [i, earlier] in _repeated_flags
-	r := _reason(rego.metadata.rule(), sprintf("conflict_flags[%d] raises again conflict %q (%v)", [i, earlier, _flag_key(_flags[i])]), sprintf("output.content.conflict_flags[%d]", [i]), "await_human")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("conflict_flags[%d] raises again conflict %q (%v)", [i, earlier, _flag_key(_flags[i])]), sprintf("output.content.conflict_flags[%d]", [i]), "await_human")
 }
 
 _conflict_handoff if {
@@ -72,12 +73,12 @@ _conflict_handoff if {
 _conflict_reasons contains r if {
 	_conflict_handoff
 	some i, f in _flags
-	r := _gate_reason(rego.metadata.rule(), sprintf("conflict %s: %s on %s (%s), severity %s; a person resolves it", [_conflict_id(i), f.conflict_type, object.get(f, "control_id", "the output"), _flag_side(f), f.severity]), sprintf("output.content.conflict_flags[%d]", [i]), "GR-CONFLICT", "await_human")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("conflict %s: %s on %s (%s), severity %s; a person resolves it", [_conflict_id(i), f.conflict_type, object.get(f, "control_id", "the output"), _flag_side(f), f.severity]), sprintf("output.content.conflict_flags[%d]", [i]), "GR-CONFLICT", "await_human")
 }
 
-_flag_side(f) := sprintf("%s v%v against %s v%v", [_output.type, _output.version, f.conflicts_with.type, f.conflicts_with.version]) if {
+_flag_side(f) := sprintf("%s v%v against %s v%v", [lib.output.type, lib.output.version, f.conflicts_with.type, f.conflicts_with.version]) if {
 	is_object(f.conflicts_with)
-} else := sprintf("%s v%v", [_output.type, _output.version])
+} else := sprintf("%s v%v", [lib.output.type, lib.output.version])
 
 # _conflict_sides are both sides of flag f: the earlier version and the flagged output.
 _conflict_sides(f) := [f.conflicts_with, core.output_ref] if {
@@ -86,12 +87,12 @@ _conflict_sides(f) := [f.conflicts_with, core.output_ref] if {
 
 _conflict_content(i, f) := object.union(
 	{
-		"tenant_id": _state.tenant_id,
-		"organization_id": object.get(_state, "organization_id", ""),
-		"assessment_id": _state.subject_id,
+		"tenant_id": lib.state.tenant_id,
+		"organization_id": object.get(lib.state, "organization_id", ""),
+		"assessment_id": lib.state.subject_id,
 		"trace_id": _trace,
 		"conflict_id": _conflict_id(i),
-		"source_handoff_id": _request.handoff_id,
+		"source_handoff_id": lib.request.handoff_id,
 		"conflicting_artifact_ids": [_version_id(r) | some r in _conflict_sides(f)],
 		"conflicting_artifacts": _conflict_sides(f),
 		"conflict_type": f.conflict_type,
@@ -127,12 +128,12 @@ _conflict_events := array.concat(
 	[e |
 		some i, f in _flags
 		content := _conflict_content(i, f)
-		ref := {"id": _history_id("CONFLICT_EVENT", "conflict-event"), "type": "CONFLICT_EVENT", "version": (_latest_n("CONFLICT_EVENT") + i) + 1, "hash": _hash(content)}
+		ref := {"id": core.history_id("CONFLICT_EVENT", "conflict-event"), "type": "CONFLICT_EVENT", "version": (core.latest_number("CONFLICT_EVENT") + i) + 1, "hash": core.content_hash(content)}
 		e := _record_event(ref, "approved", content, _record_meta(ref, "conflict_pending", "assessment_reviewer", "CONFLICT_REVIEW"))
 	],
 )
 
-_conflict_refs := [{"ref": {"id": _history_id("CONFLICT_EVENT", "conflict-event"), "type": "CONFLICT_EVENT", "version": (_latest_n("CONFLICT_EVENT") + i) + 1, "hash": _hash(_conflict_content(i, f))}, "status": "approved"} |
+_conflict_refs := [{"ref": {"id": core.history_id("CONFLICT_EVENT", "conflict-event"), "type": "CONFLICT_EVENT", "version": (core.latest_number("CONFLICT_EVENT") + i) + 1, "hash": core.content_hash(_conflict_content(i, f))}, "status": "approved"} |
 	some i, f in _flags
 ]
 
@@ -148,7 +149,7 @@ _conflict_proposal := {
 	"requires_human_review": true,
 	"next": [_next_human_with("CONFLICT_REVIEW", array.concat([{"ref": core.output_ref, "status": "under_review"}], _conflict_refs), {"conflict_flags": _new_conflict_flags})],
 	"events": array.concat(
-		array.concat(_supersede_open(_output.type), [_output_event("under_review", "conflict_pending", "CONFLICT_REVIEW")]),
+		array.concat(core.supersede_open(lib.output.type), [_output_event("under_review", "conflict_pending", "CONFLICT_REVIEW")]),
 		array.concat(array.concat([core.handoff_event], _handoff_counters), _conflict_events),
 	),
 }
@@ -156,19 +157,19 @@ _conflict_proposal := {
 # --- resolution ------------------------------------------------------------------------
 
 _resolving if {
-	_ready
+	core.ready
 	input.request.kind == "resolution"
-	_status == "CONFLICT_REVIEW"
+	lib.status == "CONFLICT_REVIEW"
 }
 
 _conflict_event := c if {
 	some v in core.artifact("CONFLICT_EVENT").versions
 	c := v.content
-	c.conflict_id == _request.conflict_id
+	c.conflict_id == lib.request.conflict_id
 }
 
 _chosen := c if {
-	c := _request.chosen
+	c := lib.request.chosen
 	is_object(c)
 }
 
@@ -195,17 +196,17 @@ reasons contains r if {
 	_conflict_event
 	_chosen
 	not _resolution_decision
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v is not a side of conflict %q (%v)", [_chosen.type, _chosen.version, _request.conflict_id, _conflict_event.conflicting_artifact_ids]), "chosen", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v is not a side of conflict %q (%v)", [_chosen.type, _chosen.version, lib.request.conflict_id, _conflict_event.conflicting_artifact_ids]), "chosen")
 }
 
 # _still_open are the other conflicts that stay open after this resolution.
 _still_open := {id |
-	some id, c in _state.conflicts
+	some id, c in lib.state.conflicts
 	c.status == "open"
-	id != _request.conflict_id
+	id != lib.request.conflict_id
 }
 
-_flagged_version := _version(_conflict_event.output.type, _conflict_event.output.version)
+_flagged_version := core.artifact_version(_conflict_event.output.type, _conflict_event.output.version)
 
 # _flagged_rejected holds when the flagged output is (or is now) rejected.
 _flagged_rejected if _resolution_decision != "keep_flagged_output"
@@ -221,31 +222,31 @@ _resolution_status := "CONFLICT_REVIEW" if {
 _resume_agent := _stage_agent(_resolution_status) if _resolution_status in _pipeline
 
 else := a if {
-	some x in _actors_of(_resolution_status)
+	some x in core.actors(_resolution_status)
 	a := x.agent
 }
 
 _resume_task := _stage_task(_resolution_status) if _resolution_status in _pipeline
 
 else := t if {
-	some x in _actors_of(_resolution_status)
+	some x in core.actors(_resolution_status)
 	t := x.task
 }
 
 _resolution_content := object.union(
 	{
-		"tenant_id": _state.tenant_id,
-		"organization_id": object.get(_state, "organization_id", ""),
-		"assessment_id": _state.subject_id,
+		"tenant_id": lib.state.tenant_id,
+		"organization_id": object.get(lib.state, "organization_id", ""),
+		"assessment_id": lib.state.subject_id,
 		"trace_id": _trace,
-		"conflict_id": _request.conflict_id,
+		"conflict_id": lib.request.conflict_id,
 		"decision": _resolution_decision,
-		"reviewer": _actor_id,
+		"reviewer": lib.actor_id,
 		"roles": sort(_pack_roles),
-		"rationale": _request.rationale,
+		"rationale": lib.request.rationale,
 		"decided_at": input.now,
 		"new_handoff": {
-			"handoff_id": sprintf("%s-next", [_request.conflict_id]),
+			"handoff_id": sprintf("%s-next", [lib.request.conflict_id]),
 			"target_agent": _resume_agent,
 			"task": _resume_task,
 			"handoff_type": _new_handoff_type,
@@ -260,15 +261,15 @@ _new_handoff_type := "conflict_resolution" if {
 	count(_still_open) == 0
 } else := "sequential"
 
-_resolution_ref := _record_ref("RESOLUTION_RECORD", "resolution-record", _resolution_content)
+_resolution_ref := core.next_ref("RESOLUTION_RECORD", "resolution-record", _resolution_content)
 
 # _flagged_events change the flagged output's status: rejected when the person does not
 # keep it; approved when kept and headed past validation (a kept output counts as
 # validated); left under review for its approval gate.
-_flagged_events := [_status_event(_conflict_event.output.type, _conflict_event.output.version, "rejected")] if {
+_flagged_events := [core.status_event(_conflict_event.output.type, _conflict_event.output.version, "rejected")] if {
 	_resolution_decision != "keep_flagged_output"
 	_flagged_version.status != "rejected"
-} else := [_status_event(_conflict_event.output.type, _conflict_event.output.version, "approved")] if {
+} else := [core.status_event(_conflict_event.output.type, _conflict_event.output.version, "approved")] if {
 	count(_still_open) == 0
 	not _flagged_rejected
 	not _resolution_status in _gates
@@ -282,7 +283,7 @@ _resolution_next := [_next_human("CONFLICT_REVIEW", [{"ref": _resolution_ref, "s
 	_resolution_status == "CONFLICT_REVIEW"
 } else := [_next_human(_resolution_status, [{"ref": _resolution_ref, "status": "approved"}])] if {
 	_resolution_status in _human_statuses
-} else := [_next_agent(_resume_agent, "orchestrator", _resolution_status, array.concat([{"ref": _resolution_ref, "status": "approved"}], _flagged_context), {"conflict_flags": [{"conflict_id": _request.conflict_id, "conflict_type": _conflict_event.conflict_type, "status": "resolved"}]})]
+} else := [_next_agent(_resume_agent, "orchestrator", _resolution_status, array.concat([{"ref": _resolution_ref, "status": "approved"}], _flagged_context), {"conflict_flags": [{"conflict_id": lib.request.conflict_id, "conflict_type": _conflict_event.conflict_type, "status": "resolved"}]})]
 
 _flagged_context := [{"ref": _conflict_event.output, "status": s}] if {
 	_flagged_rejected
@@ -304,7 +305,7 @@ _resolution_proposal := {
 		array.concat(
 			[
 				object.union(
-					{"type": "conflict_resolved", "id": _request.conflict_id, "by": _actor_id, "rationale": _request.rationale},
+					{"type": "conflict_resolved", "id": lib.request.conflict_id, "by": lib.actor_id, "rationale": lib.request.rationale},
 					{"chosen": c | c := _chosen},
 				),
 				_record_event(_resolution_ref, "approved", _resolution_content, _record_meta(_resolution_ref, "validated", _resume_agent, _resolution_status)),

@@ -1,6 +1,7 @@
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # Consistency between agents (seed sections 7, 8 and 14): the trust hierarchy (SCF data >
 # approved artifacts > draft artifacts > KB evidence candidates > earlier agent outputs),
@@ -15,9 +16,9 @@ _kinds(item) := {s.kind | some s in _sources_of(item)}
 
 # _trust ranks the source kinds of the trust hierarchy, most trusted highest.
 # The table is config.trust in contracts/assessment/config.cue.
-_trust := object.get(_config, "trust", {})
+_trust := object.get(lib.pack_config, "trust", {})
 
-_items(field) := [x | some x in object.get(_content, field, []); is_object(x)]
+_items(field) := [x | some x in object.get(lib.content, field, []); is_object(x)]
 
 _content_path(rest) := sprintf("output.content.%s", [rest])
 
@@ -26,7 +27,7 @@ _content_path(rest) := sprintf("output.content.%s", [rest])
 # _normative are the output lists that state what SCF requires or maps: control
 # requirements and framework mappings.
 # The table is config.normative in contracts/assessment/config.cue.
-_normative := object.get(_config, "normative", {})
+_normative := object.get(lib.pack_config, "normative", {})
 
 # METADATA
 # title: KB used as normative
@@ -39,11 +40,11 @@ _normative := object.get(_config, "normative", {})
 #   outcome: block
 reasons contains r if {
 	_judged
-	field := _normative[_output.type]
+	field := _normative[lib.output.type]
 	some i, item in _items(field)
 	some s in _sources_of(item)
 	s.kind in {"kb_evidence_candidate", "agent_output"}
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s[%d] (%s) cites %s %q: the KB is never normative", [field, i, object.get(item, "control_id", ""), s.kind, s.id]), _content_path(sprintf("%s[%d].sources", [field, i])), "GR-KB", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s[%d] (%s) cites %s %q: the KB is never normative", [field, i, object.get(item, "control_id", ""), s.kind, s.id]), _content_path(sprintf("%s[%d].sources", [field, i])), "GR-KB", "block")
 }
 
 # METADATA
@@ -56,11 +57,11 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_judged
-	_output.type == "CONTROL_ANALYSIS"
+	lib.output.type == "CONTROL_ANALYSIS"
 	some i, c in _items("controls")
 	count(_sources_of(c)) > 0
 	not "scf_data" in _kinds(c)
-	r := _gate_reason(rego.metadata.rule(), sprintf("controls[%d] (%s) states a requirement without an SCF data source", [i, object.get(c, "control_id", "")]), _content_path(sprintf("controls[%d].sources", [i])), "GR-SOURCES", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("controls[%d] (%s) states a requirement without an SCF data source", [i, object.get(c, "control_id", "")]), _content_path(sprintf("controls[%d].sources", [i])), "GR-SOURCES", "block")
 }
 
 # METADATA
@@ -75,18 +76,18 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_judged
-	_output.type == "FRAMEWORK_MAPPING"
+	lib.output.type == "FRAMEWORK_MAPPING"
 	some i, m in _items("mappings")
 	m.mapping_status == "official"
 	some problem in _official_problems(m)
-	r := _gate_reason(rego.metadata.rule(), sprintf("mappings[%d] (%s -> %s) is official %s", [i, m.control_id, m.framework, problem]), _content_path(sprintf("mappings[%d]", [i])), "GR-MAPPING", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("mappings[%d] (%s -> %s) is official %s", [i, m.control_id, m.framework, problem]), _content_path(sprintf("mappings[%d]", [i])), "GR-MAPPING", "block")
 }
 
 _official_problems(m) := {p |
 	not "scf_data" in _kinds(m)
 	p := "without an SCF data source"
 } | {p |
-	not _non_blank(object.get(m, "requirement_ref", ""))
+	not lib.non_blank(object.get(m, "requirement_ref", ""))
 	p := "without a requirement_ref"
 }
 
@@ -102,7 +103,7 @@ reasons contains r if {
 	some d in _divergences
 	d.code == "OFFICIAL_MAPPING_INFERRED"
 	not _flagged(d)
-	r := _gate_reason(rego.metadata.rule(), d.message, d.path, "GR-MAPPING", "block")
+	r := lib.gate_reason(rego.metadata.rule(), d.message, d.path, "GR-MAPPING", "block")
 }
 
 # --- evidence ----------------------------------------------------------------------------
@@ -123,16 +124,16 @@ _evidenced(result) if {
 #   outcome: block
 reasons contains r if {
 	_judged
-	_output.type == "EVIDENCE_ASSESSMENT"
+	lib.output.type == "EVIDENCE_ASSESSMENT"
 	some i, res in _items("assessments")
 	res.evidence_status in {"evidenced", "partially_evidenced"}
 	not _evidenced(res)
-	r := _gate_reason(rego.metadata.rule(), sprintf("assessments[%d] (%s) is %s without an examined, supporting evidence item", [i, res.control_id, res.evidence_status]), _content_path(sprintf("assessments[%d]", [i])), "R7-EVIDENCE", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("assessments[%d] (%s) is %s without an examined, supporting evidence item", [i, res.control_id, res.evidence_status]), _content_path(sprintf("assessments[%d]", [i])), "R7-EVIDENCE", "block")
 }
 
 # _conclusions are the lists of findings, scores, POA&M items and report conclusions.
 # The table is config.conclusions in contracts/assessment/config.cue.
-_conclusions := object.get(_config, "conclusions", {})
+_conclusions := object.get(lib.pack_config, "conclusions", {})
 
 # METADATA
 # title: Conclusion resting on an evidence candidate
@@ -144,11 +145,11 @@ _conclusions := object.get(_config, "conclusions", {})
 #   outcome: block
 reasons contains r if {
 	_judged
-	some field in object.get(_conclusions, _output.type, [])
+	some field in object.get(_conclusions, lib.output.type, [])
 	some i, item in _items(field)
 	some s in _sources_of(item)
 	s.kind == "kb_evidence_candidate"
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s[%d] rests on KB evidence candidate %q", [field, i, s.id]), _content_path(sprintf("%s[%d].sources", [field, i])), "R7-EVIDENCE", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s[%d] rests on KB evidence candidate %q", [field, i, s.id]), _content_path(sprintf("%s[%d].sources", [field, i])), "R7-EVIDENCE", "block")
 }
 
 # _evidence_result is the result the EVIDENCE_ASSESSMENT input gives a control.
@@ -168,19 +169,19 @@ _evidence_result(control) := res if {
 #   outcome: block
 reasons contains r if {
 	_judged
-	_output.type == "GAP_ANALYSIS"
+	lib.output.type == "GAP_ANALYSIS"
 	some i, f in _items("findings")
 	f.status != "not_evidenced"
 	_evidence_result(f.control_id).evidence_status == "not_evidenced"
 	some missing in _reclassification_missing(f)
-	r := _gate_reason(rego.metadata.rule(), sprintf("findings[%d] makes not_evidenced control %s %s without %s", [i, f.control_id, f.status, missing]), _content_path(sprintf("findings[%d]", [i])), "R7-NOT-EVIDENCED", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("findings[%d] makes not_evidenced control %s %s without %s", [i, f.control_id, f.status, missing]), _content_path(sprintf("findings[%d]", [i])), "R7-NOT-EVIDENCED", "block")
 }
 
 _reclassification_missing(f) := {m |
-	not _non_blank(object.get(f, "rationale", ""))
+	not lib.non_blank(object.get(f, "rationale", ""))
 	m := "a rationale"
 } | {m |
-	object.get(_request, "requires_validation", false) != true
+	object.get(lib.request, "requires_validation", false) != true
 	m := "requires_validation"
 }
 
@@ -210,11 +211,11 @@ _operational(control, id) if {
 #   outcome: block
 reasons contains r if {
 	_judged
-	_output.type == "MATURITY_ASSESSMENT"
+	lib.output.type == "MATURITY_ASSESSMENT"
 	some i, s in _items("scores")
 	s.score >= _high_score
 	some problem in _score_problems(s)
-	r := _gate_reason(rego.metadata.rule(), sprintf("scores[%d] gives %s maturity %d %s", [i, s.control_id, s.score, problem]), _content_path(sprintf("scores[%d]", [i])), "R8-MATURITY", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("scores[%d] gives %s maturity %d %s", [i, s.control_id, s.score, problem]), _content_path(sprintf("scores[%d]", [i])), "R8-MATURITY", "block")
 }
 
 _score_problems(s) := {p |
@@ -237,7 +238,7 @@ _by_finding_id(findings) := {id: f |
 	count([g | some g in findings; g.finding_id == id]) == 1
 }
 
-_approved_findings := _by_finding_id([f | some f in _content_of(_approved("GAP_ANALYSIS")).findings; is_object(f)])
+_approved_findings := _by_finding_id([f | some f in _content_of(core.last_approved("GAP_ANALYSIS")).findings; is_object(f)])
 
 _report_findings := _by_finding_id(_items("findings"))
 
@@ -270,10 +271,10 @@ _altered contains [sprintf("findings (%s).%s", [id, field]), sprintf("finding %s
 #   outcome: block
 reasons contains r if {
 	_judged
-	_output.type == "ASSESSMENT_REPORT"
-	_approved("GAP_ANALYSIS")
+	lib.output.type == "ASSESSMENT_REPORT"
+	core.last_approved("GAP_ANALYSIS")
 	some [where, msg] in _altered
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s (GAP_ANALYSIS v%v is approved)", [msg, _approved_n("GAP_ANALYSIS")]), _content_path(where), "GR-APPROVED-FINDING", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s (GAP_ANALYSIS v%v is approved)", [msg, core.last_approved_number("GAP_ANALYSIS")]), _content_path(where), "GR-APPROVED-FINDING", "block")
 }
 
 # --- divergences from earlier outputs -------------------------------------------------------
@@ -305,7 +306,7 @@ _divergences contains {
 	"path": _content_path(sprintf("entries[%d].mappings[%d]", [i, j])),
 } if {
 	_judged
-	_output.type == "STATEMENT_OF_APPLICABILITY"
+	lib.output.type == "STATEMENT_OF_APPLICABILITY"
 	some i, e in _items("entries")
 	some j, m in e.mappings
 	m.mapping_status == "official"
@@ -319,7 +320,7 @@ _divergences contains {
 	"path": _content_path(sprintf("findings[%d].status", [i])),
 } if {
 	_judged
-	_output.type == "GAP_ANALYSIS"
+	lib.output.type == "GAP_ANALYSIS"
 	some i, f in _items("findings")
 	f.status in {"implemented", "partially_implemented"}
 	_evidence_result(f.control_id).evidence_status == "not_evidenced"
@@ -332,7 +333,7 @@ _divergences contains {
 	"path": _content_path(sprintf("findings[%d].status", [i])),
 } if {
 	_judged
-	_output.type == "GAP_ANALYSIS"
+	lib.output.type == "GAP_ANALYSIS"
 	some i, f in _items("findings")
 	e := _soa_entry(f.control_id)
 	f.status == "not_applicable" == e.applicable
@@ -345,7 +346,7 @@ _divergences contains {
 	"path": _content_path(sprintf("scores[%d].score", [i])),
 } if {
 	_judged
-	_output.type == "MATURITY_ASSESSMENT"
+	lib.output.type == "MATURITY_ASSESSMENT"
 	some i, s in _items("scores")
 	f := _finding_in(_input_version("GAP_ANALYSIS"), s.control_id)
 	f.status in {"not_implemented", "not_evidenced", "not_applicable"}
@@ -359,7 +360,7 @@ _divergences contains {
 	"path": _content_path(sprintf("assessments[%d].items", [i])),
 } if {
 	_judged
-	_output.type == "EVIDENCE_ASSESSMENT"
+	lib.output.type == "EVIDENCE_ASSESSMENT"
 	some i, res in _items("assessments")
 	some a in res.items
 	some b in res.items
@@ -369,7 +370,7 @@ _divergences contains {
 	b.supports == false
 }
 
-_flags := [f | some f in object.get(_content, "conflict_flags", []); is_object(f)]
+_flags := [f | some f in object.get(lib.content, "conflict_flags", []); is_object(f)]
 
 # _flagged holds when a conflict flag of the output declares the divergence.
 _flagged(d) if {
@@ -399,7 +400,7 @@ reasons contains r if {
 	some d in _divergences
 	d.code == "INCONSISTENCY_NOT_FLAGGED"
 	not _flagged(d)
-	r := _reason(rego.metadata.rule(), sprintf("%s; flag it as %s with a justification, sources and requires_validation", [d.message, d.type]), d.path, "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s; flag it as %s with a justification, sources and requires_validation", [d.message, d.type]), d.path)
 }
 
 # METADATA
@@ -413,8 +414,8 @@ reasons contains r if {
 reasons contains r if {
 	_judged
 	count(_flags) > 0
-	object.get(_request, "requires_validation", false) != true
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v flags %d conflict(s) but requires_validation is not true", [_output.type, _output.version, count(_flags)]), "requires_validation", "block")
+	object.get(lib.request, "requires_validation", false) != true
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v flags %d conflict(s) but requires_validation is not true", [lib.output.type, lib.output.version, count(_flags)]), "requires_validation")
 }
 
 # METADATA
@@ -430,7 +431,7 @@ reasons contains r if {
 	_judged
 	some i, f in _flags
 	some problem in _flag_problems(f)
-	r := _reason(rego.metadata.rule(), sprintf("conflict_flags[%d] (%s) %s", [i, f.conflict_type, problem]), _content_path(sprintf("conflict_flags[%d]", [i])), "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("conflict_flags[%d] (%s) %s", [i, f.conflict_type, problem]), _content_path(sprintf("conflict_flags[%d]", [i])))
 }
 
 _flag_problems(f) := {p |
@@ -445,12 +446,12 @@ _flag_problems(f) := {p |
 }
 
 _is_input(ref) if {
-	some r in _inputs
+	some r in lib.inputs
 	r == ref
 }
 
 # _rank is the trust of a recorded version: approved (or final) artifacts above drafts.
-_rank(v) := 4 if v.status in _approved_statuses
+_rank(v) := 4 if v.status in core.approved_statuses
 
 else := 3
 
@@ -471,7 +472,7 @@ reasons contains r if {
 	some i, f in _flags
 	v := core.ref_version(f.conflicts_with)
 	_max_trust(f) < _rank(v)
-	r := _reason(rego.metadata.rule(), sprintf("conflict_flags[%d] contradicts %s v%v (%s) with sources of lower trust %v", [i, v.ref.type, v.ref.version, v.status, sort(_kinds(f))]), _content_path(sprintf("conflict_flags[%d].sources", [i])), "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("conflict_flags[%d] contradicts %s v%v (%s) with sources of lower trust %v", [i, v.ref.type, v.ref.version, v.status, sort(_kinds(f))]), _content_path(sprintf("conflict_flags[%d].sources", [i])))
 }
 
 # --- enrichment ----------------------------------------------------------------------------
@@ -486,46 +487,46 @@ _enrichment if {
 # The tables are config.enrichment_additions and config.enrichment_common in
 # contracts/assessment/config.cue.
 _additive(type) := object.union(
-	{f: "" | some f in object.get(_config, "enrichment_common", [])},
-	object.get(_config, ["enrichment_additions", type], {}),
+	{f: "" | some f in object.get(lib.pack_config, "enrichment_common", [])},
+	object.get(lib.pack_config, ["enrichment_additions", type], {}),
 )
 
 # _decision_part is an output's content without the lists an enrichment may add to.
 _decision_part(c, type) := object.remove(c, object.keys(_additive(type)))
 
-_enriched := _content_of(_latest(_output.type))
+_enriched := _content_of(core.latest_version(lib.output.type))
 
 _changed_fields := {k |
-	new := _decision_part(_content, _output.type)
-	old := _decision_part(_enriched, _output.type)
+	new := _decision_part(lib.content, lib.output.type)
+	old := _decision_part(_enriched, lib.output.type)
 	some k in (object.keys(new) | object.keys(old))
 	object.get(new, k, null) != object.get(old, k, null)
 }
 
-_enrichment_problems contains sprintf("%s has an approved version (v%v): a final decision is never changed by enrichment", [_output.type, _approved_n(_output.type)]) if {
-	_approved(_output.type)
+_enrichment_problems contains sprintf("%s has an approved version (v%v): a final decision is never changed by enrichment", [lib.output.type, core.last_approved_number(lib.output.type)]) if {
+	core.last_approved(lib.output.type)
 }
 
-_enrichment_problems contains sprintf("%s has no earlier version to enrich", [_output.type]) if {
-	not _latest(_output.type)
+_enrichment_problems contains sprintf("%s has no earlier version to enrich", [lib.output.type]) if {
+	not core.latest_version(lib.output.type)
 }
 
-_enrichment_problems contains sprintf("%s v%v changes %v of v%v: an enrichment only adds to %v", [_output.type, _output.version, sort(_changed_fields), _latest_n(_output.type), sort(object.keys(_additive(_output.type)))]) if {
-	_latest(_output.type)
+_enrichment_problems contains sprintf("%s v%v changes %v of v%v: an enrichment only adds to %v", [lib.output.type, lib.output.version, sort(_changed_fields), core.latest_number(lib.output.type), sort(object.keys(_additive(lib.output.type)))]) if {
+	core.latest_version(lib.output.type)
 	count(_changed_fields) > 0
 }
 
-_enrichment_problems contains sprintf("%s v%v removes or changes %s of v%v: an enrichment keeps every item and only adds", [_output.type, _output.version, _item_label(field, key, item), _latest_n(_output.type)]) if {
-	some field, key in _additive(_output.type)
+_enrichment_problems contains sprintf("%s v%v removes or changes %s of v%v: an enrichment keeps every item and only adds", [lib.output.type, lib.output.version, _item_label(field, key, item), core.latest_number(lib.output.type)]) if {
+	some field, key in _additive(lib.output.type)
 	some item in object.get(_enriched, field, [])
-	not item in object.get(_content, field, [])
+	not item in object.get(lib.content, field, [])
 }
 
-_enrichment_problems contains sprintf("%s v%v lists %s %s %v twice: an added item never reuses the id of an item kept", [_output.type, _output.version, field, key, x[key]]) if {
-	some field, key in _additive(_output.type)
+_enrichment_problems contains sprintf("%s v%v lists %s %s %v twice: an added item never reuses the id of an item kept", [lib.output.type, lib.output.version, field, key, x[key]]) if {
+	some field, key in _additive(lib.output.type)
 	key != ""
-	some i, x in object.get(_content, field, [])
-	some j, y in object.get(_content, field, [])
+	some i, x in object.get(lib.content, field, [])
+	some j, y in object.get(lib.content, field, [])
 	i < j
 	x[key] == y[key]
 }
@@ -549,5 +550,5 @@ _item_label(field, key, item) := sprintf("%s %v", [field, item[key]]) if {
 reasons contains r if {
 	_enrichment
 	some msg in _enrichment_problems
-	r := _reason(rego.metadata.rule(), msg, "output.content", "block")
+	r := lib.reason(rego.metadata.rule(), msg, "output.content")
 }

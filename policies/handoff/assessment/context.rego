@@ -1,6 +1,7 @@
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # Context transfer (seed section 13): only relevant, permitted context, by reference,
 # consistent with the recorded state, without duplication; artifacts always by version,
@@ -8,7 +9,7 @@ import data.handoff.core
 
 _context := c if {
 	input.request.kind == "handoff"
-	c := _request.context
+	c := lib.request.context
 	is_object(c)
 } else := {}
 
@@ -17,7 +18,7 @@ _context := c if {
 # as commands, tool allowlists, secrets, raw logs, whole documents and prompts), in lower
 # case. The table is config.forbidden_context in contracts/assessment/config.cue, drawn
 # from the context packages there.
-_forbidden_context := object.get(_config, "forbidden_context", [])
+_forbidden_context := object.get(lib.pack_config, "forbidden_context", [])
 
 # METADATA
 # title: Forbidden context
@@ -32,11 +33,11 @@ _forbidden_context := object.get(_config, "forbidden_context", [])
 #   outcome: block
 reasons contains r if {
 	input.request.kind == "handoff"
-	ctx := _request.context
+	ctx := lib.request.context
 	is_object(ctx)
 	some k, _ in ctx
 	lower(k) in _forbidden_context
-	r := _gate_reason(rego.metadata.rule(), sprintf("context.%s is forbidden context: a handoff transfers references to permitted context only", [k]), sprintf("context.%s", [k]), "GR-CONTEXT", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("context.%s is forbidden context: a handoff transfers references to permitted context only", [k]), sprintf("context.%s", [k]), "GR-CONTEXT", "block")
 }
 
 _context_checked if {
@@ -51,7 +52,7 @@ _listed(ref) if {
 	_same_version(a.ref, ref)
 }
 
-_claims_approval(status) if status in _approved_statuses
+_claims_approval(status) if status in core.approved_statuses
 
 # _status_claims are [path, ref, claimed status] the context states.
 _status_claims contains [sprintf("context.artifacts[%d].status", [i]), a.ref, a.status] if {
@@ -71,7 +72,7 @@ _claimed_version(type) := v if {
 	v := _input_version(type)
 } else := v if {
 	v := _in_force(type)
-} else := _latest(type)
+} else := core.latest_version(type)
 
 # _unfounded_claims are [path, type, claimed status] for approval_status entries about a
 # type the workflow has not recorded (or that is no artifact type at all): a status the
@@ -99,7 +100,7 @@ reasons contains r if {
 	_claims_approval(claimed)
 	recorded := _recorded_status(ref)
 	not _claims_approval(recorded)
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s says %s v%v is %s, but it is %s", [path, ref.type, ref.version, claimed, recorded]), path, "GR-APPROVAL", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s says %s v%v is %s, but it is %s", [path, ref.type, ref.version, claimed, recorded]), path, "GR-APPROVAL", "block")
 }
 
 # METADATA
@@ -114,7 +115,7 @@ reasons contains r if {
 reasons contains r if {
 	some [path, type, claimed] in _unfounded_claims
 	_claims_approval(claimed)
-	r := _gate_reason(rego.metadata.rule(), _unfounded_message(path, type, claimed), path, "GR-APPROVAL", "block")
+	r := lib.gate_reason(rego.metadata.rule(), _unfounded_message(path, type, claimed), path, "GR-APPROVAL", "block")
 }
 
 _mismatches contains [path, _unfounded_message(path, type, claimed)] if {
@@ -124,7 +125,7 @@ _mismatches contains [path, _unfounded_message(path, type, claimed)] if {
 
 _mismatches contains [sprintf("input_artifacts[%d]", [i]), sprintf("%s v%v has no status in context.artifacts: artifacts are referenced by version, hash and status", [ref.type, ref.version])] if {
 	_context_checked
-	some i, ref in _inputs
+	some i, ref in lib.inputs
 	not _listed(ref)
 }
 
@@ -153,10 +154,10 @@ _mismatches contains [sprintf("context.artifacts[%d].ref.id", [i]), sprintf("%s 
 	core.ref_version(a.ref).ref.id != a.ref.id
 }
 
-_mismatches contains ["context.workflow_state", sprintf("context.workflow_state is %s, but the workflow is in %s", [s, _status])] if {
+_mismatches contains ["context.workflow_state", sprintf("context.workflow_state is %s, but the workflow is in %s", [s, lib.status])] if {
 	_context_checked
 	s := _context.workflow_state
-	s != _status
+	s != lib.status
 }
 
 _mismatches contains ["context.previous_output.ref", sprintf("previous_output %s v%v is not a recorded version with that hash", [ref.type, ref.version])] if {
@@ -179,7 +180,7 @@ _mismatches contains [sprintf("context.conflict_flags[%d].conflict_id", [i]), sp
 	_context_checked
 	some i, f in _ctx_flags
 	is_string(f.conflict_id)
-	not _state.conflicts[f.conflict_id]
+	not lib.state.conflicts[f.conflict_id]
 }
 
 _mismatches contains [sprintf("context.conflict_flags[%d]", [i]), sprintf("context.conflict_flags[%d] (%s) names no conflict_id: a conflict flag is a conflict this workflow recorded", [i, object.get(f, "conflict_type", "")])] if {
@@ -194,7 +195,7 @@ _flag_facts(id) := object.union(
 	{"conflict_type": c.conflict_type, "status": c.status},
 	{"control_id": e.control_id | some v in core.artifact("CONFLICT_EVENT").versions; e := v.content; e.conflict_id == id; e.control_id},
 ) if {
-	c := _state.conflicts[id]
+	c := lib.state.conflicts[id]
 }
 
 _mismatches contains [sprintf("context.conflict_flags[%d].%s", [i, field]), sprintf("context.conflict_flags[%d] says conflict %q has %s %v, but it has %v", [i, f.conflict_id, field, f[field], object.get(facts, field, "none")])] if {
@@ -207,7 +208,7 @@ _mismatches contains [sprintf("context.conflict_flags[%d].%s", [i, field]), spri
 
 # context.retry is the pending retry the context was built for: the retry count, type and
 # reason of the RETRY_RECORD the failure recorded.
-_granted_retry := {"count": _counter(core.retry_counter(_task)), "type": _pending_retry.retry_type, "reason": _pending_retry.retry_reason} if {
+_granted_retry := {"count": core.counter(core.retry_counter(_task)), "type": _pending_retry.retry_type, "reason": _pending_retry.retry_reason} if {
 	_retry_pending(_task)
 	_pending_retry
 }
@@ -227,7 +228,7 @@ _retry_claim_message(claimed) := sprintf("context.retry says retry %v (%s) of ta
 # have and the open conflicts: each value states a fact of the recorded state.
 _ctx_recorded_statuses := {v.status | some a in _ctx_artifacts; v := core.ref_version(a.ref)}
 
-_open_conflict_ids := {id | some id, c in _state.conflicts; c.status == "open"}
+_open_conflict_ids := {id | some id, c in lib.state.conflicts; c.status == "open"}
 
 _validation_holds("conflict_pending") if count(_open_conflict_ids) > 0
 
@@ -235,7 +236,7 @@ _validation_holds("pending_human_validation") if "under_review" in _ctx_recorded
 
 _validation_holds("validated") if {
 	some s in _ctx_recorded_statuses
-	s in _approved_statuses
+	s in core.approved_statuses
 }
 
 _validation_holds("passed") if {
@@ -265,7 +266,7 @@ _mismatches contains ["context.validation_status", _validation_message] if {
 #   outcome: block
 reasons contains r if {
 	_validation_claim == "validated"
-	r := _gate_reason(rego.metadata.rule(), _validation_message, "context.validation_status", "GR-APPROVAL", "block")
+	r := lib.gate_reason(rego.metadata.rule(), _validation_message, "context.validation_status", "GR-APPROVAL", "block")
 }
 
 # context.approval_decision is a person's decision the workflow recorded at that stage.
@@ -276,7 +277,7 @@ _approval_claim := a if {
 }
 
 _recorded_approval := a if {
-	a := _state.approvals[_approval_claim.stage]
+	a := lib.state.approvals[_approval_claim.stage]
 	is_object(a)
 }
 
@@ -307,7 +308,7 @@ _mismatches contains ["context.approval_decision", _approval_claim_problem] if {
 reasons contains r if {
 	_approval_claim.decision == "APPROVE"
 	msg := _approval_claim_problem
-	r := _gate_reason(rego.metadata.rule(), msg, "context.approval_decision", "GR-APPROVAL", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "context.approval_decision", "GR-APPROVAL", "block")
 }
 
 # context.scf_controls are controls in scope of the CONTROL_ANALYSIS (the handoff's own
@@ -360,7 +361,7 @@ _mismatches contains [sprintf("context.previous_output.%s", [field]), sprintf("c
 #   outcome: block
 reasons contains r if {
 	some [path, msg] in _mismatches
-	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-CONTEXT", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "S20-CONTEXT", "block")
 }
 
 _official_mappings := {[m.control_id, m.framework, object.get(m, "requirement_ref", "")] |
@@ -381,13 +382,13 @@ reasons contains r if {
 	_context_checked
 	some i, m in object.get(_context, "official_mappings", [])
 	not [m.control_id, m.framework, m.requirement_ref] in _official_mappings
-	r := _gate_reason(rego.metadata.rule(), sprintf("context names %s -> %s %s as an official mapping, but the FRAMEWORK_MAPPING in force does not", [m.control_id, m.framework, m.requirement_ref]), sprintf("context.official_mappings[%d]", [i]), "GR-MAPPING", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("context names %s -> %s %s as an official mapping, but the FRAMEWORK_MAPPING in force does not", [m.control_id, m.framework, m.requirement_ref]), sprintf("context.official_mappings[%d]", [i]), "GR-MAPPING", "block")
 }
 
 _dups contains ["input_artifacts", sprintf("%s v%v", [r.type, r.version])] if {
 	_context_checked
-	some i, r in _inputs
-	some j, q in _inputs
+	some i, r in lib.inputs
+	some j, q in lib.inputs
 	i < j
 	_same_version(r, q)
 }
@@ -420,5 +421,5 @@ _dups contains [sprintf("context.%s", [field]), sprintf("%v", [x])] if {
 #   outcome: block
 reasons contains r if {
 	some [path, what] in _dups
-	r := _reason(rego.metadata.rule(), sprintf("%s names %s more than once", [path, what]), path, "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s names %s more than once", [path, what]), path)
 }

@@ -1,6 +1,7 @@
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # Events, versions and context packages the proposals are built from.
 #
@@ -14,59 +15,28 @@ import data.handoff.core
 # credential, prompt or raw evidence (the content schemas have no field for them and
 # core refuses them anywhere in a request).
 
-_status_event(type, n, status) := {"type": "artifact_status", "artifact": type, "version": n, "status": status}
-
-# _supersede_open supersedes the latest version of a type while it is still open.
-_supersede_open(type) := [_status_event(type, v.ref.version, "superseded") |
-	v := _latest(type)
-	v.status in _open_statuses
-]
-
-# _supersede_approved supersedes every approved version of a type but keep.
-_supersede_approved(type, keep) := [_status_event(type, v.ref.version, "superseded") |
-	some v in core.artifact(type).versions
-	v.status == "approved"
-	v.ref.version != keep
-]
-
-# _hash is the hash of content the policy builds itself; the engine replaces it with
-# its canonical hash when it records the version.
-_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])
-
-_history_id(type, default_id) := h.id if {
-	h := core.artifact(type)
-} else := default_id
-
-# _record_ref is the ref of the next version of one of the Orchestrator's records.
-_record_ref(type, default_id, content) := {
-	"id": _history_id(type, default_id),
-	"type": type,
-	"version": _latest_n(type) + 1,
-	"hash": _hash(content),
-}
-
 _previous_version_id(ref) := _version_id(object.union(ref, {"version": ref.version - 1})) if ref.version > 1
 
 else := null
 
 _handoff_id := h if {
-	h := _request.handoff_id
+	h := lib.request.handoff_id
 	is_string(h)
-} else := object.get(_request, "request_id", "")
+} else := object.get(lib.request, "request_id", "")
 
 # _observed are the observability fields of section 15 every recorded version carries.
 _observed(ref, validation_status, target, route) := {
 	"handoff_id": _handoff_id,
-	"request_kind": _kind,
-	"source_agent": object.get(_request, "source_agent", _actor_id),
+	"request_kind": lib.kind,
+	"source_agent": object.get(lib.request, "source_agent", lib.actor_id),
 	"target_agent": target,
-	"tenant_id": object.get(_state, "tenant_id", ""),
-	"organization_id": object.get(_state, "organization_id", ""),
-	"assessment_id": object.get(_state, "subject_id", ""),
-	"task_type": object.get(_request, "task_type", _kind),
+	"tenant_id": object.get(lib.state, "tenant_id", ""),
+	"organization_id": object.get(lib.state, "organization_id", ""),
+	"assessment_id": object.get(lib.state, "subject_id", ""),
+	"task_type": object.get(lib.request, "task_type", lib.kind),
 	"status": validation_status,
 	"trace_id": _trace,
-	"created_at": object.get(_request, "created_at", input.now),
+	"created_at": object.get(lib.request, "created_at", input.now),
 	"input_hash": object.get(input, ["derived", "input_hash"], ""),
 	"output_hash": object.get(input, ["derived", "output_hash"], ""),
 	"version_id": _version_id(ref),
@@ -76,12 +46,12 @@ _observed(ref, validation_status, target, route) := {
 }
 
 # _latency_ms is the handoff latency: from the handoff's created_at to the decision.
-_latency_ms := max([0, round((time.parse_rfc3339_ns(input.now) - time.parse_rfc3339_ns(_request.created_at)) / 1000000)])
+_latency_ms := max([0, round((time.parse_rfc3339_ns(input.now) - time.parse_rfc3339_ns(lib.request.created_at)) / 1000000)])
 
 # _record_meta is the meta of one of the Orchestrator's records.
 _record_meta(ref, validation_status, target, route) := object.union(
 	_observed(ref, validation_status, target, route),
-	{"agent_run_id": sprintf("orchestrator/%s", [object.get(_request, "request_id", "")]), "artifact_refs": []},
+	{"agent_run_id": sprintf("orchestrator/%s", [object.get(lib.request, "request_id", "")]), "artifact_refs": []},
 )
 
 _record_event(ref, status, content, meta) := {
@@ -102,12 +72,12 @@ _output_meta(validation_status, route) := object.union(
 	object.union(
 		_observed(core.output_ref, validation_status, _target, route),
 		{
-			"agent_run_id": _request.agent_run_id,
-			"artifact_refs": _inputs,
+			"agent_run_id": lib.request.agent_run_id,
+			"artifact_refs": lib.inputs,
 			"handoff_type": _handoff_type,
-			"confidence_score": object.get(_request, "confidence_score", null),
-			"requires_validation": object.get(_request, "requires_validation", false),
-			"retry_count": _counter(core.retry_counter(_task)),
+			"confidence_score": object.get(lib.request, "confidence_score", null),
+			"requires_validation": object.get(lib.request, "requires_validation", false),
+			"retry_count": core.counter(core.retry_counter(_task)),
 			"resume_status": _destination_or(route),
 		},
 	),
@@ -127,14 +97,14 @@ _output_event(status, validation_status, route) := object.union(core.artifact_ev
 
 _rework_content(kind, reason, to_agent, to_status, type, returned) := object.union(
 	{
-		"tenant_id": _state.tenant_id,
-		"organization_id": object.get(_state, "organization_id", ""),
-		"assessment_id": _state.subject_id,
+		"tenant_id": lib.state.tenant_id,
+		"organization_id": object.get(lib.state, "organization_id", ""),
+		"assessment_id": lib.state.subject_id,
 		"trace_id": _trace,
 		"kind": kind,
-		"requested_by": _actor_id,
+		"requested_by": lib.actor_id,
 		"reason": reason,
-		"from_status": _status,
+		"from_status": lib.status,
 		"to_agent": to_agent,
 		"to_status": to_status,
 		"artifact_type": type,
@@ -142,7 +112,7 @@ _rework_content(kind, reason, to_agent, to_status, type, returned) := object.uni
 	{"returned": r | r := returned; is_object(r)},
 )
 
-_rework_ref(content) := _record_ref("REWORK_ORDER", "rework-order", content)
+_rework_ref(content) := core.next_ref("REWORK_ORDER", "rework-order", content)
 
 # _rework_events record a rework order and mark its agent as owing a rework.
 _rework_events(content) := [
@@ -151,8 +121,6 @@ _rework_events(content) := [
 ]
 
 # --- context packages --------------------------------------------------------------------
-
-_empty_context := {"must_know": {}, "may_know": {}}
 
 # _pipeline_types are the artifact types the agents produce.
 _pipeline_types := {t | some a in _agents; some t in a.produces}
@@ -173,25 +141,25 @@ _artifact_entries(target, given) := array.concat(given, [_entry(v) |
 	v := _in_force(t)
 ])
 
-_approval_statuses(entries) := {e.ref.type: e.status | some e in entries; _requires_approval(e.ref.type)}
+_approval_statuses(entries) := {e.ref.type: e.status | some e in entries; core.requires_approval(e.ref.type)}
 
 # _open_conflict_flags are the conflicts still open once the decision applies (a
 # resolution closes its own).
 _open_conflict_flags := [{"conflict_id": id, "conflict_type": c.conflict_type, "status": "open"} |
-	some id, c in _state.conflicts
+	some id, c in lib.state.conflicts
 	c.status == "open"
 	not _closing(id)
 ]
 
 _closing(id) if {
 	input.request.kind == "resolution"
-	_request.conflict_id == id
+	lib.request.conflict_id == id
 }
 
 # _current_content is the content a context reads a type from: the handoff's output when
 # it is of that type, else the version in force.
-_current_content(type) := _content if {
-	_output.type == type
+_current_content(type) := lib.content if {
+	lib.output.type == type
 } else := _content_of(_in_force(type))
 
 _scf_controls := sort({c.control_id | some c in object.get(_current_content("CONTROL_ANALYSIS"), "controls", []); c.in_scope == true})
@@ -212,7 +180,7 @@ _context_validation(entries, flags) := "conflict_pending" if {
 	e.status == "under_review"
 } else := "validated" if {
 	some e in entries
-	e.status in _approved_statuses
+	e.status in core.approved_statuses
 } else := "passed"
 
 # _context_values is everything permitted a target may receive (seed section 13); the
@@ -258,5 +226,5 @@ _next_human_with(status, given, extra) := {
 	"task": a.task,
 	"context": core.context_package(sprintf("orchestrator>%s", [a.agent]), _context_values(a.agent, status, given, extra)),
 } if {
-	some a in _actors_of(status)
+	some a in core.actors(status)
 }

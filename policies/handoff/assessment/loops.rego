@@ -1,6 +1,7 @@
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # Loop prevention (seed section 17) and escalation to human review. Core counts and
 # detects: LOOP_DETECTED (a ping-pong A>B, B>A, A>B, B>A; an edge taken max_edge_visits
@@ -12,7 +13,7 @@ import data.handoff.core
 # ESCALATION_RECORD. A plain repetition (same input, same output) is blocked.
 
 # _blocking_now are the blocking reasons of core and the pack, before any escalation.
-_blocking_now := {r | some r in (_core_kept | reasons); _blocks(r)}
+_blocking_now := {r | some r in (_core_kept | reasons); lib.blocking(r)}
 
 _clear if count(_blocking_now) == 0
 
@@ -92,12 +93,12 @@ _escalation_reasons contains r if {
 #   outcome: await_human
 _human_review_required contains r if {
 	_escalating
-	r := _reason(rego.metadata.rule(), sprintf("%s in %s: the work stops and a person decides (%v)", [_escalation_summary, _status, sort(_escalation_causes)]), "", "await_human")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("%s in %s: the work stops and a person decides (%v)", [_escalation_summary, lib.status, sort(_escalation_causes)]), "", "await_human")
 }
 
 _escalation_summary := sprintf("handoff %s>%s", [_source, _target]) if input.request.kind == "handoff"
 
-else := sprintf("failure of task %q (agent %q)", [object.get(_request, "task", ""), object.get(_request, "agent", "")])
+else := sprintf("failure of task %q (agent %q)", [object.get(lib.request, "task", ""), object.get(lib.request, "agent", "")])
 
 # _escalation_causes are the codes that caused the escalation.
 _escalation_causes contains "LOOP_DETECTED" if _loop_escalation
@@ -115,26 +116,26 @@ _escalation_causes contains c if {
 
 _escalation_agent := _source if input.request.kind == "handoff"
 
-else := object.get(_request, "agent", "")
+else := object.get(lib.request, "agent", "")
 
-_escalation_task := object.get(_request, "task_type", "") if input.request.kind == "handoff"
+_escalation_task := object.get(lib.request, "task_type", "") if input.request.kind == "handoff"
 
-else := object.get(_request, "task", "")
+else := object.get(lib.request, "task", "")
 
 _escalation_content := {
-	"tenant_id": _state.tenant_id,
-	"organization_id": object.get(_state, "organization_id", ""),
-	"assessment_id": _state.subject_id,
+	"tenant_id": lib.state.tenant_id,
+	"organization_id": object.get(lib.state, "organization_id", ""),
+	"assessment_id": lib.state.subject_id,
 	"trace_id": _trace,
 	"reason_codes": sort(_escalation_causes | {"HUMAN_REVIEW_REQUIRED"}),
-	"summary": sprintf("%s in %s reached a limit: %v", [_escalation_summary, _status, sort(_escalation_causes)]),
-	"from_status": _status,
+	"summary": sprintf("%s in %s reached a limit: %v", [_escalation_summary, lib.status, sort(_escalation_causes)]),
+	"from_status": lib.status,
 	"agent": _escalation_agent,
 	"task": _escalation_task,
-	"handoff_id": object.get(_request, "handoff_id", _request.request_id),
+	"handoff_id": object.get(lib.request, "handoff_id", lib.request.request_id),
 }
 
-_escalation_ref := _record_ref("ESCALATION_RECORD", "escalation-record", _escalation_content)
+_escalation_ref := core.next_ref("ESCALATION_RECORD", "escalation-record", _escalation_content)
 
 # _escalation_proposal stops the work: the ESCALATION_RECORD says why and where the work
 # resumes; the failure's retry history is recorded too. Nothing of a handoff is accepted.
@@ -151,7 +152,7 @@ _escalation_proposal := {
 
 _escalation_retry_events := array.concat(
 	[_retry_record_event(true)],
-	[{"type": "counter", "name": sprintf("retry_pending/%s", [_request.task]), "value": 0}],
+	[{"type": "counter", "name": sprintf("retry_pending/%s", [lib.request.task]), "value": 0}],
 ) if {
 	input.request.kind == "failure"
 } else := []

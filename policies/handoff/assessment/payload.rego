@@ -1,6 +1,7 @@
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # The HandoffPayload (seed section 4) and the handoff rules of section 7 that core does
 # not already check: structured output present, unique handoff_id, assessment scope and
@@ -18,13 +19,13 @@ import data.handoff.core
 #   outcome: block
 reasons contains r if {
 	_handoff
-	not _output
-	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s (%s) carries no structured output", [_source, _target, object.get(_request, "task_type", "")]), "output", "block")
+	not lib.output
+	r := lib.reason(rego.metadata.rule(), sprintf("handoff %s>%s (%s) carries no structured output", [_source, _target, object.get(lib.request, "task_type", "")]), "output")
 }
 
 # _used_handoff_ids are the handoff_ids of the handoffs already accepted.
 _used_handoff_ids contains id if {
-	some h in _state.artifacts
+	some h in lib.state.artifacts
 	some v in h.versions
 	v.meta.request_kind == "handoff"
 	id := v.meta.handoff_id
@@ -39,8 +40,8 @@ _used_handoff_ids contains id if {
 #   outcome: block
 reasons contains r if {
 	_handoff
-	_request.handoff_id in _used_handoff_ids
-	r := _reason(rego.metadata.rule(), sprintf("handoff_id %q was already used by an accepted handoff of workflow %q", [_request.handoff_id, object.get(_state, "workflow_id", "")]), "handoff_id", "block")
+	lib.request.handoff_id in _used_handoff_ids
+	r := lib.reason(rego.metadata.rule(), sprintf("handoff_id %q was already used by an accepted handoff of workflow %q", [lib.request.handoff_id, object.get(lib.state, "workflow_id", "")]), "handoff_id")
 }
 
 # METADATA
@@ -52,10 +53,10 @@ reasons contains r if {
 #   code: SCOPE_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_ready
-	_kind != "start"
-	object.get(_request, "assessment_id", "") != _state.subject_id
-	r := _gate_reason(rego.metadata.rule(), sprintf("request names assessment %q, not assessment %q of workflow %q", [object.get(_request, "assessment_id", ""), _state.subject_id, object.get(_state, "workflow_id", "")]), "assessment_id", "S20-SCOPE", "block")
+	core.ready
+	lib.kind != "start"
+	object.get(lib.request, "assessment_id", "") != lib.state.subject_id
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("request names assessment %q, not assessment %q of workflow %q", [object.get(lib.request, "assessment_id", ""), lib.state.subject_id, object.get(lib.state, "workflow_id", "")]), "assessment_id", "S20-SCOPE", "block")
 }
 
 # METADATA
@@ -68,49 +69,49 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_foreign_assessment
-	walk(_request, [path, value])
+	walk(lib.request, [path, value])
 	count(path) > 1
 	path[count(path) - 1] == "assessment_id"
 	is_string(value)
-	value != _state.subject_id
+	value != lib.state.subject_id
 	p := _path_string(path)
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s is %q, not the workflow's assessment %q", [p, value, _state.subject_id]), p, "S20-SCOPE", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s is %q, not the workflow's assessment %q", [p, value, lib.state.subject_id]), p, "S20-SCOPE", "block")
 }
 
 # _foreign_assessment holds when an object inside the request body names another
 # assessment; found without building paths, so a clean request never pays for them.
 _foreign_assessment if {
-	_ready
-	_kind != "start"
+	core.ready
+	lib.kind != "start"
 	_other_assessment_ids
-	some k, part in _request
+	some k, part in lib.request
 	k != "assessment_id"
 	walk(part, [_, o])
 	v := o.assessment_id
 	is_string(v)
-	v != _state.subject_id
+	v != lib.state.subject_id
 }
 
 # _other_assessment_ids holds when the request may hold an assessment_id other than its
 # own and its output content's naming the workflow's assessment: the encoded request
 # names the key more often (every assessment_id key is encoded as "assessment_id":, and a
 # string never holds that text unescaped), so a request without one is never walked.
-_other_assessment_ids if count(indexof_n(json.marshal(_request), `"assessment_id":`)) > count(_own_assessment_ids)
+_other_assessment_ids if count(indexof_n(json.marshal(lib.request), `"assessment_id":`)) > count(_own_assessment_ids)
 
-_own_assessment_ids contains "request" if "assessment_id" in object.keys(_request)
+_own_assessment_ids contains "request" if "assessment_id" in object.keys(lib.request)
 
-_own_assessment_ids contains "content" if _request.output.content.assessment_id == _state.subject_id
+_own_assessment_ids contains "content" if lib.request.output.content.assessment_id == lib.state.subject_id
 
 _scope_frameworks := {f | some f in object.get(_scope, "frameworks", [])}
 
 _scope_domains := {d | some d in object.get(_scope, "control_domains", [])}
 
 # _scoped_parts are the parts of a handoff whose frameworks and controls must be in scope.
-_scoped_parts contains ["output.content", _content] if _judged
+_scoped_parts contains ["output.content", lib.content] if _judged
 
 _scoped_parts contains ["context", c] if {
 	_handoff
-	c := _request.context
+	c := lib.request.context
 	is_object(c)
 }
 
@@ -140,12 +141,12 @@ _named_controls contains v if {
 # A KNOWLEDGE_PACKAGE restates the scope it covers: its frameworks and domains.
 _named_frameworks contains v if {
 	_judged
-	some v in object.get(_content, ["scope", "frameworks"], [])
+	some v in object.get(lib.content, ["scope", "frameworks"], [])
 }
 
 _named_domains contains v if {
 	_judged
-	some v in object.get(_content, ["scope", "control_domains"], [])
+	some v in object.get(lib.content, ["scope", "control_domains"], [])
 }
 
 _scope_exceeded if {
@@ -156,14 +157,14 @@ _scope_exceeded if {
 _out_of_scope contains [sprintf("output.content.scope.frameworks[%d]", [i]), sprintf("framework %q is outside the assessment scope %v", [v, sort(_scope_frameworks)])] if {
 	_scope_exceeded
 	_judged
-	some i, v in object.get(_content, ["scope", "frameworks"], [])
+	some i, v in object.get(lib.content, ["scope", "frameworks"], [])
 	not v in _scope_frameworks
 }
 
 _out_of_scope contains [sprintf("output.content.scope.control_domains[%d]", [i]), sprintf("domain %q is outside the assessment's domains %v", [v, sort(_scope_domains)])] if {
 	_scope_exceeded
 	_judged
-	some i, v in object.get(_content, ["scope", "control_domains"], [])
+	some i, v in object.get(lib.content, ["scope", "control_domains"], [])
 	not v in _scope_domains
 }
 
@@ -224,7 +225,7 @@ _domain(control) := split(control, "-")[0]
 #   outcome: block
 reasons contains r if {
 	some [p, msg] in _out_of_scope
-	r := _gate_reason(rego.metadata.rule(), msg, p, "S20-SCOPE", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, p, "S20-SCOPE", "block")
 }
 
 # METADATA
@@ -237,16 +238,16 @@ reasons contains r if {
 #   code: TRACE_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_ready
-	_kind != "start"
-	_non_blank(_trace)
+	core.ready
+	lib.kind != "start"
+	lib.non_blank(_trace)
 	not _trace == _assessment_trace
-	r := _gate_reason(rego.metadata.rule(), _trace_message, "trace_id", "S20-TRACE", "block")
+	r := lib.gate_reason(rego.metadata.rule(), _trace_message, "trace_id", "S20-TRACE", "block")
 }
 
 _trace_message := sprintf("trace_id %q is not the assessment's trace %q", [_trace, _assessment_trace]) if _assessment_trace
 
-else := sprintf("workflow %q has no recorded assessment trace (ASSESSMENT_SCOPE v1)", [object.get(_state, "workflow_id", "")])
+else := sprintf("workflow %q has no recorded assessment trace (ASSESSMENT_SCOPE v1)", [object.get(lib.state, "workflow_id", "")])
 
 # --- edges and handoff types -----------------------------------------------------------
 
@@ -273,7 +274,7 @@ _edge_kind := "forward" if {
 	_stage_index[_stage_of[_source]] < _stage_index[_stage_of[_target]]
 } else := "invalid"
 
-_task := object.get(_request, "task_type", "")
+_task := object.get(lib.request, "task_type", "")
 
 # _expected_type is the handoff type the state and the edge make a handoff: the retry a
 # failure granted, the new handoff after a conflict resolution, else what the edge is.
@@ -287,9 +288,9 @@ _expected_type := "retry" if {
 	_edge_kind == "enrichment"
 } else := "sequential"
 
-_retry_pending(task) if _counter(sprintf("retry_pending/%s", [task])) > 0
+_retry_pending(task) if core.counter(sprintf("retry_pending/%s", [task])) > 0
 
-_resolution_pending(agent) if _counter(sprintf("resolution_pending/%s", [agent])) > 0
+_resolution_pending(agent) if core.counter(sprintf("resolution_pending/%s", [agent])) > 0
 
 # METADATA
 # title: Handoff type does not match
@@ -305,7 +306,7 @@ reasons contains r if {
 	_handoff
 	_expected
 	_handoff_type != _expected_type
-	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s is %s handoff, not %s", [_source, _target, core.with_article(_expected_type), core.with_article(_handoff_type)]), "handoff_type", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("handoff %s>%s is %s handoff, not %s", [_source, _target, lib.with_article(_expected_type), lib.with_article(_handoff_type)]), "handoff_type")
 }
 
 _valid_targets := sort((({t |
@@ -328,14 +329,14 @@ reasons contains r if {
 	_current_actor(_source)
 	_target in _hands_to(_source)
 	_edge_kind == "invalid"
-	r := _gate_reason(rego.metadata.rule(), sprintf("in %s the output of %q goes to %v, not to %q", [_status, _source, _valid_targets, _target]), "target_agent", "S20-TARGET", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("in %s the output of %q goes to %v, not to %q", [lib.status, _source, _valid_targets, _target]), "target_agent", "S20-TARGET", "block")
 }
 
 # --- inputs and versions -----------------------------------------------------------------
 
 # _required_inputs are the artifact types each output is made from.
 # The table is config.required_inputs in contracts/assessment/config.cue.
-_required_inputs := object.get(_config, "required_inputs", {})
+_required_inputs := object.get(lib.pack_config, "required_inputs", {})
 
 # METADATA
 # title: Required input missing
@@ -350,14 +351,14 @@ _required_inputs := object.get(_config, "required_inputs", {})
 #   outcome: block
 reasons contains r if {
 	_judged
-	some t in object.get(_required_inputs, _output.type, [])
-	not t in _input_types
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v is made from %s, but input_artifacts names none", [_output.type, _output.version, t]), "input_artifacts", "block")
+	some t in object.get(_required_inputs, lib.output.type, [])
+	not t in lib.input_types
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v is made from %s, but input_artifacts names none", [lib.output.type, lib.output.version, t]), "input_artifacts")
 }
 
 # _owed_inputs are the records a rework answers: the rework order a person or a later step
 # gave the agent, the resolution that sent its output back.
-_owed_inputs contains ["REWORK_ORDER", "the rework order it answers"] if _counter(sprintf("rework_pending/%s", [_source])) > 0
+_owed_inputs contains ["REWORK_ORDER", "the rework order it answers"] if core.counter(sprintf("rework_pending/%s", [_source])) > 0
 
 _owed_inputs contains ["RESOLUTION_RECORD", "the conflict resolution it answers"] if _resolution_pending(_source)
 
@@ -373,8 +374,8 @@ _owed_inputs contains ["RESOLUTION_RECORD", "the conflict resolution it answers"
 reasons contains r if {
 	_judged
 	some [t, what] in _owed_inputs
-	not t in _input_types
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v reworks %s; name %s v%v, %s, among input_artifacts", [_output.type, _output.version, _output.type, t, _latest_n(t), what]), "input_artifacts", "block")
+	not t in lib.input_types
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v reworks %s; name %s v%v, %s, among input_artifacts", [lib.output.type, lib.output.version, lib.output.type, t, core.latest_number(t), what]), "input_artifacts")
 }
 
 # METADATA
@@ -388,9 +389,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_handoff
-	some i, ref in _inputs
+	some i, ref in lib.inputs
 	not ref.type in _consumes(_source)
-	r := _gate_reason(rego.metadata.rule(), sprintf("%q does not consume %s (consumes %v)", [_source, ref.type, sort(_consumes(_source))]), sprintf("input_artifacts[%d]", [i]), "GR-DATA", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%q does not consume %s (consumes %v)", [_source, ref.type, sort(_consumes(_source))]), sprintf("input_artifacts[%d]", [i]), "GR-DATA", "block")
 }
 
 # --- limitations (seed section 7) -------------------------------------------------------
@@ -399,9 +400,9 @@ _normalized(s) := lower(trim_space(s))
 
 # _inherited are [path, ref, limitation] for every limitation an input version records.
 _inherited contains [sprintf("input_artifacts[%d]", [i]), ref, l] if {
-	_valid
+	lib.valid
 	input.request.kind == "handoff"
-	some i, ref in _inputs
+	some i, ref in lib.inputs
 	v := core.ref_version(ref)
 	some l in v.limitations
 	is_string(l)
@@ -409,15 +410,15 @@ _inherited contains [sprintf("input_artifacts[%d]", [i]), ref, l] if {
 
 _inherited_texts := {_normalized(l) | some [_, _, l] in _inherited}
 
-_carried_limitations := {_normalized(l) | some l in object.get(_request, "limitations", []); is_string(l)}
+_carried_limitations := {_normalized(l) | some l in object.get(lib.request, "limitations", []); is_string(l)}
 
-_drops := [d | some d in object.get(_request, "limitations_dropped", []); is_object(d)]
+_drops := [d | some d in object.get(lib.request, "limitations_dropped", []); is_object(d)]
 
 # A limitation left out without a justified, validated drop is core's LIMITATION_DROPPED;
 # the pack's handoff schema has limitations_dropped, which is what lets core allow one.
 
 _reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("limitations_dropped[%d].limitation", [i]), msg] if {
-	_valid
+	lib.valid
 	input.request.kind == "handoff"
 	some i, d in _drops
 	not _normalized(d.limitation) in _inherited_texts
@@ -425,7 +426,7 @@ _reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("limitations_droppe
 }
 
 _reference_problems contains ["REFERENCE_MISMATCH", sprintf("limitations_dropped[%d].limitation", [i]), msg] if {
-	_valid
+	lib.valid
 	input.request.kind == "handoff"
 	some i, d in _drops
 	_normalized(d.limitation) in _carried_limitations
@@ -443,9 +444,9 @@ _reference_problems contains ["REFERENCE_MISMATCH", sprintf("limitations_dropped
 #   outcome: block
 reasons contains r if {
 	_judged
-	_output.version > 1
-	not is_number(object.get(_output, "supersedes", null))
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v does not name the version it supersedes", [_output.type, _output.version]), "output.supersedes", "block")
+	lib.output.version > 1
+	not is_number(object.get(lib.output, "supersedes", null))
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v does not name the version it supersedes", [lib.output.type, lib.output.version]), "output.supersedes")
 }
 
 # METADATA
@@ -457,9 +458,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_judged
-	_output.version > 1
-	not _non_blank(object.get(_output, "justification", ""))
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v does not say why it corrects the previous version (justification)", [_output.type, _output.version]), "output.justification", "block")
+	lib.output.version > 1
+	not lib.non_blank(object.get(lib.output, "justification", ""))
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v does not say why it corrects the previous version (justification)", [lib.output.type, lib.output.version]), "output.justification")
 }
 
 # METADATA
@@ -472,14 +473,14 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_judged
-	some v in core.artifact(_output.type).versions
+	some v in core.artifact(lib.output.type).versions
 	v.ref.hash == input.derived.output_hash
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v repeats the content of v%v (%s): no progress", [_output.type, _output.version, v.ref.version, v.ref.hash]), "output.content", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v repeats the content of v%v (%s): no progress", [lib.output.type, lib.output.version, v.ref.version, v.ref.hash]), "output.content")
 }
 
 # --- paths -----------------------------------------------------------------------------
 
-_path_string(path) := core.path_string(path)
+_path_string(path) := lib.path_string(path)
 
 # _rel_path is a walk path below a prefix: ".a[2].b".
 _rel_path(path) := concat("", [_rel_segment(s) | some s in path])

@@ -1,6 +1,7 @@
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # References (seed sections 7, 8, 14 and 20): everything an output says about something
 # else is a fact to check, not to trust. A source's id, ref and declared kind resolve to
@@ -10,7 +11,7 @@ import data.handoff.core
 
 # _source_kinds says how a source of each kind resolves.
 # The table is config.source_kinds in contracts/assessment/config.cue.
-_source_kinds := object.get(_config, "source_kinds", {})
+_source_kinds := object.get(lib.pack_config, "source_kinds", {})
 
 _resolves(s) := object.get(_source_kinds, [s.kind, "resolves"], "none")
 
@@ -20,7 +21,7 @@ _resolves(s) := object.get(_source_kinds, [s.kind, "resolves"], "none")
 # string (_source_path) is made only for a problem found.
 _source_entries contains [_resolves(s), path, i, s] if {
 	_judged
-	walk(_content, [path, value])
+	walk(lib.content, [path, value])
 	is_array(value)
 	path[count(path) - 1] == "sources"
 	some i, s in value
@@ -43,8 +44,8 @@ _unresolved_sources contains [path, i, s] if some ["none", path, i, s] in _sourc
 # once per decision, not once per source).
 _types_with_id(id) := object.get(_types_by_id, [id], set())
 
-_types_by_id := {id: {t | some t, g in _state.artifacts; g.id == id} |
-	some h in _state.artifacts
+_types_by_id := {id: {t | some t, g in lib.state.artifacts; g.id == id} |
+	some h in lib.state.artifacts
 	id := h.id
 }
 
@@ -55,7 +56,7 @@ _named_version(id) := v if {
 	ts := _types_with_id(aid)
 	count(ts) == 1
 	some t in ts
-	v := _version(t, to_number(n))
+	v := core.artifact_version(t, to_number(n))
 }
 
 _has_ref(s) if is_object(object.get(s, "ref", null))
@@ -102,7 +103,7 @@ _reference_problems contains ["ARTIFACT_NOT_FOUND", sprintf("%s.ref", [p]), msg]
 	_has_ref(s)
 	not core.ref_version(s.ref)
 	p := _source_path(path, i)
-	msg := sprintf("%s cites %s, which this workflow has not recorded (latest recorded version: %d)", [p, _ref_label(s.ref), _latest_n(s.ref.type)])
+	msg := sprintf("%s cites %s, which this workflow has not recorded (latest recorded version: %d)", [p, _ref_label(s.ref), core.latest_number(s.ref.type)])
 }
 
 _reference_problems contains ["ARTIFACT_NOT_FOUND", sprintf("%s.ref.id", [p]), msg] if {
@@ -163,7 +164,7 @@ else := "REFERENCE_MISMATCH"
 
 _reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("%s.id", [p]), msg] if {
 	some [path, i, s] in _kb_sources
-	_output.type != "KNOWLEDGE_PACKAGE"
+	lib.output.type != "KNOWLEDGE_PACKAGE"
 	not s.id in _kb_candidates
 	p := _source_path(path, i)
 	msg := sprintf("%s names KB evidence candidate %q, which the KNOWLEDGE_PACKAGE it is made from (%s) does not list", [p, s.id, _package_label])
@@ -203,7 +204,7 @@ _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.id", [p]), msg] 
 
 _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.id", [p]), msg] if {
 	some [path, i, s] in _catalogue_sources
-	s.id in (_recorded_candidates | _candidates_of({"content": _content}))
+	s.id in (_recorded_candidates | _candidates_of({"content": lib.content}))
 	p := _source_path(path, i)
 	msg := sprintf("%s names KB evidence candidate %q as %s: the KB is never normative", [p, s.id, s.kind])
 }
@@ -218,13 +219,13 @@ _reference_problems contains ["REFERENCE_MISMATCH", sprintf("%s.kind", [p]), msg
 
 # _unique_keys are the keys that identify one item of an output list.
 # The table is config.unique_keys in contracts/assessment/config.cue.
-_unique_keys := object.get(_config, "unique_keys", {})
+_unique_keys := object.get(lib.pack_config, "unique_keys", {})
 
 _key_of(item, keys) := [object.get(item, k, null) | some k in keys]
 
 _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("%s[%d]", [field, j])), msg] if {
 	_judged
-	some field, keysets in object.get(_unique_keys, _output.type, {})
+	some field, keysets in object.get(_unique_keys, lib.output.type, {})
 	some keys in keysets
 	ks := [_key_of(x, keys) | some x in _items(field)]
 	count({k | some k in ks}) < count(ks)
@@ -237,15 +238,15 @@ _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("%s[%d
 
 _reference_problems contains ["REFERENCE_MISMATCH", "output.id", msg] if {
 	_judged
-	some t in _types_with_id(_output.id)
-	t != _output.type
-	msg := sprintf("output %s has id %q, the id of the workflow's %s: an artifact id names one artifact", [_output.type, _output.id, t])
+	some t in _types_with_id(lib.output.id)
+	t != lib.output.type
+	msg := sprintf("output %s has id %q, the id of the workflow's %s: an artifact id names one artifact", [lib.output.type, lib.output.id, t])
 }
 
 # An evidence item examines a candidate of the KNOWLEDGE_PACKAGE the assessment is made from.
 _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("assessments[%d].items[%d].candidate_id", [i, j])), msg] if {
 	_judged
-	_output.type == "EVIDENCE_ASSESSMENT"
+	lib.output.type == "EVIDENCE_ASSESSMENT"
 	some i, res in _items("assessments")
 	some j, item in res.items
 	not item.candidate_id in _kb_candidates
@@ -258,7 +259,7 @@ _kb_documents := {d.id: {x.hash | some x in _items("kb_documents"); x.id == d.id
 
 _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("evidence_candidates[%d].document.hash", [i])), msg] if {
 	_judged
-	_output.type == "KNOWLEDGE_PACKAGE"
+	lib.output.type == "KNOWLEDGE_PACKAGE"
 	some i, c in _items("evidence_candidates")
 	hashes := _kb_documents[c.document.id]
 	not c.document.hash in hashes
@@ -268,9 +269,9 @@ _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("evide
 # The SCF release an output restates is the assessment's (ASSESSMENT_SCOPE).
 _reference_problems contains ["REFERENCE_MISMATCH", "output.content.scf_version", msg] if {
 	_judged
-	v := _content.scf_version
+	v := lib.content.scf_version
 	v != object.get(_scope, "scf_version", null)
-	msg := sprintf("%s v%v uses SCF release %v, but the assessment was started with %v", [_output.type, _output.version, v, object.get(_scope, "scf_version", "none")])
+	msg := sprintf("%s v%v uses SCF release %v, but the assessment was started with %v", [lib.output.type, lib.output.version, v, object.get(_scope, "scf_version", "none")])
 }
 
 # The controls an output assesses are the ones the step before it holds: mappings and the
@@ -286,7 +287,7 @@ _assessed_lists := {
 
 _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("%s[%d].control_id", [field, i])), msg] if {
 	_judged
-	[field, type, list] := _assessed_lists[_output.type]
+	[field, type, list] := _assessed_lists[lib.output.type]
 	_input_version(type)
 	known := {x.control_id | some x in _input_items(type, list)}
 	some i, item in _items(field)
@@ -300,7 +301,7 @@ _input_items(type, field) := [x | some x in object.get(_content_of(_input_versio
 
 _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("items[%d].finding_id", [i])), msg] if {
 	_judged
-	_output.type == "POAM"
+	lib.output.type == "POAM"
 	_input_version("GAP_ANALYSIS")
 	some i, item in _items("items")
 	not item.finding_id in {f.finding_id | some f in _input_items("GAP_ANALYSIS", "findings")}
@@ -309,7 +310,7 @@ _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("item
 
 _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("items[%d].control_id", [i])), msg] if {
 	_judged
-	_output.type == "POAM"
+	lib.output.type == "POAM"
 	some i, item in _items("items")
 	some f in _input_items("GAP_ANALYSIS", "findings")
 	f.finding_id == item.finding_id
@@ -320,7 +321,7 @@ _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("items
 # The report restates the POA&M and the maturity scores it is made from.
 _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("poam_summary[%d].item_id", [i])), msg] if {
 	_judged
-	_output.type == "ASSESSMENT_REPORT"
+	lib.output.type == "ASSESSMENT_REPORT"
 	_input_version("POAM")
 	some i, s in _items("poam_summary")
 	not s.item_id in {x.item_id | some x in _input_items("POAM", "items")}
@@ -329,7 +330,7 @@ _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("poam
 
 _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("poam_summary[%d].%s", [i, field])), msg] if {
 	_judged
-	_output.type == "ASSESSMENT_REPORT"
+	lib.output.type == "ASSESSMENT_REPORT"
 	some i, s in _items("poam_summary")
 	some x in _input_items("POAM", "items")
 	x.item_id == s.item_id
@@ -340,7 +341,7 @@ _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("poam_
 
 _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("maturity_summary[%d].control_id", [i])), msg] if {
 	_judged
-	_output.type == "ASSESSMENT_REPORT"
+	lib.output.type == "ASSESSMENT_REPORT"
 	_input_version("MATURITY_ASSESSMENT")
 	some i, s in _items("maturity_summary")
 	not s.control_id in {x.control_id | some x in _input_items("MATURITY_ASSESSMENT", "scores")}
@@ -349,7 +350,7 @@ _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("matu
 
 _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("maturity_summary[%d].score", [i])), msg] if {
 	_judged
-	_output.type == "ASSESSMENT_REPORT"
+	lib.output.type == "ASSESSMENT_REPORT"
 	some i, s in _items("maturity_summary")
 	some x in _input_items("MATURITY_ASSESSMENT", "scores")
 	x.control_id == s.control_id
@@ -361,7 +362,7 @@ _reference_problems contains ["REFERENCE_MISMATCH", _content_path(sprintf("matur
 
 # _scf_catalogue is how an scf_data source's id names SCF data: config.scf_catalogue in
 # contracts/assessment/config.cue. Missing, no id resolves.
-_scf_catalogue := object.get(_config, "scf_catalogue", {})
+_scf_catalogue := object.get(lib.pack_config, "scf_catalogue", {})
 
 # _catalogue_parts are what a catalogue id names: ["release", release, control] for an
 # entry of a release's control catalogue, ["framework", framework, control] for one of a
@@ -376,7 +377,7 @@ _catalogue_parts(id) := ["release", m[1], upper(m[2])] if {
 # recorded: those of the one the output is made from (or in force), and of a control
 # analysis being delivered.
 _analysis_controls := {c.control_id | some c in object.get(_content_of(_analysis), "controls", []); is_object(c)} | {c.control_id |
-	_output.type == "CONTROL_ANALYSIS"
+	lib.output.type == "CONTROL_ANALYSIS"
 	some c in _items("controls")
 }
 
@@ -409,7 +410,7 @@ _catalogue_problem(id) := "is no SCF catalogue id (config.scf_catalogue: an entr
 _reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("%s.id", [p]), msg] if {
 	some [path, i, s] in _catalogue_sources
 	not _names_artifact(s.id)
-	not s.id in (_recorded_candidates | _candidates_of({"content": _content}))
+	not s.id in (_recorded_candidates | _candidates_of({"content": lib.content}))
 	problem := _catalogue_problem(s.id)
 	p := _source_path(path, i)
 	msg := sprintf("%s (%s %q) %s: SCF data is cited as an entry of the assessment's SCF data", [p, s.kind, s.id, problem])
@@ -420,7 +421,7 @@ _reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("%s.id", [p]), msg]
 # Every evidence candidate points at a document the package indexes (kb_documents).
 _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("evidence_candidates[%d].document.id", [i])), msg] if {
 	_judged
-	_output.type == "KNOWLEDGE_PACKAGE"
+	lib.output.type == "KNOWLEDGE_PACKAGE"
 	some i, c in _items("evidence_candidates")
 	not _kb_documents[c.document.id]
 	msg := sprintf("evidence_candidates[%d] (%s) points at document %q, which kb_documents does not index %v", [i, c.candidate_id, c.document.id, sort(object.keys(_kb_documents))])
@@ -430,9 +431,9 @@ _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("evid
 # sources as a whole name the tenant's KB, which no record of the workflow names.)
 _reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("%s.id", [p]), msg] if {
 	some [path, i, s] in _kb_sources
-	_output.type == "KNOWLEDGE_PACKAGE"
+	lib.output.type == "KNOWLEDGE_PACKAGE"
 	path[0] == "evidence_candidates"
-	not s.id in _candidates_of({"content": _content})
+	not s.id in _candidates_of({"content": lib.content})
 	p := _source_path(path, i)
 	msg := sprintf("%s names KB evidence candidate %q, which the package does not list", [p, s.id])
 }
@@ -443,7 +444,7 @@ _reference_problems contains ["REFERENCE_NOT_FOUND", sprintf("%s.id", [p]), msg]
 # EVIDENCE_ASSESSMENT it is made from holds for the control.
 _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("scores[%d].operational_evidence[%d]", [i, j])), msg] if {
 	_judged
-	_output.type == "MATURITY_ASSESSMENT"
+	lib.output.type == "MATURITY_ASSESSMENT"
 	_input_version("EVIDENCE_ASSESSMENT")
 	some i, s in _items("scores")
 	some j, id in object.get(s, "operational_evidence", [])
@@ -467,7 +468,7 @@ _reference_problems contains ["REFERENCE_NOT_FOUND", _content_path(sprintf("conf
 }
 
 # _output_controls are the controls the output's items are about (its flags aside).
-_output_controls := _controls_in(object.remove(_content, ["conflict_flags"]))
+_output_controls := _controls_in(object.remove(lib.content, ["conflict_flags"]))
 
 _earlier_controls(f) := _controls_in(_content_of(v)) if {
 	v := core.ref_version(f.conflicts_with)
@@ -492,7 +493,7 @@ _controls_in(content) := {v |
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "ARTIFACT_NOT_FOUND"
-	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-ARTIFACT", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "S20-ARTIFACT", "block")
 }
 
 # METADATA
@@ -506,7 +507,7 @@ reasons contains r if {
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "HASH_MISMATCH"
-	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-HASH", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "S20-HASH", "block")
 }
 
 # METADATA
@@ -521,7 +522,7 @@ reasons contains r if {
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "APPROVAL_BYPASS"
-	r := _gate_reason(rego.metadata.rule(), msg, path, "GR-APPROVAL", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "GR-APPROVAL", "block")
 }
 
 # METADATA
@@ -543,7 +544,7 @@ reasons contains r if {
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "REFERENCE_NOT_FOUND"
-	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-REFERENCE", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "S20-REFERENCE", "block")
 }
 
 # METADATA
@@ -559,5 +560,5 @@ reasons contains r if {
 reasons contains r if {
 	some [code, path, msg] in _reference_problems
 	code == "REFERENCE_MISMATCH"
-	r := _gate_reason(rego.metadata.rule(), msg, path, "S20-REFERENCE-KIND", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "S20-REFERENCE-KIND", "block")
 }

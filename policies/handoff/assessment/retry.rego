@@ -1,6 +1,7 @@
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # Retry strategy (seed section 18). A failure report asks for a retry of one of the five
 # types with an explicit reason. The retry increments the task's counter (core
@@ -11,7 +12,7 @@ import data.handoff.core
 # An exhausted (or non-retryable) failure blocks the work and escalates to human review.
 
 _failure if {
-	_ready
+	core.ready
 	input.request.kind == "failure"
 }
 
@@ -19,24 +20,24 @@ _failure if {
 # tool failures are timeouts, rate limits or lost workers; the other types are outputs
 # that could not be used (invalid_output).
 # The table is config.retry_classes in contracts/assessment/config.cue.
-_retry_classes := {t: {c | some c in classes} | some t, classes in object.get(_config, "retry_classes", {})}
+_retry_classes := {t: {c | some c in classes} | some t, classes in object.get(lib.pack_config, "retry_classes", {})}
 
-_retryable_class if object.get(_contract, ["limits", "retry", object.get(_request, "class", ""), "retryable"], false) == true
+_retryable_class if object.get(lib.pack_contract, ["limits", "retry", object.get(lib.request, "class", ""), "retryable"], false) == true
 
-_retry_type := object.get(_request, "retry_type", "")
+_retry_type := object.get(lib.request, "retry_type", "")
 
-_failure_problems contains sprintf("retry type %s is not reported with failure class %s (use %v)", [_retry_type, _request.class, sort(object.get(_retry_classes, _retry_type, set()))]) if {
+_failure_problems contains sprintf("retry type %s is not reported with failure class %s (use %v)", [_retry_type, lib.request.class, sort(object.get(_retry_classes, _retry_type, set()))]) if {
 	_retryable_class
-	not _request.class in object.get(_retry_classes, _retry_type, set())
+	not lib.request.class in object.get(_retry_classes, _retry_type, set())
 }
 
-_failure_problems contains sprintf("a conflict clarification retry needs a conflict over an output of %q", [_request.agent]) if {
+_failure_problems contains sprintf("a conflict clarification retry needs a conflict over an output of %q", [lib.request.agent]) if {
 	_retry_type == "conflict_clarification"
-	not _agent_in_conflict(_request.agent)
+	not _agent_in_conflict(lib.request.agent)
 }
 
 _agent_in_conflict(agent) if {
-	some c in _state.conflicts
+	some c in lib.state.conflicts
 	some a in c.artifacts
 	a.type == _produces(agent)
 }
@@ -55,7 +56,7 @@ reasons contains r if {
 	_failure
 	_expected
 	some msg in _failure_problems
-	r := _reason(rego.metadata.rule(), msg, "retry_type", "block")
+	r := lib.reason(rego.metadata.rule(), msg, "retry_type")
 }
 
 # METADATA
@@ -69,9 +70,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_failure
-	_actor_type == "agent"
-	_actor_id != object.get(_request, "agent", "")
-	r := _reason(rego.metadata.rule(), sprintf("agent %q reports a failure of agent %q: an agent reports its own failures", [_actor_id, object.get(_request, "agent", "")]), "actor.id", "block")
+	lib.actor_type == "agent"
+	lib.actor_id != object.get(lib.request, "agent", "")
+	r := lib.reason(rego.metadata.rule(), sprintf("agent %q reports a failure of agent %q: an agent reports its own failures", [lib.actor_id, object.get(lib.request, "agent", "")]), "actor.id")
 }
 
 # METADATA
@@ -85,14 +86,14 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_failure
-	_actor_type == "human"
-	r := _reason(rego.metadata.rule(), sprintf("person %q may not report a failure of agent %q; the agent or the host does", [_actor_id, object.get(_request, "agent", "")]), "actor.type", "block")
+	lib.actor_type == "human"
+	r := lib.reason(rego.metadata.rule(), sprintf("person %q may not report a failure of agent %q; the agent or the host does", [lib.actor_id, object.get(lib.request, "agent", "")]), "actor.type")
 }
 
 # _restricted_before holds when the task already had its restricted retry.
 _restricted_before if {
 	some v in core.artifact("RETRY_RECORD").versions
-	v.content.task == _request.task
+	v.content.task == lib.request.task
 	v.content.restricted == true
 }
 
@@ -108,7 +109,7 @@ reasons contains r if {
 	_failure
 	_retry_type == "injection_restricted"
 	_restricted_before
-	r := _reason(rego.metadata.rule(), sprintf("task %q of agent %q already had its restricted retry after a prompt injection signal", [_request.task, _request.agent]), "retry_type", "await_human")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("task %q of agent %q already had its restricted retry after a prompt injection signal", [lib.request.task, lib.request.agent]), "retry_type", "await_human")
 }
 
 # _retry_spent holds when the failure is not retried any more.
@@ -119,22 +120,22 @@ _retry_spent if {
 
 _restricted := _retry_type == "injection_restricted"
 
-_retry_count := _counter(core.retry_counter(object.get(_request, "task", ""))) + 1
+_retry_count := core.counter(core.retry_counter(object.get(lib.request, "task", ""))) + 1
 
-_retry_info := {"count": _retry_count, "type": _retry_type, "reason": _request.retry_reason}
+_retry_info := {"count": _retry_count, "type": _retry_type, "reason": lib.request.retry_reason}
 
 _retry_content(exhausted) := {
-	"tenant_id": _state.tenant_id,
-	"organization_id": object.get(_state, "organization_id", ""),
-	"assessment_id": _state.subject_id,
+	"tenant_id": lib.state.tenant_id,
+	"organization_id": object.get(lib.state, "organization_id", ""),
+	"assessment_id": lib.state.subject_id,
 	"trace_id": _trace,
-	"task": _request.task,
-	"agent": _request.agent,
+	"task": lib.request.task,
+	"agent": lib.request.agent,
 	"retry_type": _retry_type,
-	"retry_reason": _request.retry_reason,
-	"failure_class": _request.class,
+	"retry_reason": lib.request.retry_reason,
+	"failure_class": lib.request.class,
 	"attempt": core.failure_attempt,
-	"max_attempts": object.get(_contract, ["limits", "retry", _request.class, "max_attempts"], 1),
+	"max_attempts": object.get(lib.pack_contract, ["limits", "retry", lib.request.class, "max_attempts"], 1),
 	"exhausted": exhausted,
 	"restricted": _restricted,
 	"delay_ms": _retry_delay(exhausted),
@@ -148,9 +149,9 @@ _retry_delay(false) := d if {
 
 _retry_delay(true) := 0
 
-_retry_ref(exhausted) := _record_ref("RETRY_RECORD", "retry-record", _retry_content(exhausted))
+_retry_ref(exhausted) := core.next_ref("RETRY_RECORD", "retry-record", _retry_content(exhausted))
 
-_retry_record_event(exhausted) := _record_event(_retry_ref(exhausted), "approved", _retry_content(exhausted), _record_meta(_retry_ref(exhausted), "passed", _request.agent, _status))
+_retry_record_event(exhausted) := _record_event(_retry_ref(exhausted), "approved", _retry_content(exhausted), _record_meta(_retry_ref(exhausted), "passed", lib.request.agent, lib.status))
 
 # _retry_context is what the retried agent receives: the retry record and the artifacts
 # it works from; a restricted retry receives references only.
@@ -163,12 +164,12 @@ _failure_proposal := _escalation_proposal if {
 	_retry_spent
 } else := {
 	"outcome": "retry",
-	"status_after": _status,
+	"status_after": lib.status,
 	"retry": core.failure_retry,
-	"next": [_next_agent(_request.agent, "orchestrator", _status, [{"ref": _retry_ref(false), "status": "approved"}], _retry_extra)],
+	"next": [_next_agent(lib.request.agent, "orchestrator", lib.status, [{"ref": _retry_ref(false), "status": "approved"}], _retry_extra)],
 	"events": [
-		{"type": "counter", "name": core.retry_counter(_request.task), "delta": 1},
-		{"type": "counter", "name": sprintf("retry_pending/%s", [_request.task]), "value": 1},
+		{"type": "counter", "name": core.retry_counter(lib.request.task), "delta": 1},
+		{"type": "counter", "name": sprintf("retry_pending/%s", [lib.request.task]), "value": 1},
 		_retry_record_event(false),
 	],
 }
@@ -182,7 +183,7 @@ _now_ns := time.parse_rfc3339_ns(input.now)
 # _pending_version is the RETRY_RECORD of the retry pending for a task.
 _pending_version(task) := v if {
 	_retry_pending(task)
-	v := _latest("RETRY_RECORD")
+	v := core.latest_version("RETRY_RECORD")
 	v.content.task == task
 	v.content.exhausted == false
 }
@@ -196,7 +197,7 @@ _due_ns(task) := time.parse_rfc3339_ns(v.recorded_at) + (object.get(v.content, "
 _not_due(task) if _now_ns < _due_ns(task)
 
 _due_label(task) := sprintf("retry %v of task %q was granted at %s with a delay of %v ms: due at %s", [
-	_counter(core.retry_counter(task)), task, _pending_version(task).recorded_at,
+	core.counter(core.retry_counter(task)), task, _pending_version(task).recorded_at,
 	object.get(_pending_version(task).content, "delay_ms", 0), time.format([_due_ns(task), "UTC", "2006-01-02T15:04:05.000Z07:00"]),
 ])
 
@@ -214,7 +215,7 @@ reasons contains r if {
 	_handoff
 	_expected
 	_not_due(_task)
-	r := _reason(rego.metadata.rule(), sprintf("%s; it is %s", [_due_label(_task), input.now]), "retry", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s; it is %s", [_due_label(_task), input.now]), "retry")
 }
 
 # METADATA
@@ -229,35 +230,35 @@ reasons contains r if {
 reasons contains r if {
 	_failure
 	_expected
-	_not_due(_request.task)
-	r := _reason(rego.metadata.rule(), sprintf("%s; it is %s: the retry has not run, so this failure was already counted", [_due_label(_request.task), input.now]), "task", "block")
+	_not_due(lib.request.task)
+	r := lib.reason(rego.metadata.rule(), sprintf("%s; it is %s: the retry has not run, so this failure was already counted", [_due_label(lib.request.task), input.now]), "task")
 }
 
 # --- the retried handoff -----------------------------------------------------------------
 
 _pending_retry := v.content if {
-	v := _latest("RETRY_RECORD")
+	v := core.latest_version("RETRY_RECORD")
 	v.content.task == _task
 	v.content.exhausted == false
 }
 
 _retry_given := r if {
-	r := _request.retry
+	r := lib.request.retry
 	is_object(r)
 }
 
 # _restricted_keys are the only context keys a restricted retry may carry
 # (config.restricted_retry_context in contracts/assessment/config.cue).
-_restricted_keys := {k | some k in object.get(_config, "restricted_retry_context", [])}
+_restricted_keys := {k | some k in object.get(lib.pack_config, "restricted_retry_context", [])}
 
 _retry_problems contains "carries no retry (count, type, reason)" if {
 	_handoff_type == "retry"
 	not _retry_given
 }
 
-_retry_problems contains sprintf("says retry %v, but task %q has had %v", [_retry_given.count, _task, _counter(core.retry_counter(_task))]) if {
+_retry_problems contains sprintf("says retry %v, but task %q has had %v", [_retry_given.count, _task, core.counter(core.retry_counter(_task))]) if {
 	_handoff_type == "retry"
-	_retry_given.count != _counter(core.retry_counter(_task))
+	_retry_given.count != core.counter(core.retry_counter(_task))
 }
 
 _retry_problems contains sprintf("says retry type %s, but the retry granted is %s", [_retry_given.type, _pending_retry.retry_type]) if {
@@ -265,10 +266,10 @@ _retry_problems contains sprintf("says retry type %s, but the retry granted is %
 	_retry_given.type != _pending_retry.retry_type
 }
 
-_retry_problems contains sprintf("does not name RETRY_RECORD v%v, the retry it answers, among its input_artifacts", [_latest_n("RETRY_RECORD")]) if {
+_retry_problems contains sprintf("does not name RETRY_RECORD v%v, the retry it answers, among its input_artifacts", [core.latest_number("RETRY_RECORD")]) if {
 	_handoff_type == "retry"
 	_pending_retry
-	not "RETRY_RECORD" in _input_types
+	not "RETRY_RECORD" in lib.input_types
 }
 
 _retry_problems contains sprintf("is a restricted retry after a prompt injection signal and may carry only %v in its context, not %q", [sort(_restricted_keys), k]) if {
@@ -278,7 +279,7 @@ _retry_problems contains sprintf("is a restricted retry after a prompt injection
 	not k in _restricted_keys
 }
 
-_retry_problems contains sprintf("carries retry information but is %s handoff", [core.with_article(_handoff_type)]) if {
+_retry_problems contains sprintf("carries retry information but is %s handoff", [lib.with_article(_handoff_type)]) if {
 	_handoff_type != "retry"
 	_retry_given
 }
@@ -296,5 +297,5 @@ reasons contains r if {
 	_handoff
 	_expected
 	some msg in _retry_problems
-	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s %s", [_source, _target, msg]), "retry", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("handoff %s>%s %s", [_source, _target, msg]), "retry")
 }

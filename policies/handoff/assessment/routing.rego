@@ -1,6 +1,7 @@
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # Routing of an accepted handoff: the Orchestrator decides the next allowed agent (seed
 # section 6). The output goes to its approval gate when it requires approval, to the
@@ -12,7 +13,7 @@ import data.handoff.core
 
 _handoff_proposal := _escalation_proposal if {
 	_escalating
-} else := {"outcome": "block", "status_after": _status} if {
+} else := {"outcome": "block", "status_after": lib.status} if {
 	_edge_kind == "invalid"
 } else := _conflict_proposal if {
 	_conflict_handoff
@@ -30,19 +31,19 @@ _destination := _stage_of[_forward_target(_stage_of[_source])] if {
 # _gated_forward holds when the output moves the pipeline forward and requires approval.
 _gated_forward if {
 	_edge_kind in {"forward", "validation"}
-	_requires_approval(_output.type)
+	core.requires_approval(lib.output.type)
 	_gate_of[_stage_of[_source]]
 }
 
 _route_gate := _gate_of[_stage_of[_source]]
 
-_asks_validation if _request.requires_validation == true
+_asks_validation if lib.request.requires_validation == true
 
 _asks_validation if _edge_kind == "validation"
 
 # _route is the status the accepted handoff leads to. An enrichment leaves the step where
 # it is, unless it asks for validation: then a person validates it first, as any output.
-_route := _status if {
+_route := lib.status if {
 	_edge_kind == "enrichment"
 	not _asks_validation
 } else := _route_gate if {
@@ -67,11 +68,11 @@ _handoff_counters := array.concat(
 		[{"type": "counter", "name": sprintf("retry_pending/%s", [_task]), "value": 0} | _retry_pending(_task)],
 		[{"type": "counter", "name": sprintf("resolution_pending/%s", [_source]), "value": 0} | _resolution_pending(_source)],
 	),
-	[{"type": "counter", "name": sprintf("rework_pending/%s", [_source]), "value": 0} | _counter(sprintf("rework_pending/%s", [_source])) > 0],
+	[{"type": "counter", "name": sprintf("rework_pending/%s", [_source]), "value": 0} | core.counter(sprintf("rework_pending/%s", [_source])) > 0],
 )
 
 # A clarification return records the rework order the earlier step answers.
-_return_order := _rework_content("clarification_return", _request.output_summary, _target, _stage_of[_target], _produces(_target), core.output_ref) if {
+_return_order := _rework_content("clarification_return", lib.request.output_summary, _target, _stage_of[_target], _produces(_target), core.output_ref) if {
 	_edge_kind == "backward"
 }
 
@@ -87,11 +88,11 @@ _output_entry := {"ref": core.output_ref, "status": _output_status}
 
 _previous_output := {
 	"ref": core.output_ref,
-	"output_summary": _request.output_summary,
-	"assumptions": object.get(_request, "assumptions", []),
-	"limitations": object.get(_request, "limitations", []),
-	"confidence_score": object.get(_request, "confidence_score", 0),
-	"requires_validation": object.get(_request, "requires_validation", false),
+	"output_summary": lib.request.output_summary,
+	"assumptions": object.get(lib.request, "assumptions", []),
+	"limitations": object.get(lib.request, "limitations", []),
+	"confidence_score": object.get(lib.request, "confidence_score", 0),
+	"requires_validation": object.get(lib.request, "requires_validation", false),
 }
 
 _route_next := [_next_human(_route, [_output_entry])] if {
@@ -104,11 +105,11 @@ _route_proposal := {
 	"requires_human_review": _route_outcome == "await_human",
 	"next": _route_next,
 	"events": array.concat(
-		array.concat(_supersede_open(_output.type), [_output_event(_output_status, _validation_status, _route)]),
+		array.concat(core.supersede_open(lib.output.type), [_output_event(_output_status, _validation_status, _route)]),
 		array.concat(array.concat([core.handoff_event], _handoff_counters), _return_events),
 	),
 } if {
-	_output
+	lib.output
 }
 
 _route_outcome := "await_human" if _human_route

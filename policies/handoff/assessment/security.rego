@@ -1,5 +1,7 @@
 package handoff.assessment
 
+import data.handoff.lib
+
 # Security audit (seed section 20): every security block generates a safe security
 # audit event. A request the engine cannot route (unknown workflow, another tenant's
 # workflow, undecodable) is refused by the engine and recorded in the tenant's security
@@ -12,11 +14,11 @@ package handoff.assessment
 # _security_codes are the codes of the guardrails (GR-*) and security validations
 # (S20-*) of pack.gates. The table is config.security_codes in
 # contracts/assessment/config.cue, drawn from pack.gates there.
-_security_codes := object.get(_config, "security_codes", [])
+_security_codes := object.get(lib.pack_config, "security_codes", [])
 
 _security_hits := {r.code |
 	some r in _base_reasons
-	_blocks(r)
+	lib.blocking(r)
 	r.code in _security_codes
 }
 
@@ -35,5 +37,5 @@ _security_hits := {r.code |
 #   outcome: block
 _audit_reasons contains r if {
 	count(_security_hits) > 0
-	r := _gate_reason(rego.metadata.rule(), sprintf("security audit event: %s %q blocked by %v; requires_human_review: a security reviewer examines this record", [_kind, object.get(_request, "request_id", ""), sort(_security_hits)]), "", "S20-AUDIT", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("security audit event: %s %q blocked by %v; requires_human_review: a security reviewer examines this record", [lib.kind, object.get(lib.request, "request_id", ""), sort(_security_hits)]), "", "S20-AUDIT", "block")
 }

@@ -1,6 +1,7 @@
 package handoff.assessment
 
 import data.handoff.core
+import data.handoff.lib
 
 # Sequence: which request the current status waits for, the start and the cancel. The
 # pipeline is sequential (MVP): one agent works at a time; in a human status no agent
@@ -9,13 +10,13 @@ import data.handoff.core
 # A start in the initial status.
 _expected if {
 	input.request.kind == "start"
-	_status == object.get(_contract, ["workflow", "initial"], "INTAKE")
+	lib.status == object.get(lib.pack_contract, ["workflow", "initial"], "INTAKE")
 }
 
 # A handoff by the agent the current status routes, with the task it routes it to.
 _expected if {
 	input.request.kind == "handoff"
-	_routed(_source, object.get(_request, "task_type", ""))
+	core.routed(_source, object.get(lib.request, "task_type", ""))
 }
 
 # An enrichment: an agent of an earlier step adds context for the agent working now.
@@ -27,18 +28,18 @@ _expected if {
 # A person's decision in a human status; who may decide is core's check.
 _expected if {
 	input.request.kind == "approval"
-	_status in (_gates | {"VALIDATION", "HUMAN_REVIEW"})
+	lib.status in (_gates | {"VALIDATION", "HUMAN_REVIEW"})
 }
 
 _expected if {
 	input.request.kind == "resolution"
-	_status == "CONFLICT_REVIEW"
+	lib.status == "CONFLICT_REVIEW"
 }
 
 # A failure of the task the current status routes to the failed agent.
 _expected if {
 	input.request.kind == "failure"
-	_routed(object.get(_request, "agent", ""), object.get(_request, "task", ""))
+	core.routed(object.get(lib.request, "agent", ""), object.get(lib.request, "task", ""))
 }
 
 _expected if input.request.kind == "cancel"
@@ -48,8 +49,8 @@ _expected if input.request.kind == "cancel"
 _sequence_explained if _bypass_by_status
 
 _sequence_explained if {
-	_kind in {"handoff", "approval"}
-	_status == "CONFLICT_REVIEW"
+	lib.kind in {"handoff", "approval"}
+	lib.status == "CONFLICT_REVIEW"
 }
 
 _sequence_explained if _waiting_for_human_review
@@ -66,26 +67,24 @@ _sequence_explained if _waiting_for_human_review
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	not _expected
 	not _sequence_explained
-	r := _reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, core.routed_now]), "")
 }
 
-_request_label := sprintf("%s>%s (%s) by %q", [_source, _target, object.get(_request, "task_type", ""), _actor_id]) if input.request.kind == "handoff"
+_request_label := sprintf("%s>%s (%s) by %q", [_source, _target, object.get(lib.request, "task_type", ""), lib.actor_id]) if input.request.kind == "handoff"
 
-else := sprintf("%s/%s", [object.get(_request, "agent", ""), object.get(_request, "task", "")]) if input.request.kind == "failure"
+else := sprintf("%s/%s", [object.get(lib.request, "agent", ""), object.get(lib.request, "task", "")]) if input.request.kind == "failure"
 
-else := sprintf("by %q", [_actor_id])
-
-_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(_status)]
+else := sprintf("by %q", [lib.actor_id])
 
 # _bypass_by_status holds for a handoff while a person's decision is pending at a gate
 # or the validation step.
 _bypass_by_status if {
-	_ready
+	core.ready
 	input.request.kind == "handoff"
-	_status in (_gates | {"VALIDATION"})
+	lib.status in (_gates | {"VALIDATION"})
 }
 
 # METADATA
@@ -99,14 +98,14 @@ _bypass_by_status if {
 #   outcome: block
 reasons contains r if {
 	_bypass_by_status
-	r := _gate_reason(rego.metadata.rule(), sprintf("handoff %s>%s while the workflow waits at %s for a person's decision", [_source, _target, _status]), "", "GR-APPROVAL", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("handoff %s>%s while the workflow waits at %s for a person's decision", [_source, _target, lib.status]), "", "GR-APPROVAL", "block")
 }
 
 # _waiting_for_human_review holds for agent work reported while an escalation waits.
 _waiting_for_human_review if {
-	_ready
-	_kind in {"handoff", "failure"}
-	_status == "HUMAN_REVIEW"
+	core.ready
+	lib.kind in {"handoff", "failure"}
+	lib.status == "HUMAN_REVIEW"
 }
 
 # METADATA
@@ -120,11 +119,11 @@ _waiting_for_human_review if {
 #   outcome: block
 reasons contains r if {
 	_waiting_for_human_review
-	r := _reason(rego.metadata.rule(), sprintf("workflow %q waits for human review (%v); %s is not accepted until a person decides", [object.get(_state, "workflow_id", ""), _escalation_codes, core.with_article(_kind)]), "", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("workflow %q waits for human review (%v); %s is not accepted until a person decides", [object.get(lib.state, "workflow_id", ""), _escalation_codes, lib.with_article(lib.kind)]), "")
 }
 
 _escalation_codes := c if {
-	c := _latest("ESCALATION_RECORD").content.reason_codes
+	c := core.latest_version("ESCALATION_RECORD").content.reason_codes
 } else := []
 
 # METADATA
@@ -135,10 +134,10 @@ _escalation_codes := c if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
-	not _actor_type in {"system", "human"}
-	r := _reason(rego.metadata.rule(), sprintf("%s %q may not start an assessment; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
+	not lib.actor_type in {"system", "human"}
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not start an assessment; the host or a person does", [lib.actor_type, lib.actor_id]), "actor.type")
 }
 
 # METADATA
@@ -150,15 +149,15 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
-	_actor_type == "human"
+	lib.actor_type == "human"
 	count(_pack_roles) == 0
-	r := _reason(rego.metadata.rule(), sprintf("person %q holds no role of the assessment pack and may not start an assessment", [_actor_id]), "actor.roles", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("person %q holds no role of the assessment pack and may not start an assessment", [lib.actor_id]), "actor.roles")
 }
 
 # _pack_roles are the actor's roles the pack defines.
-_pack_roles := {role | some role in _actor_roles; object.get(_contract, ["roles", role], null) != null}
+_pack_roles := {role | some role in lib.actor_roles; object.get(lib.pack_contract, ["roles", role], null) != null}
 
 # METADATA
 # title: Cancel by a person without a role
@@ -169,17 +168,17 @@ _pack_roles := {role | some role in _actor_roles; object.get(_contract, ["roles"
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "cancel"
-	_actor_type == "human"
+	lib.actor_type == "human"
 	count(_pack_roles) == 0
-	r := _reason(rego.metadata.rule(), sprintf("person %q holds no role of the assessment pack and may not cancel", [_actor_id]), "actor.roles", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("person %q holds no role of the assessment pack and may not cancel", [lib.actor_id]), "actor.roles")
 }
 
 # --- the engine's clock ---------------------------------------------------------------------
 
 _skew_ns := n * 1000000 if {
-	n := _config.clock_skew_ms
+	n := lib.pack_config.clock_skew_ms
 	is_number(n)
 } else := 0
 
@@ -193,17 +192,17 @@ _skew_ns := n * 1000000 if {
 #   code: TIMESTAMP_INVALID
 #   outcome: block
 reasons contains r if {
-	_valid
-	t := _request.created_at
+	lib.valid
+	t := lib.request.created_at
 	is_string(t)
 	time.parse_rfc3339_ns(t) > time.parse_rfc3339_ns(input.now) + _skew_ns
-	r := _reason(rego.metadata.rule(), sprintf("created_at %s is later than the engine's clock %s (allowed skew: %d ms)", [t, input.now, _skew_ns / 1000000]), "created_at", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("created_at %s is later than the engine's clock %s (allowed skew: %d ms)", [t, input.now, _skew_ns / 1000000]), "created_at")
 }
 
 # --- start and cancel ------------------------------------------------------------------
 
 _brief := b if {
-	b := _request.brief
+	b := lib.request.brief
 	is_object(b)
 } else := {}
 
@@ -211,21 +210,21 @@ _brief := b if {
 # assessment's trace.
 _scope_content := object.union(
 	{
-		"tenant_id": _request.tenant_id,
-		"organization_id": _request.organization_id,
-		"assessment_id": _request.assessment_id,
+		"tenant_id": lib.request.tenant_id,
+		"organization_id": lib.request.organization_id,
+		"assessment_id": lib.request.assessment_id,
 		"trace_id": _trace,
 		"organization_name": _brief.organization_name,
 		"objective": _brief.objective,
 		"scf_version": _brief.scf_version,
 		"frameworks": _brief.frameworks,
 		"control_domains": _brief.control_domains,
-		"requested_by": _actor_id,
+		"requested_by": lib.actor_id,
 	},
 	{"deadline": d | d := _brief.deadline},
 )
 
-_scope_ref := {"id": "assessment-scope", "type": "ASSESSMENT_SCOPE", "version": 1, "hash": _hash(_scope_content)}
+_scope_ref := {"id": "assessment-scope", "type": "ASSESSMENT_SCOPE", "version": 1, "hash": core.content_hash(_scope_content)}
 
 # start: the ASSESSMENT_SCOPE is recorded (approved: it is the work order) and the
 # Knowledge Steward receives it.
@@ -252,8 +251,8 @@ _cancel_proposal := {
 #   code: SCOPE_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
-	_request.assessment_id != _request.subject_id
-	r := _gate_reason(rego.metadata.rule(), sprintf("start names assessment %q but subject %q", [_request.assessment_id, _request.subject_id]), "assessment_id", "S20-SCOPE", "block")
+	lib.request.assessment_id != lib.request.subject_id
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("start names assessment %q but subject %q", [lib.request.assessment_id, lib.request.subject_id]), "assessment_id", "S20-SCOPE", "block")
 }

@@ -1,27 +1,28 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # Human approval (seed "Human Approval": APPROVE / REQUEST TARGETED REVISION / REJECT),
 # required before delivery (CTRL-5), and a person's answer to an escalation.
 
 _human_decision if {
-	_ready
+	core.ready
 	input.request.kind == "approval"
-	_status in _approval_statuses
+	lib.status in _approval_statuses
 }
 
 _approval_types := {r.type | some r in _approval_refs}
 
-_revise_types := {t | some t in object.get(_request, "revise", [])}
+_revise_types := {t | some t in object.get(lib.request, "revise", [])}
 
 # _final_types are what the final approval names: final copy, visual prompts, QA result.
 # The table is config.final_types in contracts/campaign/config.cue.
-_final_types := object.get(_config, "final_types", [])
+_final_types := object.get(lib.pack_config, "final_types", [])
 
 # _research_decision holds for a person's decision on the research brief at an escalation.
 _research_decision if {
-	_status == "ESCALATED"
+	lib.status == "ESCALATED"
 	"RESEARCH_BRIEF" in _approval_types
 }
 
@@ -29,7 +30,7 @@ _research_decision if {
 
 # _stages_for are the stages an approval may name in each status (config.approval_stages
 # in contracts/campaign/config.cue).
-_stages_for := {s: {t | some t in stages} | some s, stages in object.get(_config, "approval_stages", {})}
+_stages_for := {s: {t | some t in stages} | some s, stages in object.get(lib.pack_config, "approval_stages", {})}
 
 # METADATA
 # title: Approval of another stage
@@ -41,21 +42,21 @@ _stages_for := {s: {t | some t in stages} | some s, stages in object.get(_config
 #   outcome: block
 reasons contains r if {
 	_human_decision
-	stage := _request.stage
-	not stage in _stages_for[_status]
-	r := _reason(rego.metadata.rule(), sprintf("the workflow waits at %s; an approval of stage %s does not apply", [_status, stage]), "stage", "block")
+	stage := lib.request.stage
+	not stage in _stages_for[lib.status]
+	r := lib.reason(rego.metadata.rule(), sprintf("the workflow waits at %s; an approval of stage %s does not apply", [lib.status, stage]), "stage")
 }
 
 _incomplete_approval contains msg if {
-	_status == "STRATEGY_APPROVAL"
-	_request.decision in {"APPROVE", "REJECT"}
+	lib.status == "STRATEGY_APPROVAL"
+	lib.request.decision in {"APPROVE", "REJECT"}
 	not "STRATEGY_BRIEF" in _approval_types
-	msg := sprintf("%s at STRATEGY_APPROVAL names no STRATEGY_BRIEF version (latest is v%v)", [_request.decision, _strategy_n])
+	msg := sprintf("%s at STRATEGY_APPROVAL names no STRATEGY_BRIEF version (latest is v%v)", [lib.request.decision, _strategy_n])
 }
 
 _incomplete_approval contains msg if {
-	_status in {"HUMAN_APPROVAL", "ESCALATED"}
-	_request.decision == "APPROVE"
+	lib.status in {"HUMAN_APPROVAL", "ESCALATED"}
+	lib.request.decision == "APPROVE"
 	not _research_decision
 	some t in _final_types
 	not t in _approval_types
@@ -63,29 +64,29 @@ _incomplete_approval contains msg if {
 }
 
 _incomplete_approval contains msg if {
-	_status in {"HUMAN_APPROVAL", "ESCALATED"}
-	_request.decision == "APPROVE"
+	lib.status in {"HUMAN_APPROVAL", "ESCALATED"}
+	lib.request.decision == "APPROVE"
 	not _research_decision
 	some t in _final_types
 	t in _approval_types
-	not _latest_status(t) in {"under_review", "approved"}
-	msg := sprintf("%s v%v is %s, not awaiting approval", [t, _latest_n(t), _latest_status(t)])
+	not core.latest_status(t) in {"under_review", "approved"}
+	msg := sprintf("%s v%v is %s, not awaiting approval", [t, core.latest_number(t), core.latest_status(t)])
 }
 
 _incomplete_approval contains msg if {
-	_status in {"HUMAN_APPROVAL", "ESCALATED"}
-	_request.decision == "APPROVE"
+	lib.status in {"HUMAN_APPROVAL", "ESCALATED"}
+	lib.request.decision == "APPROVE"
 	not _research_decision
 	"QA_REPORT" in _approval_types
-	object.get(_latest_content("QA_REPORT"), "scope", "") != "production"
-	msg := sprintf("QA_REPORT v%v is a research validation report; the final approval needs the QA result of the deliverables", [_latest_n("QA_REPORT")])
+	object.get(core.latest_content("QA_REPORT"), "scope", "") != "production"
+	msg := sprintf("QA_REPORT v%v is a research validation report; the final approval needs the QA result of the deliverables", [core.latest_number("QA_REPORT")])
 }
 
 _incomplete_approval contains msg if {
 	_research_decision
-	_request.decision == "APPROVE"
-	_latest_status("RESEARCH_BRIEF") != "under_review"
-	msg := sprintf("RESEARCH_BRIEF v%v is %s, not awaiting approval", [_latest_n("RESEARCH_BRIEF"), _latest_status("RESEARCH_BRIEF")])
+	lib.request.decision == "APPROVE"
+	core.latest_status("RESEARCH_BRIEF") != "under_review"
+	msg := sprintf("RESEARCH_BRIEF v%v is %s, not awaiting approval", [core.latest_number("RESEARCH_BRIEF"), core.latest_status("RESEARCH_BRIEF")])
 }
 
 # METADATA
@@ -101,12 +102,12 @@ _incomplete_approval contains msg if {
 reasons contains r if {
 	_human_decision
 	some msg in _incomplete_approval
-	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "CTRL-5", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "artifacts", "CTRL-5", "block")
 }
 
 # _revisable are the artifact types a person may return in each status (config.revisable
 # in contracts/campaign/config.cue).
-_revisable := {s: {t | some t in types} | some s, types in object.get(_config, "revisable", {})}
+_revisable := {s: {t | some t in types} | some s, types in object.get(lib.pack_config, "revisable", {})}
 
 _invalid_targets contains "a revision request names no artifact type to revise (revise is empty)" if {
 	count(_revise_types) == 0
@@ -114,15 +115,15 @@ _invalid_targets contains "a revision request names no artifact type to revise (
 
 _invalid_targets contains msg if {
 	some t in _revise_types
-	not t in _revisable[_status]
-	msg := sprintf("%s cannot be revised at %s (revisable: %v)", [t, _status, sort(_revisable[_status])])
+	not t in _revisable[lib.status]
+	msg := sprintf("%s cannot be revised at %s (revisable: %v)", [t, lib.status, sort(_revisable[lib.status])])
 }
 
 _invalid_targets contains msg if {
 	some t in _revise_types
 	t in _deliverable_types
-	not _latest_status(t) in {"draft", "under_review"}
-	msg := sprintf("%s v%v is %s and cannot be returned to its producer", [t, _latest_n(t), _latest_status(t)])
+	not core.latest_status(t) in {"draft", "under_review"}
+	msg := sprintf("%s v%v is %s and cannot be returned to its producer", [t, core.latest_number(t), core.latest_status(t)])
 }
 
 # METADATA
@@ -135,9 +136,9 @@ _invalid_targets contains msg if {
 #   outcome: block
 reasons contains r if {
 	_human_decision
-	_request.decision == "REQUEST_REVISION"
+	lib.request.decision == "REQUEST_REVISION"
 	some msg in _invalid_targets
-	r := _reason(rego.metadata.rule(), msg, "revise", "block")
+	r := lib.reason(rego.metadata.rule(), msg, "revise")
 }
 
 # METADATA
@@ -150,9 +151,9 @@ reasons contains r if {
 #   outcome: revise
 reasons contains r if {
 	_human_decision
-	_request.decision == "REQUEST_REVISION"
+	lib.request.decision == "REQUEST_REVISION"
 	count(_invalid_targets) == 0
-	r := _reason(rego.metadata.rule(), sprintf("%q requests a revision of %v at %s", [_actor_id, sort(_revise_types), _status]), "revise", "revise")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("%q requests a revision of %v at %s", [lib.actor_id, sort(_revise_types), lib.status]), "revise", "revise")
 }
 
 # METADATA
@@ -163,46 +164,46 @@ reasons contains r if {
 #   outcome: fail
 reasons contains r if {
 	_human_decision
-	_request.decision == "REJECT"
-	r := _reason(rego.metadata.rule(), sprintf("%q rejects at %s; the workflow fails safe", [_actor_id, _status]), "decision", "fail")
+	lib.request.decision == "REJECT"
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("%q rejects at %s; the workflow fails safe", [lib.actor_id, lib.status]), "decision", "fail")
 }
 
 # --- proposals -----------------------------------------------------------------------
 
-_final_approval_proposal := _final_approve_proposal if _request.decision == "APPROVE"
+_final_approval_proposal := _final_approve_proposal if lib.request.decision == "APPROVE"
 
-_final_approval_proposal := _revision_request_proposal("HUMAN_APPROVAL") if _request.decision == "REQUEST_REVISION"
+_final_approval_proposal := _revision_request_proposal("HUMAN_APPROVAL") if lib.request.decision == "REQUEST_REVISION"
 
-_final_approval_proposal := _reject_proposal("HUMAN_APPROVAL") if _request.decision == "REJECT"
+_final_approval_proposal := _reject_proposal("HUMAN_APPROVAL") if lib.request.decision == "REJECT"
 
 _escalation_proposal := _research_approve_proposal if {
-	_request.decision == "APPROVE"
+	lib.request.decision == "APPROVE"
 	_research_decision
 }
 
 _escalation_proposal := _final_approve_proposal if {
-	_request.decision == "APPROVE"
+	lib.request.decision == "APPROVE"
 	not _research_decision
 }
 
-_escalation_proposal := _revision_request_proposal("ESCALATED") if _request.decision == "REQUEST_REVISION"
+_escalation_proposal := _revision_request_proposal("ESCALATED") if lib.request.decision == "REQUEST_REVISION"
 
-_escalation_proposal := _reject_proposal("ESCALATED") if _request.decision == "REJECT"
+_escalation_proposal := _reject_proposal("ESCALATED") if lib.request.decision == "REJECT"
 
 # The final approval: the named versions are approved, an APPROVAL_RECORD is recorded
 # and the Client Delivery Agent receives the approved versions and their content.
 _final_approve_proposal := {
 	"outcome": "allow",
 	"status_after": "DELIVERY",
-	"next": _next_with("DELIVERY", {"delivery_agent": core.context_package("campaign_approver>delivery_agent", {
+	"next": core.next_with("DELIVERY", {"delivery_agent": core.context_package("campaign_approver>delivery_agent", {
 		"approved_artifacts": _approval_refs,
-		"final_copy": object.get(_latest_content("COPY_PACKAGE"), "deliverables", []),
-		"visual_prompts": object.get(_latest_content("VISUAL_PACKAGE"), "prompts", []),
+		"final_copy": object.get(core.latest_content("COPY_PACKAGE"), "deliverables", []),
+		"visual_prompts": object.get(core.latest_content("VISUAL_PACKAGE"), "prompts", []),
 	})}),
 	"events": array.concat(
-		array.concat(_approval_events("HUMAN_APPROVAL"), [_status_event(t, _latest_n(t), "approved") | some t in _final_types]),
+		array.concat(_approval_events("HUMAN_APPROVAL"), [core.status_event(t, core.latest_number(t), "approved") | some t in _final_types]),
 		[{"type": "defect", "defect": rec.defect, "status": "closed"} |
-			some rec in _state.defects
+			some rec in lib.state.defects
 			rec.status == "open"
 			rec.defect.artifact in _deliverable_types
 		],
@@ -213,10 +214,10 @@ _final_approve_proposal := {
 _research_approve_proposal := {
 	"outcome": "allow",
 	"status_after": "STRATEGY",
-	"next": _next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", _latest_content("RESEARCH_BRIEF"))}),
+	"next": core.next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", core.latest_content("RESEARCH_BRIEF"))}),
 	"events": array.concat(
-		array.concat(_approval_events("ESCALATED"), [_status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
-		_supersede_approved("RESEARCH_BRIEF", _brief_n),
+		array.concat(_approval_events("ESCALATED"), [core.status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
+		core.supersede_approved("RESEARCH_BRIEF", _brief_n),
 	),
 }
 
@@ -226,8 +227,8 @@ _reject_proposal(stage) := {
 	"events": array.concat(
 		_approval_events(stage),
 		array.concat(
-			_set_latest("COPY_PACKAGE", _open_statuses, "rejected"),
-			_set_latest("VISUAL_PACKAGE", _open_statuses, "rejected"),
+			_set_latest("COPY_PACKAGE", core.open_statuses, "rejected"),
+			_set_latest("VISUAL_PACKAGE", core.open_statuses, "rejected"),
 		),
 	),
 }
@@ -240,9 +241,9 @@ _revision_status := "RESEARCH_REVISION" if {
 	"STRATEGY_BRIEF" in _revise_types
 } else := "TARGETED_REVISION"
 
-_revision_contexts := {"research_agent": _keyed({"APPROVAL_RECORD": _approval_package("research_agent")})} if {
+_revision_contexts := {"research_agent": core.keyed({"APPROVAL_RECORD": _approval_package("research_agent")})} if {
 	_revision_status == "RESEARCH_REVISION"
-} else := {"strategy_agent": _keyed({
+} else := {"strategy_agent": core.keyed({
 	"APPROVAL_RECORD": _approval_package("strategy_agent"),
 	"RESEARCH_BRIEF": _research_package("strategy_agent"),
 })} if {
@@ -250,8 +251,8 @@ _revision_contexts := {"research_agent": _keyed({"APPROVAL_RECORD": _approval_pa
 } else := {p: ctx |
 	some t in _revise_types
 	t in _deliverable_types
-	p := _producer(t)
-	ctx := _keyed({
+	p := core.producer(t, "unknown")
+	ctx := core.keyed({
 		"APPROVAL_RECORD": _approval_package(p),
 		"STRATEGY_BRIEF": _strategy_package(p, _approved_content("STRATEGY_BRIEF")),
 	})
@@ -260,8 +261,8 @@ _revision_contexts := {"research_agent": _keyed({"APPROVAL_RECORD": _approval_pa
 _revision_request_proposal(stage) := {
 	"outcome": "revise",
 	"status_after": _revision_status,
-	"revise": [{"artifact": t, "producer": _producer(t), "defects": []} | some t in sort(_revise_types)],
-	"next": _next_with(_revision_status, _revision_contexts),
+	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": []} | some t in sort(_revise_types)],
+	"next": core.next_with(_revision_status, _revision_contexts),
 	"events": array.concat(_approval_events(stage), [e |
 		some t in sort(_revise_types)
 		some e in _set_latest(t, {"draft", "under_review"}, "revision_required")

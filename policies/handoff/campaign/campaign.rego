@@ -2,15 +2,17 @@
 # Research Validation (HG-2) → Strategy → Strategy Approval → Copy ∥ Visual Prompt → QA
 # (at most two revision cycles, S1/S2/S3) → Human Approval → Client Delivery.
 #
-# The decision is core.decide(core.reasons | reasons, proposal): the core guardrails and
-# the pack's own reasons (each rule below with its code in METADATA), applied to the
-# pack's proposal for the unblocked path. The proposal says where the workflow goes
+# The decision has the shape every pack's has: core.decide(_reasons,
+# core.proposal(_answers, _unanswered)), the core guardrails and the pack's own reasons
+# (each rule below with its code in METADATA) applied to the pack's proposal for the
+# unblocked path. The proposal says where the workflow goes
 # (status_after), who acts next with which context package, what to revise and which
 # events to record. The pack's tables are data.handoff.campaign.contract and
 # data.handoff.campaign.config, exported from contracts/campaign.
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # METADATA
 # title: Campaign decision
@@ -18,19 +20,19 @@ import data.handoff.core
 #   The decision for one request of a campaign workflow: the core guardrails and the
 #   campaign rules decide together; any blocking reason blocks.
 # entrypoint: true
-decision := core.decide(core.reasons | reasons, _proposal)
+decision := core.decide(_reasons, core.proposal(_answers, _unanswered))
 
-# _proposal is the pack's answer for the unblocked path. A request the pack expects in
-# the current status always has one; any other request proposes a block (its reason
-# comes from OUT_OF_SEQUENCE or from the rule that explains it).
-_proposal := p if {
-	_ready
-	_expected
-	p := _propose
-} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
-	_ready
-	_expected
-} else := {"outcome": "block", "status_after": _status}
+# _reasons are core's reasons and the pack's.
+_reasons := core.reasons | reasons
+
+# _answers is the pack's answer (_propose) to a request it expects in the current
+# status: the proposal for the unblocked path. core.proposal makes any other request a
+# block that keeps the status.
+_answers := {p | core.ready; _expected; p := _propose}
+
+# _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers; a request
+# the pack does not expect is refused by the rule that explains it.
+_unanswered := [_no_rule | core.ready; _expected]
 
 _propose := _start_proposal if input.request.kind == "start"
 
@@ -46,17 +48,17 @@ _propose := _outcome_proposal if input.request.kind == "outcome"
 
 _propose := _cancel_proposal if input.request.kind == "cancel"
 
-_handoff_proposal := _research_handoff_proposal if _output.type == "RESEARCH_BRIEF"
+_handoff_proposal := _research_handoff_proposal if lib.output.type == "RESEARCH_BRIEF"
 
-_handoff_proposal := _strategy_handoff_proposal if _output.type == "STRATEGY_BRIEF"
+_handoff_proposal := _strategy_handoff_proposal if lib.output.type == "STRATEGY_BRIEF"
 
-_handoff_proposal := _production_handoff_proposal if _output.type in _deliverable_types
+_handoff_proposal := _production_handoff_proposal if lib.output.type in _deliverable_types
 
-_handoff_proposal := _delivery_handoff_proposal if _output.type == "CLIENT_PACKAGE"
+_handoff_proposal := _delivery_handoff_proposal if lib.output.type == "CLIENT_PACKAGE"
 
-_review_proposal := _validation_proposal if _status == "RESEARCH_VALIDATION"
+_review_proposal := _validation_proposal if lib.status == "RESEARCH_VALIDATION"
 
-_review_proposal := _qa_proposal if _status == "QA"
+_review_proposal := _qa_proposal if lib.status == "QA"
 
 # METADATA
 # title: No campaign rule decides the request
@@ -66,93 +68,19 @@ _review_proposal := _qa_proposal if _status == "QA"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the campaign pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
+_no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the campaign pack decides %s request in status %s", [lib.with_article(lib.kind), lib.status]), "")
 
 # --- input ---------------------------------------------------------------------
-
-_request := input.request if is_object(input.request)
-
-else := {}
-
-_state := input.state if is_object(input.state)
-
-else := {}
-
-# _valid holds for a decoded request without validation errors: the pack's semantic
-# checks run only then (an invalid request is blocked by its validation errors alone).
-_valid if {
-	is_array(input.validation.errors)
-	count(input.validation.errors) == 0
-	is_object(input.request)
-}
-
-# _ready holds for a valid request with a workflow snapshot to check it against.
-_ready if {
-	_valid
-	is_object(input.state)
-	not _terminal
-}
-
-_kind := object.get(_request, "kind", "")
-
-_status := s if {
-	s := _state.status
-	is_string(s)
-} else := "NONE"
-
-_actor := a if {
-	a := _request.actor
-	is_object(a)
-} else := {}
-
-_actor_id := object.get(_actor, "id", "")
-
-_actor_type := object.get(_actor, "type", "")
-
-_actor_roles := {r | some r in object.get(_actor, "roles", [])}
-
-_output := o if {
-	input.request.kind == "handoff"
-	o := _request.output
-	is_object(o)
-}
-
-_content := c if {
-	c := _output.content
-	is_object(c)
-} else := {}
 
 # _by_producer holds for a handoff whose source is the contract's producer of its output
 # type. The campaign's content checks judge a producer's output; any other source is
 # refused by core (SOURCE_NOT_AUTHORIZED) and its content is not judged.
 _by_producer if {
-	_ready
-	_request.source_agent == _producer(_output.type)
+	core.ready
+	lib.request.source_agent == core.producer(lib.output.type, "unknown")
 }
 
-_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
-
-_input_types := {r.type | some r in _inputs}
-
-_inputs_of(type) := [r | some r in _inputs; r.type == type]
-
-_counter(name) := core.counter(name)
-
 # --- contract tables -----------------------------------------------------------------
-
-_contract := c if {
-	c := data.handoff.campaign.contract
-	is_object(c)
-} else := {}
-
-# _config is the pack's own tables (data.handoff.campaign.config, exported from the CUE
-# value config in contracts/campaign/config.cue): artifact groups, required inputs,
-# review scopes, the fields deliverables restate from the strategy and the research
-# brief's sections. Missing, every request is blocked (CONTRACT_MISSING).
-_config := c if {
-	c := data.handoff.campaign.config
-	is_object(c)
-} else := {}
 
 # _required_config are the configuration tables the policy reads, with their JSON type.
 _required_config := {
@@ -181,25 +109,25 @@ _required_config := {
 # the same test as CONTRACT_MISSING's, one table after the other, so that a complete
 # configuration is not checked again table by table.
 _config_complete if {
-	is_array(_config.deliverable_types)
-	is_array(_config.upstream_types)
-	is_object(_config.upstream_of)
-	is_array(_config.final_types)
-	is_object(_config.required_inputs)
-	is_object(_config.review_scope)
-	is_object(_config.cycle_counter)
-	is_object(_config.approval_stages)
-	is_object(_config.revisable)
-	is_object(_config.fixed)
-	is_object(_config.coverage)
-	is_array(_config.strategy_summary_fields)
-	is_object(_config.proven_checks)
-	is_number(_config.verbatim_min_words)
-	is_number(_config.clock_skew_ms)
-	is_array(_config.research_required_lists)
-	is_array(_config.research_declared_lists)
-	is_array(_config.research_evidence_sections)
-	is_object(_config.delivery_notes)
+	is_array(lib.pack_config.deliverable_types)
+	is_array(lib.pack_config.upstream_types)
+	is_object(lib.pack_config.upstream_of)
+	is_array(lib.pack_config.final_types)
+	is_object(lib.pack_config.required_inputs)
+	is_object(lib.pack_config.review_scope)
+	is_object(lib.pack_config.cycle_counter)
+	is_object(lib.pack_config.approval_stages)
+	is_object(lib.pack_config.revisable)
+	is_object(lib.pack_config.fixed)
+	is_object(lib.pack_config.coverage)
+	is_array(lib.pack_config.strategy_summary_fields)
+	is_object(lib.pack_config.proven_checks)
+	is_number(lib.pack_config.verbatim_min_words)
+	is_number(lib.pack_config.clock_skew_ms)
+	is_array(lib.pack_config.research_required_lists)
+	is_array(lib.pack_config.research_declared_lists)
+	is_array(lib.pack_config.research_evidence_sections)
+	is_object(lib.pack_config.delivery_notes)
 }
 
 # METADATA
@@ -214,92 +142,34 @@ _config_complete if {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	not _config_complete
 	some name, want in _required_config
-	type_name(object.get(_config, name, null)) != want
-	r := _reason(rego.metadata.rule(), sprintf("the campaign configuration has no %s %s", [want, name]), "", "block")
+	type_name(object.get(lib.pack_config, name, null)) != want
+	r := lib.reason(rego.metadata.rule(), sprintf("the campaign configuration has no %s %s", [want, name]), "")
 }
-
-_actors_of(status) := a if {
-	a := _contract.workflow.actors[status]
-	is_array(a)
-} else := []
-
-# _routed holds when workflow.actors lets agent perform task in the current status.
-_routed(agent, task) if {
-	some a in _actors_of(_status)
-	a.agent == agent
-	a.task == task
-}
-
-_producer(type) := p if {
-	p := _contract.artifacts[type].producer
-	is_string(p)
-} else := "unknown"
 
 # _checks are the contract checks (gates) a review of an artifact type may cite.
-_checks(type) := {c | some c in _contract.artifacts[type].gates}
+_checks(type) := {c | some c in lib.pack_contract.artifacts[type].gates}
 
-_requires_approval(type) if object.get(_contract, ["artifacts", type, "requires_approval"], true) != false
+_cycles_spent(counter) if core.counter(counter) >= core.limit("max_review_cycles")
 
-# _max_cycles is limits.max_review_cycles; undefined when missing, and then every cycle
-# budget counts as spent (fail closed).
-_max_cycles := n if {
-	n := _contract.limits.max_review_cycles
-	is_number(n)
-}
-
-_cycles_spent(counter) if _counter(counter) >= _max_cycles
-
-_cycles_spent(_) if not _max_cycles
+_cycles_spent(_) if not core.limit("max_review_cycles")
 
 # --- artifacts in the state ----------------------------------------------------------
 
 # The table is config.deliverable_types in contracts/campaign/config.cue.
-_deliverable_types := {t | some t in object.get(_config, "deliverable_types", [])}
+_deliverable_types := {t | some t in object.get(lib.pack_config, "deliverable_types", [])}
 
 # The table is config.upstream_types in contracts/campaign/config.cue.
-_upstream_types := {t | some t in object.get(_config, "upstream_types", [])}
-
-_approved_statuses := {"approved", "final"}
-
-# _latest_n is the latest recorded version number of a type, 0 when none.
-_latest_n(type) := n if {
-	n := core.artifact(type).latest
-	is_number(n)
-} else := 0
-
-_latest(type) := core.latest_version(type)
-
-# _latest_status is the status of the latest version of a type, "missing" when none.
-_latest_status(type) := s if {
-	s := _latest(type).status
-} else := "missing"
-
-_version(type, n) := core.artifact_version(type, n)
-
-# _approved_n is the highest version of a type whose status is approved or final. The
-# state's "approved" number is not used: it keeps pointing at a version after that
-# version is superseded.
-_approved_n(type) := max(ns) if {
-	ns := {v.ref.version | some v in core.artifact(type).versions; v.status in _approved_statuses}
-	count(ns) > 0
-}
+_upstream_types := {t | some t in object.get(lib.pack_config, "upstream_types", [])}
 
 _approved_or_zero(type) := n if {
-	n := _approved_n(type)
+	n := core.last_approved_number(type)
 } else := 0
 
-_approved(type) := _version(type, _approved_n(type))
-
 _approved_content(type) := c if {
-	c := _approved(type).content
-	is_object(c)
-} else := {}
-
-_latest_content(type) := c if {
-	c := _latest(type).content
+	c := core.last_approved(type).content
 	is_object(c)
 } else := {}
 
@@ -307,12 +177,6 @@ _latest_content(type) := c if {
 _strategy_basis(v) := {r.version | some r in v.based_on; r.type == "STRATEGY_BRIEF"}
 
 # --- reasons -------------------------------------------------------------------------
-
-# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
-# the reason: its code and title come from that rule's METADATA.
-_reason(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
-
-_gate_reason(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
 
 _norm(s) := lower(trim_space(s)) if is_string(s)
 

@@ -1,6 +1,7 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # Client delivery (seed "Critical Architecture Rule"): the Client Delivery Agent receives
 # only APPROVED artifacts, may not modify substantive content, may not deliver without
@@ -8,10 +9,10 @@ import data.handoff.core
 
 _delivery if {
 	_by_producer
-	_output.type == "CLIENT_PACKAGE"
+	lib.output.type == "CLIENT_PACKAGE"
 }
 
-_final_approval_recorded if _state.approvals.HUMAN_APPROVAL.decision == "APPROVE"
+_final_approval_recorded if lib.state.approvals.HUMAN_APPROVAL.decision == "APPROVE"
 
 _delivery_without_approval if {
 	_delivery
@@ -29,7 +30,7 @@ _delivery_without_approval if {
 #   outcome: block
 reasons contains r if {
 	_delivery_without_approval
-	r := _gate_reason(rego.metadata.rule(), sprintf("no final human approval is recorded (the workflow is in %s): delivery requires a person's APPROVE at HUMAN_APPROVAL", [_status]), "input_artifacts", "CTRL-5", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("no final human approval is recorded (the workflow is in %s): delivery requires a person's APPROVE at HUMAN_APPROVAL", [lib.status]), "input_artifacts", "CTRL-5", "block")
 }
 
 # METADATA
@@ -42,11 +43,11 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_delivery
-	some i, ref in _inputs
+	some i, ref in lib.inputs
 	ref.type == "APPROVAL_RECORD"
-	c := _version("APPROVAL_RECORD", ref.version).content
+	c := core.artifact_version("APPROVAL_RECORD", ref.version).content
 	not _final_approve_record(c)
-	r := _gate_reason(rego.metadata.rule(), sprintf("APPROVAL_RECORD v%v records %s at %s, not the final APPROVE", [ref.version, object.get(c, "decision", "nothing"), object.get(c, "stage", "no stage")]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("APPROVAL_RECORD v%v records %s at %s, not the final APPROVE", [ref.version, object.get(c, "decision", "nothing"), object.get(c, "stage", "no stage")]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
 }
 
 _final_approve_record(c) if {
@@ -66,11 +67,11 @@ _final_approve_record(c) if {
 #   outcome: block
 reasons contains r if {
 	_delivery
-	some i, ref in _inputs
-	not _requires_approval(ref.type)
-	v := _version(ref.type, ref.version)
-	not v.status in _approved_statuses
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v is %s; the Client Delivery Agent receives only approved artifacts", [ref.type, ref.version, v.status]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
+	some i, ref in lib.inputs
+	not core.requires_approval(ref.type)
+	v := core.artifact_version(ref.type, ref.version)
+	not v.status in core.approved_statuses
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s v%v is %s; the Client Delivery Agent receives only approved artifacts", [ref.type, ref.version, v.status]), sprintf("input_artifacts[%d]", [i]), "CTRL-5", "block")
 }
 
 # _packaged are [package field, approved artifact type, its field]: what a CLIENT_PACKAGE
@@ -94,8 +95,8 @@ reasons contains r if {
 	some [field, type, source] in _packaged
 	approved := _approved_content(type)
 	count(approved) > 0
-	object.get(_content, field, null) != object.get(approved, source, null)
-	r := _gate_reason(rego.metadata.rule(), sprintf("CLIENT_PACKAGE %s differs from the approved %s v%v %s", [field, type, _approved_n(type), source]), sprintf("output.content.%s", [field]), "CTRL-5", "block")
+	object.get(lib.content, field, null) != object.get(approved, source, null)
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("CLIENT_PACKAGE %s differs from the approved %s v%v %s", [field, type, core.last_approved_number(type), source]), sprintf("output.content.%s", [field]), "CTRL-5", "block")
 }
 
 # --- delivery notes -----------------------------------------------------------------------
@@ -105,7 +106,7 @@ reasons contains r if {
 # are config.delivery_notes in contracts/campaign/config.cue). The check only refuses:
 # a note never allows, routes or changes anything.
 
-_note_table := object.get(_config, "delivery_notes", {})
+_note_table := object.get(lib.pack_config, "delivery_notes", {})
 
 _note_words := {w | some w in object.get(_note_table, "words", [])}
 
@@ -114,20 +115,20 @@ _note_numbers := object.get(_note_table, "numbers", {})
 _note_kinds := object.get(_note_table, "kinds", {})
 
 _note := n if {
-	n := _content.delivery_notes
-	_non_blank(n)
+	n := lib.content.delivery_notes
+	lib.non_blank(n)
 }
 
 # _note_tokens are the note's words, lower-cased: letters and digits, with _ : . @ -
 # inside one (email-1, 1:1, copy_package, p.s).
 _note_tokens := regex.find_n(`[\p{L}\p{N}](?:[\p{L}\p{N}_:.@-]*[\p{L}\p{N}])?`, lower(_note), -1)
 
-_package_items(field) := [x | some x in object.get(_content, field, []); is_object(x)]
+_package_items(field) := [x | some x in object.get(lib.content, field, []); is_object(x)]
 
 # _delivered_names are the words that name a delivered item: the type, id and version
 # of every input artifact, and the id, channel (and its plural), format and aspect ratio
 # of every copy piece and visual prompt in the package.
-_delivered_names := ((({lower(r.type) | some r in _inputs} | {lower(r.id) | some r in _inputs}) | {sprintf("v%v", [r.version]) | some r in _inputs}) | {lower(v) |
+_delivered_names := ((({lower(r.type) | some r in lib.inputs} | {lower(r.id) | some r in lib.inputs}) | {sprintf("v%v", [r.version]) | some r in lib.inputs}) | {lower(v) |
 	some field in ["copy", "visual_prompts"]
 	some x in _package_items(field)
 	some key in ["id", "channel", "format", "aspect_ratio"]
@@ -197,7 +198,7 @@ _note_problems contains msg if {
 reasons contains r if {
 	_delivery
 	some msg in _note_problems
-	r := _gate_reason(rego.metadata.rule(), msg, "output.content.delivery_notes", "CTRL-5", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "output.content.delivery_notes", "CTRL-5", "block")
 }
 
 # METADATA
@@ -210,16 +211,16 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_delivery
-	some id, status in _state.effects
+	some id, status in lib.state.effects
 	status == "pending"
-	r := _reason(rego.metadata.rule(), sprintf("delivery %q is still pending; report its outcome first", [id]), "", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("delivery %q is still pending; report its outcome first", [id]), "")
 }
 
 # _failed_delivery is the latest CLIENT_PACKAGE version when its delivery failed: a new
 # CLIENT_PACKAGE is then its redelivery.
 _failed_delivery := v if {
-	v := _latest("CLIENT_PACKAGE")
-	_state.effects[sprintf("%s@v%v", [v.ref.id, v.ref.version])] == "failed"
+	v := core.latest_version("CLIENT_PACKAGE")
+	lib.state.effects[sprintf("%s@v%v", [v.ref.id, v.ref.version])] == "failed"
 }
 
 # METADATA
@@ -234,8 +235,8 @@ _failed_delivery := v if {
 reasons contains r if {
 	_delivery
 	v := _failed_delivery
-	count([ref | some ref in _inputs; ref.type == "CLIENT_PACKAGE"; ref.version == v.ref.version]) == 0
-	r := _reason(rego.metadata.rule(), sprintf("the delivery of CLIENT_PACKAGE v%v failed; its redelivery names that version in input_artifacts", [v.ref.version]), "input_artifacts", "block")
+	count([ref | some ref in lib.inputs; ref.type == "CLIENT_PACKAGE"; ref.version == v.ref.version]) == 0
+	r := lib.reason(rego.metadata.rule(), sprintf("the delivery of CLIENT_PACKAGE v%v failed; its redelivery names that version in input_artifacts", [v.ref.version]), "input_artifacts")
 }
 
 # METADATA
@@ -250,34 +251,34 @@ reasons contains r if {
 reasons contains r if {
 	_delivery
 	_failed_delivery
-	due := _state.counters[_retry_due_counter]
+	due := lib.state.counters[_retry_due_counter]
 	is_number(due)
 	_now_ms < due
-	r := _reason(rego.metadata.rule(), sprintf("the failed delivery may be tried again from %s; %d ms are left", [time.format(due * 1000000), due - _now_ms]), "output", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("the failed delivery may be tried again from %s; %d ms are left", [time.format(due * 1000000), due - _now_ms]), "output")
 }
 
-_effect_id := sprintf("%s@v%v", [_output.id, _output.version])
+_effect_id := sprintf("%s@v%v", [lib.output.id, lib.output.version])
 
 _delivery_handoff_proposal := {
 	"outcome": "allow",
 	"status_after": "DELIVERY",
 	"next": [],
 	"events": array.concat(
-		array.concat(_supersede_approved("CLIENT_PACKAGE", _output.version), [core.artifact_event("approved")]),
+		array.concat(core.supersede_approved("CLIENT_PACKAGE", lib.output.version), [core.artifact_event("approved")]),
 		[core.handoff_event, {"type": "effect", "id": _effect_id, "status": "pending"}],
 	),
 }
 
 # --- outcome of the delivery ---------------------------------------------------------
 
-_effect_status := _state.effects[_request.effect_id]
+_effect_status := lib.state.effects[lib.request.effect_id]
 
 # A failed delivery is retried under the retry budget of _delivery_class (a transient
 # failure of the delivery task).
 _delivery_class := "timeout"
 
 # _delivery_try is the try that just failed: the first is 1.
-_delivery_try := _counter(core.retry_counter("delivery")) + 1
+_delivery_try := core.counter(core.retry_counter("delivery")) + 1
 
 _delivery_retry := object.union(core.retry_decision(_delivery_class, _delivery_try + 1, 0), {"task": "delivery"})
 
@@ -285,7 +286,7 @@ _delivery_retry_spent if not _delivery_retry
 
 _delivery_retry_spent if _delivery_retry.attempt > _delivery_retry.max_attempts
 
-_delivery_retry_spent if _contract.limits.retry[_delivery_class].retryable != true
+_delivery_retry_spent if lib.pack_contract.limits.retry[_delivery_class].retryable != true
 
 # _effect_open holds while the outcome of the reported delivery is still to be settled:
 # pending, or unknown. A failed delivery is settled: its retry is a new CLIENT_PACKAGE
@@ -293,10 +294,10 @@ _delivery_retry_spent if _contract.limits.retry[_delivery_class].retryable != tr
 _effect_open if _effect_status in {"pending", "unknown"}
 
 _delivery_failed if {
-	_ready
+	core.ready
 	input.request.kind == "outcome"
-	_status == "DELIVERY"
-	_request.result == "failed"
+	lib.status == "DELIVERY"
+	lib.request.result == "failed"
 	_effect_open
 }
 
@@ -311,7 +312,7 @@ _delivery_failed if {
 reasons contains r if {
 	_delivery_failed
 	_delivery_retry_spent
-	r := _reason(rego.metadata.rule(), sprintf("delivery %q failed on try %d; the %s retry budget is spent", [_request.effect_id, _delivery_try, _delivery_class]), "result", "await_human")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("delivery %q failed on try %d; the %s retry budget is spent", [lib.request.effect_id, _delivery_try, _delivery_class]), "result", "await_human")
 }
 
 # METADATA
@@ -324,29 +325,29 @@ reasons contains r if {
 #   code: DELIVERY_UNRECONCILED
 #   outcome: await_human
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "outcome"
-	_status == "DELIVERY"
-	_request.result == "unknown"
+	lib.status == "DELIVERY"
+	lib.request.result == "unknown"
 	_effect_open
-	r := _reason(rego.metadata.rule(), sprintf("the outcome of delivery %q is unknown; reconcile before anything is delivered again", [_request.effect_id]), "result", "await_human")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("the outcome of delivery %q is unknown; reconcile before anything is delivered again", [lib.request.effect_id]), "result", "await_human")
 }
 
-_effect_event(status) := {"type": "effect", "id": _request.effect_id, "status": status}
+_effect_event(status) := {"type": "effect", "id": lib.request.effect_id, "status": status}
 
 # Acknowledged: the workflow completes and every approved version becomes final.
 _outcome_proposal := {
 	"outcome": "allow",
 	"status_after": "COMPLETED",
 	"next": [],
-	"events": array.concat([_effect_event("acknowledged")], [_status_event(t, v.ref.version, "final") |
-		some t, h in _state.artifacts
+	"events": array.concat([_effect_event("acknowledged")], [core.status_event(t, v.ref.version, "final") |
+		some t, h in lib.state.artifacts
 		some v in h.versions
 		v.status == "approved"
 	]),
 } if {
 	_effect_open
-	_request.result == "acknowledged"
+	lib.request.result == "acknowledged"
 }
 
 _outcome_proposal := {
@@ -364,7 +365,7 @@ _outcome_proposal := {
 	"outcome": "retry",
 	"status_after": "DELIVERY",
 	"retry": _delivery_retry,
-	"next": _next_with("DELIVERY", {"delivery_agent": _empty_context}),
+	"next": core.next_with("DELIVERY", {"delivery_agent": core.empty_context}),
 	"events": [
 		_effect_event("failed"),
 		{"type": "counter", "name": core.retry_counter("delivery"), "delta": 1},
@@ -388,14 +389,14 @@ _outcome_proposal := {
 	"requires_human_review": true,
 } if {
 	_effect_open
-	_request.result == "unknown"
+	lib.request.result == "unknown"
 }
 
 # An outcome of an effect the workflow never recorded: core blocks it.
-_outcome_proposal := {"outcome": "block", "status_after": _status} if not _effect_status
+_outcome_proposal := {"outcome": "block", "status_after": lib.status} if not _effect_status
 
 # An outcome of a settled effect: EFFECT_ALREADY_SETTLED blocks it.
-_outcome_proposal := {"outcome": "block", "status_after": _status} if _effect_settled
+_outcome_proposal := {"outcome": "block", "status_after": lib.status} if _effect_settled
 
 _effect_settled if {
 	_effect_status
@@ -413,8 +414,8 @@ _effect_settled if {
 #   code: EFFECT_ALREADY_SETTLED
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "outcome"
 	_effect_settled
-	r := _reason(rego.metadata.rule(), sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [_request.effect_id, _effect_status, _request.result]), "effect_id", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("delivery %q is already settled (%s); this %s outcome repeats a reported event and is not counted", [lib.request.effect_id, _effect_status, lib.request.result]), "effect_id")
 }

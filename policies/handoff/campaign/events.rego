@@ -1,46 +1,23 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # Events and context packages the campaign proposals are built from.
 
-_status_event(type, n, status) := {"type": "artifact_status", "artifact": type, "version": n, "status": status}
-
-_open_statuses := {"draft", "under_review", "revision_required"}
-
-# _supersede_open is the event superseding the latest version of a type while it is
-# still open (draft, under review or returned); [] otherwise.
-_supersede_open(type) := [_status_event(type, v.ref.version, "superseded") |
-	v := _latest(type)
-	v.status in _open_statuses
-]
-
-# _supersede_approved is the events superseding every approved version of a type but keep.
-_supersede_approved(type, keep) := [_status_event(type, v.ref.version, "superseded") |
-	some v in core.artifact(type).versions
-	v.status == "approved"
-	v.ref.version != keep
-]
-
 # _set_latest moves the latest version of a type to status when it is in one of from.
-_set_latest(type, from, status) := [_status_event(type, v.ref.version, status) |
-	v := _latest(type)
+_set_latest(type, from, status) := [core.status_event(type, v.ref.version, status) |
+	v := core.latest_version(type)
 	v.status in from
 ]
 
-_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])
-
-_history_id(type, default_id) := h.id if {
-	h := core.artifact(type)
-} else := default_id
-
 # --- QA_REPORT: recorded from every review --------------------------------------------
 
-_defects := [d | some d in object.get(_request, "defects", []); is_object(d)]
+_defects := [d | some d in object.get(lib.request, "defects", []); is_object(d)]
 
 _defect_ids := {d.id | some d in _defects}
 
-_reviewed := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+_reviewed := [r | some r in object.get(lib.request, "artifacts", []); is_object(r)]
 
 _reviewed_types := {r.type | some r in _reviewed}
 
@@ -50,19 +27,19 @@ _reviewed_types := {r.type | some r in _reviewed}
 _report_content(scope, result, findings) := object.union(
 	{
 		"scope": scope,
-		"verdict": _request.verdict,
+		"verdict": lib.request.verdict,
 		"result": result,
 		"reviewed": _reviewed,
 		"defects": _defects,
-		"gates": object.get(_request, "gates", []),
+		"gates": object.get(lib.request, "gates", []),
 		"policy_findings": _findings_list(findings),
 	},
 	_report_extras,
 )
 
 _report_extras := object.union(
-	{k: v | some k in {"checks_performed", "notes"}; v := _request.report[k]},
-	{"summary": s | s := _request.summary},
+	{k: v | some k in {"checks_performed", "notes"}; v := lib.request.report[k]},
+	{"summary": s | s := lib.request.summary},
 )
 
 # The report keeps what each finding says, not which rule said it: the title names the
@@ -72,13 +49,13 @@ _findings_list(findings) := [object.remove(r, ["outcome", "title"]) | some r in 
 _report_event(content) := {
 	"type": "artifact_recorded",
 	"ref": {
-		"id": _history_id("QA_REPORT", "qa-report"),
+		"id": core.history_id("QA_REPORT", "qa-report"),
 		"type": "QA_REPORT",
-		"version": _latest_n("QA_REPORT") + 1,
-		"hash": _hash(content),
+		"version": core.latest_number("QA_REPORT") + 1,
+		"hash": core.content_hash(content),
 	},
 	"status": "under_review",
-	"producer": _actor_id,
+	"producer": lib.actor_id,
 	"based_on": _reviewed,
 	"assumptions": [],
 	"limitations": [],
@@ -89,14 +66,14 @@ _report_event(content) := {
 # the review's defects and closes the open defects of the reviewed types it no longer
 # reports.
 _report_events(content) := array.concat(
-	array.concat(_supersede_open("QA_REPORT"), [_report_event(content)]),
+	array.concat(core.supersede_open("QA_REPORT"), [_report_event(content)]),
 	_defect_events,
 )
 
 _defect_events := array.concat(
 	[{"type": "defect", "defect": d, "status": "open"} | some d in _defects],
 	[{"type": "defect", "defect": rec.defect, "status": "closed"} |
-		some id, rec in _state.defects
+		some id, rec in lib.state.defects
 		rec.status == "open"
 		rec.defect.artifact in _reviewed_types
 		not id in _defect_ids
@@ -107,19 +84,19 @@ _defect_events := array.concat(
 # The record keeps the roles the pack's roles table defines among those the person
 # claimed: a role no table grants is not recorded as authority.
 
-_approval_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+_approval_refs := [r | some r in object.get(lib.request, "artifacts", []); is_object(r)]
 
 _approval_record_content(stage) := object.union(
 	{
 		"stage": stage,
-		"decision": _request.decision,
-		"approver": _actor_id,
+		"decision": lib.request.decision,
+		"approver": lib.actor_id,
 		"roles": sort(_held_roles),
 		"artifacts": _approval_refs,
-		"revise": object.get(_request, "revise", []),
+		"revise": object.get(lib.request, "revise", []),
 		"decided_at": input.now,
 	},
-	{"comment": c | c := _request.comment},
+	{"comment": c | c := lib.request.comment},
 )
 
 # _approval_events records the person's decision (state.approvals, by artifact type and
@@ -127,21 +104,21 @@ _approval_record_content(stage) := object.union(
 _approval_events(stage) := [
 	{
 		"type": "approval_recorded",
-		"decision": _request.decision,
-		"by": _actor_id,
+		"decision": lib.request.decision,
+		"by": lib.actor_id,
 		"artifacts": _approval_refs,
 		"stage": stage,
 	},
 	{
 		"type": "artifact_recorded",
 		"ref": {
-			"id": _history_id("APPROVAL_RECORD", "approval-record"),
+			"id": core.history_id("APPROVAL_RECORD", "approval-record"),
 			"type": "APPROVAL_RECORD",
-			"version": _latest_n("APPROVAL_RECORD") + 1,
-			"hash": _hash(_approval_record_content(stage)),
+			"version": core.latest_number("APPROVAL_RECORD") + 1,
+			"hash": core.content_hash(_approval_record_content(stage)),
 		},
 		"status": "approved",
-		"producer": _actor_id,
+		"producer": lib.actor_id,
 		"based_on": _approval_refs,
 		"assumptions": [],
 		"limitations": [],
@@ -150,22 +127,6 @@ _approval_events(stage) := [
 ]
 
 # --- context packages ---------------------------------------------------------------
-
-_empty_context := {"must_know": {}, "may_know": {}}
-
-# _next_with is next_for(status) restricted to the agents contexts names, each with its
-# context.
-_next_with(status, contexts) := [object.union(n, {"context": contexts[n.agent]}) |
-	some n in core.next_for(status)
-	contexts[n.agent]
-]
-
-# _keyed merges the packages of several artifacts into one context, keyed by artifact
-# type, so that equal field names of different artifacts never overwrite each other.
-_keyed(parts) := {
-	"must_know": {t: p.must_know | some t, p in parts},
-	"may_know": {t: p.may_know | some t, p in parts; count(p.may_know) > 0},
-}
 
 _strategy_package(agent, strategy) := core.context_package(sprintf("strategy_agent>%s", [agent]), strategy)
 
@@ -184,20 +145,20 @@ _defect_concerns(d, type) if d.artifact == type
 _defect_concerns(d, type) if d.origin == type
 
 _approval_package(agent) := core.context_package(sprintf("campaign_approver>%s", [agent]), {
-	"revise": object.get(_request, "revise", []),
-	"comment": object.get(_request, "comment", ""),
+	"revise": object.get(lib.request, "revise", []),
+	"comment": object.get(lib.request, "comment", ""),
 })
 
 # The table is config.strategy_summary_fields in contracts/campaign/config.cue.
-_strategy_summary_fields := object.get(_config, "strategy_summary_fields", [])
+_strategy_summary_fields := object.get(lib.pack_config, "strategy_summary_fields", [])
 
 # _approval_summary is what the person approving the final package receives (seed
 # "Human Approval"): strategy summary, final copy, visual prompts, QA result and
 # outstanding assumptions.
 _approval_summary(report) := core.context_package("qa_agent>campaign_approver", {
 	"strategy_summary": {k: v | some k in _strategy_summary_fields; v := _approved_content("STRATEGY_BRIEF")[k]},
-	"final_copy": _latest_content("COPY_PACKAGE"),
-	"visual_prompts": object.get(_latest_content("VISUAL_PACKAGE"), "prompts", []),
+	"final_copy": core.latest_content("COPY_PACKAGE"),
+	"visual_prompts": object.get(core.latest_content("VISUAL_PACKAGE"), "prompts", []),
 	"qa_result": report,
 	"outstanding_assumptions": sort(_outstanding_assumptions),
 })
@@ -215,8 +176,8 @@ _outstanding_assumptions contains a.statement if {
 	some a in object.get(_approved_content("RESEARCH_BRIEF"), "unsupported_assumptions", [])
 }
 
-_live_version(t) := _approved(t) if t == "STRATEGY_BRIEF"
+_live_version(t) := core.last_approved(t) if t == "STRATEGY_BRIEF"
 
-else := _latest(t)
+else := core.latest_version(t)
 
-_escalation_next(report) := _next_with("ESCALATED", {"campaign_approver": _approval_summary(report)})
+_escalation_next(report) := core.next_with("ESCALATED", {"campaign_approver": _approval_summary(report)})

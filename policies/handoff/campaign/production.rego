@@ -1,6 +1,7 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # Production: Copy ∥ Visual Prompt from the same approved strategy version (seed
 # "Parallel Execution": neither depends on the other's draft, both on the same approved
@@ -8,14 +9,14 @@ import data.handoff.core
 
 _production if {
 	_by_producer
-	_output.type in _deliverable_types
+	lib.output.type in _deliverable_types
 }
 
-_other := "VISUAL_PACKAGE" if _output.type == "COPY_PACKAGE"
+_other := "VISUAL_PACKAGE" if lib.output.type == "COPY_PACKAGE"
 
 else := "COPY_PACKAGE"
 
-_strategy_refs := _inputs_of("STRATEGY_BRIEF")
+_strategy_refs := lib.inputs_of("STRATEGY_BRIEF")
 
 _strategy_ref_n := r.version if {
 	count(_strategy_refs) == 1
@@ -37,7 +38,7 @@ _strategy := _approved_content("STRATEGY_BRIEF")
 reasons contains r if {
 	_production
 	count(_strategy_refs) != 1
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v names %d STRATEGY_BRIEF versions in input_artifacts; it must name exactly the one it was made from", [_output.type, _output.version, count(_strategy_refs)]), "input_artifacts", "CTRL-6", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s v%v names %d STRATEGY_BRIEF versions in input_artifacts; it must name exactly the one it was made from", [lib.output.type, lib.output.version, count(_strategy_refs)]), "input_artifacts", "CTRL-6", "block")
 }
 
 # METADATA
@@ -51,10 +52,10 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_production
-	some i, ref in _inputs
+	some i, ref in lib.inputs
 	ref.type == "STRATEGY_BRIEF"
 	ref.version != _approved_or_zero("STRATEGY_BRIEF")
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v is made from STRATEGY_BRIEF v%v, but the approved strategy is %s", [_output.type, _output.version, ref.version, _approved_label]), sprintf("input_artifacts[%d].version", [i]), "CTRL-2", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s v%v is made from STRATEGY_BRIEF v%v, but the approved strategy is %s", [lib.output.type, lib.output.version, ref.version, _approved_label]), sprintf("input_artifacts[%d].version", [i]), "CTRL-2", "block")
 }
 
 # METADATA
@@ -67,24 +68,24 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_production
-	o := _latest(_other)
+	o := core.latest_version(_other)
 	o.status in {"draft", "under_review", "approved"}
 	basis := _strategy_basis(o)
 	count(basis) > 0
-	some i, ref in _inputs
+	some i, ref in lib.inputs
 	ref.type == "STRATEGY_BRIEF"
 	not ref.version in basis
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v is made from STRATEGY_BRIEF v%v, but %s v%v was made from %v: copy and visual must share one approved strategy version", [_output.type, _output.version, ref.version, _other, o.ref.version, sort(basis)]), sprintf("input_artifacts[%d].version", [i]), "CTRL-2", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s v%v is made from STRATEGY_BRIEF v%v, but %s v%v was made from %v: copy and visual must share one approved strategy version", [lib.output.type, lib.output.version, ref.version, _other, o.ref.version, sort(basis)]), sprintf("input_artifacts[%d].version", [i]), "CTRL-2", "block")
 }
 
-_approved_label := sprintf("v%v", [_approved_n("STRATEGY_BRIEF")]) if _approved_n("STRATEGY_BRIEF")
+_approved_label := sprintf("v%v", [core.last_approved_number("STRATEGY_BRIEF")]) if core.last_approved_number("STRATEGY_BRIEF")
 
 else := "none"
 
 # _fixed are the fields a deliverable restates from the approved strategy, unchanged:
 # [deliverable field, strategy path].
 # The table is config.fixed in contracts/campaign/config.cue.
-_fixed := {t: [[f.field, f.strategy_path] | some f in fs] | some t, fs in object.get(_config, "fixed", {})}
+_fixed := {t: [[f.field, f.strategy_path] | some f in fs] | some t, fs in object.get(lib.pack_config, "fixed", {})}
 
 # METADATA
 # title: Deliverable deviates from the approved strategy
@@ -99,9 +100,9 @@ _fixed := {t: [[f.field, f.strategy_path] | some f in fs] | some t, fs in object
 reasons contains r if {
 	_production
 	count(_strategy) > 0
-	some [field, path] in _fixed[_output.type]
-	_norm(object.get(_content, field, "")) != _norm(object.get(_strategy, path, ""))
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s %s %q differs from the approved strategy's %s %q", [_output.type, field, object.get(_content, field, ""), concat(".", path), object.get(_strategy, path, "")]), sprintf("output.content.%s", [field]), "CTRL-2", "block")
+	some [field, path] in _fixed[lib.output.type]
+	_norm(object.get(lib.content, field, "")) != _norm(object.get(_strategy, path, ""))
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s %s %q differs from the approved strategy's %s %q", [lib.output.type, field, object.get(lib.content, field, ""), concat(".", path), object.get(_strategy, path, "")]), sprintf("output.content.%s", [field]), "CTRL-2", "block")
 }
 
 _approved_claim(c) if {
@@ -121,10 +122,10 @@ _approved_claim(c) if {
 #   outcome: block
 reasons contains r if {
 	_production
-	_output.type == "COPY_PACKAGE"
-	some i, c in object.get(_content, "claims_used", [])
+	lib.output.type == "COPY_PACKAGE"
+	some i, c in object.get(lib.content, "claims_used", [])
 	not _approved_claim(c)
-	r := _gate_reason(rego.metadata.rule(), sprintf("claim %q (%q) is not an approved claim of the strategy, verbatim", [object.get(c, "id", i), _short(object.get(c, "statement", ""))]), sprintf("output.content.claims_used[%d]", [i]), "unsupported_claims", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("claim %q (%q) is not an approved claim of the strategy, verbatim", [object.get(c, "id", i), _short(object.get(c, "statement", ""))]), sprintf("output.content.claims_used[%d]", [i]), "unsupported_claims", "block")
 }
 
 _short(s) := sprintf("%s...", [substring(s, 0, 77)]) if count(s) > 80
@@ -133,7 +134,7 @@ else := s
 
 # _coverage are [deliverable list, key, strategy list, gate] per deliverable type.
 # The table is config.coverage in contracts/campaign/config.cue.
-_coverage := {t: [c.list, c.key, c.strategy_list, c.gate] | some t, c in object.get(_config, "coverage", {})}
+_coverage := {t: [c.list, c.key, c.strategy_list, c.gate] | some t, c in object.get(lib.pack_config, "coverage", {})}
 
 _covered(content, list, key, want) if {
 	some item in object.get(content, list, [])
@@ -178,8 +179,8 @@ _cta_findings(type, content) := {["cta_compliance", "output.content.cta", msg] |
 #   outcome: block
 reasons contains r if {
 	_production
-	some [gate, path, msg] in _coverage_findings(_output.type, _content)
-	r := _gate_reason(rego.metadata.rule(), msg, path, gate, "block")
+	some [gate, path, msg] in _coverage_findings(lib.output.type, lib.content)
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, gate, "block")
 }
 
 # METADATA
@@ -192,20 +193,20 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_production
-	some [gate, path, msg] in _cta_findings(_output.type, _content)
-	r := _gate_reason(rego.metadata.rule(), msg, path, gate, "block")
+	some [gate, path, msg] in _cta_findings(lib.output.type, lib.content)
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, gate, "block")
 }
 
 _already_delivered if {
-	_status == "PRODUCTION"
-	v := _latest(_output.type)
+	lib.status == "PRODUCTION"
+	v := core.latest_version(lib.output.type)
 	v.status in {"draft", "under_review", "approved"}
-	_approved_n("STRATEGY_BRIEF") in _strategy_basis(v)
+	core.last_approved_number("STRATEGY_BRIEF") in _strategy_basis(v)
 }
 
 _not_returned if {
-	_status == "TARGETED_REVISION"
-	_latest_status(_output.type) != "revision_required"
+	lib.status == "TARGETED_REVISION"
+	core.latest_status(lib.output.type) != "revision_required"
 }
 
 # METADATA
@@ -220,7 +221,7 @@ _not_returned if {
 reasons contains r if {
 	_production
 	_already_delivered
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v was already delivered on the approved strategy; only QA or a person returns it", [_output.type, _latest_n(_output.type)]), "output.version", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v was already delivered on the approved strategy; only QA or a person returns it", [lib.output.type, core.latest_number(lib.output.type)]), "output.version")
 }
 
 # METADATA
@@ -234,31 +235,31 @@ reasons contains r if {
 reasons contains r if {
 	_production
 	_not_returned
-	r := _reason(rego.metadata.rule(), sprintf("%s was not returned for revision (returned: %v)", [_output.type, sort(_returned_now)]), "output.type", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s was not returned for revision (returned: %v)", [lib.output.type, sort(_returned_now)]), "output.type")
 }
 
-_returned_now := {t | some t in _deliverable_types; _latest_status(t) == "revision_required"}
+_returned_now := {t | some t in _deliverable_types; core.latest_status(t) == "revision_required"}
 
 # --- proposals -----------------------------------------------------------------------
 
 _production_events := array.concat(
-	array.concat(_supersede_open(_output.type), [core.artifact_event("under_review")]),
+	array.concat(core.supersede_open(lib.output.type), [core.artifact_event("under_review")]),
 	[core.handoff_event],
 )
 
 _other_ready if {
-	o := _latest(_other)
+	o := core.latest_version(_other)
 	o.status == "under_review"
 	_strategy_ref_n in _strategy_basis(o)
 }
 
-_pending_returns := {t | some t in _returned_now; t != _output.type}
+_pending_returns := {t | some t in _returned_now; t != lib.output.type}
 
-_deliverable_content(t) := _content if _output.type == t
+_deliverable_content(t) := lib.content if lib.output.type == t
 
-else := _latest_content(t)
+else := core.latest_content(t)
 
-_qa_next := _next_with("QA", {"qa_agent": _keyed({
+_qa_next := core.next_with("QA", {"qa_agent": core.keyed({
 	"STRATEGY_BRIEF": core.context_package("strategy_agent>qa_agent", _strategy),
 	"COPY_PACKAGE": core.context_package("copywriter>qa_agent", _deliverable_content("COPY_PACKAGE")),
 	"VISUAL_PACKAGE": core.context_package("visual_prompt_agent>qa_agent", _deliverable_content("VISUAL_PACKAGE")),
@@ -266,9 +267,9 @@ _qa_next := _next_with("QA", {"qa_agent": _keyed({
 
 # _revision_context is what the producer of a returned deliverable receives: the
 # approved strategy and the defects of its own artifact.
-_revision_context(t, report) := _keyed({
-	"STRATEGY_BRIEF": _strategy_package(_producer(t), _strategy),
-	"QA_REPORT": _qa_package(_producer(t), report, t),
+_revision_context(t, report) := core.keyed({
+	"STRATEGY_BRIEF": _strategy_package(core.producer(t, "unknown"), _strategy),
+	"QA_REPORT": _qa_package(core.producer(t, "unknown"), report, t),
 })
 
 _production_handoff_proposal := {
@@ -277,15 +278,15 @@ _production_handoff_proposal := {
 	"next": _qa_next,
 	"events": _production_events,
 } if {
-	_status == "PRODUCTION"
+	lib.status == "PRODUCTION"
 	_other_ready
 } else := {
 	"outcome": "allow",
 	"status_after": "PRODUCTION",
-	"next": _next_with("PRODUCTION", {_producer(_other): _strategy_package(_producer(_other), _strategy)}),
+	"next": core.next_with("PRODUCTION", {core.producer(_other, "unknown"): _strategy_package(core.producer(_other, "unknown"), _strategy)}),
 	"events": _production_events,
 } if {
-	_status == "PRODUCTION"
+	lib.status == "PRODUCTION"
 } else := {
 	"outcome": "allow",
 	"status_after": "QA",
@@ -296,6 +297,6 @@ _production_handoff_proposal := {
 } else := {
 	"outcome": "allow",
 	"status_after": "TARGETED_REVISION",
-	"next": _next_with("TARGETED_REVISION", {_producer(t): _revision_context(t, _latest_content("QA_REPORT")) | some t in _pending_returns}),
+	"next": core.next_with("TARGETED_REVISION", {core.producer(t, "unknown"): _revision_context(t, core.latest_content("QA_REPORT")) | some t in _pending_returns}),
 	"events": _production_events,
 }

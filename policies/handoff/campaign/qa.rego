@@ -1,5 +1,8 @@
 package handoff.campaign
 
+import data.handoff.core
+import data.handoff.lib
+
 # QA over the current COPY_PACKAGE and VISUAL_PACKAGE (seed "QA Gate", "Defect Rules",
 # "QA Loop Control").
 
@@ -8,7 +11,7 @@ package handoff.campaign
 _repeated := {d.id |
 	some d in _defects
 	_severe(d)
-	rec := _state.defects[d.id]
+	rec := lib.state.defects[d.id]
 	rec.status == "open"
 	rec.defect.artifact == d.artifact
 }
@@ -22,7 +25,7 @@ _is_upstream(d) if {
 
 _needs_return if _has_severity("S2")
 
-_needs_return if _request.verdict in {"REVISE", "REJECT"}
+_needs_return if lib.request.verdict in {"REVISE", "REJECT"}
 
 # _qa_branch decides the review:
 #   escalate   QA escalates to a person;
@@ -33,7 +36,7 @@ _needs_return if _request.verdict in {"REVISE", "REJECT"}
 #   upstream   a defect originates in the strategy or the research: its producer repairs;
 #   revise     S1/S2 defects: only the affected artifacts return to their producers.
 _qa_branch := "escalate" if {
-	_request.verdict == "ESCALATE"
+	lib.request.verdict == "ESCALATE"
 } else := "exhausted" if {
 	_cycles_spent("qa_cycles")
 	count(_repeated) > 0
@@ -60,7 +63,7 @@ _qa_cycle := {"type": "counter", "name": "qa_cycles", "delta": 1}
 _qa_proposal := {
 	"outcome": "await_human",
 	"status_after": "HUMAN_APPROVAL",
-	"next": _next_with("HUMAN_APPROVAL", {"campaign_approver": _approval_summary(_qa_report)}),
+	"next": core.next_with("HUMAN_APPROVAL", {"campaign_approver": _approval_summary(_qa_report)}),
 	"events": _report_events(_qa_report),
 	"requires_human_review": true,
 } if {
@@ -71,10 +74,10 @@ _qa_proposal := {
 _qa_proposal := {
 	"outcome": "revise",
 	"status_after": "TARGETED_REVISION",
-	"revise": [{"artifact": t, "producer": _producer(t), "defects": sort([d.id | some d in _defects; d.artifact == t])} |
+	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": sort([d.id | some d in _defects; d.artifact == t])} |
 		some t in sort(_returned_types)
 	],
-	"next": _next_with("TARGETED_REVISION", {_producer(t): _revision_context(t, _qa_report) | some t in _returned_types}),
+	"next": core.next_with("TARGETED_REVISION", {core.producer(t, "unknown"): _revision_context(t, _qa_report) | some t in _returned_types}),
 	"events": array.concat(
 		_report_events(_qa_report),
 		array.concat([e | some t in sort(_returned_types); some e in _set_latest(t, {"draft", "under_review"}, "revision_required")], [_qa_cycle]),
@@ -87,9 +90,9 @@ _upstream_status := "RESEARCH_REVISION" if "RESEARCH_BRIEF" in _upstream_origins
 
 else := "STRATEGY"
 
-_upstream_contexts := {"research_agent": _keyed({"QA_REPORT": _qa_package("research_agent", _qa_report, "RESEARCH_BRIEF")})} if {
+_upstream_contexts := {"research_agent": core.keyed({"QA_REPORT": _qa_package("research_agent", _qa_report, "RESEARCH_BRIEF")})} if {
 	_upstream_status == "RESEARCH_REVISION"
-} else := {"strategy_agent": _keyed({
+} else := {"strategy_agent": core.keyed({
 	"QA_REPORT": _qa_package("strategy_agent", _qa_report, "STRATEGY_BRIEF"),
 	"RESEARCH_BRIEF": _research_package("strategy_agent"),
 })}
@@ -99,10 +102,10 @@ _upstream_contexts := {"research_agent": _keyed({"QA_REPORT": _qa_package("resea
 _qa_proposal := {
 	"outcome": "revise",
 	"status_after": _upstream_status,
-	"revise": [{"artifact": o, "producer": _producer(o), "defects": sort([d.id | some d in _defects; d.origin == o])} |
+	"revise": [{"artifact": o, "producer": core.producer(o, "unknown"), "defects": sort([d.id | some d in _defects; d.origin == o])} |
 		some o in sort(_upstream_origins)
 	],
-	"next": _next_with(_upstream_status, _upstream_contexts),
+	"next": core.next_with(_upstream_status, _upstream_contexts),
 	"events": array.concat(_report_events(_qa_report), [_qa_cycle]),
 } if {
 	_qa_branch == "upstream"
@@ -113,7 +116,7 @@ _qa_proposal := {
 	"status_after": "FAILED_SAFE",
 	"events": array.concat(_report_events(_qa_report), [e |
 		some t in sort({d.artifact | some d in _defects; d.severity == "S3"; d.artifact in _deliverable_types})
-		some e in _set_latest(t, _open_statuses, "rejected")
+		some e in _set_latest(t, core.open_statuses, "rejected")
 	]),
 } if {
 	_qa_branch == "fail"

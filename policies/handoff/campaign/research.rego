@@ -1,6 +1,7 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # Research → Research Validation: the evidence gate before Strategy (HG-2, CTRL-1).
 
@@ -10,9 +11,9 @@ import data.handoff.core
 _research_handoff_proposal := {
 	"outcome": "allow",
 	"status_after": "RESEARCH_VALIDATION",
-	"next": _next_with("RESEARCH_VALIDATION", {"qa_agent": core.context_package("research_agent>qa_agent", _content)}),
+	"next": core.next_with("RESEARCH_VALIDATION", {"qa_agent": core.context_package("research_agent>qa_agent", lib.content)}),
 	"events": array.concat(
-		array.concat(_supersede_open("RESEARCH_BRIEF"), [core.artifact_event("under_review")]),
+		array.concat(core.supersede_open("RESEARCH_BRIEF"), [core.artifact_event("under_review")]),
 		[core.handoff_event],
 	),
 }
@@ -20,14 +21,14 @@ _research_handoff_proposal := {
 # --- validation: what the policy checks itself ---------------------------------------
 
 _validation if {
-	_ready
+	core.ready
 	input.request.kind == "review"
-	_status == "RESEARCH_VALIDATION"
+	lib.status == "RESEARCH_VALIDATION"
 }
 
-_brief_n := _latest_n("RESEARCH_BRIEF")
+_brief_n := core.latest_number("RESEARCH_BRIEF")
 
-_brief := _latest_content("RESEARCH_BRIEF")
+_brief := core.latest_content("RESEARCH_BRIEF")
 
 _brief_path(rest) := sprintf("artifacts.RESEARCH_BRIEF.v%d.content.%s", [_brief_n, rest])
 
@@ -57,14 +58,14 @@ _hg2 contains failure if {
 }
 
 # The table is config.research_required_lists in contracts/campaign/config.cue.
-_required_lists := object.get(_config, "research_required_lists", [])
+_required_lists := object.get(lib.pack_config, "research_required_lists", [])
 
 # The table is config.research_declared_lists in contracts/campaign/config.cue.
-_declared_lists := object.get(_config, "research_declared_lists", [])
+_declared_lists := object.get(lib.pack_config, "research_declared_lists", [])
 
 _incomplete contains failure if {
 	_validation
-	not _non_blank(object.get(_brief, "business_objective", null))
+	not lib.non_blank(object.get(_brief, "business_objective", null))
 	failure := [sprintf("RESEARCH_BRIEF v%d: business_objective is empty", [_brief_n]), _brief_path("business_objective")]
 }
 
@@ -89,7 +90,7 @@ _no_contradictions contains failure if {
 }
 
 # The table is config.research_evidence_sections in contracts/campaign/config.cue.
-_evidence_sections := object.get(_config, "research_evidence_sections", [])
+_evidence_sections := object.get(lib.pack_config, "research_evidence_sections", [])
 
 # A minor claim or a finding without evidence is an unverified assumption presented as
 # fact: it belongs in unsupported_assumptions, labeled.
@@ -169,7 +170,7 @@ _unresolved contains failure if {
 
 # The table is config.clock_skew_ms in contracts/campaign/config.cue; missing, no skew.
 _clock_skew_ns := n * 1000000 if {
-	n := _config.clock_skew_ms
+	n := lib.pack_config.clock_skew_ms
 	is_number(n)
 } else := 0
 
@@ -177,12 +178,12 @@ _clock_skew_ns := n * 1000000 if {
 # (the version's recorded_at, the engine's clock, plus the configured clock skew).
 _future_sources contains failure if {
 	_validation
-	recorded := time.parse_rfc3339_ns(_latest("RESEARCH_BRIEF").recorded_at)
+	recorded := time.parse_rfc3339_ns(core.latest_version("RESEARCH_BRIEF").recorded_at)
 	some i, src in object.get(_brief, "source_references", [])
 	at := object.get(src, "accessed_at", "")
 	at != ""
 	time.parse_rfc3339_ns(at) > recorded + _clock_skew_ns
-	failure := [sprintf("RESEARCH_BRIEF v%d: source %q was accessed at %s, after the brief was recorded (%s): a source read later is no evidence of this brief", [_brief_n, object.get(src, "id", i), at, _latest("RESEARCH_BRIEF").recorded_at]), _brief_path(sprintf("source_references[%d].accessed_at", [i]))]
+	failure := [sprintf("RESEARCH_BRIEF v%d: source %q was accessed at %s, after the brief was recorded (%s): a source read later is no evidence of this brief", [_brief_n, object.get(src, "id", i), at, core.latest_version("RESEARCH_BRIEF").recorded_at]), _brief_path(sprintf("source_references[%d].accessed_at", [i]))]
 }
 
 # _repeated_ids are [list, id] for every id a list of the brief uses more than once.
@@ -197,11 +198,6 @@ _not_unique contains failure if {
 	_validation
 	some [list, id] in _repeated_ids
 	failure := [sprintf("RESEARCH_BRIEF v%d: %s uses id %q more than once; what cites it could mean either", [_brief_n, list, id]), _brief_path(list)]
-}
-
-_non_blank(s) if {
-	is_string(s)
-	trim_space(s) != ""
 }
 
 _non_empty_list(l) if {
@@ -225,7 +221,7 @@ reasons contains r if some r in _brief_findings
 # custom:
 #   code: SOURCE_GROUNDING_FAILURE
 #   outcome: revise
-_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "HG-2", "revise") if some [msg, path] in _hg2
+_brief_findings contains lib.gate_reason(rego.metadata.rule(), msg, path, "HG-2", "revise") if some [msg, path] in _hg2
 
 # METADATA
 # title: Research sections incomplete
@@ -237,7 +233,7 @@ _brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "HG-2", "
 # custom:
 #   code: RESEARCH_INCOMPLETE
 #   outcome: revise
-_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "required_sections", "revise") if some [msg, path] in _incomplete
+_brief_findings contains lib.gate_reason(rego.metadata.rule(), msg, path, "required_sections", "revise") if some [msg, path] in _incomplete
 
 # METADATA
 # title: Contradictory evidence not identified
@@ -247,7 +243,7 @@ _brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "required
 # custom:
 #   code: CONTRADICTIONS_MISSING
 #   outcome: revise
-_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "contradictions_identified", "revise") if some [msg, path] in _no_contradictions
+_brief_findings contains lib.gate_reason(rego.metadata.rule(), msg, path, "contradictions_identified", "revise") if some [msg, path] in _no_contradictions
 
 # METADATA
 # title: Unverified assumption not labeled
@@ -258,7 +254,7 @@ _brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "contradi
 # custom:
 #   code: ASSUMPTION_UNLABELED
 #   outcome: revise
-_brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "assumptions_labeled", "revise") if some [msg, path] in _unlabeled
+_brief_findings contains lib.gate_reason(rego.metadata.rule(), msg, path, "assumptions_labeled", "revise") if some [msg, path] in _unlabeled
 
 # METADATA
 # title: Reference the brief does not define
@@ -270,7 +266,7 @@ _brief_findings contains _gate_reason(rego.metadata.rule(), msg, path, "assumpti
 # custom:
 #   code: UNRESOLVED_REFERENCE
 #   outcome: revise
-_brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _unresolved
+_brief_findings contains lib.reason_outcome(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _unresolved
 
 # METADATA
 # title: Id used twice
@@ -280,7 +276,7 @@ _brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if s
 # custom:
 #   code: ID_NOT_UNIQUE
 #   outcome: revise
-_brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _not_unique
+_brief_findings contains lib.reason_outcome(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _not_unique
 
 # METADATA
 # title: Source read after the brief was recorded
@@ -292,7 +288,7 @@ _brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if s
 # custom:
 #   code: TIME_IN_FUTURE
 #   outcome: revise
-_brief_findings contains _reason(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _future_sources
+_brief_findings contains lib.reason_outcome(rego.metadata.rule(), msg, path, "revise") if some [msg, path] in _future_sources
 
 # --- validation: the decision --------------------------------------------------------
 
@@ -305,14 +301,14 @@ _has_severity(s) if {
 
 _validation_needs_revision if count(_findings) > 0
 
-_validation_needs_revision if _request.verdict in {"REVISE", "REJECT"}
+_validation_needs_revision if lib.request.verdict in {"REVISE", "REJECT"}
 
 _validation_needs_revision if _has_severity("S2")
 
 _validation_branch := "fail" if {
 	_has_severity("S3")
 } else := "escalate" if {
-	_request.verdict == "ESCALATE"
+	lib.request.verdict == "ESCALATE"
 } else := "exhausted" if {
 	_validation_needs_revision
 	_cycles_spent("research_cycles")
@@ -327,10 +323,10 @@ _validation_report := _report_content("research_validation", _result_of[_validat
 _validation_proposal := {
 	"outcome": "allow",
 	"status_after": "STRATEGY",
-	"next": _next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", _brief)}),
+	"next": core.next_with("STRATEGY", {"strategy_agent": core.context_package("research_agent>strategy_agent", _brief)}),
 	"events": array.concat(
 		_report_events(_validation_report),
-		array.concat(_supersede_approved("RESEARCH_BRIEF", _brief_n), [_status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
+		array.concat(core.supersede_approved("RESEARCH_BRIEF", _brief_n), [core.status_event("RESEARCH_BRIEF", _brief_n, "approved")]),
 	),
 } if {
 	_validation_branch == "accept"
@@ -339,12 +335,12 @@ _validation_proposal := {
 _validation_proposal := {
 	"outcome": "revise",
 	"status_after": "RESEARCH_REVISION",
-	"revise": [{"artifact": "RESEARCH_BRIEF", "producer": _producer("RESEARCH_BRIEF"), "defects": sort(_defect_ids)}],
-	"next": _next_with("RESEARCH_REVISION", {"research_agent": _keyed({"QA_REPORT": _qa_package("research_agent", _validation_report, "RESEARCH_BRIEF")})}),
+	"revise": [{"artifact": "RESEARCH_BRIEF", "producer": core.producer("RESEARCH_BRIEF", "unknown"), "defects": sort(_defect_ids)}],
+	"next": core.next_with("RESEARCH_REVISION", {"research_agent": core.keyed({"QA_REPORT": _qa_package("research_agent", _validation_report, "RESEARCH_BRIEF")})}),
 	"events": array.concat(
 		_report_events(_validation_report),
 		[
-			_status_event("RESEARCH_BRIEF", _brief_n, "revision_required"),
+			core.status_event("RESEARCH_BRIEF", _brief_n, "revision_required"),
 			{"type": "counter", "name": "research_cycles", "delta": 1},
 		],
 	),
@@ -357,7 +353,7 @@ _validation_proposal := {
 _validation_proposal := {
 	"outcome": "await_human",
 	"status_after": "ESCALATED",
-	"next": _next_with("ESCALATED", {"campaign_approver": _keyed({
+	"next": core.next_with("ESCALATED", {"campaign_approver": core.keyed({
 		"RESEARCH_BRIEF": core.context_package("research_agent>qa_agent", _brief),
 		"QA_REPORT": _qa_package("research_agent", _validation_report, "RESEARCH_BRIEF"),
 	})}),
@@ -370,7 +366,7 @@ _validation_proposal := {
 _validation_proposal := {
 	"outcome": "fail",
 	"status_after": "FAILED_SAFE",
-	"events": array.concat(_report_events(_validation_report), [_status_event("RESEARCH_BRIEF", _brief_n, "rejected")]),
+	"events": array.concat(_report_events(_validation_report), [core.status_event("RESEARCH_BRIEF", _brief_n, "rejected")]),
 } if {
 	_validation_branch == "fail"
 }

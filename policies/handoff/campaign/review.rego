@@ -1,19 +1,20 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # Rules every review obeys (research validation and QA): QA validates contract
 # compliance, rejects specific defects, and never rewrites valid work (CTRL-4).
 
 _review if {
-	_ready
+	core.ready
 	input.request.kind == "review"
-	_status in {"RESEARCH_VALIDATION", "QA"}
+	lib.status in {"RESEARCH_VALIDATION", "QA"}
 }
 
 # _review_scope is the artifact types a review in each status judges (config.review_scope
 # in contracts/campaign/config.cue).
-_review_scope := {s: {t | some t in types} | some s, types in object.get(_config, "review_scope", {})}
+_review_scope := {s: {t | some t in types} | some s, types in object.get(lib.pack_config, "review_scope", {})}
 
 # METADATA
 # title: Review scope invalid
@@ -26,8 +27,8 @@ _review_scope := {s: {t | some t in types} | some s, types in object.get(_config
 #   outcome: block
 reasons contains r if {
 	_review
-	_reviewed_types != _review_scope[_status]
-	r := _reason(rego.metadata.rule(), sprintf("a review in %s judges %v, this one names %v", [_status, sort(_review_scope[_status]), sort(_reviewed_types)]), "artifacts", "block")
+	_reviewed_types != _review_scope[lib.status]
+	r := lib.reason(rego.metadata.rule(), sprintf("a review in %s judges %v, this one names %v", [lib.status, sort(_review_scope[lib.status]), sort(_reviewed_types)]), "artifacts")
 }
 
 _gate_of_reviewed(id) if {
@@ -36,7 +37,7 @@ _gate_of_reviewed(id) if {
 }
 
 _unknown_gates contains [i, g.id] if {
-	some i, g in object.get(_request, "gates", [])
+	some i, g in object.get(lib.request, "gates", [])
 	not _gate_of_reviewed(object.get(g, "id", ""))
 }
 
@@ -52,7 +53,7 @@ _unknown_gates contains [i, g.id] if {
 reasons contains r if {
 	_review
 	some [i, id] in _unknown_gates
-	r := _reason(rego.metadata.rule(), sprintf("gate result %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("gates[%d].id", [i]), "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("gate result %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("gates[%d].id", [i]))
 }
 
 # METADATA
@@ -67,9 +68,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_review
-	some i, id in object.get(_request, ["report", "checks_performed"], [])
+	some i, id in object.get(lib.request, ["report", "checks_performed"], [])
 	not _gate_of_reviewed(id)
-	r := _reason(rego.metadata.rule(), sprintf("check %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("report.checks_performed[%d]", [i]), "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("check %q is no check of %v (checks: %v)", [id, sort(_reviewed_types), sort({c | some t in _reviewed_types; some c in _checks(t)})]), sprintf("report.checks_performed[%d]", [i]))
 }
 
 _subjective contains [sprintf("defects[%d]", [i]), msg] if {
@@ -100,12 +101,12 @@ _subjective contains [sprintf("defects[%d].check", [i]), msg] if {
 reasons contains r if {
 	_review
 	some [path, msg] in _subjective
-	r := _gate_reason(rego.metadata.rule(), msg, path, "CTRL-4", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "CTRL-4", "block")
 }
 
 # _upstream_of are the types upstream of each artifact type (config.upstream_of in
 # contracts/campaign/config.cue).
-_upstream_of := object.get(_config, "upstream_of", {})
+_upstream_of := object.get(lib.pack_config, "upstream_of", {})
 
 _origin_problems contains [i, msg] if {
 	some i, d in _defects
@@ -120,8 +121,8 @@ _origin_problems contains [i, msg] if {
 	o := d.origin
 	o != d.artifact
 	o in object.get(_upstream_of, d.artifact, [])
-	not _approved_n(o)
-	msg := sprintf("defect %q of %s names origin %s, but workflow %q has no approved %s for it to originate in", [d.id, d.artifact, o, object.get(_state, "workflow_id", ""), o])
+	not core.last_approved_number(o)
+	msg := sprintf("defect %q of %s names origin %s, but workflow %q has no approved %s for it to originate in", [d.id, d.artifact, o, object.get(lib.state, "workflow_id", ""), o])
 }
 
 # METADATA
@@ -138,7 +139,7 @@ _origin_problems contains [i, msg] if {
 reasons contains r if {
 	_review
 	some [i, msg] in _origin_problems
-	r := _gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d].origin", [i]), "CTRL-4", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d].origin", [i]), "CTRL-4", "block")
 }
 
 # METADATA
@@ -151,11 +152,11 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_review
-	_request.verdict == "REASSIGN"
-	r := _reason(rego.metadata.rule(), "the campaign pack has a single QA agent; REASSIGN is not a campaign verdict", "verdict", "block")
+	lib.request.verdict == "REASSIGN"
+	r := lib.reason(rego.metadata.rule(), "the campaign pack has a single QA agent; REASSIGN is not a campaign verdict", "verdict")
 }
 
-_branch := _validation_branch if _status == "RESEARCH_VALIDATION"
+_branch := _validation_branch if lib.status == "RESEARCH_VALIDATION"
 
 else := _qa_branch
 
@@ -166,13 +167,13 @@ else := "revise"
 
 # _proven_checks are the QA checks the policy decides itself on each deliverable type
 # (config.proven_checks in contracts/campaign/config.cue).
-_proven_checks := object.get(_config, "proven_checks", {})
+_proven_checks := object.get(lib.pack_config, "proven_checks", {})
 
 # _reviewed_content is the content of the reviewed version of a type.
 _reviewed_content(type) := c if {
 	some ref in _reviewed
 	ref.type == type
-	c := _version(type, ref.version).content
+	c := core.artifact_version(type, ref.version).content
 	is_object(c)
 }
 
@@ -181,7 +182,7 @@ _reviewed_content(type) := c if {
 # now against the approved strategy still finds nothing. An ESCALATE is not refused: the
 # person it goes to weighs the defect against the policy's finding.
 _contradicted contains [i, msg] if {
-	_request.verdict != "ESCALATE"
+	lib.request.verdict != "ESCALATE"
 	some i, d in _defects
 	check := object.get(d, "check", "")
 	check in object.get(_proven_checks, d.artifact, [])
@@ -209,12 +210,12 @@ _reviewed_version(type) := ref.version if {
 reasons contains r if {
 	_review
 	some [i, msg] in _contradicted
-	r := _gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d]", [i]), "CTRL-4", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d]", [i]), "CTRL-4", "block")
 }
 
 _id_problems contains [i, msg] if {
 	some i, d in _defects
-	rec := _state.defects[d.id]
+	rec := lib.state.defects[d.id]
 	rec.defect.artifact != d.artifact
 	msg := sprintf("defect id %q is recorded for %s (%s); a defect of %s takes an id of its own", [d.id, rec.defect.artifact, object.get(rec.defect, "check", "no check"), d.artifact])
 }
@@ -231,7 +232,7 @@ _id_problems contains [i, msg] if {
 reasons contains r if {
 	_review
 	some [i, msg] in _id_problems
-	r := _gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d].id", [i]), "CTRL-4", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, sprintf("defects[%d].id", [i]), "CTRL-4", "block")
 }
 
 # _review_refused holds when a rule above refuses the review: its defects then decide
@@ -263,7 +264,7 @@ reasons contains r if {
 	some i, d in _defects
 	object.get(d, "check", "") in _checks(d.artifact)
 	not _review_refused
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, _short(d.description)]), sprintf("defects[%d]", [i]), d.check, _defect_outcome(d))
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, _short(d.description)]), sprintf("defects[%d]", [i]), d.check, _defect_outcome(d))
 }
 
 # METADATA
@@ -279,9 +280,9 @@ reasons contains r if {
 reasons contains r if {
 	_review
 	_branch == "exhausted"
-	counter := _cycle_counter[_status]
-	r := _gate_reason(rego.metadata.rule(), sprintf("%d of %v revision cycles used (%s); escalating to a person instead of a third loop (repeated defects: %v)", [_counter(counter), object.get(_contract, ["limits", "max_review_cycles"], 0), counter, sort(_repeated)]), "defects", "CTRL-3", "await_human")
+	counter := _cycle_counter[lib.status]
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%d of %v revision cycles used (%s); escalating to a person instead of a third loop (repeated defects: %v)", [core.counter(counter), object.get(lib.pack_contract, ["limits", "max_review_cycles"], 0), counter, sort(_repeated)]), "defects", "CTRL-3", "await_human")
 }
 
 # The table is config.cycle_counter in contracts/campaign/config.cue.
-_cycle_counter := object.get(_config, "cycle_counter", {})
+_cycle_counter := object.get(lib.pack_config, "cycle_counter", {})

@@ -1,47 +1,48 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # _expected holds when the request is one the current status waits for: the routing
 # table workflow.actors says who acts in each status.
 _expected if {
 	input.request.kind == "start"
-	_status == object.get(_contract, ["workflow", "initial"], "INTAKE")
+	lib.status == object.get(lib.pack_contract, ["workflow", "initial"], "INTAKE")
 }
 
 # A handoff by an agent the current status routes, with the task it routes it to.
 _expected if {
 	input.request.kind == "handoff"
-	_output
-	_routed(_request.source_agent, _request.task_type)
+	lib.output
+	core.routed(lib.request.source_agent, lib.request.task_type)
 }
 
 # A review in a review status, by the agent that status routes: an agent, not a person or
 # a system that carries the agent's id.
 _expected if {
 	input.request.kind == "review"
-	_actor_type == "agent"
-	_status in {"RESEARCH_VALIDATION", "QA"}
-	some a in _actors_of(_status)
-	a.agent == _actor_id
+	lib.actor_type == "agent"
+	lib.status in {"RESEARCH_VALIDATION", "QA"}
+	some a in core.actors(lib.status)
+	a.agent == lib.actor_id
 }
 
 # An approval in a human status; who may approve is core's check.
 _expected if {
 	input.request.kind == "approval"
-	_status in _approval_statuses
+	lib.status in _approval_statuses
 }
 
 # A failure of the task the current status routes to the failed agent.
 _expected if {
 	input.request.kind == "failure"
-	_routed(_request.agent, _request.task)
+	core.routed(lib.request.agent, lib.request.task)
 }
 
 # An outcome of a delivery; an unknown effect is core's EFFECT_NOT_FOUND.
 _expected if {
 	input.request.kind == "outcome"
-	_status == "DELIVERY"
+	lib.status == "DELIVERY"
 }
 
 _expected if input.request.kind == "cancel"
@@ -59,12 +60,6 @@ _sequence_explained if _output_missing
 
 _sequence_explained if count(_subject_problems) > 0
 
-# _terminal holds once the workflow reached a terminal status: it accepts nothing more
-# (core's WORKFLOW_TERMINAL), so no campaign rule judges the request.
-_terminal if _state.terminal == true
-
-_terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
-
 # METADATA
 # title: Request out of sequence
 # description: >-
@@ -77,19 +72,17 @@ _terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	not _expected
 	not _sequence_explained
-	r := _reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, core.routed_now]), "")
 }
 
-_request_label := sprintf("%s/%s by %q", [_request.source_agent, _request.task_type, _actor_id]) if input.request.kind == "handoff"
+_request_label := sprintf("%s/%s by %q", [lib.request.source_agent, lib.request.task_type, lib.actor_id]) if input.request.kind == "handoff"
 
-else := sprintf("%s/%s", [_request.agent, _request.task]) if input.request.kind == "failure"
+else := sprintf("%s/%s", [lib.request.agent, lib.request.task]) if input.request.kind == "failure"
 
-else := sprintf("by %q", [_actor_id])
-
-_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(_status)]
+else := sprintf("by %q", [lib.actor_id])
 
 # METADATA
 # title: Handoff without output
@@ -101,13 +94,13 @@ _routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(_stat
 #   outcome: block
 reasons contains r if {
 	_output_missing
-	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s (task %s) delivers no output", [_request.source_agent, _request.target_agent, _request.task_type]), "output", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("handoff %s>%s (task %s) delivers no output", [lib.request.source_agent, lib.request.target_agent, lib.request.task_type]), "output")
 }
 
 _output_missing if {
-	_ready
+	core.ready
 	input.request.kind == "handoff"
-	not _output
+	not lib.output
 }
 
 # METADATA
@@ -119,10 +112,10 @@ _output_missing if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
-	not _actor_type in {"system", "human"}
-	r := _reason(rego.metadata.rule(), sprintf("%s %q may not start a campaign; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
+	not lib.actor_type in {"system", "human"}
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not start a campaign; the host or a person does", [lib.actor_type, lib.actor_id]), "actor.type")
 }
 
 # METADATA
@@ -134,50 +127,50 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "cancel"
-	_actor_type == "human"
+	lib.actor_type == "human"
 	count(_approving_roles) == 0
-	r := _reason(rego.metadata.rule(), sprintf("person %q holds no approving role of the campaign pack (roles given: %v) and may not cancel", [_actor_id, object.get(_actor, "roles", [])]), "actor.roles", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("person %q holds no approving role of the campaign pack (roles given: %v) and may not cancel", [lib.actor_id, object.get(lib.actor, "roles", [])]), "actor.roles")
 }
 
 # _held_roles are the actor's roles the pack's roles table defines; _approving_roles are
 # those that approve something. A person is judged by these, never by the roles claimed.
-_held_roles := {role | some role in _actor_roles; is_object(object.get(_contract, ["roles", role], null))}
+_held_roles := {role | some role in lib.actor_roles; is_object(object.get(lib.pack_contract, ["roles", role], null))}
 
-_approving_roles := {role | some role in _held_roles; count(object.get(_contract, ["roles", role, "approves"], [])) > 0}
+_approving_roles := {role | some role in _held_roles; count(object.get(lib.pack_contract, ["roles", role, "approves"], [])) > 0}
 
 _subject_problems contains ["actor.type", msg] if {
 	input.request.kind == "review"
-	_actor_type != "agent"
-	msg := sprintf("%s %q may not send a review: the QA agent the status routes does, as an agent", [_actor_type, _actor_id])
+	lib.actor_type != "agent"
+	msg := sprintf("%s %q may not send a review: the QA agent the status routes does, as an agent", [lib.actor_type, lib.actor_id])
 }
 
 _subject_problems contains ["actor.type", msg] if {
 	input.request.kind == "outcome"
-	_actor_type == "agent"
-	msg := sprintf("agent %q may not report the outcome of a delivery: the host that made it (system) or a person with a role of the pack does", [_actor_id])
+	lib.actor_type == "agent"
+	msg := sprintf("agent %q may not report the outcome of a delivery: the host that made it (system) or a person with a role of the pack does", [lib.actor_id])
 }
 
 _subject_problems contains ["actor.roles", msg] if {
-	_kind in {"outcome", "start"}
-	_actor_type == "human"
+	lib.kind in {"outcome", "start"}
+	lib.actor_type == "human"
 	count(_held_roles) == 0
-	msg := sprintf("person %q holds no role of the campaign pack (roles given: %v) and may not send %s request", [_actor_id, object.get(_actor, "roles", []), core.with_article(_kind)])
+	msg := sprintf("person %q holds no role of the campaign pack (roles given: %v) and may not send %s request", [lib.actor_id, object.get(lib.actor, "roles", []), lib.with_article(lib.kind)])
 }
 
 _subject_problems contains ["agent", msg] if {
 	input.request.kind == "failure"
-	_actor_type == "agent"
-	_actor_id != object.get(_request, "agent", "")
-	msg := sprintf("agent %q may not report a failure of agent %q: an agent reports only its own failures; the host reports the others", [_actor_id, object.get(_request, "agent", "")])
+	lib.actor_type == "agent"
+	lib.actor_id != object.get(lib.request, "agent", "")
+	msg := sprintf("agent %q may not report a failure of agent %q: an agent reports only its own failures; the host reports the others", [lib.actor_id, object.get(lib.request, "agent", "")])
 }
 
 _subject_problems contains ["actor.roles", msg] if {
 	input.request.kind == "failure"
-	_actor_type == "human"
+	lib.actor_type == "human"
 	count(_approving_roles) == 0
-	msg := sprintf("person %q holds no approving role of the campaign pack and may not report a task failure", [_actor_id])
+	msg := sprintf("person %q holds no approving role of the campaign pack and may not report a task failure", [lib.actor_id])
 }
 
 # METADATA
@@ -193,9 +186,9 @@ _subject_problems contains ["actor.roles", msg] if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	some [path, msg] in _subject_problems
-	r := _reason(rego.metadata.rule(), msg, path, "block")
+	r := lib.reason(rego.metadata.rule(), msg, path)
 }
 
 # --- start, cancel, failure -------------------------------------------------------
@@ -204,7 +197,7 @@ reasons contains r if {
 _start_proposal := {
 	"outcome": "allow",
 	"status_after": "RESEARCH",
-	"next": [object.union(n, {"context": {"must_know": object.get(_request, "brief", {}), "may_know": {}}}) |
+	"next": [object.union(n, {"context": {"must_know": object.get(lib.request, "brief", {}), "may_know": {}}}) |
 		some n in core.next_for("RESEARCH")
 	],
 	"events": [],
@@ -223,7 +216,7 @@ _retry_spent if {
 	r.code in {"RETRY_EXHAUSTED", "NOT_RETRYABLE"}
 }
 
-_failure_counter := {"type": "counter", "name": core.retry_counter(_request.task), "delta": 1}
+_failure_counter := {"type": "counter", "name": core.retry_counter(lib.request.task), "delta": 1}
 
 # A failure whose retry budget is spent (or that is not retryable) escalates to a person.
 _failure_proposal := {
@@ -236,12 +229,12 @@ _failure_proposal := {
 	_retry_spent
 } else := {
 	"outcome": "retry",
-	"status_after": _status,
+	"status_after": lib.status,
 	"retry": core.failure_retry,
-	"next": [{"agent": _request.agent, "task": _request.task, "context": {"must_know": {}, "may_know": {}}}],
+	"next": [{"agent": lib.request.agent, "task": lib.request.task, "context": {"must_know": {}, "may_know": {}}}],
 	"events": [
 		_failure_counter,
-		{"type": "counter", "name": _retry_due_counter_of(_request.task), "value": _now_ms + core.failure_retry.delay_ms},
+		{"type": "counter", "name": _retry_due_counter_of(lib.request.task), "value": _now_ms + core.failure_retry.delay_ms},
 	],
 }
 
@@ -262,10 +255,10 @@ _now_ms := floor(time.parse_rfc3339_ns(input.now) / 1000000)
 #   code: FAILURE_REPEATED
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "failure"
-	due := _state.counters[_retry_due_counter_of(_request.task)]
+	due := lib.state.counters[_retry_due_counter_of(lib.request.task)]
 	is_number(due)
 	_now_ms < due
-	r := _reason(rego.metadata.rule(), sprintf("task %q was retried to run from %s; a failure reported %d ms before that repeats the failure already counted", [_request.task, time.format(due * 1000000), due - _now_ms]), "task", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("task %q was retried to run from %s; a failure reported %d ms before that repeats the failure already counted", [lib.request.task, time.format(due * 1000000), due - _now_ms]), "task")
 }

@@ -1,28 +1,29 @@
 package handoff.campaign
 
 import data.handoff.core
+import data.handoff.lib
 
 # Strategy → Strategy Approval: one approved strategy version is the single source of
 # truth (CTRL-2), grounded in the approved research (HG-2).
 
 _strategy_handoff if {
 	_by_producer
-	_output.type == "STRATEGY_BRIEF"
+	lib.output.type == "STRATEGY_BRIEF"
 }
 
 _strategy_handoff_proposal := {
 	"outcome": "await_human",
 	"status_after": "STRATEGY_APPROVAL",
-	"next": _next_with("STRATEGY_APPROVAL", {"campaign_approver": core.context_package("strategy_agent>campaign_approver", _content)}),
+	"next": core.next_with("STRATEGY_APPROVAL", {"campaign_approver": core.context_package("strategy_agent>campaign_approver", lib.content)}),
 	"events": array.concat(
-		array.concat(_supersede_open("STRATEGY_BRIEF"), [core.artifact_event("under_review")]),
+		array.concat(core.supersede_open("STRATEGY_BRIEF"), [core.artifact_event("under_review")]),
 		[core.handoff_event],
 	),
 	"requires_human_review": true,
 }
 
 # _research_refs are the RESEARCH_BRIEF versions the strategy names as its inputs.
-_research_refs := _inputs_of("RESEARCH_BRIEF")
+_research_refs := lib.inputs_of("RESEARCH_BRIEF")
 
 # _strategy_research is the content of the one RESEARCH_BRIEF version the strategy names
 # as its input, {} when that version is not recorded. Nothing else stands in for it: the
@@ -32,7 +33,7 @@ _research_refs := _inputs_of("RESEARCH_BRIEF")
 # a strategy that names none or several.
 _strategy_research := c if {
 	count(_research_refs) == 1
-	c := _version("RESEARCH_BRIEF", _research_refs[0].version).content
+	c := core.artifact_version("RESEARCH_BRIEF", _research_refs[0].version).content
 	is_object(c)
 } else := {}
 
@@ -40,7 +41,7 @@ _research_label := sprintf("RESEARCH_BRIEF v%v", [_research_refs[0].version]) if
 
 else := "the approved RESEARCH_BRIEF"
 
-_approved_claims := [c | some c in object.get(_content, "approved_claims", []); is_object(c)]
+_approved_claims := [c | some c in object.get(lib.content, "approved_claims", []); is_object(c)]
 
 # _cited are the research claims an approved claim cites by id (more than one only when the
 # brief repeats an id: each of them must then hold up).
@@ -71,7 +72,7 @@ _research_assumptions := {a.statement |
 
 # _own_assumptions are the strategy's own labeled assumptions.
 _own_assumptions := {a.statement |
-	some a in object.get(_content, "assumptions", [])
+	some a in object.get(lib.content, "assumptions", [])
 	is_string(a.statement)
 }
 
@@ -132,7 +133,7 @@ reasons contains r if {
 	_strategy_handoff
 	count(_research_refs) == 1
 	some [i, "UNGROUNDED_CLAIM", msg] in _claim_problems
-	r := _gate_reason(rego.metadata.rule(), msg, sprintf("output.content.approved_claims[%d]", [i]), "HG-2", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, sprintf("output.content.approved_claims[%d]", [i]), "HG-2", "block")
 }
 
 # METADATA
@@ -149,7 +150,7 @@ reasons contains r if {
 	_strategy_handoff
 	count(_research_refs) == 1
 	some [i, "ASSUMPTION_AS_FACT", msg] in _claim_problems
-	r := _gate_reason(rego.metadata.rule(), msg, sprintf("output.content.approved_claims[%d].statement", [i]), "HG-2", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, sprintf("output.content.approved_claims[%d].statement", [i]), "HG-2", "block")
 }
 
 # METADATA
@@ -166,7 +167,7 @@ reasons contains r if {
 	_strategy_handoff
 	count(_research_refs) == 1
 	some [i, "CLAIM_NOT_SUPPORTED", msg] in _claim_problems
-	r := _gate_reason(rego.metadata.rule(), msg, sprintf("output.content.approved_claims[%d].statement", [i]), "HG-2", "block")
+	r := lib.gate_reason(rego.metadata.rule(), msg, sprintf("output.content.approved_claims[%d].statement", [i]), "HG-2", "block")
 }
 
 # _research_statements are the findings and claims of the research the strategy names:
@@ -194,11 +195,11 @@ _research_statements := {x |
 reasons contains r if {
 	_strategy_handoff
 	count(_research_refs) == 1
-	some i, item in object.get(_content, "selected_supporting_research", [])
+	some i, item in object.get(lib.content, "selected_supporting_research", [])
 	not _canon(item) in _research_statements
 	path := sprintf("output.content.selected_supporting_research[%d]", [i])
 	not path in _polluted_paths
-	r := _gate_reason(rego.metadata.rule(), sprintf("selected_supporting_research[%d] %q is no finding or claim of %s", [i, _short(item), _research_label]), path, "HG-2", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("selected_supporting_research[%d] %q is no finding or claim of %s", [i, _short(item), _research_label]), path, "HG-2", "block")
 }
 
 # METADATA
@@ -214,7 +215,7 @@ reasons contains r if {
 	ids := [object.get(c, "id", "") | some c in _approved_claims]
 	some id in {x | some x in ids}
 	count([x | some x in ids; x == id]) > 1
-	r := _gate_reason(rego.metadata.rule(), sprintf("approved_claims use id %q more than once; copy cites an approved claim by its id", [id]), "output.content.approved_claims", "HG-2", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("approved_claims use id %q more than once; copy cites an approved claim by its id", [id]), "output.content.approved_claims", "HG-2", "block")
 }
 
 # METADATA
@@ -229,7 +230,7 @@ reasons contains r if {
 reasons contains r if {
 	_strategy_handoff
 	count(_research_refs) > 1
-	r := _gate_reason(rego.metadata.rule(), sprintf("STRATEGY_BRIEF v%v names %d RESEARCH_BRIEF versions in input_artifacts; it must name exactly the approved one it was made from", [_output.version, count(_research_refs)]), "input_artifacts", "CTRL-6", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("STRATEGY_BRIEF v%v names %d RESEARCH_BRIEF versions in input_artifacts; it must name exactly the approved one it was made from", [lib.output.version, count(_research_refs)]), "input_artifacts", "CTRL-6", "block")
 }
 
 # --- context pollution ---------------------------------------------------------------
@@ -240,19 +241,19 @@ reasons contains r if {
 _passed_on_fields := fields if {
 	fields := {f |
 		some edge in ["strategy_agent>copywriter", "strategy_agent>visual_prompt_agent"]
-		p := object.get(_contract, ["context", edge], {})
+		p := object.get(lib.pack_contract, ["context", edge], {})
 		some part in ["must_know", "may_know"]
 		some f in object.get(p, part, [])
 		not f in object.get(p, "do_not_need", [])
 	}
 	count(fields) > 0
-} else := {f | some f, _ in _content} - {"rejected_alternatives"}
+} else := {f | some f, _ in lib.content} - {"rejected_alternatives"}
 
 # _passed_on_texts are [field, walk path, canonical text, words] for every string of
 # those fields (the request path is built only for a string that reproduces a source).
 _passed_on_texts contains [f, p, _canon(s), _words(s)] if {
 	some f in _passed_on_fields
-	v := _content[f]
+	v := lib.content[f]
 	walk(v, [p, s])
 	is_string(s)
 }
@@ -268,16 +269,16 @@ else := sprintf(".%v", [x])
 _research_log_lines := {l |
 	some v in object.get(core.artifact("RESEARCH_BRIEF"), "versions", {})
 	some l in object.get(object.get(v, "content", {}), "research_log", [])
-	_non_blank(l)
+	lib.non_blank(l)
 }
 
 # _rejected_alternatives are the strategic alternatives this strategy rejected: DO NOT
 # NEED for Copy and Visual.
-_rejected_alternatives := {a | some a in object.get(_content, "rejected_alternatives", []); _non_blank(a)}
+_rejected_alternatives := {a | some a in object.get(lib.content, "rejected_alternatives", []); lib.non_blank(a)}
 
 # The table is config.verbatim_min_words in contracts/campaign/config.cue.
 _verbatim_min_words := n if {
-	n := _config.verbatim_min_words
+	n := lib.pack_config.verbatim_min_words
 	is_number(n)
 } else := 1
 
@@ -332,15 +333,15 @@ _polluted_paths := {p | some [p, _] in _pollution}
 reasons contains r if {
 	_strategy_handoff
 	some [path, msg] in _pollution
-	r := _reason(rego.metadata.rule(), msg, path, "block")
+	r := lib.reason(rego.metadata.rule(), msg, path)
 }
 
 # _strategy_change_attempt holds when a new STRATEGY_BRIEF version arrives while an
 # approved one exists and the workflow is not on a revision path back to STRATEGY.
 _strategy_change_attempt if {
 	_strategy_handoff
-	_status != "STRATEGY"
-	_approved_n("STRATEGY_BRIEF")
+	lib.status != "STRATEGY"
+	core.last_approved_number("STRATEGY_BRIEF")
 }
 
 # METADATA
@@ -355,12 +356,12 @@ _strategy_change_attempt if {
 #   outcome: block
 reasons contains r if {
 	_strategy_change_attempt
-	r := _gate_reason(rego.metadata.rule(), sprintf("attempt to change the approved strategy: STRATEGY_BRIEF v%v is approved and the workflow is in %s, not on a revision path", [_approved_n("STRATEGY_BRIEF"), _status]), "output", "CTRL-2", "block")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("attempt to change the approved strategy: STRATEGY_BRIEF v%v is approved and the workflow is in %s, not on a revision path", [core.last_approved_number("STRATEGY_BRIEF"), lib.status]), "output", "CTRL-2", "block")
 }
 
 # _required_inputs are the input artifact types each output needs (config.required_inputs
 # in contracts/campaign/config.cue).
-_required_inputs := {t: {i | some i in inputs} | some t, inputs in object.get(_config, "required_inputs", {})}
+_required_inputs := {t: {i | some i in inputs} | some t, inputs in object.get(lib.pack_config, "required_inputs", {})}
 
 # METADATA
 # title: Required input missing
@@ -373,12 +374,12 @@ _required_inputs := {t: {i | some i in inputs} | some t, inputs in object.get(_c
 #   outcome: block
 reasons contains r if {
 	_by_producer
-	some t in _required_inputs[_output.type]
-	not t in _input_types
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v is made from %s, but input_artifacts names none", [_output.type, _output.version, t]), "input_artifacts", "block")
+	some t in _required_inputs[lib.output.type]
+	not t in lib.input_types
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v is made from %s, but input_artifacts names none", [lib.output.type, lib.output.version, t]), "input_artifacts")
 }
 
-_consumes(agent) := {t | some t in _contract.agents[agent].consumes}
+_consumes(agent) := {t | some t in lib.pack_contract.agents[agent].consumes}
 
 # METADATA
 # title: Input the agent may not consume
@@ -392,9 +393,9 @@ _consumes(agent) := {t | some t in _contract.agents[agent].consumes}
 #   outcome: block
 reasons contains r if {
 	_by_producer
-	some i, ref in _inputs
-	not ref.type in _consumes(_request.source_agent)
-	r := _reason(rego.metadata.rule(), sprintf("%s does not consume %s (consumes %v)", [_request.source_agent, ref.type, sort(_consumes(_request.source_agent))]), sprintf("input_artifacts[%d]", [i]), "block")
+	some i, ref in lib.inputs
+	not ref.type in _consumes(lib.request.source_agent)
+	r := lib.reason(rego.metadata.rule(), sprintf("%s does not consume %s (consumes %v)", [lib.request.source_agent, ref.type, sort(_consumes(lib.request.source_agent))]), sprintf("input_artifacts[%d]", [i]))
 }
 
 # METADATA
@@ -408,9 +409,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_by_producer
-	_output.version > 1
-	not is_number(object.get(_output, "supersedes", null))
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v does not name the version it supersedes", [_output.type, _output.version]), "output.supersedes", "CTRL-6", "block")
+	lib.output.version > 1
+	not is_number(object.get(lib.output, "supersedes", null))
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s v%v does not name the version it supersedes", [lib.output.type, lib.output.version]), "output.supersedes", "CTRL-6", "block")
 }
 
 # METADATA
@@ -423,47 +424,47 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_by_producer
-	_output.version > 1
-	not _non_blank(object.get(_output, "justification", ""))
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s v%v does not say why it corrects the previous version (justification)", [_output.type, _output.version]), "output.justification", "CTRL-6", "block")
+	lib.output.version > 1
+	not lib.non_blank(object.get(lib.output, "justification", ""))
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s v%v does not say why it corrects the previous version (justification)", [lib.output.type, lib.output.version]), "output.justification", "CTRL-6", "block")
 }
 
 # --- strategy approval ---------------------------------------------------------------
 
-_strategy_n := _latest_n("STRATEGY_BRIEF")
+_strategy_n := core.latest_number("STRATEGY_BRIEF")
 
-_approval_proposal := _strategy_approval_proposal if _status == "STRATEGY_APPROVAL"
+_approval_proposal := _strategy_approval_proposal if lib.status == "STRATEGY_APPROVAL"
 
-_approval_proposal := _final_approval_proposal if _status == "HUMAN_APPROVAL"
+_approval_proposal := _final_approval_proposal if lib.status == "HUMAN_APPROVAL"
 
-_approval_proposal := _escalation_proposal if _status == "ESCALATED"
+_approval_proposal := _escalation_proposal if lib.status == "ESCALATED"
 
 # Approved: Copy and Visual start in parallel from the same approved version; older
 # approved versions and deliverables made from them are superseded.
 _strategy_approval_proposal := {
 	"outcome": "allow",
 	"status_after": "PRODUCTION",
-	"next": _next_with("PRODUCTION", {
-		"copywriter": _strategy_package("copywriter", _latest_content("STRATEGY_BRIEF")),
-		"visual_prompt_agent": _strategy_package("visual_prompt_agent", _latest_content("STRATEGY_BRIEF")),
+	"next": core.next_with("PRODUCTION", {
+		"copywriter": _strategy_package("copywriter", core.latest_content("STRATEGY_BRIEF")),
+		"visual_prompt_agent": _strategy_package("visual_prompt_agent", core.latest_content("STRATEGY_BRIEF")),
 	}),
 	"events": array.concat(
-		array.concat(_approval_events("STRATEGY_APPROVAL"), [_status_event("STRATEGY_BRIEF", _strategy_n, "approved")]),
+		array.concat(_approval_events("STRATEGY_APPROVAL"), [core.status_event("STRATEGY_BRIEF", _strategy_n, "approved")]),
 		array.concat(
-			_supersede_approved("STRATEGY_BRIEF", _strategy_n),
-			array.concat(_supersede_open("COPY_PACKAGE"), _supersede_open("VISUAL_PACKAGE")),
+			core.supersede_approved("STRATEGY_BRIEF", _strategy_n),
+			array.concat(core.supersede_open("COPY_PACKAGE"), core.supersede_open("VISUAL_PACKAGE")),
 		),
 	),
 } if {
-	_request.decision == "APPROVE"
+	lib.request.decision == "APPROVE"
 }
 
-_strategy_approval_proposal := _revision_request_proposal("STRATEGY_APPROVAL") if _request.decision == "REQUEST_REVISION"
+_strategy_approval_proposal := _revision_request_proposal("STRATEGY_APPROVAL") if lib.request.decision == "REQUEST_REVISION"
 
 _strategy_approval_proposal := {
 	"outcome": "fail",
 	"status_after": "FAILED_SAFE",
-	"events": array.concat(_approval_events("STRATEGY_APPROVAL"), _set_latest("STRATEGY_BRIEF", _open_statuses, "rejected")),
+	"events": array.concat(_approval_events("STRATEGY_APPROVAL"), _set_latest("STRATEGY_BRIEF", core.open_statuses, "rejected")),
 } if {
-	_request.decision == "REJECT"
+	lib.request.decision == "REJECT"
 }

@@ -1,19 +1,21 @@
 package handoff.core
 
+import data.handoff.lib
+
 # _actor_pack_roles are the actor's roles the pack defines.
 _actor_pack_roles contains role if {
-	some role in object.get(_actor, "roles", [])
+	some role in object.get(lib.actor, "roles", [])
 	_role(role)
 }
 
 _approval if {
-	_valid
+	lib.valid
 	input.request.kind == "approval"
 }
 
-_has_stage if is_string(_request.stage)
+_has_stage if is_string(lib.request.stage)
 
-_approval_refs := object.get(_request, "artifacts", []) if _approval
+_approval_refs := object.get(lib.request, "artifacts", []) if _approval
 
 # _may_approve holds when one of the actor's roles approves the artifact type or stage.
 _may_approve(name) if {
@@ -35,10 +37,10 @@ _may_resolve if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_valid
-	_kind in _guardrails.human_only_kinds
-	_actor_type != "human"
-	r := _reason(rego.metadata.rule(), sprintf("%s %q may not send %s request; only a person with a role of pack %q may", [_actor_type, _actor_id, with_article(_kind), _pack_name]), "actor.type")
+	lib.valid
+	lib.kind in _guardrails.human_only_kinds
+	lib.actor_type != "human"
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not send %s request; only a person with a role of pack %q may", [lib.actor_type, lib.actor_id, lib.with_article(lib.kind), lib.pack]), "actor.type")
 }
 
 # METADATA
@@ -50,10 +52,10 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_valid
-	_kind in _guardrails.agent_only_kinds
-	_actor_type != "agent"
-	r := _reason(rego.metadata.rule(), sprintf("%s %q may not send %s request; only an agent of pack %q may", [_actor_type, _actor_id, with_article(_kind), _pack_name]), "actor.type")
+	lib.valid
+	lib.kind in _guardrails.agent_only_kinds
+	lib.actor_type != "agent"
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not send %s request; only an agent of pack %q may", [lib.actor_type, lib.actor_id, lib.with_article(lib.kind), lib.pack]), "actor.type")
 }
 
 # METADATA
@@ -65,11 +67,11 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_valid
-	_kind in _guardrails.agent_forbidden_kinds
-	not _kind in _guardrails.human_only_kinds
-	_actor_type == "agent"
-	r := _reason(rego.metadata.rule(), sprintf("agent %q may not send %s request", [_actor_id, with_article(_kind)]), "actor.type")
+	lib.valid
+	lib.kind in _guardrails.agent_forbidden_kinds
+	not lib.kind in _guardrails.human_only_kinds
+	lib.actor_type == "agent"
+	r := lib.reason(rego.metadata.rule(), sprintf("agent %q may not send %s request", [lib.actor_id, lib.with_article(lib.kind)]), "actor.type")
 }
 
 # METADATA
@@ -79,11 +81,11 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_valid
-	_kind in _guardrails.human_only_kinds
-	_actor_type == "human"
+	lib.valid
+	lib.kind in _guardrails.human_only_kinds
+	lib.actor_type == "human"
 	count(_actor_pack_roles) == 0
-	r := _reason(rego.metadata.rule(), sprintf("person %q holds no role of pack %q (roles given: %v)", [_actor_id, _pack_name, object.get(_actor, "roles", [])]), "actor.roles")
+	r := lib.reason(rego.metadata.rule(), sprintf("person %q holds no role of pack %q (roles given: %v)", [lib.actor_id, lib.pack, object.get(lib.actor, "roles", [])]), "actor.roles")
 }
 
 # METADATA
@@ -93,12 +95,12 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	input.request.kind == "resolution"
-	_actor_type == "human"
+	lib.actor_type == "human"
 	count(_actor_pack_roles) > 0
 	not _may_resolve
-	r := _reason(rego.metadata.rule(), sprintf("no role of person %q in pack %q resolves conflicts", [_actor_id, _pack_name]), "actor.roles")
+	r := lib.reason(rego.metadata.rule(), sprintf("no role of person %q in pack %q resolves conflicts", [lib.actor_id, lib.pack]), "actor.roles")
 }
 
 # METADATA
@@ -111,11 +113,11 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_approval
-	_actor_type == "human"
+	lib.actor_type == "human"
 	count(_actor_pack_roles) > 0
 	some i, ref in _approval_refs
 	not _may_approve(object.get(ref, "type", ""))
-	r := _reason(rego.metadata.rule(), sprintf("%s needs the approval of a role that approves it; person %q has %v", [ref.type, _actor_id, sort(_actor_pack_roles)]), sprintf("artifacts[%d]", [i]))
+	r := lib.reason(rego.metadata.rule(), sprintf("%s needs the approval of a role that approves it; person %q has %v", [ref.type, lib.actor_id, sort(_actor_pack_roles)]), sprintf("artifacts[%d]", [i]))
 }
 
 # METADATA
@@ -127,11 +129,11 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_approval
-	_actor_type == "human"
+	lib.actor_type == "human"
 	count(_actor_pack_roles) > 0
-	stage := _request.stage
+	stage := lib.request.stage
 	not _may_approve(stage)
-	r := _reason(rego.metadata.rule(), sprintf("stage %s needs the approval of a role that approves it; person %q has %v", [stage, _actor_id, sort(_actor_pack_roles)]), "stage")
+	r := lib.reason(rego.metadata.rule(), sprintf("stage %s needs the approval of a role that approves it; person %q has %v", [stage, lib.actor_id, sort(_actor_pack_roles)]), "stage")
 }
 
 # METADATA
@@ -144,7 +146,7 @@ reasons contains r if {
 	_approval
 	count(_approval_refs) == 0
 	not _has_stage
-	r := _reason(rego.metadata.rule(), sprintf("%s names no artifact version and no stage", [_request.decision]), "artifacts")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s names no artifact version and no stage", [lib.request.decision]), "artifacts")
 }
 
 # METADATA
@@ -159,7 +161,7 @@ reasons contains r if {
 	_approval
 	some i, ref in _approval_refs
 	not ref_version(ref)
-	r := _reason(rego.metadata.rule(), sprintf("%s is not recorded in workflow %q", [_ref_name(ref), _workflow_id]), sprintf("artifacts[%d]", [i]))
+	r := lib.reason(rego.metadata.rule(), sprintf("%s is not recorded in workflow %q", [_ref_name(ref), _workflow_id]), sprintf("artifacts[%d]", [i]))
 }
 
 # METADATA
@@ -174,7 +176,7 @@ reasons contains r if {
 	some i, ref in _approval_refs
 	v := ref_version(ref)
 	v.ref.id != ref.id
-	r := _reason(rego.metadata.rule(), sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("artifacts[%d].id", [i]))
+	r := lib.reason(rego.metadata.rule(), sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("artifacts[%d].id", [i]))
 }
 
 # METADATA
@@ -189,7 +191,7 @@ reasons contains r if {
 	some i, ref in _approval_refs
 	v := ref_version(ref)
 	v.ref.hash != ref.hash
-	r := _reason(rego.metadata.rule(), sprintf("the approved hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("artifacts[%d].hash", [i]))
+	r := lib.reason(rego.metadata.rule(), sprintf("the approved hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("artifacts[%d].hash", [i]))
 }
 
 # METADATA
@@ -204,7 +206,7 @@ reasons contains r if {
 	some i, ref in _approval_refs
 	ref_version(ref)
 	ref.version != _latest_number(ref.type)
-	r := _reason(rego.metadata.rule(), sprintf("%s is not the latest version (v%v)", [_ref_name(ref), _latest_number(ref.type)]), sprintf("artifacts[%d].version", [i]))
+	r := lib.reason(rego.metadata.rule(), sprintf("%s is not the latest version (v%v)", [_ref_name(ref), _latest_number(ref.type)]), sprintf("artifacts[%d].version", [i]))
 }
 
 # METADATA
@@ -218,9 +220,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_approval
-	_actor_type == "agent"
+	lib.actor_type == "agent"
 	some i, ref in _approval_refs
 	v := ref_version(ref)
-	v.producer == _actor_id
-	r := _reason(rego.metadata.rule(), sprintf("agent %q produced %s and may not approve it", [_actor_id, _ref_name(ref)]), sprintf("artifacts[%d]", [i]))
+	v.producer == lib.actor_id
+	r := lib.reason(rego.metadata.rule(), sprintf("agent %q produced %s and may not approve it", [lib.actor_id, _ref_name(ref)]), sprintf("artifacts[%d]", [i]))
 }

@@ -1,5 +1,7 @@
 package handoff.core
 
+import data.handoff.lib
+
 # artifact is the history of one artifact type in the workflow state:
 # {id, latest, approved, versions}. Undefined when the type has no version yet.
 artifact(type) := h if {
@@ -38,13 +40,11 @@ ref_matches(ref) if {
 }
 
 # is_approved holds when a recorded version's status counts as approved.
-is_approved(version) if version.status in _approved_statuses
+is_approved(version) if version.status in _guardrails.approved_statuses
 
-_approved_statuses := _guardrails.approved_statuses
-
-# _requires_approval holds when the type's contract requires approval; a type without a
+# requires_approval holds when the type's contract requires approval; a type without a
 # contract requires it (fail closed).
-_requires_approval(type) if object.get(_artifact_contracts, [type, "requires_approval"], true) != false
+requires_approval(type) if object.get(_artifact_contracts, [type, "requires_approval"], true) != false
 
 _latest_number(type) := n if {
 	n := artifact(type).latest
@@ -54,19 +54,19 @@ _latest_number(type) := n if {
 # _input_refs are the handoff's input refs with their request paths.
 _input_refs contains [sprintf("input_artifacts[%d]", [i]), ref] if {
 	_handoff
-	some i, ref in _request.input_artifacts
+	some i, ref in lib.request.input_artifacts
 }
 
 _review_refs contains [sprintf("artifacts[%d]", [i]), ref] if {
-	_valid
+	lib.valid
 	input.request.kind == "review"
-	some i, ref in _request.artifacts
+	some i, ref in lib.request.artifacts
 }
 
 _resolution_refs contains ["chosen", ref] if {
-	_valid
+	lib.valid
 	input.request.kind == "resolution"
-	ref := _request.chosen
+	ref := lib.request.chosen
 	is_object(ref)
 }
 
@@ -81,7 +81,7 @@ _ref_name(ref) := sprintf("%s v%v", [ref.type, ref.version])
 # claim about the workflow's recorded versions: the output itself, the inputs, the
 # reviewed and approved versions and a resolution's choice have rules of their own.
 _embedded_refs contains [ref.path, ref] if {
-	_valid
+	lib.valid
 	input.state
 	some ref in _derived_refs
 	not _dedicated_ref_path(ref.path)
@@ -111,7 +111,7 @@ _dedicated_ref_path(path) if regex.match(`^(input_artifacts|artifacts)\[[0-9]+\]
 reasons contains r if {
 	some [path, ref] in _embedded_refs
 	not ref_version(ref)
-	r := _reason(rego.metadata.rule(), sprintf("%s is not recorded in workflow %q", [_ref_name(ref), _workflow_id]), path)
+	r := lib.reason(rego.metadata.rule(), sprintf("%s is not recorded in workflow %q", [_ref_name(ref), _workflow_id]), path)
 }
 
 # METADATA
@@ -126,7 +126,7 @@ reasons contains r if {
 	some [path, ref] in _embedded_refs
 	v := ref_version(ref)
 	v.ref.id != ref.id
-	r := _reason(rego.metadata.rule(), sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("%s.id", [path]))
+	r := lib.reason(rego.metadata.rule(), sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("%s.id", [path]))
 }
 
 # METADATA
@@ -141,7 +141,7 @@ reasons contains r if {
 	some [path, ref] in _embedded_refs
 	v := ref_version(ref)
 	v.ref.hash != ref.hash
-	r := _reason(rego.metadata.rule(), sprintf("hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("%s.hash", [path]))
+	r := lib.reason(rego.metadata.rule(), sprintf("hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("%s.hash", [path]))
 }
 
 # METADATA
@@ -155,7 +155,7 @@ reasons contains r if {
 reasons contains r if {
 	some [path, ref] in _state_refs
 	not ref_version(ref)
-	r := _reason(rego.metadata.rule(), sprintf("%s is not recorded in workflow %q (latest recorded version: %d)", [_ref_name(ref), _workflow_id, _latest_number(ref.type)]), path)
+	r := lib.reason(rego.metadata.rule(), sprintf("%s is not recorded in workflow %q (latest recorded version: %d)", [_ref_name(ref), _workflow_id, _latest_number(ref.type)]), path)
 }
 
 # METADATA
@@ -168,7 +168,7 @@ reasons contains r if {
 	some [path, ref] in _state_refs
 	v := ref_version(ref)
 	v.ref.id != ref.id
-	r := _reason(rego.metadata.rule(), sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("%s.id", [path]))
+	r := lib.reason(rego.metadata.rule(), sprintf("%s has id %q, not %q", [_ref_name(ref), v.ref.id, ref.id]), sprintf("%s.id", [path]))
 }
 
 # METADATA
@@ -181,7 +181,7 @@ reasons contains r if {
 	some [path, ref] in _state_refs
 	v := ref_version(ref)
 	v.ref.hash != ref.hash
-	r := _reason(rego.metadata.rule(), sprintf("hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("%s.hash", [path]))
+	r := lib.reason(rego.metadata.rule(), sprintf("hash of %s differs from the recorded hash %s", [_ref_name(ref), v.ref.hash]), sprintf("%s.hash", [path]))
 }
 
 # METADATA
@@ -193,7 +193,7 @@ reasons contains r if {
 reasons contains r if {
 	given := _output.hash
 	given != input.derived.output_hash
-	r := _reason(rego.metadata.rule(), sprintf("output %s v%v gives hash %s but its content hashes to %s", [_output.type, _output.version, given, input.derived.output_hash]), "output.hash")
+	r := lib.reason(rego.metadata.rule(), sprintf("output %s v%v gives hash %s but its content hashes to %s", [_output.type, _output.version, given, input.derived.output_hash]), "output.hash")
 }
 
 # METADATA
@@ -207,10 +207,10 @@ reasons contains r if {
 reasons contains r if {
 	some [path, ref] in _input_refs
 	ref_version(ref)
-	_requires_approval(ref.type)
+	requires_approval(ref.type)
 	approved := artifact(ref.type).approved
 	ref.version < approved
-	r := _reason(rego.metadata.rule(), sprintf("%s is older than the approved version %v", [_ref_name(ref), approved]), sprintf("%s.version", [path]))
+	r := lib.reason(rego.metadata.rule(), sprintf("%s is older than the approved version %v", [_ref_name(ref), approved]), sprintf("%s.version", [path]))
 }
 
 # METADATA
@@ -223,9 +223,9 @@ reasons contains r if {
 reasons contains r if {
 	some [path, ref] in _input_refs
 	ref_version(ref)
-	not _requires_approval(ref.type)
+	not requires_approval(ref.type)
 	ref.version < _latest_number(ref.type)
-	r := _reason(rego.metadata.rule(), sprintf("%s is superseded by version %v", [_ref_name(ref), _latest_number(ref.type)]), sprintf("%s.version", [path]))
+	r := lib.reason(rego.metadata.rule(), sprintf("%s is superseded by version %v", [_ref_name(ref), _latest_number(ref.type)]), sprintf("%s.version", [path]))
 }
 
 # METADATA
@@ -238,7 +238,7 @@ reasons contains r if {
 	some [path, ref] in _review_refs
 	ref_version(ref)
 	ref.version < _latest_number(ref.type)
-	r := _reason(rego.metadata.rule(), sprintf("review of %s, but the latest version is %v", [_ref_name(ref), _latest_number(ref.type)]), sprintf("%s.version", [path]))
+	r := lib.reason(rego.metadata.rule(), sprintf("review of %s, but the latest version is %v", [_ref_name(ref), _latest_number(ref.type)]), sprintf("%s.version", [path]))
 }
 
 # METADATA
@@ -250,7 +250,7 @@ reasons contains r if {
 reasons contains r if {
 	s := _output.supersedes
 	s != _latest_number(_output.type)
-	r := _reason(rego.metadata.rule(), sprintf("output %s v%v supersedes version %v, but the latest recorded version is %v", [_output.type, _output.version, s, _latest_number(_output.type)]), "output.supersedes")
+	r := lib.reason(rego.metadata.rule(), sprintf("output %s v%v supersedes version %v, but the latest recorded version is %v", [_output.type, _output.version, s, _latest_number(_output.type)]), "output.supersedes")
 }
 
 # METADATA
@@ -264,9 +264,9 @@ reasons contains r if {
 reasons contains r if {
 	some [path, ref] in _input_refs
 	v := ref_version(ref)
-	_requires_approval(ref.type)
+	requires_approval(ref.type)
 	not is_approved(v)
-	r := _reason(rego.metadata.rule(), sprintf("%s is %s; pack %q requires an approved version before use", [_ref_name(ref), v.status, _pack_name]), path)
+	r := lib.reason(rego.metadata.rule(), sprintf("%s is %s; pack %q requires an approved version before use", [_ref_name(ref), v.status, lib.pack]), path)
 }
 
 # METADATA
@@ -281,7 +281,7 @@ reasons contains r if {
 	v := _output.version
 	latest := _latest_number(_output.type)
 	v <= latest
-	r := _reason(rego.metadata.rule(), sprintf("output %s v%v would overwrite a recorded version (latest is v%v); send v%v", [_output.type, v, latest, latest + 1]), "output.version")
+	r := lib.reason(rego.metadata.rule(), sprintf("output %s v%v would overwrite a recorded version (latest is v%v); send v%v", [_output.type, v, latest, latest + 1]), "output.version")
 }
 
 # METADATA
@@ -295,7 +295,7 @@ reasons contains r if {
 	v := _output.version
 	latest := _latest_number(_output.type)
 	v > latest + 1
-	r := _reason(rego.metadata.rule(), sprintf("output %s v%v skips versions: the next version is v%v", [_output.type, v, latest + 1]), "output.version")
+	r := lib.reason(rego.metadata.rule(), sprintf("output %s v%v skips versions: the next version is v%v", [_output.type, v, latest + 1]), "output.version")
 }
 
 # METADATA
@@ -307,5 +307,5 @@ reasons contains r if {
 reasons contains r if {
 	h := artifact(_output.type)
 	_output.id != h.id
-	r := _reason(rego.metadata.rule(), sprintf("output %s has id %q, but the artifact's id is %q", [_output.type, _output.id, h.id]), "output.id")
+	r := lib.reason(rego.metadata.rule(), sprintf("output %s has id %q, but the artifact's id is %q", [_output.type, _output.id, h.id]), "output.id")
 }

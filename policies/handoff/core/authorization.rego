@@ -1,5 +1,7 @@
 package handoff.core
 
+import data.handoff.lib
+
 # _agent is the registry entry of an agent; undefined when the agent (or the registry)
 # is missing, so every "not _agent(x)" denies on missing tables.
 _agent(id) := a if {
@@ -18,13 +20,13 @@ _role(id) := r if {
 	is_object(r)
 }
 
-_source := object.get(_request, "source_agent", "") if _handoff
+_source := object.get(lib.request, "source_agent", "") if _handoff
 
-_target := object.get(_request, "target_agent", "") if _handoff
+_target := object.get(lib.request, "target_agent", "") if _handoff
 
 _actor_is_source if {
 	_handoff
-	_actor_id == _source
+	lib.actor_id == _source
 }
 
 # METADATA
@@ -36,7 +38,7 @@ _actor_is_source if {
 reasons contains r if {
 	_handoff
 	not _agent(_source)
-	r := _reason(rego.metadata.rule(), sprintf("source agent %q is not in the agent registry of pack %q", [_source, _pack_name]), "source_agent")
+	r := lib.reason(rego.metadata.rule(), sprintf("source agent %q is not in the agent registry of pack %q", [_source, lib.pack]), "source_agent")
 }
 
 # METADATA
@@ -49,9 +51,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_handoff
-	_actor_type == "agent"
-	_actor_id != _source
-	r := _reason(rego.metadata.rule(), sprintf("agent %q sent a handoff as source agent %q", [_actor_id, _source]), "actor.id")
+	lib.actor_type == "agent"
+	lib.actor_id != _source
+	r := lib.reason(rego.metadata.rule(), sprintf("agent %q sent a handoff as source agent %q", [lib.actor_id, _source]), "actor.id")
 }
 
 # METADATA
@@ -64,8 +66,8 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_handoff
-	_actor_type == "human"
-	r := _reason(rego.metadata.rule(), sprintf("person %q may not send a handoff as agent %q", [_actor_id, _source]), "actor.type")
+	lib.actor_type == "human"
+	r := lib.reason(rego.metadata.rule(), sprintf("person %q may not send a handoff as agent %q", [lib.actor_id, _source]), "actor.type")
 }
 
 # METADATA
@@ -80,10 +82,10 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_valid
-	_actor_type in {"human", "system"}
-	_agent(_actor_id)
-	r := _reason(rego.metadata.rule(), sprintf("%s %q carries the id of agent %q of pack %q: an identity is its type and its id, and an agent's id names the agent alone", [_actor_type, _actor_id, _actor_id, _pack_name]), "actor.id")
+	lib.valid
+	lib.actor_type in {"human", "system"}
+	_agent(lib.actor_id)
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %q carries the id of agent %q of pack %q: an identity is its type and its id, and an agent's id names the agent alone", [lib.actor_type, lib.actor_id, lib.actor_id, lib.pack]), "actor.id")
 }
 
 # METADATA
@@ -94,8 +96,8 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_handoff
-	not object.get(_request, "task_type", "") in _agent_list(_source, "tasks")
-	r := _reason(rego.metadata.rule(), sprintf("agent %q may not perform task %q", [_source, _request.task_type]), "task_type")
+	not object.get(lib.request, "task_type", "") in _agent_list(_source, "tasks")
+	r := lib.reason(rego.metadata.rule(), sprintf("agent %q may not perform task %q", [_source, lib.request.task_type]), "task_type")
 }
 
 # METADATA
@@ -107,7 +109,7 @@ reasons contains r if {
 reasons contains r if {
 	t := _output.type
 	not t in _agent_list(_source, "produces")
-	r := _reason(rego.metadata.rule(), sprintf("agent %q may not produce %s", [_source, t]), "output.type")
+	r := lib.reason(rego.metadata.rule(), sprintf("agent %q may not produce %s", [_source, t]), "output.type")
 }
 
 # METADATA
@@ -121,7 +123,7 @@ reasons contains r if {
 reasons contains r if {
 	t := _output.type
 	not _artifact_contracts[t].producer == _source
-	r := _reason(rego.metadata.rule(), sprintf("%s is produced only by %q under the contract of pack %q, not by %q", [t, object.get(_artifact_contracts, [t, "producer"], "nobody"), _pack_name, _source]), "output.type")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s is produced only by %q under the contract of pack %q, not by %q", [t, object.get(_artifact_contracts, [t, "producer"], "nobody"), lib.pack, _source]), "output.type")
 }
 
 # METADATA
@@ -133,11 +135,11 @@ reasons contains r if {
 #   code: SOURCE_NOT_AUTHORIZED
 #   outcome: block
 reasons contains r if {
-	_valid
-	_actor_type == "agent"
+	lib.valid
+	lib.actor_type == "agent"
 	not _actor_is_source
-	not _agent(_actor_id)
-	r := _reason(rego.metadata.rule(), sprintf("agent %q is not in the agent registry of pack %q", [_actor_id, _pack_name]), "actor.id")
+	not _agent(lib.actor_id)
+	r := lib.reason(rego.metadata.rule(), sprintf("agent %q is not in the agent registry of pack %q", [lib.actor_id, lib.pack]), "actor.id")
 }
 
 # METADATA
@@ -147,12 +149,12 @@ reasons contains r if {
 #   code: SOURCE_NOT_AUTHORIZED
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	input.request.kind == "review"
-	_actor_type == "agent"
-	some i, ref in _request.artifacts
-	not object.get(ref, "type", "") in _agent_list(_actor_id, "reviews")
-	r := _reason(rego.metadata.rule(), sprintf("agent %q may not review %s", [_actor_id, ref.type]), sprintf("artifacts[%d]", [i]))
+	lib.actor_type == "agent"
+	some i, ref in lib.request.artifacts
+	not object.get(ref, "type", "") in _agent_list(lib.actor_id, "reviews")
+	r := lib.reason(rego.metadata.rule(), sprintf("agent %q may not review %s", [lib.actor_id, ref.type]), sprintf("artifacts[%d]", [i]))
 }
 
 # METADATA
@@ -162,10 +164,10 @@ reasons contains r if {
 #   code: SOURCE_NOT_AUTHORIZED
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	input.request.kind == "failure"
-	not _agent(object.get(_request, "agent", ""))
-	r := _reason(rego.metadata.rule(), sprintf("failed agent %q is not in the agent registry of pack %q", [object.get(_request, "agent", ""), _pack_name]), "agent")
+	not _agent(object.get(lib.request, "agent", ""))
+	r := lib.reason(rego.metadata.rule(), sprintf("failed agent %q is not in the agent registry of pack %q", [object.get(lib.request, "agent", ""), lib.pack]), "agent")
 }
 
 # METADATA
@@ -177,7 +179,7 @@ reasons contains r if {
 reasons contains r if {
 	_handoff
 	not _target in _agent_list(_source, "hands_to")
-	r := _reason(rego.metadata.rule(), sprintf("agent %q may not hand work to %q", [_source, _target]), "target_agent")
+	r := lib.reason(rego.metadata.rule(), sprintf("agent %q may not hand work to %q", [_source, _target]), "target_agent")
 }
 
 # METADATA
@@ -190,5 +192,5 @@ reasons contains r if {
 	_handoff
 	not _agent(_target)
 	not _role(_target)
-	r := _reason(rego.metadata.rule(), sprintf("target %q is neither an agent nor a role of pack %q", [_target, _pack_name]), "target_agent")
+	r := lib.reason(rego.metadata.rule(), sprintf("target %q is neither an agent nor a role of pack %q", [_target, lib.pack]), "target_agent")
 }

@@ -1,5 +1,7 @@
 package handoff.core
 
+import data.handoff.lib
+
 _open_conflicts contains id if {
 	some id, c in _state.conflicts
 	c.status == "open"
@@ -18,10 +20,10 @@ _conflicts_open if count(_open_conflicts) > 0
 #   code: CONFLICT_OPEN
 #   outcome: block
 reasons contains r if {
-	_valid
-	_kind in _guardrails.conflict_blocked_kinds
+	lib.valid
+	lib.kind in _guardrails.conflict_blocked_kinds
 	_conflicts_open
-	r := _reason(rego.metadata.rule(), sprintf("workflow %q has open conflicts %v; a person must resolve them before %s", [_workflow_id, sort(_open_conflicts), with_article(_kind)]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("workflow %q has open conflicts %v; a person must resolve them before %s", [_workflow_id, sort(_open_conflicts), lib.with_article(lib.kind)]), "")
 }
 
 # METADATA
@@ -33,9 +35,9 @@ reasons contains r if {
 #   code: CONFLICT_NOT_FOUND
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	input.request.kind == "resolution"
-	id := _request.conflict_id
+	id := lib.request.conflict_id
 	not id in _open_conflicts
-	r := _reason(rego.metadata.rule(), sprintf("workflow %q has no open conflict %q (status: %s)", [_workflow_id, id, object.get(_state, ["conflicts", id, "status"], "unknown")]), "conflict_id")
+	r := lib.reason(rego.metadata.rule(), sprintf("workflow %q has no open conflict %q (status: %s)", [_workflow_id, id, object.get(_state, ["conflicts", id, "status"], "unknown")]), "conflict_id")
 }

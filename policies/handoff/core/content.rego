@@ -1,5 +1,7 @@
 package handoff.core
 
+import data.handoff.lib
+
 # The engine scans every string value and object key of a decoded request once, in Go,
 # against the core table's forbidden and injection patterns and its secret rule sets
 # (gitleaks), and hands the hits over as input.derived.forbidden and
@@ -27,15 +29,15 @@ _hits(kind) := h if {
 #   code: INJECTION_SUSPECTED
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	some hit in _hits("injection")
-	r := _reason_outcome(rego.metadata.rule(), sprintf("%s matches injection pattern %q", [hit.path, hit.pattern]), hit.path, _injection_outcome)
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("%s matches injection pattern %q", [hit.path, hit.pattern]), hit.path, _injection_outcome)
 }
 
 # _injection_outcome is what an injection hit decides in the pack: its injection mode,
 # block when the table does not say.
 _injection_outcome := "allow" if {
-	object.get(_pack, "injection", "block") == "flag"
+	object.get(lib.pack_contract, "injection", "block") == "flag"
 } else := "block"
 
 # METADATA
@@ -52,7 +54,7 @@ _injection_outcome := "allow" if {
 reasons contains r if {
 	_request_object
 	some hit in _hits("forbidden")
-	r := _reason(rego.metadata.rule(), sprintf("%s matches forbidden pattern %q", [hit.path, hit.pattern]), hit.path)
+	r := lib.reason(rego.metadata.rule(), sprintf("%s matches forbidden pattern %q", [hit.path, hit.pattern]), hit.path)
 }
 
 # METADATA
@@ -64,12 +66,12 @@ reasons contains r if {
 #   code: FORBIDDEN_CONTENT
 #   outcome: block
 reasons contains r if {
-	ctx := _request.context
+	ctx := lib.request.context
 	_handoff
 	is_object(ctx)
-	some field in object.get(_pack, ["context", _edge, "do_not_need"], [])
+	some field in object.get(lib.pack_contract, ["context", _edge, "do_not_need"], [])
 	field in object.keys(ctx)
-	r := _reason(rego.metadata.rule(), sprintf("context field %q is do-not-need for edge %s", [field, _edge]), sprintf("context.%s", [field]))
+	r := lib.reason(rego.metadata.rule(), sprintf("context field %q is do-not-need for edge %s", [field, _edge]), sprintf("context.%s", [field]))
 }
 
 # METADATA
@@ -79,8 +81,8 @@ reasons contains r if {
 #   code: CONTEXT_TOO_LARGE
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	size := input.derived.context_bytes
-	size > _limit("max_context_bytes")
-	r := _reason(rego.metadata.rule(), sprintf("context is %d bytes; pack %q allows %d", [size, _pack_name, _limit("max_context_bytes")]), "context")
+	size > limit("max_context_bytes")
+	r := lib.reason(rego.metadata.rule(), sprintf("context is %d bytes; pack %q allows %d", [size, lib.pack, limit("max_context_bytes")]), "context")
 }

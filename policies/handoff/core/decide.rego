@@ -1,22 +1,15 @@
 package handoff.core
 
+import data.handoff.lib
+
 _outcomes := {"allow", "await_human", "retry", "revise", "block", "fail"}
 
 _proposal_defaults := {"next": [], "revise": [], "events": [], "requires_human_review": false}
 
-# _status_now is the workflow's status, "NONE" when there is no workflow.
-_status_now := s if {
-	s := input.state.status
-	is_string(s)
-} else := "NONE"
-
-# _blocking holds for a reason whose outcome is block or missing.
-_blocking(r) if object.get(r, "outcome", "block") == "block"
-
 # blocked holds when a core reason blocks the request.
 blocked if {
 	some r in reasons
-	_blocking(r)
+	lib.blocking(r)
 }
 
 _proposed_reasons(proposal) := object.get(proposal, "reasons", []) if is_object(proposal)
@@ -35,7 +28,7 @@ _core_root_causes := l if {
 } else := []
 
 _root_causes_of_pack := l if {
-	l := _pack.root_causes
+	l := lib.pack_contract.root_causes
 	is_array(l)
 } else := []
 
@@ -54,7 +47,7 @@ _sorted(rs) := [x[4] | some x in sort([[_rank(code), code, object.get(r, "path",
 _block_result(rs) := {
 	"outcome": "block",
 	"reasons": _sorted(rs),
-	"status_after": _status_now,
+	"status_after": lib.status,
 	"next": [],
 	"revise": [],
 	"events": [],
@@ -74,13 +67,23 @@ decide(reasons_in, proposal) := _decide(_collect(reasons_in, proposal), proposal
 # _decide is decide for the collected reasons rs, gathered once.
 _decide(rs, proposal) := _block_result(rs) if {
 	some r in rs
-	_blocking(r)
+	lib.blocking(r)
 } else := _block_result(rs | problems) if {
 	problems := _proposal_problems(rs, proposal)
 	count(problems) > 0
 } else := _block_result(rs) if {
 	proposal.outcome == "block"
 } else := object.union(object.union(_proposal_defaults, proposal), {"reasons": _sorted(rs)})
+
+# proposal is a pack's proposal for the unblocked path. answers holds the pack's answer
+# to a request it expects in the current status (none or one); without one the proposal
+# is a block that keeps the status, with the reasons unanswered: the pack's
+# OUT_OF_SEQUENCE ("No <pack> rule decides the request") for an expected request no rule
+# answers, none for a request the pack does not expect (a rule of the pack or of core
+# says why it is refused).
+proposal(answers, unanswered) := p if {
+	some p in answers
+} else := {"outcome": "block", "status_after": lib.status, "reasons": unanswered}
 
 _proposal_problems(rs, proposal) := (_shape_problems(rs, proposal) | _transition_problems(proposal)) | _retry_problems(rs, proposal)
 
@@ -100,15 +103,15 @@ _valid_outcome(proposal) := o if {
 #   outcome: block
 _shape_problems(rs, proposal) := ({r |
 	not _valid_outcome(proposal)
-	r := _reason(rego.metadata.rule(), sprintf("no pack decided this request: the proposal has no valid outcome (got %v)", [object.get(_as_object(proposal), "outcome", null)]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("no pack decided this request: the proposal has no valid outcome (got %v)", [object.get(_as_object(proposal), "outcome", null)]), "")
 } | {r |
 	_valid_outcome(proposal) == "block"
 	count(rs) == 0
-	r := _reason(rego.metadata.rule(), "the pack proposed a block without any reason", "")
+	r := lib.reason(rego.metadata.rule(), "the pack proposed a block without any reason", "")
 }) | {r |
 	_valid_outcome(proposal) != "block"
 	not is_string(object.get(_as_object(proposal), "status_after", null))
-	r := _reason(rego.metadata.rule(), sprintf("the pack proposed %s without a status_after", [proposal.outcome]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("the pack proposed %s without a status_after", [proposal.outcome]), "")
 }
 
 _as_object(x) := x if is_object(x)
@@ -133,9 +136,9 @@ _transition_problems(proposal) := {r |
 	_valid_outcome(proposal) != "block"
 	to := proposal.status_after
 	is_string(to)
-	to != _status_now
-	not _transition_allowed(_status_now, to)
-	r := _reason(rego.metadata.rule(), sprintf("pack %q has no transition %s -> %s", [_pack_name, _status_now, to]), "")
+	to != lib.status
+	not _transition_allowed(lib.status, to)
+	r := lib.reason(rego.metadata.rule(), sprintf("pack %q has no transition %s -> %s", [lib.pack, lib.status, to]), "")
 }
 
 # METADATA
@@ -150,11 +153,11 @@ _retry_problems(rs, proposal) := {r |
 	_valid_outcome(proposal) == "retry"
 	some reason in rs
 	reason.code in {"RETRY_EXHAUSTED", "NOT_RETRYABLE"}
-	r := _reason(rego.metadata.rule(), sprintf("the pack proposes a retry although %s says: %s", [reason.code, reason.message]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("the pack proposes a retry although %s says: %s", [reason.code, reason.message]), "")
 } | {r |
 	_valid_outcome(proposal) == "retry"
 	proposal.retry.attempt > proposal.retry.max_attempts
-	r := _reason(rego.metadata.rule(), sprintf("the pack proposes attempt %v of at most %v", [proposal.retry.attempt, proposal.retry.max_attempts]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("the pack proposes attempt %v of at most %v", [proposal.retry.attempt, proposal.retry.max_attempts]), "")
 }
 
 # METADATA

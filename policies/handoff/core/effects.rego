@@ -1,5 +1,7 @@
 package handoff.core
 
+import data.handoff.lib
+
 # METADATA
 # title: Outcome for an unknown effect
 # description: >-
@@ -10,11 +12,11 @@ package handoff.core
 #   code: EFFECT_NOT_FOUND
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	input.request.kind == "outcome"
-	id := _request.effect_id
+	id := lib.request.effect_id
 	not _state.effects[id]
-	r := _reason(rego.metadata.rule(), sprintf("workflow %q has no side effect %q to report on", [_workflow_id, id]), "effect_id")
+	r := lib.reason(rego.metadata.rule(), sprintf("workflow %q has no side effect %q to report on", [_workflow_id, id]), "effect_id")
 }
 
 # METADATA
@@ -29,5 +31,5 @@ reasons contains r if {
 	_handoff
 	some id, status in _state.effects
 	status == "unknown"
-	r := _reason(rego.metadata.rule(), sprintf("side effect %q has an unknown outcome; reconcile it before a new handoff", [id]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("side effect %q has an unknown outcome; reconcile it before a new handoff", [id]), "")
 }

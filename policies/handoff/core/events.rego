@@ -1,11 +1,13 @@
 package handoff.core
 
+import data.handoff.lib
+
 # handoff_event is the handoff_accepted event of the current handoff: the bookkeeping
 # behind edge counts, recent edges, input hashes and handoffs per stage.
 handoff_event := {
 	"type": "handoff_accepted",
-	"source": _request.source_agent,
-	"target": _request.target_agent,
+	"source": lib.request.source_agent,
+	"target": lib.request.target_agent,
 	"input_hash": input.derived.input_hash,
 	"stage": _state.status,
 } if _handoff
@@ -25,9 +27,9 @@ artifact_event(status) := {
 	"type": "artifact_recorded",
 	"ref": output_ref,
 	"status": status,
-	"producer": _request.source_agent,
-	"based_on": object.get(_request, "input_artifacts", []),
-	"assumptions": object.get(_request, "assumptions", []),
-	"limitations": object.get(_request, "limitations", []),
+	"producer": lib.request.source_agent,
+	"based_on": object.get(lib.request, "input_artifacts", []),
+	"assumptions": object.get(lib.request, "assumptions", []),
+	"limitations": object.get(lib.request, "limitations", []),
 	"content": _output.content,
 }

@@ -1,6 +1,8 @@
 package handoff.core
 
-_reverse_edge := sprintf("%s>%s", [_request.target_agent, _request.source_agent]) if _handoff
+import data.handoff.lib
+
+_reverse_edge := sprintf("%s>%s", [lib.request.target_agent, lib.request.source_agent]) if _handoff
 
 # _alternate is the edge expected k places before the new one in a ping-pong run.
 _alternate(k) := _edge if k % 2 == 0
@@ -31,7 +33,7 @@ _ping_pong if {
 reasons contains r if {
 	_handoff
 	_ping_pong
-	r := _reason(rego.metadata.rule(), sprintf("handoff %s would make the last %d handoffs alternate between %q and %q", [_edge, _guardrails.ping_pong_edges, _request.source_agent, _request.target_agent]), "target_agent")
+	r := lib.reason(rego.metadata.rule(), sprintf("handoff %s would make the last %d handoffs alternate between %q and %q", [_edge, _guardrails.ping_pong_edges, lib.request.source_agent, lib.request.target_agent]), "target_agent")
 }
 
 # METADATA
@@ -43,8 +45,8 @@ reasons contains r if {
 reasons contains r if {
 	_handoff
 	visits := object.get(_state, ["edges", _edge], 0)
-	visits >= _limit("max_edge_visits")
-	r := _reason(rego.metadata.rule(), sprintf("edge %s was already taken %d times; pack %q allows %d", [_edge, visits, _pack_name, _limit("max_edge_visits")]), "target_agent")
+	visits >= limit("max_edge_visits")
+	r := lib.reason(rego.metadata.rule(), sprintf("edge %s was already taken %d times; pack %q allows %d", [_edge, visits, lib.pack, limit("max_edge_visits")]), "target_agent")
 }
 
 # METADATA
@@ -60,8 +62,8 @@ reasons contains r if {
 	_handoff
 	stage := _state.status
 	n := object.get(_state, ["stage_handoffs", stage], 0)
-	n >= _limit("max_handoffs_per_stage")
-	r := _reason(rego.metadata.rule(), sprintf("status %s already accepted %d handoffs; pack %q allows %d per stage", [stage, n, _pack_name, _limit("max_handoffs_per_stage")]), "")
+	n >= limit("max_handoffs_per_stage")
+	r := lib.reason(rego.metadata.rule(), sprintf("status %s already accepted %d handoffs; pack %q allows %d per stage", [stage, n, lib.pack, limit("max_handoffs_per_stage")]), "")
 }
 
 # METADATA
@@ -76,5 +78,5 @@ reasons contains r if {
 	_handoff
 	key := sprintf("%s|%s", [_edge, input.derived.input_hash])
 	_state.input_hashes[key] == true
-	r := _reason(rego.metadata.rule(), sprintf("%q already handed these inputs (%s) to %q", [_request.source_agent, input.derived.input_hash, _request.target_agent]), "input_artifacts")
+	r := lib.reason(rego.metadata.rule(), sprintf("%q already handed these inputs (%s) to %q", [lib.request.source_agent, input.derived.input_hash, lib.request.target_agent]), "input_artifacts")
 }

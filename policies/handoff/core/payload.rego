@@ -1,5 +1,7 @@
 package handoff.core
 
+import data.handoff.lib
+
 # METADATA
 # title: Missing assumptions
 # description: >-
@@ -10,8 +12,8 @@ package handoff.core
 #   outcome: block
 reasons contains r if {
 	_output
-	not is_array(object.get(_request, "assumptions", null))
-	r := _reason(rego.metadata.rule(), sprintf("handoff of %s v%v from %q carries no assumptions (send [] to declare none)", [_output.type, _output.version, _source]), "assumptions")
+	not is_array(object.get(lib.request, "assumptions", null))
+	r := lib.reason(rego.metadata.rule(), sprintf("handoff of %s v%v from %q carries no assumptions (send [] to declare none)", [_output.type, _output.version, _source]), "assumptions")
 }
 
 # METADATA
@@ -24,8 +26,8 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_output
-	not is_array(object.get(_request, "limitations", null))
-	r := _reason(rego.metadata.rule(), sprintf("handoff of %s v%v from %q carries no limitations (send [] to declare none)", [_output.type, _output.version, _source]), "limitations")
+	not is_array(object.get(lib.request, "limitations", null))
+	r := lib.reason(rego.metadata.rule(), sprintf("handoff of %s v%v from %q carries no limitations (send [] to declare none)", [_output.type, _output.version, _source]), "limitations")
 }
 
 # METADATA
@@ -36,13 +38,13 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_output
-	not is_number(object.get(_request, "confidence_score", null))
-	r := _reason(rego.metadata.rule(), sprintf("handoff of %s v%v from %q carries no confidence_score", [_output.type, _output.version, _source]), "confidence_score")
+	not is_number(object.get(lib.request, "confidence_score", null))
+	r := lib.reason(rego.metadata.rule(), sprintf("handoff of %s v%v from %q carries no confidence_score", [_output.type, _output.version, _source]), "confidence_score")
 }
 
 # claim_fields are the output content fields holding claims that need sources: the core
 # table's claims.fields plus, when a pack's contract has one, its claim_fields list.
-claim_fields := {f | some f in _guardrails.claims.fields} | {f | some f in object.get(_pack, "claim_fields", [])}
+claim_fields := {f | some f in _guardrails.claims.fields} | {f | some f in object.get(lib.pack_contract, "claim_fields", [])}
 
 _source_keys := {k | some k in _guardrails.claims.source_keys}
 
@@ -100,17 +102,17 @@ reasons contains r if {
 	content := _output.content
 	is_object(content)
 	some p in unsourced_claims(content, claim_fields)
-	r := _reason(rego.metadata.rule(), sprintf("output.content.%s in %s v%v states a conclusion without sources (one of %v)", [p, _output.type, _output.version, sort(_source_keys)]), sprintf("output.content.%s", [p]))
+	r := lib.reason(rego.metadata.rule(), sprintf("output.content.%s in %s v%v states a conclusion without sources (one of %v)", [p, _output.type, _output.version, sort(_source_keys)]), sprintf("output.content.%s", [p]))
 }
 
 _normalized(s) := lower(trim_space(s))
 
-_carried_limitations := {_normalized(l) | some l in _request.limitations; is_string(l)}
+_carried_limitations := {_normalized(l) | some l in lib.request.limitations; is_string(l)}
 
 # _drops are the handoff's limitations_dropped entries: a pack whose handoff schema has
 # the field lets a limitation be dropped with a justification; any other pack's closed
 # schema refuses it, so there none is.
-_drops := [d | some d in object.get(_request, "limitations_dropped", []); is_object(d)]
+_drops := [d | some d in object.get(lib.request, "limitations_dropped", []); is_object(d)]
 
 _declared_drop(l) if {
 	some d in _drops
@@ -132,21 +134,21 @@ _dropped contains [ref, l] if {
 	not _normalized(l) in _carried_limitations
 }
 
-_limitation_problems contains sprintf("limitation %q of %s is missing from the handoff's limitations; to drop it, name it in limitations_dropped with a justification", [_short(l), _ref_name(ref)]) if {
+_limitation_problems contains sprintf("limitation %q of %s is missing from the handoff's limitations; to drop it, name it in limitations_dropped with a justification", [lib.short(l), _ref_name(ref)]) if {
 	some [ref, l] in _dropped
 	not _declared_drop(l)
 }
 
-_limitation_problems contains sprintf("limitation %q of %s is dropped without a justification", [_short(l), _ref_name(ref)]) if {
+_limitation_problems contains sprintf("limitation %q of %s is dropped without a justification", [lib.short(l), _ref_name(ref)]) if {
 	some [ref, l] in _dropped
 	_declared_drop(l)
 	not _justified_drop(l)
 }
 
-_limitation_problems contains sprintf("limitation %q of %s is dropped but requires_validation is not true: a person validates the removal", [_short(l), _ref_name(ref)]) if {
+_limitation_problems contains sprintf("limitation %q of %s is dropped but requires_validation is not true: a person validates the removal", [lib.short(l), _ref_name(ref)]) if {
 	some [ref, l] in _dropped
 	_declared_drop(l)
-	object.get(_request, "requires_validation", false) != true
+	object.get(lib.request, "requires_validation", false) != true
 }
 
 # METADATA
@@ -162,5 +164,5 @@ _limitation_problems contains sprintf("limitation %q of %s is dropped but requir
 #   outcome: block
 reasons contains r if {
 	some msg in _limitation_problems
-	r := _reason(rego.metadata.rule(), msg, "limitations")
+	r := lib.reason(rego.metadata.rule(), msg, "limitations")
 }

@@ -1,21 +1,23 @@
 package handoff.core
 
+import data.handoff.lib
+
 # retry_counter is the name of the counter that counts the retries of a task; a pack
 # adds {"type": "counter", "name": retry_counter(task), "delta": 1} to every retry.
 retry_counter(task) := sprintf("retry/%s", [task])
 
 _failure if {
-	_valid
+	lib.valid
 	input.request.kind == "failure"
 }
 
 # failure_attempt is the number of the try that just failed: one more than the retries
 # the state already counts for the task. The first try is 1.
-failure_attempt := object.get(_state, ["counters", retry_counter(_request.task)], 0) + 1 if _failure
+failure_attempt := object.get(_state, ["counters", retry_counter(lib.request.task)], 0) + 1 if _failure
 
 # _retry_policy is the pack's retry policy for a failure class; undefined when missing.
 _retry_policy(class) := p if {
-	p := _pack.limits.retry[class]
+	p := lib.pack_contract.limits.retry[class]
 	is_object(p)
 }
 
@@ -63,8 +65,8 @@ _honoured(p, retry_after_ms) := retry_after_ms if {
 
 # failure_retry is the retry answer for the current failure: the next try of its task.
 failure_retry := object.union(
-	retry_decision(_request.class, failure_attempt + 1, object.get(_request, "retry_after_ms", 0)),
-	{"task": _request.task},
+	retry_decision(lib.request.class, failure_attempt + 1, object.get(lib.request, "retry_after_ms", 0)),
+	{"task": lib.request.task},
 ) if _failure
 
 # METADATA
@@ -78,11 +80,11 @@ failure_retry := object.union(
 #   outcome: await_human
 reasons contains r if {
 	_failure
-	p := _retry_policy(_request.class)
+	p := _retry_policy(lib.request.class)
 	p.retryable == true
 	max_attempts := object.get(p, "max_attempts", 1)
 	failure_attempt + 1 > max_attempts
-	r := _reason_outcome(rego.metadata.rule(), sprintf("task %q of agent %q failed (%s) on try %d of %d; the retry budget is spent", [_request.task, _request.agent, _request.class, failure_attempt, max_attempts]), "task", "await_human")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("task %q of agent %q failed (%s) on try %d of %d; the retry budget is spent", [lib.request.task, lib.request.agent, lib.request.class, failure_attempt, max_attempts]), "task", "await_human")
 }
 
 # METADATA
@@ -96,9 +98,9 @@ reasons contains r if {
 #   outcome: await_human
 reasons contains r if {
 	_failure
-	p := _retry_policy(_request.class)
+	p := _retry_policy(lib.request.class)
 	p.retryable != true
-	r := _reason_outcome(rego.metadata.rule(), sprintf("failures of class %s are not retried by pack %q (task %q of agent %q)", [_request.class, _pack_name, _request.task, _request.agent]), "class", "await_human")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("failures of class %s are not retried by pack %q (task %q of agent %q)", [lib.request.class, lib.pack, lib.request.task, lib.request.agent]), "class", "await_human")
 }
 
 # METADATA
@@ -111,6 +113,6 @@ reasons contains r if {
 #   outcome: await_human
 reasons contains r if {
 	_failure
-	not _retry_policy(object.get(_request, "class", ""))
-	r := _reason_outcome(rego.metadata.rule(), sprintf("pack %q has no retry policy for failure class %s (task %q of agent %q)", [_pack_name, _request.class, _request.task, _request.agent]), "class", "await_human")
+	not _retry_policy(object.get(lib.request, "class", ""))
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("pack %q has no retry policy for failure class %s (task %q of agent %q)", [lib.pack, lib.request.class, lib.request.task, lib.request.agent]), "class", "await_human")
 }

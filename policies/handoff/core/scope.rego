@@ -1,5 +1,7 @@
 package handoff.core
 
+import data.handoff.lib
+
 # METADATA
 # title: Tenant mismatch
 # description: >-
@@ -9,9 +11,9 @@ package handoff.core
 #   code: TENANT_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_valid
-	_request.tenant_id != _state.tenant_id
-	r := _reason(rego.metadata.rule(), sprintf("request tenant %q is not the tenant of workflow %q", [_request.tenant_id, _workflow_id]), "tenant_id")
+	lib.valid
+	lib.request.tenant_id != _state.tenant_id
+	r := lib.reason(rego.metadata.rule(), sprintf("request tenant %q is not the tenant of workflow %q", [lib.request.tenant_id, _workflow_id]), "tenant_id")
 }
 
 # METADATA
@@ -22,11 +24,11 @@ reasons contains r if {
 #   code: SCOPE_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	want := _state.organization_id
 	is_string(want)
-	object.get(_request, "organization_id", "") != want
-	r := _reason(rego.metadata.rule(), sprintf("request organization %q is not organization %q of workflow %q", [object.get(_request, "organization_id", ""), want, _workflow_id]), "organization_id")
+	object.get(lib.request, "organization_id", "") != want
+	r := lib.reason(rego.metadata.rule(), sprintf("request organization %q is not organization %q of workflow %q", [object.get(lib.request, "organization_id", ""), want, _workflow_id]), "organization_id")
 }
 
 # METADATA
@@ -36,11 +38,11 @@ reasons contains r if {
 #   code: SCOPE_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_valid
-	_kind != "start"
-	got := _request.workflow_id
+	lib.valid
+	lib.kind != "start"
+	got := lib.request.workflow_id
 	got != _state.workflow_id
-	r := _reason(rego.metadata.rule(), sprintf("request names workflow %q but was evaluated against workflow %q", [got, _workflow_id]), "workflow_id")
+	r := lib.reason(rego.metadata.rule(), sprintf("request names workflow %q but was evaluated against workflow %q", [got, _workflow_id]), "workflow_id")
 }
 
 # METADATA
@@ -50,10 +52,10 @@ reasons contains r if {
 #   code: SCOPE_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	input.request.kind == "start"
-	_request.pack != _pack_name
-	r := _reason(rego.metadata.rule(), sprintf("start names pack %q but is evaluated by pack %q", [_request.pack, _pack_name]), "pack")
+	lib.request.pack != lib.pack
+	r := lib.reason(rego.metadata.rule(), sprintf("start names pack %q but is evaluated by pack %q", [lib.request.pack, lib.pack]), "pack")
 }
 
 # METADATA
@@ -67,12 +69,12 @@ reasons contains r if {
 #   code: SCOPE_MISMATCH
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	some s in _scopes
 	state_field := _guardrails.scope_fields[s.field]
 	want := _state[state_field]
 	s.value != want
-	r := _reason(rego.metadata.rule(), sprintf("%s is %q, not the workflow's %s %q", [s.path, s.value, state_field, want]), s.path)
+	r := lib.reason(rego.metadata.rule(), sprintf("%s is %q, not the workflow's %s %q", [s.path, s.value, state_field, want]), s.path)
 }
 
 # _scopes are the scope fields inside the request body: every key named in the core
@@ -82,8 +84,8 @@ reasons contains r if {
 _scopes := s if {
 	s := input.derived.scopes
 	is_array(s)
-} else := [{"path": _path_string(path), "field": field, "value": value} |
-	walk(_request, [path, value])
+} else := [{"path": lib.path_string(path), "field": field, "value": value} |
+	walk(lib.request, [path, value])
 	count(path) > 1
 	field := path[count(path) - 1]
 	is_string(field)

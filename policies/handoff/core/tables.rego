@@ -1,19 +1,8 @@
 package handoff.core
 
-# _pack_routable holds when input.pack names a pack whose tables may be looked up.
-_pack_routable if {
-	_pack_name != ""
-	_pack_name != "core"
-}
+import data.handoff.lib
 
-# _pack is the pack's contract tables, {} when they are missing.
-_pack := p if {
-	_pack_routable
-	p := data.handoff[_pack_name].contract
-	is_object(p)
-} else := {}
-
-_pack_loaded if count(_pack) > 0
+_pack_loaded if count(lib.pack_contract) > 0
 
 # _guardrails is the core guardrail table, {} when it is missing.
 _guardrails := g if {
@@ -22,28 +11,28 @@ _guardrails := g if {
 } else := {}
 
 _agents := a if {
-	a := _pack.agents
+	a := lib.pack_contract.agents
 	is_object(a)
 } else := {}
 
 _roles := r if {
-	r := _pack.roles
+	r := lib.pack_contract.roles
 	is_object(r)
 } else := {}
 
 _artifact_contracts := a if {
-	a := _pack.artifacts
+	a := lib.pack_contract.artifacts
 	is_object(a)
 } else := {}
 
 _transitions := t if {
-	t := _pack.workflow.transitions
+	t := lib.pack_contract.workflow.transitions
 	is_array(t)
 } else := []
 
-# _limit is a numeric limit of the pack; undefined when missing (CONTRACT_MISSING blocks).
-_limit(name) := n if {
-	n := _pack.limits[name]
+# limit is a numeric limit of the pack; undefined when missing (CONTRACT_MISSING blocks).
+limit(name) := n if {
+	n := lib.pack_contract.limits[name]
 	is_number(n)
 }
 
@@ -85,18 +74,18 @@ _required_guardrail_tables := [
 # say in one step each, by literal lookups, that every required table is there with its
 # type; only when one is not are the tables listed one by one.
 _pack_tables_complete if {
-	is_object(_pack.agents)
-	is_object(_pack.artifacts)
-	is_array(_pack.workflow.transitions)
-	is_array(_pack.workflow.terminal)
-	is_number(_pack.limits.max_review_cycles)
-	is_number(_pack.limits.max_handoffs_per_stage)
-	is_number(_pack.limits.max_edge_visits)
-	is_number(_pack.limits.loop_window)
-	is_number(_pack.limits.max_context_bytes)
-	is_object(_pack.limits.retry)
-	is_array(_pack.verdicts.blocking_severities)
-	is_array(_pack.verdicts.failed_items)
+	is_object(lib.pack_contract.agents)
+	is_object(lib.pack_contract.artifacts)
+	is_array(lib.pack_contract.workflow.transitions)
+	is_array(lib.pack_contract.workflow.terminal)
+	is_number(lib.pack_contract.limits.max_review_cycles)
+	is_number(lib.pack_contract.limits.max_handoffs_per_stage)
+	is_number(lib.pack_contract.limits.max_edge_visits)
+	is_number(lib.pack_contract.limits.loop_window)
+	is_number(lib.pack_contract.limits.max_context_bytes)
+	is_object(lib.pack_contract.limits.retry)
+	is_array(lib.pack_contract.verdicts.blocking_severities)
+	is_array(lib.pack_contract.verdicts.failed_items)
 }
 
 _guardrail_tables_complete if {
@@ -119,7 +108,7 @@ _guardrail_tables_complete if {
 _missing_pack_tables contains t if {
 	not _pack_tables_complete
 	some t in _required_pack_tables
-	type_name(object.get(_pack, t.path, null)) != t.type
+	type_name(object.get(lib.pack_contract, t.path, null)) != t.type
 }
 
 _missing_guardrail_tables contains t if {
@@ -138,9 +127,9 @@ _missing_guardrail_tables contains t if {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	not _pack_loaded
-	r := _reason(rego.metadata.rule(), sprintf("no contract tables for pack %q at data.handoff.%s.contract", [_pack_name, _pack_name]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("no contract tables for pack %q at data.handoff.%s.contract", [lib.pack, lib.pack]), "")
 }
 
 # METADATA
@@ -152,11 +141,11 @@ reasons contains r if {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	_pack_loaded
 	not _pack_tables_complete
 	some t in _missing_pack_tables
-	r := _reason(rego.metadata.rule(), sprintf("the contract of pack %q has no %s %s", [_pack_name, t.type, concat(".", t.path)]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("the contract of pack %q has no %s %s", [lib.pack, t.type, concat(".", t.path)]), "")
 }
 
 # METADATA
@@ -169,8 +158,8 @@ reasons contains r if {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	not _guardrail_tables_complete
 	some t in _missing_guardrail_tables
-	r := _reason(rego.metadata.rule(), sprintf("the core guardrail tables have no %s %s", [t.type, concat(".", t.path)]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("the core guardrail tables have no %s %s", [t.type, concat(".", t.path)]), "")
 }

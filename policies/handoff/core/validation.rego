@@ -1,5 +1,7 @@
 package handoff.core
 
+import data.handoff.lib
+
 # _error_code is a validation error's code, null when it has none.
 _error_code(e) := c if {
 	c := e.code
@@ -35,7 +37,7 @@ _validation_codes := {
 
 # _validation_reason turns one validation error into a reason with its path; meta is
 # the METADATA of the rule repeating that error's code.
-_validation_reason(meta, e) := _reason(meta, _validation_message(e.code, e), _validation_path(e))
+_validation_reason(meta, e) := lib.reason(meta, _validation_message(e.code, e), _validation_path(e))
 
 _validation_message(code, e) := m if {
 	m := e.message
@@ -229,7 +231,7 @@ reasons contains r if {
 reasons contains r if {
 	some e in _validation_errors
 	not _error_code(e) in _validation_codes
-	r := _reason(rego.metadata.rule(), sprintf("validation error with unknown code %v: %s", [_error_code(e), _validation_message("SCHEMA_INVALID", e)]), _validation_path(e))
+	r := lib.reason(rego.metadata.rule(), sprintf("validation error with unknown code %v: %s", [_error_code(e), _validation_message("SCHEMA_INVALID", e)]), _validation_path(e))
 }
 
 # METADATA
@@ -243,23 +245,23 @@ reasons contains r if {
 reasons contains r if {
 	count(_validation_errors) == 0
 	not _request_object
-	r := _reason(rego.metadata.rule(), "the request is missing or is not a JSON object", "")
+	r := lib.reason(rego.metadata.rule(), "the request is missing or is not a JSON object", "")
 }
 
 _actor_types := {"agent", "human", "system"}
 
 # _envelope_problems are the envelope fields a request cannot do without, with what
 # is wrong with them.
-_envelope_problems contains ["kind", "is not a known request kind"] if not _kind in _all_kinds
+_envelope_problems contains ["kind", "is not a known request kind"] if not lib.kind in _all_kinds
 
 _envelope_problems contains [field, "is missing or empty"] if {
 	some field in ["request_id", "tenant_id"]
-	not _has_text(_request, field)
+	not _has_text(lib.request, field)
 }
 
-_envelope_problems contains ["actor.type", "is not agent, human or system"] if not _actor_type in _actor_types
+_envelope_problems contains ["actor.type", "is not agent, human or system"] if not lib.actor_type in _actor_types
 
-_envelope_problems contains ["actor.id", "is missing or empty"] if not _has_text(_actor, "id")
+_envelope_problems contains ["actor.id", "is missing or empty"] if not _has_text(lib.actor, "id")
 
 # METADATA
 # title: Envelope incomplete
@@ -271,9 +273,9 @@ _envelope_problems contains ["actor.id", "is missing or empty"] if not _has_text
 #   code: SCHEMA_INVALID
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	some [path, problem] in _envelope_problems
-	r := _reason(rego.metadata.rule(), sprintf("%s %s", [path, problem]), path)
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %s", [path, problem]), path)
 }
 
 # METADATA
@@ -285,9 +287,9 @@ reasons contains r if {
 #   code: WORKFLOW_NOT_FOUND
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	not _state
-	r := _reason(rego.metadata.rule(), sprintf("no workflow state for %s request %q", [_kind, object.get(_request, "request_id", "")]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("no workflow state for %s request %q", [lib.kind, object.get(lib.request, "request_id", "")]), "")
 }
 
 _state_maps := {
@@ -328,7 +330,7 @@ _state_maps_complete if {
 #   outcome: block
 reasons contains r if {
 	not _validation_list
-	r := _reason(rego.metadata.rule(), "input.validation.errors is missing or not a list", "")
+	r := lib.reason(rego.metadata.rule(), "input.validation.errors is missing or not a list", "")
 }
 
 # METADATA
@@ -339,11 +341,11 @@ reasons contains r if {
 #   code: POLICY_ERROR
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	not _state_maps_complete
 	some name, want in _state_maps
 	type_name(object.get(_state, name, null)) != want
-	r := _reason(rego.metadata.rule(), sprintf("input.state.%s is missing or not an %s", [name, want]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("input.state.%s is missing or not an %s", [name, want]), "")
 }
 
 # METADATA
@@ -357,14 +359,14 @@ reasons contains r if {
 	_handoff
 	some field, want in _derived_needed
 	not type_name(object.get(input, ["derived", field], null)) == want
-	r := _reason(rego.metadata.rule(), sprintf("input.derived.%s is missing or not %s", [field, with_article(want)]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("input.derived.%s is missing or not %s", [field, lib.with_article(want)]), "")
 }
 
 _derived_needed["input_hash"] := "string"
 
 _derived_needed["output_hash"] := "string" if _output
 
-_derived_needed["context_bytes"] := "number" if is_object(_request.context)
+_derived_needed["context_bytes"] := "number" if is_object(lib.request.context)
 
 # METADATA
 # title: Missing trace id
@@ -375,10 +377,10 @@ _derived_needed["context_bytes"] := "number" if is_object(_request.context)
 #   code: MISSING_TRACE_ID
 #   outcome: block
 reasons contains r if {
-	_valid
-	_kind in _guardrails.trace_required_kinds
-	not _has_text(_request, "trace_id")
-	r := _reason(rego.metadata.rule(), sprintf("%s request %q carries no trace_id", [_kind, object.get(_request, "request_id", "")]), "trace_id")
+	lib.valid
+	lib.kind in _guardrails.trace_required_kinds
+	not _has_text(lib.request, "trace_id")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s request %q carries no trace_id", [lib.kind, object.get(lib.request, "request_id", "")]), "trace_id")
 }
 
 _all_kinds := {"start", "handoff", "review", "approval", "failure", "resolution", "outcome", "cancel"}

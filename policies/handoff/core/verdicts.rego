@@ -1,5 +1,7 @@
 package handoff.core
 
+import data.handoff.lib
+
 # Verdict consistency, one rule for every pack: a review's verdict agrees with what the
 # same review reports. What counts as blocking, and what a return must name, is the
 # pack's table verdicts (core.#Verdicts in contracts/core/pack.cue).
@@ -8,19 +10,19 @@ package handoff.core
 # and needs nothing, ACCEPT passes it.
 _returning_verdicts := {"REVISE", "REJECT", "REASSIGN"}
 
-_review_verdict := object.get(_request, "verdict", "")
+_review_verdict := object.get(lib.request, "verdict", "")
 
-_review_defects := [d | some d in object.get(_request, "defects", []); is_object(d)]
+_review_defects := [d | some d in object.get(lib.request, "defects", []); is_object(d)]
 
-_review_gates := [g | some g in object.get(_request, "gates", []); is_object(g)]
+_review_gates := [g | some g in object.get(lib.request, "gates", []); is_object(g)]
 
-_review_attestations := [a | some a in object.get(_request, "attestations", []); is_object(a)]
+_review_attestations := [a | some a in object.get(lib.request, "attestations", []); is_object(a)]
 
 # _verdicts is the pack's table; CONTRACT_MISSING blocks when it is not there, and the
 # lookups below read it on the strictest terms when a list is missing: every severity
 # blocks an ACCEPT, and a return names a defect.
 _verdicts := v if {
-	v := _pack.verdicts
+	v := lib.pack_contract.verdicts
 	is_object(v)
 } else := {}
 
@@ -103,7 +105,7 @@ _contradictions contains ["verdict", msg] if {
 	want := {s | some s in requires}
 	count(_review_defects) > 0
 	count({d | some d in _review_defects; d.severity in want}) == 0
-	msg := sprintf("verdict %s lists no defect of severity %s, which %s is for in pack %s", [_review_verdict, concat(" or ", sort(want)), _review_verdict, _pack_name])
+	msg := sprintf("verdict %s lists no defect of severity %s, which %s is for in pack %s", [_review_verdict, concat(" or ", sort(want)), _review_verdict, lib.pack])
 }
 
 _contradictions contains [sprintf("defects[%d].severity", [i]), msg] if {
@@ -111,7 +113,7 @@ _contradictions contains [sprintf("defects[%d].severity", [i]), msg] if {
 	allowed := {s | some s in allows}
 	some i, d in _review_defects
 	not d.severity in allowed
-	msg := sprintf("verdict %s lists %s defect %q: in pack %s a %s carries defects of severity %s only", [_review_verdict, d.severity, d.id, _pack_name, _review_verdict, concat(" or ", sort(allowed))])
+	msg := sprintf("verdict %s lists %s defect %q: in pack %s a %s carries defects of severity %s only", [_review_verdict, d.severity, d.id, lib.pack, _review_verdict, concat(" or ", sort(allowed))])
 }
 
 # METADATA
@@ -137,10 +139,10 @@ reasons contains r if {
 	r := _verdict_reason(rego.metadata.rule(), msg, path)
 }
 
-_verdict_reason(meta, msg, path) := gate_reason(meta, msg, path, g, "block") if {
+_verdict_reason(meta, msg, path) := lib.gate_reason(meta, msg, path, g, "block") if {
 	g := _verdicts.gate
 	is_string(g)
-} else := _reason(meta, msg, path)
+} else := lib.reason(meta, msg, path)
 
 # METADATA
 # title: Defect id used twice in one review
@@ -157,7 +159,7 @@ reasons contains r if {
 	some j, other in _review_defects
 	j < i
 	other.id == d.id
-	r := _reason(rego.metadata.rule(), sprintf("defects[%d] and defects[%d] both have id %q: a defect id names one defect", [j, i, d.id]), sprintf("defects[%d].id", [i]))
+	r := lib.reason(rego.metadata.rule(), sprintf("defects[%d] and defects[%d] both have id %q: a defect id names one defect", [j, i, d.id]), sprintf("defects[%d].id", [i]))
 }
 
 # review_refused holds for a review a rule of this file refuses (it contradicts itself,
@@ -174,8 +176,8 @@ review_refused if {
 }
 
 _review_request if {
-	_valid
-	_request.kind == "review"
+	lib.valid
+	lib.request.kind == "review"
 }
 
 _duplicate_defect_ids if count({d.id | some d in _review_defects}) < count(_review_defects)

@@ -1,5 +1,7 @@
 package handoff.core
 
+import data.handoff.lib
+
 # METADATA
 # title: Stale state version
 # description: >-
@@ -9,11 +11,11 @@ package handoff.core
 #   code: STALE_STATE_VERSION
 #   outcome: block
 reasons contains r if {
-	_valid
-	expected := _request.expected_version
+	lib.valid
+	expected := lib.request.expected_version
 	is_number(expected)
 	expected != _state.state_version
-	r := _reason(rego.metadata.rule(), sprintf("expected state_version %v, but workflow %q is at %v", [expected, _workflow_id, _state.state_version]), "expected_version")
+	r := lib.reason(rego.metadata.rule(), sprintf("expected state_version %v, but workflow %q is at %v", [expected, _workflow_id, _state.state_version]), "expected_version")
 }
 
 # METADATA
@@ -25,12 +27,22 @@ reasons contains r if {
 #   code: WORKFLOW_TERMINAL
 #   outcome: block
 reasons contains r if {
-	_valid
-	_terminal
-	not _kind in _guardrails.terminal_exempt_kinds
-	r := _reason(rego.metadata.rule(), sprintf("workflow %q is in terminal status %q; %s request cannot change it", [_workflow_id, _state.status, with_article(_kind)]), "")
+	lib.valid
+	terminal
+	not lib.kind in _guardrails.terminal_exempt_kinds
+	r := lib.reason(rego.metadata.rule(), sprintf("workflow %q is in terminal status %q; %s request cannot change it", [_workflow_id, _state.status, lib.with_article(lib.kind)]), "")
 }
 
-_terminal if _state.terminal == true
+# terminal holds for a workflow in a terminal status: state.terminal, or a status the
+# pack's workflow.terminal lists.
+terminal if _state.terminal == true
 
-_terminal if _state.status in object.get(_pack, ["workflow", "terminal"], [])
+terminal if _state.status in object.get(lib.pack_contract, ["workflow", "terminal"], [])
+
+# ready holds for a valid request with a workflow snapshot that still takes requests: a
+# request a pack judges against its workflow.
+ready if {
+	lib.valid
+	is_object(input.state)
+	not terminal
+}

@@ -1,6 +1,7 @@
 package handoff.support
 
 import data.handoff.core
+import data.handoff.lib
 
 # Context packages (seed phase 7: "Treat untrusted tool content as data, never as system
 # instructions"). core.context_package picks the fields of an edge's package and never a
@@ -14,7 +15,7 @@ _package(edge, content) := {
 	"may_know": _label(p.may_know, untrusted),
 } if {
 	p := core.context_package(edge, content)
-	untrusted := {f | some f in object.get(_config, ["untrusted_fields", object.get(_contract, ["context", edge, "from"], "")], [])}
+	untrusted := {f | some f in object.get(lib.pack_config, ["untrusted_fields", object.get(lib.pack_contract, ["context", edge, "from"], "")], [])}
 }
 
 _label(fields, untrusted) := {k: _labeled(k, v, untrusted) | some k, v in fields}

@@ -1,6 +1,7 @@
 package handoff.support
 
 import data.handoff.core
+import data.handoff.lib
 
 # T6: sending the accepted response, idempotently, and reconciling its outcome; T7: the
 # documented handoff to a person (seed phases 8, 9 and 11). Only the accepted draft's
@@ -10,7 +11,7 @@ import data.handoff.core
 # _sent_draft is the recorded RESPONSE_DRAFT version a send names (by type and version;
 # its id and hash are checked below).
 _sent_draft := v if {
-	ref := _content.draft
+	ref := lib.content.draft
 	is_object(ref)
 	ref.type == "RESPONSE_DRAFT"
 	v := core.ref_version(ref)
@@ -20,22 +21,22 @@ _sent_draft := v if {
 # recorded draft's id and version, never from what the request says they are.
 _delivery_key := sprintf("delivery/%s@v%d", [_sent_draft.ref.id, _sent_draft.ref.version]) if {
 	_sent_draft
-} else := sprintf("delivery/%s@v%v", [object.get(_content, ["draft", "id"], ""), object.get(_content, ["draft", "version"], 0)])
+} else := sprintf("delivery/%s@v%v", [object.get(lib.content, ["draft", "id"], ""), object.get(lib.content, ["draft", "version"], 0)])
 
 _send_review_problems contains msg if {
 	not _sent_draft
-	msg := sprintf("the response names no recorded RESPONSE_DRAFT version (it names %s v%v)", [object.get(_content, ["draft", "type"], "nothing"), object.get(_content, ["draft", "version"], 0)])
+	msg := sprintf("the response names no recorded RESPONSE_DRAFT version (it names %s v%v)", [object.get(lib.content, ["draft", "type"], "nothing"), object.get(lib.content, ["draft", "version"], 0)])
 }
 
 _send_review_problems contains msg if {
 	v := _sent_draft
-	v.ref.id != _content.draft.id
-	msg := sprintf("the response names RESPONSE_DRAFT v%d as %q, but the recorded draft is %q", [v.ref.version, _content.draft.id, v.ref.id])
+	v.ref.id != lib.content.draft.id
+	msg := sprintf("the response names RESPONSE_DRAFT v%d as %q, but the recorded draft is %q", [v.ref.version, lib.content.draft.id, v.ref.id])
 }
 
 _send_review_problems contains msg if {
 	v := _sent_draft
-	v.ref.hash != _content.draft.hash
+	v.ref.hash != lib.content.draft.hash
 	msg := sprintf("the response names RESPONSE_DRAFT v%d with another hash than the recorded one", [v.ref.version])
 }
 
@@ -47,8 +48,8 @@ _send_review_problems contains msg if {
 
 _send_review_problems contains msg if {
 	v := _sent_draft
-	v.ref.version != _latest_n("RESPONSE_DRAFT")
-	msg := sprintf("RESPONSE_DRAFT v%d is not the latest draft (v%d)", [v.ref.version, _latest_n("RESPONSE_DRAFT")])
+	v.ref.version != core.latest_number("RESPONSE_DRAFT")
+	msg := sprintf("RESPONSE_DRAFT v%d is not the latest draft (v%d)", [v.ref.version, core.latest_number("RESPONSE_DRAFT")])
 }
 
 _send_review_problems contains msg if {
@@ -69,21 +70,21 @@ _send_review_problems contains msg if {
 reasons contains r if {
 	_send
 	some msg in _send_review_problems
-	r := _gate_reason(rego.metadata.rule(), msg, "output.content.draft", "REVIEW")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "output.content.draft", "REVIEW", "block")
 }
 
 _modifications contains ["output.content.message", "the message differs from the accepted draft's"] if {
 	v := _sent_draft
-	_content.message != v.content.message
+	lib.content.message != v.content.message
 }
 
 _modifications contains ["output.content.kind", "the kind differs from the accepted draft's"] if {
 	v := _sent_draft
-	_content.kind != v.content.kind
+	lib.content.kind != v.content.kind
 }
 
-_modifications contains ["output.content.channel", sprintf("the case came in by %v, not %v", [object.get(_case, "channel", "unknown"), _content.channel])] if {
-	_content.channel != object.get(_case, "channel", "")
+_modifications contains ["output.content.channel", sprintf("the case came in by %v, not %v", [object.get(_case, "channel", "unknown"), lib.content.channel])] if {
+	lib.content.channel != object.get(_case, "channel", "")
 }
 
 # METADATA
@@ -97,7 +98,7 @@ _modifications contains ["output.content.channel", sprintf("the case came in by 
 reasons contains r if {
 	_send
 	some [path, msg] in _modifications
-	r := _gate_reason(rego.metadata.rule(), msg, path, "REVIEW")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "REVIEW", "block")
 }
 
 # METADATA
@@ -111,9 +112,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_send
-	status := _state.effects[_delivery_key]
+	status := lib.state.effects[_delivery_key]
 	status in {"pending", "acknowledged"}
-	r := _gate_reason(rego.metadata.rule(), sprintf("delivery %s is %s: the response is not sent twice", [_delivery_key, status]), "output.content.draft", "DELIVERY")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("delivery %s is %s: the response is not sent twice", [_delivery_key, status]), "output.content.draft", "DELIVERY", "block")
 }
 
 # METADATA
@@ -128,9 +129,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_send
-	_content.kind == "order_status"
+	lib.content.kind == "order_status"
 	some msg in _result_staleness
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s: refresh it before sending", [msg]), "output.content.draft", "EVIDENCE_FRESH")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s: refresh it before sending", [msg]), "output.content.draft", "EVIDENCE_FRESH", "block")
 }
 
 # METADATA
@@ -145,16 +146,16 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_send
-	_state.effects[_delivery_key] == "failed"
+	lib.state.effects[_delivery_key] == "failed"
 	not _is_due("T6")
-	r := _gate_reason(rego.metadata.rule(), _resend_wait, "output.content.draft", "RETRY_DUE")
+	r := lib.gate_reason(rego.metadata.rule(), _resend_wait, "output.content.draft", "RETRY_DUE", "block")
 }
 
 _resend_wait := sprintf("delivery %s may be resent %d ms after its failure was recorded; %d ms are left", [_delivery_key, _last_failure("T6").delay_ms, (_due_ns("T6") - _now_ns) / _ms]) if {
 	_due_ns("T6")
 } else := sprintf("delivery %s failed, and no FAILURE_RECORD of T6 says when it may be resent", [_delivery_key])
 
-_previous_responses := [_status_event("CUSTOMER_RESPONSE", v.ref.version, "superseded") |
+_previous_responses := [core.status_event("CUSTOMER_RESPONSE", v.ref.version, "superseded") |
 	some v in object.get(core.artifact("CUSTOMER_RESPONSE"), "versions", {})
 	v.status == "approved"
 ]
@@ -179,16 +180,16 @@ _send_proposal := {
 
 # --- outcomes --------------------------------------------------------------------------
 
-_effect_id := object.get(_request, "effect_id", "")
+_effect_id := object.get(lib.request, "effect_id", "")
 
-_effect_status := _state.effects[_effect_id]
+_effect_status := lib.state.effects[_effect_id]
 
 _effect_open if _effect_status in {"pending", "failed", "unknown"}
 
 _effect_event(status) := {"type": "effect", "id": _effect_id, "status": status}
 
 _delivery_effect if {
-	_status == "REVIEW_PENDING"
+	lib.status == "REVIEW_PENDING"
 	startswith(_effect_id, "delivery/")
 	_effect_open
 	not _effect_settled
@@ -196,10 +197,10 @@ _delivery_effect if {
 
 # _unknown_effect holds for an outcome naming an effect id the workflow never recorded.
 _unknown_effect if {
-	_valid
+	lib.valid
 	is_object(input.state)
 	input.request.kind == "outcome"
-	not _state.effects[_effect_id]
+	not lib.state.effects[_effect_id]
 }
 
 # METADATA
@@ -214,7 +215,7 @@ _unknown_effect if {
 #   outcome: block
 reasons contains r if {
 	_unknown_effect
-	r := _gate_reason(rego.metadata.rule(), sprintf("workflow %q recorded no effect %q (its effects: %v): nothing to reconcile", [object.get(_state, "workflow_id", ""), _effect_id, object.keys(object.get(_state, "effects", {}))]), "effect_id", "EFFECT_KNOWN")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("workflow %q recorded no effect %q (its effects: %v): nothing to reconcile", [object.get(lib.state, "workflow_id", ""), _effect_id, object.keys(object.get(lib.state, "effects", {}))]), "effect_id", "EFFECT_KNOWN", "block")
 }
 
 # _effect_settled holds when the outcome's effect already has its result: it was
@@ -226,7 +227,7 @@ _effect_settled if _effect_status == "acknowledged"
 _effect_settled if {
 	startswith(_effect_id, "delivery/")
 	_effect_status == "failed"
-	_request.result == "failed"
+	lib.request.result == "failed"
 }
 
 # METADATA
@@ -244,13 +245,13 @@ _effect_settled if {
 reasons contains r if {
 	_outcome
 	_effect_settled
-	r := _gate_reason(rego.metadata.rule(), sprintf("effect %s is already %s and nothing reopened it: this %s outcome repeats a recorded one and is not counted again", [_effect_id, _effect_status, _request.result]), "effect_id", "EFFECT_ONCE")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("effect %s is already %s and nothing reopened it: this %s outcome repeats a recorded one and is not counted again", [_effect_id, _effect_status, lib.request.result]), "effect_id", "EFFECT_ONCE", "block")
 }
 
 # A failed delivery is retried under the retry budget of _delivery_class.
 _delivery_class := "timeout"
 
-_delivery_try := _counter(core.retry_counter("T6")) + 1
+_delivery_try := core.counter(core.retry_counter("T6")) + 1
 
 _delivery_retry := object.union(core.retry_decision(_delivery_class, _delivery_try + 1, 0), {"task": "T6"})
 
@@ -258,7 +259,7 @@ _delivery_retry_spent if not _delivery_retry
 
 _delivery_retry_spent if _delivery_retry.attempt > _delivery_retry.max_attempts
 
-_delivery_retry_spent if _contract.limits.retry[_delivery_class].retryable != true
+_delivery_retry_spent if lib.pack_contract.limits.retry[_delivery_class].retryable != true
 
 # METADATA
 # title: Delivery retries exhausted
@@ -271,9 +272,9 @@ _delivery_retry_spent if _contract.limits.retry[_delivery_class].retryable != tr
 reasons contains r if {
 	_outcome
 	_delivery_effect
-	_request.result == "failed"
+	lib.request.result == "failed"
 	_delivery_retry_spent
-	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("delivery %s failed on try %d; its retry budget is spent", [_effect_id, _delivery_try]), "result", "RETRY", "await_human")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("delivery %s failed on try %d; its retry budget is spent", [_effect_id, _delivery_try]), "result", "RETRY", "await_human")
 }
 
 # METADATA
@@ -288,8 +289,8 @@ reasons contains r if {
 reasons contains r if {
 	_outcome
 	_delivery_effect
-	_request.result == "unknown"
-	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("the outcome of delivery %s is unknown: check the delivery record before anything is resent", [_effect_id]), "result", "DELIVERY_UNKNOWN", "await_human")
+	lib.request.result == "unknown"
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the outcome of delivery %s is unknown: check the delivery record before anything is resent", [_effect_id]), "result", "DELIVERY_UNKNOWN", "await_human")
 }
 
 # Acknowledged: accepted and delivered. The sent response and what it rests on are final.
@@ -299,7 +300,7 @@ _outcome_proposal := {
 	"next": [],
 	"events": array.concat(
 		[_effect_event("acknowledged"), _task_status_event("T6", "done")],
-		[_status_event(t, v.ref.version, "final") |
+		[core.status_event(t, v.ref.version, "final") |
 			some t in ["CUSTOMER_RESPONSE", "RESPONSE_DRAFT", "ORDER_RESULT"]
 			some v in object.get(core.artifact(t), "versions", {})
 			v.status == "approved"
@@ -307,7 +308,7 @@ _outcome_proposal := {
 	),
 } if {
 	_delivery_effect
-	_request.result == "acknowledged"
+	lib.request.result == "acknowledged"
 }
 
 _outcome_proposal := {
@@ -323,13 +324,13 @@ _outcome_proposal := {
 	],
 } if {
 	_delivery_effect
-	_request.result == "failed"
+	lib.request.result == "failed"
 	not _delivery_retry_spent
 }
 
 _outcome_proposal := _escalation_proposal(["RETRY_EXHAUSTED"], sprintf("delivery %s failed and its retries are spent", [_effect_id]), [_delivery_failure_record("escalated"), _effect_event("failed")]) if {
 	_delivery_effect
-	_request.result == "failed"
+	lib.request.result == "failed"
 	_delivery_retry_spent
 }
 
@@ -347,7 +348,7 @@ _delivery_failure_record(decision) := _record(
 			"delay_ms": _delivery_delay(decision),
 			"decision": decision,
 		},
-		{"detail": d | d := _request.detail},
+		{"detail": d | d := lib.request.detail},
 	),
 	[], {"task_id": "T6", "class": _delivery_class, "effect_id": _effect_id},
 )
@@ -364,7 +365,7 @@ _outcome_proposal := {
 	"requires_human_review": true,
 } if {
 	_delivery_effect
-	_request.result == "unknown"
+	lib.request.result == "unknown"
 }
 
 # --- T7: the handoff to a person -------------------------------------------------------
@@ -374,7 +375,7 @@ _human_handoff := "human-handoff"
 # _handoff_ack holds for the outcome of the human handoff on an ESCALATED workflow: the
 # one request a terminal support workflow takes.
 _handoff_ack if {
-	_valid
+	lib.valid
 	is_object(input.state)
 	input.state.status == "ESCALATED"
 	input.request.kind == "outcome"
@@ -392,8 +393,8 @@ _handoff_ack if {
 #   outcome: await_human
 reasons contains r if {
 	_handoff_ack
-	_request.result != "acknowledged"
-	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("the human handoff is %s: nobody has taken the case over yet", [_request.result]), "result", "ESCALATION", "await_human")
+	lib.request.result != "acknowledged"
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the human handoff is %s: nobody has taken the case over yet", [lib.request.result]), "result", "ESCALATION", "await_human")
 }
 
 _outcome_proposal := {
@@ -403,18 +404,18 @@ _outcome_proposal := {
 	"events": [_effect_event("acknowledged"), _task_status_event("T7", "done")],
 } if {
 	_handoff_ack
-	_request.result == "acknowledged"
+	lib.request.result == "acknowledged"
 }
 
 _outcome_proposal := {
 	"outcome": "await_human",
 	"status_after": "ESCALATED",
 	"next": _gate_next,
-	"events": [_effect_event(_request.result)],
+	"events": [_effect_event(lib.request.result)],
 	"requires_human_review": true,
 } if {
 	_handoff_ack
-	_request.result != "acknowledged"
+	lib.request.result != "acknowledged"
 }
 
 # _escalation_proposal moves the workflow to ESCALATED: the escalation is documented
@@ -432,18 +433,18 @@ _gate := object.get(_task_cfg("T7"), "owner", "human_escalation_gate")
 
 _escalation_content(codes, summary) := {
 	"reasons": codes,
-	"from_status": _status,
+	"from_status": lib.status,
 	"route": _route,
 	"summary": summary,
 	"artifacts": [v.ref |
 		some t in ["CASE", "CLASSIFICATION", "ORDER_RESULT", "RESPONSE_DRAFT", "REVIEW_RECORD", "FAILURE_RECORD"]
-		v := _latest(t)
+		v := core.latest_version(t)
 	],
 }
 
 _escalation_events(codes, summary) := array.concat(
 	array.concat(
-		[_record("ESCALATION_RECORD", "escalation-record", "approved", _escalation_content(codes, summary), [], {"from_status": _status})],
+		[_record("ESCALATION_RECORD", "escalation-record", "approved", _escalation_content(codes, summary), [], {"from_status": lib.status})],
 		[_task_status_event(id, "cancelled") | some id in sort(object.keys(_tasks)); id != "T7"; _open_task(id)],
 	),
 	[
@@ -460,4 +461,4 @@ _escalation_context(codes, summary) := {
 	"may_know": {},
 }
 
-_gate_next := [_next(_gate, "human_support", {"must_know": {"ESCALATION_RECORD": _package("supervisor>human_escalation_gate", _latest_content("ESCALATION_RECORD"))}, "may_know": {}})]
+_gate_next := [_next(_gate, "human_support", {"must_know": {"ESCALATION_RECORD": _package("supervisor>human_escalation_gate", core.latest_content("ESCALATION_RECORD"))}, "may_know": {}})]

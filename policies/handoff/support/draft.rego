@@ -1,13 +1,14 @@
 package handoff.support
 
 import data.handoff.core
+import data.handoff.lib
 
 # T4: the response draft (seed phases 5, 10 and 12). A draft fits the workflow's route,
 # states only the order facts of the verified order result, answers FAQs from approved
 # knowledge sources, promises nothing unsupported and proposes no sensitive action
 # without its explicit authorization.
 
-_order_result_content := _latest_content("ORDER_RESULT")
+_order_result_content := core.latest_content("ORDER_RESULT")
 
 # _claim_problems are why a draft's order claims are not supported.
 _claim_problems(draft) := ((_claims_outside_order(draft) | _claims_missing(draft)) | _claims_unverified(draft)) | _claims_differ(draft)
@@ -15,7 +16,7 @@ _claim_problems(draft) := ((_claims_outside_order(draft) | _claims_missing(draft
 _claims_outside_order(draft) := {msg |
 	draft.order_claims
 	draft.kind != "order_status"
-	msg := sprintf("%s response states no order facts: the order status is told only from a verified order result", [core.with_article(draft.kind)])
+	msg := sprintf("%s response states no order facts: the order status is told only from a verified order result", [lib.with_article(draft.kind)])
 }
 
 _claims_missing(draft) := {"an order_status response states its order facts in order_claims" |
@@ -25,7 +26,7 @@ _claims_missing(draft) := {"an order_status response states its order facts in o
 
 _claims_unverified(draft) := {"no order result is recorded: the order status is not verified" |
 	draft.order_claims
-	not _latest("ORDER_RESULT")
+	not core.latest_version("ORDER_RESULT")
 }
 
 _claims_differ(draft) := {msg |
@@ -34,7 +35,7 @@ _claims_differ(draft) := {msg |
 	claimed := object.get(draft, ["order_claims", field], null)
 	verified := object.get(_order_result_content, field, null)
 	claimed != verified
-	msg := sprintf("order_claims.%s is %v; the verified order result (ORDER_RESULT v%d) says %v", [field, claimed, _latest_n("ORDER_RESULT"), verified])
+	msg := sprintf("order_claims.%s is %v; the verified order result (ORDER_RESULT v%d) says %v", [field, claimed, core.latest_number("ORDER_RESULT"), verified])
 }
 
 # METADATA
@@ -49,8 +50,8 @@ _claims_differ(draft) := {msg |
 #   outcome: block
 reasons contains r if {
 	_draft
-	some msg in _claim_problems(_content)
-	r := _gate_reason(rego.metadata.rule(), msg, "output.content.order_claims", "EVIDENCE")
+	some msg in _claim_problems(lib.content)
+	r := lib.gate_reason(rego.metadata.rule(), msg, "output.content.order_claims", "EVIDENCE", "block")
 }
 
 # METADATA
@@ -63,20 +64,20 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_draft
-	_content.order_claims
-	_latest("ORDER_RESULT")
-	not "ORDER_RESULT" in _input_types
-	r := _gate_reason(rego.metadata.rule(), "the draft states order facts without naming the ORDER_RESULT it rests on", "input_artifacts", "EVIDENCE")
+	lib.content.order_claims
+	core.latest_version("ORDER_RESULT")
+	not "ORDER_RESULT" in lib.input_types
+	r := lib.gate_reason(rego.metadata.rule(), "the draft states order facts without naming the ORDER_RESULT it rests on", "input_artifacts", "EVIDENCE", "block")
 }
 
 _kind_problems contains ["output.content.kind", msg] if {
-	not _content.kind in _response_kinds
-	msg := sprintf("%s response does not fit route %s (allowed: %v)", [core.with_article(_content.kind), _route, _response_kinds])
+	not lib.content.kind in _response_kinds
+	msg := sprintf("%s response does not fit route %s (allowed: %v)", [lib.with_article(lib.content.kind), _route, _response_kinds])
 }
 
 _kind_problems contains ["output.content.escalation", "an escalation summary says why and summarizes the case for the person taking over"] if {
-	_content.kind == "escalation_summary"
-	not _content.escalation
+	lib.content.kind == "escalation_summary"
+	not lib.content.escalation
 }
 
 # METADATA
@@ -93,7 +94,7 @@ _kind_problems contains ["output.content.escalation", "an escalation summary say
 reasons contains r if {
 	_draft
 	some [path, msg] in _kind_problems
-	r := _gate_reason(rego.metadata.rule(), msg, path, "ROUTE_FIT")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "ROUTE_FIT", "block")
 }
 
 # METADATA
@@ -106,30 +107,30 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_draft
-	_content.kind == "faq"
+	lib.content.kind == "faq"
 	some msg in _source_problems
-	r := _gate_reason(rego.metadata.rule(), msg, "output.content.knowledge_sources", "ROUTE_FIT")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "output.content.knowledge_sources", "ROUTE_FIT", "block")
 }
 
 _source_problems contains "a FAQ answer names the approved knowledge sources it rests on" if {
-	count(object.get(_content, "knowledge_sources", [])) == 0
+	count(object.get(lib.content, "knowledge_sources", [])) == 0
 }
 
 _source_problems contains sprintf("%q is not an approved knowledge source", [s]) if {
-	some s in object.get(_content, "knowledge_sources", [])
-	not s in object.get(_config, "approved_knowledge_sources", [])
+	some s in object.get(lib.content, "knowledge_sources", [])
+	not s in object.get(lib.pack_config, "approved_knowledge_sources", [])
 }
 
 # --- promises ----------------------------------------------------------------------------
 
-_sensitive(type) if _config.sensitive_actions[type]
+_sensitive(type) if lib.pack_config.sensitive_actions[type]
 
 _promise_problems(draft) := _promises_not_allowed(draft) | _dates_unsupported(draft)
 
 _promises_not_allowed(draft) := {[i, msg] |
 	some i, p in object.get(draft, "promises", [])
 	not _sensitive(p.type)
-	not p.type in object.get(_config, "allowed_promises", [])
+	not p.type in object.get(lib.pack_config, "allowed_promises", [])
 	msg := sprintf("promise %q is not one a response may make", [p.type])
 }
 
@@ -157,8 +158,8 @@ _date_supported(p) if {
 #   outcome: block
 reasons contains r if {
 	_draft
-	some [i, msg] in _promise_problems(_content)
-	r := _gate_reason(rego.metadata.rule(), msg, sprintf("output.content.promises[%d]", [i]), "REVIEW_CHECKS")
+	some [i, msg] in _promise_problems(lib.content)
+	r := lib.gate_reason(rego.metadata.rule(), msg, sprintf("output.content.promises[%d]", [i]), "REVIEW_CHECKS", "block")
 }
 
 _sensitive_promises(draft) := {p.type | some p in object.get(draft, "promises", []); _sensitive(p.type)}
@@ -175,16 +176,16 @@ _sensitive_promises(draft) := {p.type | some p in object.get(draft, "promises", 
 #   outcome: block
 reasons contains r if {
 	_draft
-	some action in _sensitive_promises(_content)
-	scope := _config.sensitive_actions[action].scope
+	some action in _sensitive_promises(lib.content)
+	scope := lib.pack_config.sensitive_actions[action].scope
 	not _grants(scope)
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s needs the explicit scope %s, which the verified authorization does not grant", [action, scope]), "output.content.promises", "SEC-SENSITIVE")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s needs the explicit scope %s, which the verified authorization does not grant", [action, scope]), "output.content.promises", "SEC-SENSITIVE", "block")
 }
 
 # _grants holds when the workflow's latest authorization grants scope now: verified and
 # not expired (expires_at and config.authorization_ttl_ms against the decision time).
 _grants(scope) if {
-	v := _latest("AUTHORIZATION_RECORD")
+	v := core.latest_version("AUTHORIZATION_RECORD")
 	_verified(v.content)
 	scope in v.content.scopes
 	_unexpired(v)
@@ -198,7 +199,7 @@ _draft_proposal := {
 	"next": _supervisor_next(_newly_ready("T4")),
 	"events": array.concat(
 		array.concat(
-			_supersede_open("RESPONSE_DRAFT"),
+			core.supersede_open("RESPONSE_DRAFT"),
 			[
 				object.union(core.artifact_event("under_review"), {"meta": {"task_id": "T4", "route": _route}}),
 				_task_status_event("T4", "done"),

@@ -1,6 +1,7 @@
 package handoff.support
 
 import data.handoff.core
+import data.handoff.lib
 
 # The handoff envelope of seed phase 7: workflow_id (core), task_id, sender, recipient,
 # objective, input_refs, required_output, state_version, authorization_context and
@@ -22,26 +23,26 @@ _task_output(id) := t if {
 # _envelope_problems are [path, message] pairs of envelope inconsistencies.
 _envelope_problems contains ["sender", msg] if {
 	_handoff
-	_request.sender != _request.source_agent
-	msg := sprintf("sender %q is not the source agent %q", [_request.sender, _request.source_agent])
+	lib.request.sender != lib.request.source_agent
+	msg := sprintf("sender %q is not the source agent %q", [lib.request.sender, lib.request.source_agent])
 }
 
 _envelope_problems contains ["recipient", msg] if {
 	_handoff
-	_request.recipient != _request.target_agent
-	msg := sprintf("recipient %q is not the target agent %q", [_request.recipient, _request.target_agent])
+	lib.request.recipient != lib.request.target_agent
+	msg := sprintf("recipient %q is not the target agent %q", [lib.request.recipient, lib.request.target_agent])
 }
 
 _envelope_problems contains ["task_type", msg] if {
 	_result
-	_request.task_type != _task_type(_task_id)
-	msg := sprintf("task %s is performed as %q, not %q", [_task_id, _task_type(_task_id), _request.task_type])
+	lib.request.task_type != _task_type(_task_id)
+	msg := sprintf("task %s is performed as %q, not %q", [_task_id, _task_type(_task_id), lib.request.task_type])
 }
 
 _envelope_problems contains ["output.type", msg] if {
 	_result
-	_output.type != _task_output(_task_id)
-	msg := sprintf("task %s delivers %s, not %s", [_task_id, _task_output(_task_id), _output.type])
+	lib.output.type != _task_output(_task_id)
+	msg := sprintf("task %s delivers %s, not %s", [_task_id, _task_output(_task_id), lib.output.type])
 }
 
 # A result goes back to the Supervisor, who routes; the sent response (T6) goes to the
@@ -52,20 +53,20 @@ else := "supervisor"
 
 _envelope_problems contains ["target_agent", msg] if {
 	_result
-	_request.target_agent != _result_target(_task_id)
-	msg := sprintf("the result of task %s goes to %q, not %q", [_task_id, _result_target(_task_id), _request.target_agent])
+	lib.request.target_agent != _result_target(_task_id)
+	msg := sprintf("the result of task %s goes to %q, not %q", [_task_id, _result_target(_task_id), lib.request.target_agent])
 }
 
 _envelope_problems contains ["output", "a dispatch assigns a task and carries no output"] if {
 	_dispatch
-	_output
+	lib.output
 }
 
 _envelope_problems contains [sprintf("input_refs[%d]", [i]), msg] if {
 	_handoff
-	some i, name in _request.input_refs
+	some i, name in lib.request.input_refs
 	not _input_ref_known(name)
-	msg := sprintf("input_refs names %q, which is not a field of an artifact among input_artifacts (%v)", [name, sort(_input_types)])
+	msg := sprintf("input_refs names %q, which is not a field of an artifact among input_artifacts (%v)", [name, sort(lib.input_types)])
 }
 
 _envelope_problems contains ["task_id", msg] if {
@@ -76,21 +77,21 @@ _envelope_problems contains ["task_id", msg] if {
 
 _envelope_problems contains [sprintf("required_output.%s", [field]), msg] if {
 	_dispatch
-	some field, _ in _request.required_output
-	not _contract.artifacts[_task_output(_task_id)].fields[field]
+	some field, _ in lib.request.required_output
+	not lib.pack_contract.artifacts[_task_output(_task_id)].fields[field]
 	msg := sprintf("required_output names %q, which is not a field of %s", [field, _task_output(_task_id)])
 }
 
 _envelope_problems contains ["required_output", msg] if {
 	_dispatch
-	count(_request.required_output) == 0
+	count(lib.request.required_output) == 0
 	msg := sprintf("the dispatch of %s names no required output", [_task_id])
 }
 
 _envelope_problems contains ["completion_criteria", msg] if {
 	_dispatch
 	some criterion in object.get(_task_cfg(_task_id), "completion_criteria", ["(task unknown)"])
-	not criterion in _request.completion_criteria
+	not criterion in lib.request.completion_criteria
 	msg := sprintf("completion_criteria lacks %q, a criterion of task %s", [criterion, _task_id])
 }
 
@@ -100,21 +101,21 @@ _envelope_problems contains [field, msg] if {
 	_result
 	assignment := _assignment(_task_id).content
 	some field in ["objective", "required_output", "completion_criteria", "authorization_context"]
-	object.get(_request, field, null) != object.get(assignment, field, null)
+	object.get(lib.request, field, null) != object.get(assignment, field, null)
 	msg := sprintf("%s differs from the assignment of task %s (TASK_ASSIGNMENT v%d)", [field, _task_id, _assignment(_task_id).ref.version])
 }
 
 _input_ref_known(name) if {
 	parts := split(name, ".")
 	count(parts) == 1
-	parts[0] in _input_types
+	parts[0] in lib.input_types
 }
 
 _input_ref_known(name) if {
 	parts := split(name, ".")
 	count(parts) == 2
-	parts[0] in _input_types
-	_contract.artifacts[parts[0]].fields[parts[1]]
+	parts[0] in lib.input_types
+	lib.pack_contract.artifacts[parts[0]].fields[parts[1]]
 }
 
 # METADATA
@@ -132,7 +133,7 @@ _input_ref_known(name) if {
 #   outcome: block
 reasons contains r if {
 	some [path, msg] in _envelope_problems
-	r := _gate_reason(rego.metadata.rule(), msg, path, "ENVELOPE")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "ENVELOPE", "block")
 }
 
 # METADATA
@@ -147,9 +148,9 @@ reasons contains r if {
 reasons contains r if {
 	_ready
 	input.request.kind == "handoff"
-	v := _request.state_version
-	v != _state.state_version
-	r := _gate_reason(rego.metadata.rule(), sprintf("state_version %v is not the workflow's current version %v: reload and reconcile", [v, _state.state_version]), "state_version", "STATE_VERSION")
+	v := lib.request.state_version
+	v != lib.state.state_version
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("state_version %v is not the workflow's current version %v: reload and reconcile", [v, lib.state.state_version]), "state_version", "STATE_VERSION", "block")
 }
 
 # --- the assignment a result answers --------------------------------------------------
@@ -167,7 +168,7 @@ _assignment(id) := core.artifact_version("TASK_ASSIGNMENT", max(ns)) if {
 # on the Supervisor's behalf; in BLOCKED it re-verifies.
 _not_assigned if {
 	_result
-	not _runs(_task_id, _request.source_agent)
+	not _runs(_task_id, lib.request.source_agent)
 	not _reverification
 }
 
@@ -181,8 +182,8 @@ _not_assigned if {
 # by anyone else is UNAUTHORIZED_SUBJECT (sequence.rego).
 _not_assigned if {
 	_review
-	_actor_type == "agent"
-	not _runs("T5", _actor_id)
+	lib.actor_type == "agent"
+	not _runs("T5", lib.actor_id)
 }
 
 _runs(id, agent) if {
@@ -196,27 +197,27 @@ _runs("T6", "supervisor") if _task_status("T6") in {"ready", "running", "unknown
 
 _reverification if {
 	_authorization
-	_status == "BLOCKED"
+	lib.status == "BLOCKED"
 }
 
 # A failure concerns a task running with that agent: a blocked task runs nothing, so a
 # failure of it repeats the one that blocked it.
-_failure_task_open if _runs(_request.task, _request.agent)
+_failure_task_open if _runs(lib.request.task, lib.request.agent)
 
 _failure_task_open if {
-	_status == "REVIEW_PENDING"
-	_request.task == "T6"
+	lib.status == "REVIEW_PENDING"
+	lib.request.task == "T6"
 	_task_status("T6") == "running"
-	_task_agent("T6") == _request.agent
+	_task_agent("T6") == lib.request.agent
 }
 
 # _send_failure_repeated holds for a failure of the send whose delivery is already
 # UNKNOWN: the send's failure was reported, and nothing was sent since.
 _send_failure_repeated if {
-	_status == "REVIEW_PENDING"
-	_request.task == "T6"
+	lib.status == "REVIEW_PENDING"
+	lib.request.task == "T6"
 	_task_status("T6") == "unknown"
-	_task_agent("T6") == _request.agent
+	_task_agent("T6") == lib.request.agent
 }
 
 # METADATA
@@ -230,10 +231,10 @@ _send_failure_repeated if {
 #   outcome: block
 reasons contains r if {
 	_not_assigned
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s: task %s is %s (agent %q)", [_request_label, _named_task, _task_status(_named_task), _task_agent(_named_task)]), _named_task_path, "TASK_GRAPH")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s: task %s is %s (agent %q)", [_request_label, _named_task, _task_status(_named_task), _task_agent(_named_task)]), _named_task_path, "TASK_GRAPH", "block")
 }
 
-_named_task := _request.task if {
+_named_task := lib.request.task if {
 	input.request.kind == "failure"
 } else := "T5" if {
 	input.request.kind == "review"
@@ -276,9 +277,9 @@ _type_ok("object", v) if is_object(v)
 #   outcome: block
 reasons contains r if {
 	_result
-	some field, want in _request.required_output
-	not _type_ok(want, object.get(_content, field, {"missing": true}))
-	r := _gate_reason(rego.metadata.rule(), sprintf("output.content.%s is not %s as required_output says (got %v)", [field, core.with_article(want), object.get(_content, field, "nothing")]), sprintf("output.content.%s", [field]), "OUTPUT_TYPES")
+	some field, want in lib.request.required_output
+	not _type_ok(want, object.get(lib.content, field, {"missing": true}))
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("output.content.%s is not %s as required_output says (got %v)", [field, lib.with_article(want), object.get(lib.content, field, "nothing")]), sprintf("output.content.%s", [field]), "OUTPUT_TYPES", "block")
 }
 
 # --- per-call timeout ------------------------------------------------------------------
@@ -294,9 +295,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_handoff
-	took := _request.usage.max_call_ms
+	took := lib.request.usage.max_call_ms
 	not _within_call_timeout(took)
-	r := _gate_reason(rego.metadata.rule(), sprintf("a call took %v ms; the per-call timeout is %v ms: report a timeout failure instead", [took, object.get(_config, "per_call_timeout_ms", "not configured")]), "usage.max_call_ms", "CALL_TIMEOUT")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("a call took %v ms; the per-call timeout is %v ms: report a timeout failure instead", [took, object.get(lib.pack_config, "per_call_timeout_ms", "not configured")]), "usage.max_call_ms", "CALL_TIMEOUT", "block")
 }
 
 _within_call_timeout(ms) if {

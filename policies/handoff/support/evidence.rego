@@ -1,6 +1,7 @@
 package handoff.support
 
 import data.handoff.core
+import data.handoff.lib
 
 # T3: the order result and its evidence (seed phases 6, 7 and 10). Conflicting evidence
 # is resolved by provenance (only what the tool gateway fetched counts), source authority
@@ -11,11 +12,11 @@ import data.handoff.core
 _evidence_of(content) := [e | some e in object.get(content, "evidence", []); is_object(e)]
 
 _authority(e) := n if {
-	n := _config.source_authority[e.source]
+	n := lib.pack_config.source_authority[e.source]
 	is_number(n)
 } else := 0
 
-_verified_provenance(e) if e.provenance.via in object.get(_config, "verified_provenance", [])
+_verified_provenance(e) if e.provenance.via in object.get(lib.pack_config, "verified_provenance", [])
 
 _skew_ns := n * _ms if {
 	n := _cfg("clock_skew_ms")
@@ -66,27 +67,27 @@ _current_estimate(w, content) := d if {
 } else := null
 
 _order_problems contains msg if {
-	w := _prevailing(_content)
-	_content.order_status != w.status
-	msg := sprintf("order_status %q, but the prevailing evidence (%s, authority %d, observed %s) says %q; other sources do not outvote it", [_content.order_status, w.source, _authority(w), w.observed_at, w.status])
+	w := _prevailing(lib.content)
+	lib.content.order_status != w.status
+	msg := sprintf("order_status %q, but the prevailing evidence (%s, authority %d, observed %s) says %q; other sources do not outvote it", [lib.content.order_status, w.source, _authority(w), w.observed_at, w.status])
 }
 
 _order_problems contains msg if {
-	w := _prevailing(_content)
-	_content.estimated_delivery != _current_estimate(w, _content)
-	msg := sprintf("estimated_delivery %v, but the prevailing evidence's current estimate is %v", [_content.estimated_delivery, _current_estimate(w, _content)])
+	w := _prevailing(lib.content)
+	lib.content.estimated_delivery != _current_estimate(w, lib.content)
+	msg := sprintf("estimated_delivery %v, but the prevailing evidence's current estimate is %v", [lib.content.estimated_delivery, _current_estimate(w, lib.content)])
 }
 
 _order_problems contains msg if {
-	w := _prevailing(_content)
-	_content.source_reference != w.source_reference
-	msg := sprintf("source_reference %q is not the prevailing evidence's %q", [_content.source_reference, w.source_reference])
+	w := _prevailing(lib.content)
+	lib.content.source_reference != w.source_reference
+	msg := sprintf("source_reference %q is not the prevailing evidence's %q", [lib.content.source_reference, w.source_reference])
 }
 
 _order_problems contains msg if {
-	count(_candidates(_content)) == 0
-	_content.order_status != "UNKNOWN"
-	msg := sprintf("order_status %q rests on no evidence of verified provenance from a source with authority: report UNKNOWN", [_content.order_status])
+	count(_candidates(lib.content)) == 0
+	lib.content.order_status != "UNKNOWN"
+	msg := sprintf("order_status %q rests on no evidence of verified provenance from a source with authority: report UNKNOWN", [lib.content.order_status])
 }
 
 # METADATA
@@ -102,7 +103,7 @@ _order_problems contains msg if {
 reasons contains r if {
 	_order_result
 	some msg in _order_problems
-	r := _gate_reason(rego.metadata.rule(), msg, "output.content.order_status", "EVIDENCE")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "output.content.order_status", "EVIDENCE", "block")
 }
 
 # METADATA
@@ -115,52 +116,52 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_order_result
-	_unresolved(_content)
-	_content.order_status != "UNKNOWN"
-	r := _gate_reason(rego.metadata.rule(), sprintf("the best evidence disagrees (%v): report order_status UNKNOWN instead of %q", [[sprintf("%s: %s", [e.source, e.status]) | some e in _winners(_content)], _content.order_status]), "output.content.order_status", "EVIDENCE_CONFLICT")
+	_unresolved(lib.content)
+	lib.content.order_status != "UNKNOWN"
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the best evidence disagrees (%v): report order_status UNKNOWN instead of %q", [[sprintf("%s: %s", [e.source, e.status]) | some e in _winners(lib.content)], lib.content.order_status]), "output.content.order_status", "EVIDENCE_CONFLICT", "block")
 }
 
 _stale_problems contains ["output.content.retrieved_at", msg] if {
-	not _not_future(_content.retrieved_at)
-	msg := sprintf("retrieved_at %s is in the future", [_content.retrieved_at])
+	not _not_future(lib.content.retrieved_at)
+	msg := sprintf("retrieved_at %s is in the future", [lib.content.retrieved_at])
 }
 
 _stale_problems contains [sprintf("output.content.evidence[%d].observed_at", [i]), msg] if {
-	some i, e in _evidence_of(_content)
+	some i, e in _evidence_of(lib.content)
 	not _not_future(e.observed_at)
 	msg := sprintf("evidence from %s is observed at %s, in the future", [e.source, e.observed_at])
 }
 
 _stale_problems contains ["output.content.retrieved_at", msg] if {
 	a := _assignment("T3")
-	_ns(_content.retrieved_at) < _ns(a.recorded_at) - _skew_ns
-	msg := sprintf("retrieved_at %s is before T3 was dispatched (%s, TASK_ASSIGNMENT v%d): a result is retrieved for its own dispatch", [_content.retrieved_at, a.recorded_at, a.ref.version])
+	_ns(lib.content.retrieved_at) < _ns(a.recorded_at) - _skew_ns
+	msg := sprintf("retrieved_at %s is before T3 was dispatched (%s, TASK_ASSIGNMENT v%d): a result is retrieved for its own dispatch", [lib.content.retrieved_at, a.recorded_at, a.ref.version])
 }
 
 _stale_problems contains ["output.content.retrieved_at", msg] if {
-	age := _now_ns - _ns(_content.retrieved_at)
+	age := _now_ns - _ns(lib.content.retrieved_at)
 	not _within_ms("max_result_age_ms", age)
-	msg := sprintf("retrieved_at %s is %d ms ago; an order result is current for at most %v ms", [_content.retrieved_at, age / _ms, object.get(_config, "max_result_age_ms", "not configured")])
+	msg := sprintf("retrieved_at %s is %d ms ago; an order result is current for at most %v ms", [lib.content.retrieved_at, age / _ms, object.get(lib.pack_config, "max_result_age_ms", "not configured")])
 }
 
 _stale_problems contains [sprintf("output.content.evidence[%d].observed_at", [i]), msg] if {
-	some i, e in _evidence_of(_content)
-	_ns(e.observed_at) > _ns(_content.retrieved_at) + _skew_ns
-	msg := sprintf("evidence from %s is observed at %s, after the order system was read (%s)", [e.source, e.observed_at, _content.retrieved_at])
+	some i, e in _evidence_of(lib.content)
+	_ns(e.observed_at) > _ns(lib.content.retrieved_at) + _skew_ns
+	msg := sprintf("evidence from %s is observed at %s, after the order system was read (%s)", [e.source, e.observed_at, lib.content.retrieved_at])
 }
 
 _stale_problems contains ["output.content.evidence", msg] if {
-	w := _prevailing(_content)
-	age := _ns(_content.retrieved_at) - _ns(w.observed_at)
+	w := _prevailing(lib.content)
+	age := _ns(lib.content.retrieved_at) - _ns(w.observed_at)
 	not _within_ms("max_evidence_age_ms", age)
-	msg := sprintf("the prevailing evidence (%s) was %d ms old when retrieved; at most %v ms is current", [w.source, age / _ms, object.get(_config, "max_evidence_age_ms", "not configured")])
+	msg := sprintf("the prevailing evidence (%s) was %d ms old when retrieved; at most %v ms is current", [w.source, age / _ms, object.get(lib.pack_config, "max_evidence_age_ms", "not configured")])
 }
 
 _stale_problems contains ["output.content.estimated_delivery", msg] if {
-	d := _content.estimated_delivery
+	d := lib.content.estimated_delivery
 	is_string(d)
-	d < _date(_content.retrieved_at)
-	msg := sprintf("estimated_delivery %s had already passed when the order system was read (%s)", [d, _content.retrieved_at])
+	d < _date(lib.content.retrieved_at)
+	msg := sprintf("estimated_delivery %s had already passed when the order system was read (%s)", [d, lib.content.retrieved_at])
 }
 
 _within_ms(name, ns) if {
@@ -184,7 +185,7 @@ _within_ms(name, ns) if {
 reasons contains r if {
 	_order_result
 	some [path, msg] in _stale_problems
-	r := _gate_reason(rego.metadata.rule(), msg, path, "EVIDENCE_FRESH")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "EVIDENCE_FRESH", "block")
 }
 
 # METADATA
@@ -197,8 +198,8 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_order_result
-	_content.order_ref != object.get(_authorization_content, "order_ref", "")
-	r := _gate_reason(rego.metadata.rule(), sprintf("order %q is not the authorized order %q", [_content.order_ref, object.get(_authorization_content, "order_ref", "none")]), "output.content.order_ref", "SEC-AUTHZ")
+	lib.content.order_ref != object.get(_authorization_content, "order_ref", "")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("order %q is not the authorized order %q", [lib.content.order_ref, object.get(_authorization_content, "order_ref", "none")]), "output.content.order_ref", "SEC-AUTHZ", "block")
 }
 
 # --- the result ------------------------------------------------------------------------
@@ -214,7 +215,7 @@ _route_change_events := [
 	_task_status_event("T6", "cancelled"),
 	_task_event("T7", "pending", object.get(_task_cfg("T7"), "owner", "human_escalation_gate"), ["T5"]),
 ] if {
-	_content.order_status == "UNKNOWN"
+	lib.content.order_status == "UNKNOWN"
 	_task_status("T6") == "pending"
 } else := []
 
@@ -224,9 +225,9 @@ _order_result_proposal := {
 	"next": _supervisor_next(_newly_ready("T3")),
 	"events": array.concat(
 		array.concat(
-			_supersede_open("ORDER_RESULT"),
+			core.supersede_open("ORDER_RESULT"),
 			[
-				object.union(core.artifact_event("under_review"), {"meta": {"task_id": "T3", "evidence": _resolution(_content), "retrieved_at": _content.retrieved_at}}),
+				object.union(core.artifact_event("under_review"), {"meta": {"task_id": "T3", "evidence": _resolution(lib.content), "retrieved_at": lib.content.retrieved_at}}),
 				_task_status_event("T3", "done"),
 				core.handoff_event,
 			],
@@ -258,5 +259,5 @@ _ready_events(id) := [_task_status_event(t, "ready") | some t in _newly_ready(id
 # _retry_reset zeroes a task's retry counter once it succeeded: max_attempts counts the
 # tries of one run of the task.
 _retry_reset(id) := [{"type": "counter", "name": core.retry_counter(id), "value": 0}] if {
-	_counter(core.retry_counter(id)) != 0
+	core.counter(core.retry_counter(id)) != 0
 } else := []

@@ -1,6 +1,7 @@
 package handoff.support
 
 import data.handoff.core
+import data.handoff.lib
 
 # Failures, retries, recovery, cancellation and the stop exits (seed phases 8, 9 and 11).
 #
@@ -15,12 +16,12 @@ import data.handoff.core
 # exhausted (FAILED). Every event is counted once: a failure of a task that is not
 # running, or of one retried in place before its retry is due, is refused.
 
-_failed_task := object.get(_request, "task", "")
+_failed_task := object.get(lib.request, "task", "")
 
-_failure_class := object.get(_request, "class", "")
+_failure_class := object.get(lib.request, "class", "")
 
 _retry_policy(class) := p if {
-	p := _contract.limits.retry[class]
+	p := lib.pack_contract.limits.retry[class]
 	is_object(p)
 }
 
@@ -38,7 +39,7 @@ _failure_record(decision) := _record(
 	"FAILURE_RECORD", "failure-record", "approved", object.union(
 		{
 			"task_id": _failed_task,
-			"agent": _request.agent,
+			"agent": lib.request.agent,
 			"class": _failure_class,
 			"attempt": core.failure_attempt,
 			"max_attempts": object.get(_retry_policy(_failure_class), "max_attempts", 1),
@@ -46,8 +47,8 @@ _failure_record(decision) := _record(
 			"decision": decision,
 		},
 		object.union(
-			{"retry_after_ms": n | n := _request.retry_after_ms},
-			{"detail": d | d := _request.detail},
+			{"retry_after_ms": n | n := lib.request.retry_after_ms},
+			{"detail": d | d := lib.request.detail},
 		),
 	),
 	[], {"task_id": _failed_task, "class": _failure_class},
@@ -78,32 +79,32 @@ _recovery_effect := sprintf("recovery/%s", [_failed_task])
 
 # The branch a failure takes, by status and class.
 _failure_branch := "deadlock" if {
-	_status == "REVIEW_PENDING"
+	lib.status == "REVIEW_PENDING"
 	_failed_task == "T5"
 	_review_overdue
 } else := "delivery" if {
-	_status == "REVIEW_PENDING"
+	lib.status == "REVIEW_PENDING"
 	_failed_task == "T6"
 } else := "retry_in_place" if {
-	_status in {"CREATED", "PLANNED", "REVIEW_PENDING"}
+	lib.status in {"CREATED", "PLANNED", "REVIEW_PENDING"}
 	_attempts_remain
 } else := "cancel" if {
-	_status in {"CREATED", "PLANNED"}
+	lib.status in {"CREATED", "PLANNED"}
 } else := "escalate" if {
-	_status == "REVIEW_PENDING"
+	lib.status == "REVIEW_PENDING"
 } else := "retry_pending" if {
-	_status == "RUNNING"
+	lib.status == "RUNNING"
 	_retryable(_failure_class)
 } else := "blocked" if {
-	_status == "RUNNING"
+	lib.status == "RUNNING"
 }
 
 # T1, T2 and T5: retried where they run (the host re-invokes the agent after the delay).
 _failure_proposal := {
 	"outcome": "retry",
-	"status_after": _status,
+	"status_after": lib.status,
 	"retry": _failure_retry,
-	"next": [_next(_request.agent, _task_type(_failed_task), _empty_context)],
+	"next": [_next(lib.request.agent, _task_type(_failed_task), core.empty_context)],
 	"events": _failure_base("retry"),
 } if {
 	_failure_branch == "retry_in_place"
@@ -121,7 +122,7 @@ _in_place_task := _failed_task if {
 # T5) is not yet due: its last FAILURE_RECORD decided a retry whose delay has not
 # passed since the record.
 _in_place_retry_pending(task) if {
-	_status in {"CREATED", "PLANNED", "REVIEW_PENDING"}
+	lib.status in {"CREATED", "PLANNED", "REVIEW_PENDING"}
 	task != "T6"
 	_task_status(task) == "running"
 	_last_failure(task).decision in {"retry", "reassign"}
@@ -141,10 +142,10 @@ _in_place_retry_pending(task) if {
 #   outcome: block
 reasons contains r if {
 	_live
-	_kind in {"failure", "review", "handoff"}
+	lib.kind in {"failure", "review", "handoff"}
 	task := _in_place_task
 	_in_place_retry_pending(task)
-	r := _gate_reason(rego.metadata.rule(), sprintf("task %s is retried %d ms after its failure was recorded; %d ms are left: nothing of the retry can be reported yet", [task, _last_failure(task).delay_ms, (_due_ns(task) - _now_ns) / _ms]), "", "RETRY_DUE")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("task %s is retried %d ms after its failure was recorded; %d ms are left: nothing of the retry can be reported yet", [task, _last_failure(task).delay_ms, (_due_ns(task) - _now_ns) / _ms]), "", "RETRY_DUE", "block")
 }
 
 # T1 or T2 failed for good: nothing was read or sent yet; the workflow stops safely.
@@ -157,7 +158,7 @@ _failure_proposal := {
 	_failure_branch == "cancel"
 }
 
-_failure_proposal := _escalation_proposal([_failure_code], sprintf("task %s of %s failed (%s) in review", [_failed_task, _request.agent, _failure_class]), _failure_base("escalated")) if {
+_failure_proposal := _escalation_proposal([_failure_code], sprintf("task %s of %s failed (%s) in review", [_failed_task, lib.request.agent, _failure_class]), _failure_base("escalated")) if {
 	_failure_branch == "escalate"
 }
 
@@ -187,7 +188,7 @@ _failure_proposal := {
 }
 
 _delivery_effects := sort([id |
-	some id, status in _state.effects
+	some id, status in lib.state.effects
 	startswith(id, "delivery/")
 	status in {"pending", "unknown"}
 ])
@@ -206,7 +207,7 @@ reasons contains r if {
 	not _send_failure_repeated
 	_failure_branch == "delivery"
 	count(_delivery_effects) > 0
-	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("the send failed (%s): the delivery is UNKNOWN until its record is checked", [_failure_class]), "class", "DELIVERY_UNKNOWN", "await_human")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the send failed (%s): the delivery is UNKNOWN until its record is checked", [_failure_class]), "class", "DELIVERY_UNKNOWN", "await_human")
 }
 
 # METADATA
@@ -224,7 +225,7 @@ reasons contains r if {
 	not _send_failure_repeated
 	_failure_branch == "delivery"
 	count(_delivery_effects) == 0
-	r := _gate_reason(rego.metadata.rule(), sprintf("the send (T6) is %s with no delivery pending (%v): there is no delivery this failure concerns", [_task_status("T6"), object.get(_state, "effects", {})]), "task", "EFFECT_KNOWN")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the send (T6) is %s with no delivery pending (%v): there is no delivery this failure concerns", [_task_status("T6"), object.get(lib.state, "effects", {})]), "task", "EFFECT_KNOWN", "block")
 }
 
 # METADATA
@@ -240,7 +241,7 @@ reasons contains r if {
 reasons contains r if {
 	_failure
 	_send_failure_repeated
-	r := _gate_reason(rego.metadata.rule(), sprintf("the delivery of T6 is already UNKNOWN (%v): this failure repeats the reported one and is not counted; reconcile the delivery record first", [_delivery_effects]), "task", "DELIVERY_UNKNOWN")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the delivery of T6 is already UNKNOWN (%v): this failure repeats the reported one and is not counted; reconcile the delivery record first", [_delivery_effects]), "task", "DELIVERY_UNKNOWN", "block")
 }
 
 # RUNNING: a recoverable failure waits for its retry.
@@ -291,7 +292,7 @@ _failure_proposal := {
 }
 
 # An authorization failure recovers only through the gateway's re-verification.
-_blocked_next := [_next("supervisor", "verify_authorization", _empty_context)] if _failure_class == "authorization"
+_blocked_next := [_next("supervisor", "verify_authorization", core.empty_context)] if _failure_class == "authorization"
 
 else := []
 
@@ -302,7 +303,7 @@ else := []
 # --- retry timer and recovery outcomes ---------------------------------------------------
 
 _retry_timer if {
-	_status == "RETRY_PENDING"
+	lib.status == "RETRY_PENDING"
 	startswith(_effect_id, "retry/")
 	_effect_open
 }
@@ -349,13 +350,13 @@ reasons contains r if {
 	_outcome
 	_retry_timer
 	not _timer_proceeds
-	r := _gate_reason_outcome(rego.metadata.rule(), _exhausted_message, "effect_id", "RETRY", "await_human")
+	r := lib.gate_reason(rego.metadata.rule(), _exhausted_message, "effect_id", "RETRY", "await_human")
 }
 
 # _exhausted_message says why the retry does not run, from the recorded failure's
 # numbers only: its detail is free text and stays out of a reason.
-_exhausted_message := sprintf("task %s: the scheduler reports the retry %s: it does not run", [_timer_task, _request.result]) if {
-	_request.result != "acknowledged"
+_exhausted_message := sprintf("task %s: the scheduler reports the retry %s: it does not run", [_timer_task, lib.request.result]) if {
+	lib.request.result != "acknowledged"
 } else := sprintf("task %s: its last failure's class %v is not retried", [_timer_task, f.class]) if {
 	f := _last_failure(_timer_task)
 	not _retryable(f.class)
@@ -364,7 +365,7 @@ _exhausted_message := sprintf("task %s: the scheduler reports the retry %s: it d
 } else := sprintf("task %s: no failure of it is recorded", [_timer_task])
 
 _timer_proceeds if {
-	_request.result == "acknowledged"
+	lib.request.result == "acknowledged"
 	_timer_attempts_remain
 }
 
@@ -384,7 +385,7 @@ reasons contains r if {
 	_retry_timer
 	_timer_proceeds
 	_now_ns < _due_ns(_timer_task)
-	r := _gate_reason(rego.metadata.rule(), sprintf("task %s may be retried %d ms after its failure was recorded; %d ms are left", [_timer_task, _last_failure(_timer_task).delay_ms, (_due_ns(_timer_task) - _now_ns) / _ms]), "effect_id", "RETRY_DUE")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("task %s may be retried %d ms after its failure was recorded; %d ms are left", [_timer_task, _last_failure(_timer_task).delay_ms, (_due_ns(_timer_task) - _now_ns) / _ms]), "effect_id", "RETRY_DUE", "block")
 }
 
 _outcome_proposal := {
@@ -402,12 +403,12 @@ _outcome_proposal := _escalation_proposal(["RETRY_EXHAUSTED"], sprintf("task %s:
 	not _timer_proceeds
 }
 
-_timer_close := "acknowledged" if _request.result == "acknowledged"
+_timer_close := "acknowledged" if lib.request.result == "acknowledged"
 
 else := "failed"
 
 _recovery_check if {
-	_status == "BLOCKED"
+	lib.status == "BLOCKED"
 	startswith(_effect_id, "recovery/")
 	_effect_open
 }
@@ -427,9 +428,9 @@ _recovered_task := substring(_effect_id, 9, -1)
 reasons contains r if {
 	_outcome
 	_recovery_check
-	_request.result == "acknowledged"
+	lib.request.result == "acknowledged"
 	_last_failure(_recovered_task).class == "authorization"
-	r := _gate_reason(rego.metadata.rule(), sprintf("task %s failed on authorization: only the gateway's re-verification recovers it", [_recovered_task]), "effect_id", "SEC-AUTHZ")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("task %s failed on authorization: only the gateway's re-verification recovers it", [_recovered_task]), "effect_id", "SEC-AUTHZ", "block")
 }
 
 _outcome_proposal := {
@@ -439,7 +440,7 @@ _outcome_proposal := {
 	"events": [_effect_event("acknowledged"), _task_status_event(_recovered_task, "ready")],
 } if {
 	_recovery_check
-	_request.result == "acknowledged"
+	lib.request.result == "acknowledged"
 }
 
 # METADATA
@@ -453,8 +454,8 @@ _outcome_proposal := {
 reasons contains r if {
 	_outcome
 	_recovery_check
-	_request.result == "failed"
-	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("the dependency of task %s did not recover", [_recovered_task]), "result", "RETRY", "fail")
+	lib.request.result == "failed"
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the dependency of task %s did not recover", [_recovered_task]), "result", "RETRY", "fail")
 }
 
 _outcome_proposal := {
@@ -464,7 +465,7 @@ _outcome_proposal := {
 	"events": array.concat([_effect_event("failed")], _cancel_open_tasks),
 } if {
 	_recovery_check
-	_request.result == "failed"
+	lib.request.result == "failed"
 }
 
 _outcome_proposal := {
@@ -475,12 +476,12 @@ _outcome_proposal := {
 	"requires_human_review": true,
 } if {
 	_recovery_check
-	_request.result == "unknown"
+	lib.request.result == "unknown"
 }
 
 # An outcome of no open effect this status waits for: EFFECT_NOT_FOUND blocks an unknown
 # effect, EFFECT_ALREADY_SETTLED a settled one, the sequence rule any other.
-_outcome_proposal := {"outcome": "block", "status_after": _status} if {
+_outcome_proposal := {"outcome": "block", "status_after": lib.status} if {
 	not _delivery_effect
 	not _retry_timer
 	not _recovery_check
@@ -498,30 +499,30 @@ _outcome_proposal := {"outcome": "block", "status_after": _status} if {
 #   outcome: block
 reasons contains r if {
 	_outcome
-	_state.effects[_effect_id]
+	lib.state.effects[_effect_id]
 	not _effect_settled
 	not _delivery_effect
 	not _retry_timer
 	not _recovery_check
 	not _handoff_ack
-	r := _reason(rego.metadata.rule(), sprintf("effect %s is %s; status %s does not wait for its outcome", [_effect_id, _state.effects[_effect_id], _status]), "effect_id")
+	r := lib.reason(rego.metadata.rule(), sprintf("effect %s is %s; status %s does not wait for its outcome", [_effect_id, lib.state.effects[_effect_id], lib.status]), "effect_id")
 }
 
 # --- cancellation ------------------------------------------------------------------------
 
-_open_effects := sort([id | some id, status in _state.effects; status in {"pending", "unknown"}])
+_open_effects := sort([id | some id, status in lib.state.effects; status in {"pending", "unknown"}])
 
 # _cancellable are the statuses a cancel request may end the workflow from
 # (config.cancellable in contracts/support/config.cue).
-_cancellable := {s | some s in object.get(_config, "cancellable", [])}
+_cancellable := {s | some s in object.get(lib.pack_config, "cancellable", [])}
 
 _cancel_problems contains msg if {
-	not _status in _cancellable
-	msg := sprintf("status %s cannot be cancelled: it ends through its recovery or escalation path", [_status])
+	not lib.status in _cancellable
+	msg := sprintf("status %s cannot be cancelled: it ends through its recovery or escalation path", [lib.status])
 }
 
 _cancel_problems contains msg if {
-	_status == "RUNNING"
+	lib.status == "RUNNING"
 	count(_open_effects) > 0
 	msg := sprintf("side effects %v are pending or unknown: reconcile them first", [_open_effects])
 }
@@ -539,7 +540,7 @@ _cancel_problems contains msg if {
 reasons contains r if {
 	_cancel
 	some msg in _cancel_problems
-	r := _gate_reason(rego.metadata.rule(), msg, "", "CANCEL")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "", "CANCEL", "block")
 }
 
 _cancel_proposal := {
@@ -551,13 +552,13 @@ _cancel_proposal := {
 	count(_cancel_problems) == 0
 }
 
-_cancel_proposal := {"outcome": "block", "status_after": _status} if {
+_cancel_proposal := {"outcome": "block", "status_after": lib.status} if {
 	count(_cancel_problems) > 0
 }
 
 # --- stops: deadline and budget ----------------------------------------------------------
 
-_deadline_ns := _ns(_state.created_at) + (n * _ms) if {
+_deadline_ns := _ns(lib.state.created_at) + (n * _ms) if {
 	n := _cfg("max_workflow_duration_ms")
 	is_number(n)
 }
@@ -567,11 +568,11 @@ _deadline_passed if not _deadline_ns
 _deadline_passed if _now_ns > _deadline_ns
 
 _usage := u if {
-	u := _request.usage
+	u := lib.request.usage
 	is_object(u)
 } else := {}
 
-_usage_totals := [[counter, limit, _counter(counter) + object.get(_usage, field, 0)] |
+_usage_totals := [[counter, limit, core.counter(counter) + object.get(_usage, field, 0)] |
 	some [counter, limit, field] in [
 		["usage/model_calls", "max_model_calls", "model_calls"],
 		["usage/tool_calls", "max_tool_calls", "tool_calls"],
@@ -606,7 +607,7 @@ _usage_events := [{"type": "counter", "name": counter, "delta": n} |
 # always judged on their own terms.
 _stopping if {
 	_ready
-	not _kind in {"start", "outcome", "cancel"}
+	not lib.kind in {"start", "outcome", "cancel"}
 	_stop_cause
 }
 
@@ -628,7 +629,7 @@ _stop_cause if count(_over_budget) > 0
 reasons contains r if {
 	_stopping
 	_deadline_passed
-	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("workflow %q started at %s; it may run %v ms: stopping (%s → %s)", [object.get(_state, "workflow_id", ""), object.get(_state, "created_at", "unknown"), object.get(_config, "max_workflow_duration_ms", "not configured"), _status, _stop_exit]), "", "DEADLINE", _stop_outcome)
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("workflow %q started at %s; it may run %v ms: stopping (%s → %s)", [object.get(lib.state, "workflow_id", ""), object.get(lib.state, "created_at", "unknown"), object.get(lib.pack_config, "max_workflow_duration_ms", "not configured"), lib.status, _stop_exit]), "", "DEADLINE", _stop_outcome)
 }
 
 # METADATA
@@ -643,16 +644,16 @@ reasons contains r if {
 reasons contains r if {
 	_stopping
 	some [counter, total] in _over_budget
-	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("%s would be %d, over its budget: stopping (%s → %s)", [counter, total, _status, _stop_exit]), "usage", "BUDGET", _stop_outcome)
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s would be %d, over its budget: stopping (%s → %s)", [counter, total, lib.status, _stop_exit]), "usage", "BUDGET", _stop_outcome)
 }
 
 _stop_exit := "BLOCKED" if {
-	_status == "RUNNING"
+	lib.status == "RUNNING"
 	count(_open_effects) > 0
 } else := e if {
-	e := _config.stop_exits[_status]
+	e := lib.pack_config.stop_exits[lib.status]
 	is_string(e)
-} else := _status
+} else := lib.status
 
 _stop_outcome := "await_human" if _stop_exit in {"ESCALATED", "BLOCKED"}
 
@@ -663,7 +664,7 @@ _stop_codes := array.concat(
 	["BUDGET_EXHAUSTED" | count(_over_budget) > 0],
 )
 
-_stop_proposal := _escalation_proposal(_stop_codes, sprintf("stopped in %s", [_status]), _usage_events) if {
+_stop_proposal := _escalation_proposal(_stop_codes, sprintf("stopped in %s", [lib.status]), _usage_events) if {
 	_stop_exit == "ESCALATED"
 }
 

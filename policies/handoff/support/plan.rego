@@ -1,6 +1,7 @@
 package handoff.support
 
 import data.handoff.core
+import data.handoff.lib
 
 # T1 (classify) and T2 (verify authorization), the routing rules that choose the route,
 # and the plan: the task graph T3..T7 the route runs (seed phases 4 and 5).
@@ -17,7 +18,7 @@ _intent_of(c) := c.intent if {
 } else := "ambiguous"
 
 _intent_route(c) := r if {
-	r := _config.intents[_intent_of(c)].route
+	r := lib.pack_config.intents[_intent_of(c)].route
 	is_string(r)
 } else := "clarification"
 
@@ -44,7 +45,7 @@ _order_granted(a) if {
 }
 
 _order_status := s if {
-	s := _latest_content("ORDER_RESULT").order_status
+	s := core.latest_content("ORDER_RESULT").order_status
 	is_string(s)
 } else := ""
 
@@ -76,7 +77,7 @@ _route_for(c, a) := "human" if {
 _route := _route_for(_classification_content, _authorization_content)
 
 _response_kinds := k if {
-	k := _config.routes[_route].response_kinds
+	k := lib.pack_config.routes[_route].response_kinds
 	is_array(k)
 } else := []
 
@@ -94,17 +95,17 @@ _response_kinds := k if {
 #   outcome: block
 reasons contains r if {
 	_classification
-	o := _content.order_ref
+	o := lib.content.order_ref
 	stated := _case.order_ref
 	is_string(stated)
 	o != stated
-	r := _gate_reason(rego.metadata.rule(), sprintf("the classification names order %q; the customer stated %q", [o, stated]), "output.content.order_ref", "ROUTING")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the classification names order %q; the customer stated %q", [o, stated]), "output.content.order_ref", "ROUTING", "block")
 }
 
 _classification_proposal := {
 	"outcome": "allow",
 	"status_after": "PLANNED",
-	"next": [_next("supervisor", "verify_authorization", _package("supervisor>supervisor", _content))],
+	"next": [_next("supervisor", "verify_authorization", _package("supervisor>supervisor", lib.content))],
 	"events": array.concat(
 		[
 			core.artifact_event("approved"),
@@ -131,7 +132,7 @@ _classification_proposal := {
 reasons contains r if {
 	_authorization
 	not _from_gateway
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s %q is not an authorization service (%v): only the gateway records an authorization", [_actor_type, _actor_id, object.get(_config, "authorization_services", [])]), "actor", "SEC-GATEWAY")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s %q is not an authorization service (%v): only the gateway records an authorization", [lib.actor_type, lib.actor_id, object.get(lib.pack_config, "authorization_services", [])]), "actor", "SEC-GATEWAY", "block")
 }
 
 # METADATA
@@ -144,8 +145,8 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_authorization
-	_content.customer_ref != object.get(_case, "customer_ref", "")
-	r := _gate_reason(rego.metadata.rule(), sprintf("the authorization names customer %q, not the case's customer", [_content.customer_ref]), "output.content.customer_ref", "SEC-GATEWAY")
+	lib.content.customer_ref != object.get(_case, "customer_ref", "")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the authorization names customer %q, not the case's customer", [lib.content.customer_ref]), "output.content.customer_ref", "SEC-GATEWAY", "block")
 }
 
 # _stated_orders are the orders the case is about: the one the customer stated, and the
@@ -170,11 +171,11 @@ _stated_orders := {o |
 reasons contains r if {
 	_authorization
 	not _reverification
-	o := _content.order_ref
+	o := lib.content.order_ref
 	is_string(o)
 	count(_stated_orders) > 0
 	not o in _stated_orders
-	r := _gate_reason(rego.metadata.rule(), sprintf("the authorization names order %q; the case is about %v", [o, sort(_stated_orders)]), "output.content.order_ref", "SEC-AUTHZ")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the authorization names order %q; the case is about %v", [o, sort(_stated_orders)]), "output.content.order_ref", "SEC-AUTHZ", "block")
 }
 
 # METADATA
@@ -189,20 +190,20 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_authorization
-	_verified(_content)
-	not _now_ns < _ns(_content.expires_at)
-	r := _gate_reason(rego.metadata.rule(), sprintf("the authorization expires at %v, not after now (%s): it authorizes nothing", [_content.expires_at, input.now]), "output.content.expires_at", "SEC-GATEWAY")
+	_verified(lib.content)
+	not _now_ns < _ns(lib.content.expires_at)
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the authorization expires at %v, not after now (%s): it authorizes nothing", [lib.content.expires_at, input.now]), "output.content.expires_at", "SEC-GATEWAY", "block")
 }
 
 _from_gateway if {
-	_actor_type == "system"
-	_actor_id in object.get(_config, "authorization_services", [])
+	lib.actor_type == "system"
+	lib.actor_id in object.get(lib.pack_config, "authorization_services", [])
 }
 
 # _plan_events are the tasks of a route's plan after T2: ready when every dependency is
 # done, pending otherwise.
 _plan_events(route) := [_task_event(id, _initial_status(deps), _task_cfg(id).owner, deps) |
-	some id, deps in _config.routes[route].plan
+	some id, deps in lib.pack_config.routes[route].plan
 ]
 
 _initial_status(deps) := "ready" if {
@@ -211,12 +212,12 @@ _initial_status(deps) := "ready" if {
 	}
 } else := "pending"
 
-_new_route := _route_for(_classification_content, _content)
+_new_route := _route_for(_classification_content, lib.content)
 
 _authorization_proposal := {
 	"outcome": "allow",
 	"status_after": "READY",
-	"next": _supervisor_next(sort([id | some id, deps in _config.routes[_new_route].plan; _initial_status(deps) == "ready"])),
+	"next": _supervisor_next(sort([id | some id, deps in lib.pack_config.routes[_new_route].plan; _initial_status(deps) == "ready"])),
 	"events": array.concat(
 		array.concat(
 			[
@@ -229,8 +230,8 @@ _authorization_proposal := {
 		_usage_events,
 	),
 } if {
-	_status == "PLANNED"
-	is_object(_config.routes[_new_route].plan)
+	lib.status == "PLANNED"
+	is_object(lib.pack_config.routes[_new_route].plan)
 }
 
 # --- T2 again: re-verification while BLOCKED ----------------------------------------------
@@ -238,13 +239,13 @@ _authorization_proposal := {
 _previous_authorization := _authorization_content
 
 _elevations contains sprintf("scope %s was not granted before", [s]) if {
-	some s in _content.scopes
+	some s in lib.content.scopes
 	not s in object.get(_previous_authorization, "scopes", [])
 }
 
-_elevations contains sprintf("order %v was not the authorized order %v", [_content.order_ref, object.get(_previous_authorization, "order_ref", "none")]) if {
-	is_string(_content.order_ref)
-	_content.order_ref != object.get(_previous_authorization, "order_ref", "")
+_elevations contains sprintf("order %v was not the authorized order %v", [lib.content.order_ref, object.get(_previous_authorization, "order_ref", "none")]) if {
+	is_string(lib.content.order_ref)
+	lib.content.order_ref != object.get(_previous_authorization, "order_ref", "")
 }
 
 # METADATA
@@ -259,7 +260,7 @@ _elevations contains sprintf("order %v was not the authorized order %v", [_conte
 reasons contains r if {
 	_reverification
 	some problem in _elevations
-	r := _gate_reason(rego.metadata.rule(), sprintf("the re-verification widens the authorization: %s", [problem]), "output.content", "SEC-PRIVILEGE")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("the re-verification widens the authorization: %s", [problem]), "output.content", "SEC-PRIVILEGE", "block")
 }
 
 _blocked_tasks := sort([id | some id, t in _tasks; t.status == "blocked"])
@@ -278,7 +279,7 @@ _authorization_proposal := {
 	),
 } if {
 	_reverification
-	_verified(_content)
+	_verified(lib.content)
 }
 
 # METADATA
@@ -289,7 +290,7 @@ _authorization_proposal := {
 # custom:
 #   code: AUTHORIZATION_REQUIRED
 #   outcome: fail
-_reverification_denied := _gate_reason_outcome(rego.metadata.rule(), sprintf("the gateway did not verify the customer again (%v): the workflow fails without data access", [object.get(_content, "denial_reason", "no reason given")]), "output.content.verified", "SEC-AUTHZ", "fail")
+_reverification_denied := lib.gate_reason(rego.metadata.rule(), sprintf("the gateway did not verify the customer again (%v): the workflow fails without data access", [object.get(lib.content, "denial_reason", "no reason given")]), "output.content.verified", "SEC-AUTHZ", "fail")
 
 _authorization_proposal := {
 	"outcome": "fail",
@@ -302,17 +303,17 @@ _authorization_proposal := {
 	),
 } if {
 	_reverification
-	not _verified(_content)
+	not _verified(lib.content)
 }
 
 _recovery_acknowledged := [{"type": "effect", "id": id, "status": "acknowledged"} |
-	some id, status in _state.effects
+	some id, status in lib.state.effects
 	startswith(id, "recovery/")
 	status in {"pending", "unknown"}
 ]
 
 _recovery_failed := [{"type": "effect", "id": id, "status": "failed"} |
-	some id, status in _state.effects
+	some id, status in lib.state.effects
 	startswith(id, "recovery/")
 	status in {"pending", "unknown"}
 ]

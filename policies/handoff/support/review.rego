@@ -1,30 +1,33 @@
 package handoff.support
 
+import data.handoff.core
+import data.handoff.lib
+
 # T5: the Reviewer's verdict (seed phase 10). ACCEPT when every check passes and the
 # policy finds nothing unsupported; REVISE for a correctable defect; REASSIGN when the
 # worker lacks a capability (to an agent that already holds it); REJECT for an unsafe,
 # unsupported or invalid result (it can never be sent); ESCALATE when a person must
 # decide. Revision cycles are bounded; a review past its deadline escalates.
 
-_verdict := object.get(_request, "verdict", "")
+_verdict := object.get(lib.request, "verdict", "")
 
-_reviewed := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+_reviewed := [r | some r in object.get(lib.request, "artifacts", []); is_object(r)]
 
 _reviewed_types := {r.type | some r in _reviewed}
 
-_defects := [d | some d in object.get(_request, "defects", []); is_object(d)]
+_defects := [d | some d in object.get(lib.request, "defects", []); is_object(d)]
 
-_checks_reported := {g.id: g.passed | some g in object.get(_request, "gates", []); is_object(g)}
+_checks_reported := {g.id: g.passed | some g in object.get(lib.request, "gates", []); is_object(g)}
 
-_review_checks := object.keys(object.get(_config, "review_checks", {}))
+_review_checks := object.keys(object.get(lib.pack_config, "review_checks", {}))
 
-_draft_version := _latest("RESPONSE_DRAFT")
+_draft_version := core.latest_version("RESPONSE_DRAFT")
 
-_draft_content := _latest_content("RESPONSE_DRAFT")
+_draft_content := core.latest_content("RESPONSE_DRAFT")
 
-_cycles := _counter("review_cycles")
+_cycles := core.counter("review_cycles")
 
-_cycles_left if _cycles < _max_review_cycles
+_cycles_left if _cycles < core.limit("max_review_cycles")
 
 # --- the review's own validity ---------------------------------------------------------
 
@@ -40,7 +43,7 @@ _cycles_left if _cycles < _max_review_cycles
 reasons contains r if {
 	_review
 	some msg in _scope_problems
-	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "REVIEW")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "artifacts", "REVIEW", "block")
 }
 
 # METADATA
@@ -54,9 +57,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_review
-	some i, g in object.get(_request, "gates", [])
+	some i, g in object.get(lib.request, "gates", [])
 	not g.id in _review_checks
-	r := _gate_reason(rego.metadata.rule(), sprintf("gate result %q is no check of the review (checks: %v)", [g.id, sort(_review_checks)]), sprintf("gates[%d].id", [i]), "REVIEW")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("gate result %q is no check of the review (checks: %v)", [g.id, sort(_review_checks)]), sprintf("gates[%d].id", [i]), "REVIEW", "block")
 }
 
 _scope_problems contains "the review does not judge the RESPONSE_DRAFT" if not "RESPONSE_DRAFT" in _reviewed_types
@@ -108,7 +111,7 @@ _origin_known(origin, artifact) if {
 reasons contains r if {
 	_review
 	some [path, msg] in _defect_problems
-	r := _gate_reason(rego.metadata.rule(), msg, path, "REVIEW_CHECKS")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "REVIEW_CHECKS", "block")
 }
 
 # METADATA
@@ -128,7 +131,7 @@ reasons contains r if {
 	not _review_overdue
 	some check in _review_checks
 	not check in object.keys(_checks_reported)
-	r := _gate_reason(rego.metadata.rule(), sprintf("check %q (%s) is not reported", [check, _config.review_checks[check].question]), "gates", "REVIEW_CHECKS")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("check %q (%s) is not reported", [check, lib.pack_config.review_checks[check].question]), "gates", "REVIEW_CHECKS", "block")
 }
 
 # --- what the policy finds before an ACCEPT --------------------------------------------
@@ -151,7 +154,7 @@ _accepting if {
 reasons contains r if {
 	_accepting
 	some msg in _claim_problems(_draft_content)
-	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "EVIDENCE")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "artifacts", "EVIDENCE", "block")
 }
 
 # _result_staleness says why the latest order result is no longer current at the
@@ -160,19 +163,19 @@ reasons contains r if {
 # may have changed since. An estimate the order system gave is no longer current once
 # its day has passed. A result without a readable retrieval time is never current.
 _result_staleness contains msg if {
-	v := _latest("ORDER_RESULT")
+	v := core.latest_version("ORDER_RESULT")
 	not _within_ms("max_result_age_ms", _now_ns - _ns(v.content.retrieved_at))
-	msg := sprintf("ORDER_RESULT v%d was retrieved at %v, more than %v ms ago", [v.ref.version, object.get(v.content, "retrieved_at", "an unknown time"), object.get(_config, "max_result_age_ms", "not configured")])
+	msg := sprintf("ORDER_RESULT v%d was retrieved at %v, more than %v ms ago", [v.ref.version, object.get(v.content, "retrieved_at", "an unknown time"), object.get(lib.pack_config, "max_result_age_ms", "not configured")])
 }
 
 _result_staleness contains msg if {
-	v := _latest("ORDER_RESULT")
+	v := core.latest_version("ORDER_RESULT")
 	not _within_ms("max_result_age_ms", _now_ns - _ns(v.recorded_at))
-	msg := sprintf("ORDER_RESULT v%d was recorded at %v, more than %v ms ago", [v.ref.version, v.recorded_at, object.get(_config, "max_result_age_ms", "not configured")])
+	msg := sprintf("ORDER_RESULT v%d was recorded at %v, more than %v ms ago", [v.ref.version, v.recorded_at, object.get(lib.pack_config, "max_result_age_ms", "not configured")])
 }
 
 _result_staleness contains msg if {
-	v := _latest("ORDER_RESULT")
+	v := core.latest_version("ORDER_RESULT")
 	d := v.content.estimated_delivery
 	is_string(d)
 	d < _date(input.now)
@@ -193,7 +196,7 @@ reasons contains r if {
 	_accepting
 	_draft_content.kind == "order_status"
 	some msg in _result_staleness
-	r := _gate_reason(rego.metadata.rule(), msg, "artifacts", "EVIDENCE_FRESH")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "artifacts", "EVIDENCE_FRESH", "block")
 }
 
 _escalation_needed contains sprintf("route %s ends with a person, not a sent response", [_route]) if _route == "human"
@@ -214,13 +217,13 @@ _escalation_needed contains sprintf("the draft proposes %s: a person decides sen
 reasons contains r if {
 	_accepting
 	some msg in _escalation_needed
-	r := _gate_reason(rego.metadata.rule(), msg, "verdict", "SEC-SENSITIVE")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "verdict", "SEC-SENSITIVE", "block")
 }
 
 # --- REASSIGN --------------------------------------------------------------------------
 
 _reassign := a if {
-	a := _request.report.reassign
+	a := lib.request.report.reassign
 	is_object(a)
 }
 
@@ -250,7 +253,7 @@ reasons contains r if {
 	_verdict == "REASSIGN"
 	not _review_overdue
 	some msg in _reassign_problems
-	r := _gate_reason(rego.metadata.rule(), msg, "report.reassign", "SEC-REASSIGN")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "report.reassign", "SEC-REASSIGN", "block")
 }
 
 # METADATA
@@ -268,7 +271,7 @@ reasons contains r if {
 	_cycles_left
 	scope := _task_cfg(_reassign.task_id).scope
 	not _authorized_for(scope)
-	r := _gate_reason(rego.metadata.rule(), sprintf("task %s needs %s, which the workflow's authorization does not grant now", [_reassign.task_id, scope]), "report.reassign", "SEC-AUTHZ")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("task %s needs %s, which the workflow's authorization does not grant now", [_reassign.task_id, scope]), "report.reassign", "SEC-AUTHZ", "block")
 }
 
 # --- deadline and cycles -----------------------------------------------------------------
@@ -291,11 +294,11 @@ _review_overdue if {
 reasons contains r if {
 	_ready
 	not _stopping
-	_kind in {"review", "failure"}
-	_status == "REVIEW_PENDING"
+	lib.kind in {"review", "failure"}
+	lib.status == "REVIEW_PENDING"
 	_task_status("T5") == "running"
 	_review_overdue
-	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("T5 was dispatched more than %v ms ago: escalating", [object.get(_config, "review_deadline_ms", "not configured")]), "", "REVIEW_DEADLINE", "await_human")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("T5 was dispatched more than %v ms ago: escalating", [object.get(lib.pack_config, "review_deadline_ms", "not configured")]), "", "REVIEW_DEADLINE", "await_human")
 }
 
 # METADATA
@@ -312,7 +315,7 @@ reasons contains r if {
 	_verdict in {"REVISE", "REJECT", "REASSIGN"}
 	not _review_overdue
 	not _cycles_left
-	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("%d of %v revision cycles used: escalating instead of another loop", [_cycles, object.get(_contract, ["limits", "max_review_cycles"], "not configured")]), "verdict", "REVIEW_LIMIT", "await_human")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%d of %v revision cycles used: escalating instead of another loop", [_cycles, object.get(lib.pack_contract, ["limits", "max_review_cycles"], "not configured")]), "verdict", "REVIEW_LIMIT", "await_human")
 }
 
 # METADATA
@@ -329,7 +332,7 @@ reasons contains r if {
 	not _review_overdue
 	some i, d in _defects
 	object.get(d, "check", "") in _review_checks
-	r := _gate_reason_outcome(rego.metadata.rule(), sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, d.description]), sprintf("defects[%d]", [i]), d.check, "revise")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s defect %q of %s (%s): %s", [d.severity, d.id, d.artifact, d.check, d.description]), sprintf("defects[%d]", [i]), d.check, "revise")
 }
 
 # --- the verdict -------------------------------------------------------------------------
@@ -360,12 +363,12 @@ _review_record := object.union(
 		"result": _review_result[_review_branch],
 		"cycle": _cycles,
 		"reviewed": _reviewed,
-		"checks": object.get(_request, "gates", []),
+		"checks": object.get(lib.request, "gates", []),
 		"defects": _defects,
 	},
 	object.union(
-		{k: v | some k in {"reassign", "notes"}; v := _request.report[k]},
-		{"summary": s | s := _request.summary},
+		{k: v | some k in {"reassign", "notes"}; v := lib.request.report[k]},
+		{"summary": s | s := lib.request.summary},
 	),
 )
 
@@ -373,8 +376,8 @@ _review_record_event := _record("REVIEW_RECORD", "review-record", "approved", _r
 
 _defect_events := [{"type": "defect", "defect": d, "status": "open"} | some d in _defects]
 
-_draft_status_event(status) := [_status_event("RESPONSE_DRAFT", _draft_version.ref.version, status) |
-	_draft_version.status in _open_statuses
+_draft_status_event(status) := [core.status_event("RESPONSE_DRAFT", _draft_version.ref.version, status) |
+	_draft_version.status in core.open_statuses
 ]
 
 _review_proposal := {
@@ -384,7 +387,7 @@ _review_proposal := {
 	"events": array.concat(
 		array.concat([_review_record_event], _draft_status_event("approved")),
 		array.concat(
-			[_status_event("ORDER_RESULT", v.ref.version, "approved") | v := _latest("ORDER_RESULT"); v.status == "under_review"],
+			[core.status_event("ORDER_RESULT", v.ref.version, "approved") | v := core.latest_version("ORDER_RESULT"); v.status == "under_review"],
 			array.concat([_task_status_event("T5", "done")], _ready_events("T5")),
 		),
 	),
@@ -402,7 +405,7 @@ _review_proposal := _escalation_proposal(codes, _escalation_summary, [_review_re
 _review_proposal := {
 	"outcome": "revise",
 	"status_after": "READY",
-	"revise": [{"artifact": "RESPONSE_DRAFT", "producer": _producer("RESPONSE_DRAFT"), "defects": sort([d.id | some d in _defects])}],
+	"revise": [{"artifact": "RESPONSE_DRAFT", "producer": core.producer("RESPONSE_DRAFT", "supervisor"), "defects": sort([d.id | some d in _defects])}],
 	"next": _supervisor_next(["T4"]),
 	"events": array.concat(
 		array.concat([_review_record_event], _draft_status_event({"revise": "revision_required", "reject": "rejected"}[_review_branch])),
@@ -432,7 +435,7 @@ _review_proposal := {
 
 # _escalation_summary is the Reviewer's summary, or what the review decided.
 _escalation_summary := s if {
-	s := _request.summary
+	s := lib.request.summary
 	is_string(s)
 	s != ""
 } else := sprintf("review of RESPONSE_DRAFT v%d: %s", [_draft_version.ref.version, _review_branch])

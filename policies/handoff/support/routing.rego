@@ -1,6 +1,7 @@
 package handoff.support
 
 import data.handoff.core
+import data.handoff.lib
 
 # Routing and delegation (seed phase 5). The Supervisor dispatches a task of the plan
 # with the phase-7 envelope; the dispatch is checked in the configured priority order
@@ -8,14 +9,14 @@ import data.handoff.core
 # the first failing check is reported: an unauthorized dispatch is refused as
 # unauthorized whatever else is wrong with it.
 
-_recipient := object.get(_request, "target_agent", "")
+_recipient := object.get(lib.request, "target_agent", "")
 
 _dispatch_cfg := _task_cfg(_task_id)
 
 # --- 1. authorization --------------------------------------------------------------------
 
 _auth_ctx := c if {
-	c := _request.authorization_context
+	c := lib.request.authorization_context
 	is_object(c)
 } else := {}
 
@@ -24,7 +25,7 @@ _auth_ctx := c if {
 _referenced_authorization := v if {
 	ref := _auth_ctx.reference
 	core.ref_matches(ref)
-	ref.version == _latest_n("AUTHORIZATION_RECORD")
+	ref.version == core.latest_number("AUTHORIZATION_RECORD")
 	v := core.ref_version(ref)
 }
 
@@ -66,7 +67,7 @@ _unexpired(v) if {
 
 # _authorized_for(scope) holds when the workflow's latest authorization covers scope now.
 _authorized_for(scope) if {
-	v := _latest("AUTHORIZATION_RECORD")
+	v := core.latest_version("AUTHORIZATION_RECORD")
 	count(_record_problems(v, scope)) == 0
 }
 
@@ -85,7 +86,7 @@ _authz_required contains r if {
 	_dispatch
 	scope := _dispatch_cfg.scope
 	some problem in _authorization_problems(scope)
-	r := _gate_reason(rego.metadata.rule(), sprintf("task %s needs %s: %s", [_task_id, scope, problem]), "authorization_context", "SEC-AUTHZ")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("task %s needs %s: %s", [_task_id, scope, problem]), "authorization_context", "SEC-AUTHZ", "block")
 }
 
 # _claims_authorization holds for a handoff whose authorization context is its own claim:
@@ -112,7 +113,7 @@ _authz_required contains r if {
 	not _dispatch_cfg.scope
 	_auth_ctx.status == "verified"
 	not _referenced_authorization
-	r := _gate_reason(rego.metadata.rule(), sprintf("task %s claims a verified authorization that is not the latest recorded AUTHORIZATION_RECORD", [_task_id]), "authorization_context.reference", "SEC-AUTHZ")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("task %s claims a verified authorization that is not the latest recorded AUTHORIZATION_RECORD", [_task_id]), "authorization_context.reference", "SEC-AUTHZ", "block")
 }
 
 # _claimed_scopes are the scopes a dispatch's authorization context claims for the task.
@@ -167,7 +168,7 @@ _scope_claims contains [s, msg] if {
 _scope_denials contains r if {
 	_claims_authorization
 	some [_, msg] in _scope_claims
-	r := _gate_reason(rego.metadata.rule(), msg, "authorization_context.scopes", "SEC-SCOPE")
+	r := lib.gate_reason(rego.metadata.rule(), msg, "authorization_context.scopes", "SEC-SCOPE", "block")
 }
 
 # _authz_denials are the reasons of routing check 1: a missing or invalid authorization
@@ -189,7 +190,7 @@ _authz_denials := _authz_required if {
 _capability_denials contains r if {
 	_dispatch
 	not _task_type(_task_id) in _agent_tasks(_recipient)
-	r := _gate_reason(rego.metadata.rule(), sprintf("%q cannot perform task %s (%s); its tasks are %v", [_recipient, _task_id, _task_type(_task_id), sort(_agent_tasks(_recipient))]), "target_agent", "ROUTING")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%q cannot perform task %s (%s); its tasks are %v", [_recipient, _task_id, _task_type(_task_id), sort(_agent_tasks(_recipient))]), "target_agent", "ROUTING", "block")
 }
 
 # --- 3. permission -----------------------------------------------------------------------
@@ -206,7 +207,7 @@ _capability_denials contains r if {
 _permission_denials contains r if {
 	_dispatch
 	some [path, msg] in _dependency_problems
-	r := _gate_reason(rego.metadata.rule(), msg, path, "TASK_GRAPH")
+	r := lib.gate_reason(rego.metadata.rule(), msg, path, "TASK_GRAPH", "block")
 }
 
 _dependency_problems contains ["task_id", msg] if {
@@ -238,9 +239,9 @@ _dependency_problems contains ["target_agent", msg] if {
 #   outcome: block
 _permission_denials contains r if {
 	_dispatch
-	some i, ref in _inputs
+	some i, ref in lib.inputs
 	not ref.type in _agent_consumes(_recipient)
-	r := _gate_reason(rego.metadata.rule(), sprintf("%q may not receive %s", [_recipient, ref.type]), sprintf("input_artifacts[%d]", [i]), "ROUTING")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%q may not receive %s", [_recipient, ref.type]), sprintf("input_artifacts[%d]", [i]), "ROUTING", "block")
 }
 
 _deps(id) := d if {
@@ -250,7 +251,7 @@ _deps(id) := d if {
 
 # --- 4. availability ---------------------------------------------------------------------
 
-_delegations(id) := _counter(sprintf("delegations/%s", [id]))
+_delegations(id) := core.counter(sprintf("delegations/%s", [id]))
 
 # METADATA
 # title: Concurrency limit
@@ -263,7 +264,7 @@ _delegations(id) := _counter(sprintf("delegations/%s", [id]))
 _availability_denials contains r if {
 	_dispatch
 	not _below("max_concurrent_tasks", count(_running_tasks))
-	r := _gate_reason(rego.metadata.rule(), sprintf("%d tasks run (%v); at most %v may run at once", [count(_running_tasks), sort(_running_tasks), object.get(_config, "max_concurrent_tasks", "not configured")]), "task_id", "CONCURRENCY")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%d tasks run (%v); at most %v may run at once", [count(_running_tasks), sort(_running_tasks), object.get(lib.pack_config, "max_concurrent_tasks", "not configured")]), "task_id", "CONCURRENCY", "block")
 }
 
 # METADATA
@@ -278,7 +279,7 @@ _availability_denials contains r if {
 _availability_denials contains r if {
 	_dispatch
 	not _below("max_delegation_depth", _delegations(_task_id))
-	r := _gate_reason(rego.metadata.rule(), sprintf("task %s was delegated %d times; at most %v", [_task_id, _delegations(_task_id), object.get(_config, "max_delegation_depth", "not configured")]), "task_id", "DELEGATION")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("task %s was delegated %d times; at most %v", [_task_id, _delegations(_task_id), object.get(lib.pack_config, "max_delegation_depth", "not configured")]), "task_id", "DELEGATION", "block")
 }
 
 # _below holds when n is below the configured limit name (never when it is missing).
@@ -302,8 +303,8 @@ _below(name, n) if {
 _cost_denials contains r if {
 	_dispatch
 	some [counter, limit] in _budgets
-	not _below(limit, _counter(counter))
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s is %d of %v: no budget left for task %s", [counter, _counter(counter), object.get(_config, limit, "not configured"), _task_id]), "task_id", "BUDGET")
+	not _below(limit, core.counter(counter))
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s is %d of %v: no budget left for task %s", [counter, core.counter(counter), object.get(lib.pack_config, limit, "not configured"), _task_id]), "task_id", "BUDGET", "block")
 }
 
 # METADATA
@@ -318,7 +319,7 @@ _cost_denials contains r if {
 _cost_denials contains r if {
 	_dispatch
 	not _time_for_a_call
-	r := _gate_reason(rego.metadata.rule(), sprintf("less than one per-call timeout (%v ms) is left before the workflow's deadline", [object.get(_config, "per_call_timeout_ms", "not configured")]), "task_id", "DEADLINE")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("less than one per-call timeout (%v ms) is left before the workflow's deadline", [object.get(lib.pack_config, "per_call_timeout_ms", "not configured")]), "task_id", "DEADLINE", "block")
 }
 
 _time_for_a_call if {
@@ -352,16 +353,16 @@ reasons contains r if {
 
 _assignment_content := {
 	"task_id": _task_id,
-	"sender": _request.sender,
-	"recipient": _request.recipient,
-	"objective": _request.objective,
-	"input_refs": _request.input_refs,
-	"required_output": _request.required_output,
-	"state_version": _request.state_version,
+	"sender": lib.request.sender,
+	"recipient": lib.request.recipient,
+	"objective": lib.request.objective,
+	"input_refs": lib.request.input_refs,
+	"required_output": lib.request.required_output,
+	"state_version": lib.request.state_version,
 	"authorization_context": _assigned_authorization,
-	"completion_criteria": _request.completion_criteria,
+	"completion_criteria": lib.request.completion_criteria,
 	"delegation": _delegations(_task_id) + 1,
-	"timeout_ms": object.get(_config, "per_call_timeout_ms", 0),
+	"timeout_ms": object.get(lib.pack_config, "per_call_timeout_ms", 0),
 }
 
 # _assigned_authorization is the dispatch's authorization context with only the scopes
@@ -374,7 +375,7 @@ _assigned_authorization := object.union(_auth_ctx, {"scopes": sort(_passed_scope
 # starts (or continues) the run.
 _dispatch_status := "REVIEW_PENDING" if {
 	_task_id == "T5"
-	_status == "RUNNING"
+	lib.status == "RUNNING"
 } else := "RUNNING"
 
 _dispatch_proposal := {
@@ -383,7 +384,7 @@ _dispatch_proposal := {
 	"next": [_next(_recipient, _task_type(_task_id), _dispatch_context)],
 	"events": array.concat(
 		[
-			_record("TASK_ASSIGNMENT", "task-assignment", "approved", _assignment_content, _inputs, {"task_id": _task_id}),
+			_record("TASK_ASSIGNMENT", "task-assignment", "approved", _assignment_content, lib.inputs, {"task_id": _task_id}),
 			_task_event(_task_id, "running", _recipient, _deps(_task_id)),
 			{"type": "counter", "name": sprintf("delegations/%s", [_task_id]), "delta": 1},
 			core.handoff_event,
@@ -408,22 +409,22 @@ _context_parts("T4") := object.union(
 		"route": {"route": _route, "response_kinds": _response_kinds},
 		"revision": _revision_context,
 	},
-	{"ORDER_RESULT": _package("supervisor>support_agent", _latest_content("ORDER_RESULT")) | _latest("ORDER_RESULT")},
+	{"ORDER_RESULT": _package("supervisor>support_agent", core.latest_content("ORDER_RESULT")) | core.latest_version("ORDER_RESULT")},
 )
 
 _context_parts("T5") := object.union(
 	{
-		"RESPONSE_DRAFT": _package("supervisor>reviewer", _latest_content("RESPONSE_DRAFT")),
+		"RESPONSE_DRAFT": _package("supervisor>reviewer", core.latest_content("RESPONSE_DRAFT")),
 		"CASE": _package("supervisor>reviewer:CASE", _case),
-		"checks": object.get(_config, "review_checks", {}),
+		"checks": object.get(lib.pack_config, "review_checks", {}),
 		"route": {"route": _route, "response_kinds": _response_kinds},
 	},
-	{"ORDER_RESULT": _package("supervisor>reviewer:ORDER_RESULT", _latest_content("ORDER_RESULT")) | _latest("ORDER_RESULT")},
+	{"ORDER_RESULT": _package("supervisor>reviewer:ORDER_RESULT", core.latest_content("ORDER_RESULT")) | core.latest_version("ORDER_RESULT")},
 )
 
 # A revision learns the defects of the review that returned the draft.
-_revision_context := {"defects": object.get(_latest_content("REVIEW_RECORD"), "defects", [])} if {
-	_latest("REVIEW_RECORD")
+_revision_context := {"defects": object.get(core.latest_content("REVIEW_RECORD"), "defects", [])} if {
+	core.latest_version("REVIEW_RECORD")
 } else := {"defects": []}
 
 # --- what the Supervisor may dispatch now ----------------------------------------------

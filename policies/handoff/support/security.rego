@@ -1,23 +1,23 @@
 package handoff.support
 
-import data.handoff.core
+import data.handoff.lib
 
 # Security as policy (seed phase 12) beyond core's guardrails (secrets, injection,
 # tenant and scope isolation): no unnecessary personal data in recorded events, and the
 # customer's words and tool content passed on as labeled, untrusted data.
 
 _personal_data_patterns := p if {
-	p := _config.personal_data
+	p := lib.pack_config.personal_data
 	is_array(p)
 } else := []
 
 # _texts are [walk path, text] of every string of the request.
 _texts contains [path, s] if {
-	walk(_request, [path, s])
+	walk(lib.request, [path, s])
 	is_string(s)
 }
 
-_all_text := concat("\n", [s | walk(_request, [_, s]); is_string(s)])
+_all_text := concat("\n", [s | walk(lib.request, [_, s]); is_string(s)])
 
 _personal_data_hits contains p if {
 	some p in _personal_data_patterns
@@ -53,7 +53,7 @@ reasons contains r if {
 	some [path, s] in _texts
 	regex.match(pattern.regex, s)
 	p := _path_string(path)
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s holds personal data (%s): redact it before it is recorded", [p, pattern.name]), p, "SEC-PII")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s holds personal data (%s): redact it before it is recorded", [p, pattern.name]), p, "SEC-PII", "block")
 }
 
-_path_string(path) := core.path_string(path)
+_path_string(path) := lib.path_string(path)

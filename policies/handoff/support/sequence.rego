@@ -1,6 +1,6 @@
 package handoff.support
 
-import data.handoff.core
+import data.handoff.lib
 
 # Which request each status waits for, who may send what, the correlation id, and the
 # start. Seed phase 2 (roles and boundaries), phase 7 (correlation ids) and phase 12
@@ -14,46 +14,46 @@ _handoff if {
 }
 
 _task_id := t if {
-	t := _request.task_id
+	t := lib.request.task_id
 	is_string(t)
 } else := ""
 
 # _dispatch is the Supervisor assigning a task of the graph to a worker (phase 7 envelope).
 _dispatch if {
 	_handoff
-	_request.task_type == "assign_task"
+	lib.request.task_type == "assign_task"
 }
 
 # _result is a handoff delivering a task's output.
 _result if {
 	_handoff
 	not _dispatch
-	_output
+	lib.output
 }
 
 _classification if {
 	_result
-	_output.type == "CLASSIFICATION"
+	lib.output.type == "CLASSIFICATION"
 }
 
 _authorization if {
 	_result
-	_output.type == "AUTHORIZATION_RECORD"
+	lib.output.type == "AUTHORIZATION_RECORD"
 }
 
 _order_result if {
 	_result
-	_output.type == "ORDER_RESULT"
+	lib.output.type == "ORDER_RESULT"
 }
 
 _draft if {
 	_result
-	_output.type == "RESPONSE_DRAFT"
+	lib.output.type == "RESPONSE_DRAFT"
 }
 
 _send if {
 	_result
-	_output.type == "CUSTOMER_RESPONSE"
+	lib.output.type == "CUSTOMER_RESPONSE"
 }
 
 _review if {
@@ -80,25 +80,25 @@ _cancel if {
 
 _expected if {
 	input.request.kind == "start"
-	_status == object.get(_contract, ["workflow", "initial"], "CREATED")
+	lib.status == object.get(lib.pack_contract, ["workflow", "initial"], "CREATED")
 }
 
 # T1 in CREATED, T2 in PLANNED (and as re-verification in BLOCKED).
 _expected if {
 	_classification
-	_status == "CREATED"
+	lib.status == "CREATED"
 }
 
 _expected if {
 	_authorization
-	_status == "PLANNED"
+	lib.status == "PLANNED"
 }
 
 # In BLOCKED, only a task blocked by an authorization failure waits for the gateway's
 # re-verification; a permanent or unknown-outcome failure waits for its recovery check.
 _expected if {
 	_authorization
-	_status == "BLOCKED"
+	lib.status == "BLOCKED"
 	some id, t in _tasks
 	t.status == "blocked"
 	_last_failure(id).class == "authorization"
@@ -106,37 +106,37 @@ _expected if {
 
 _expected if {
 	_dispatch
-	_status in {"READY", "RUNNING"}
+	lib.status in {"READY", "RUNNING"}
 }
 
 _expected if {
 	_order_result
-	_status == "RUNNING"
+	lib.status == "RUNNING"
 }
 
 _expected if {
 	_draft
-	_status == "RUNNING"
+	lib.status == "RUNNING"
 }
 
 _expected if {
 	_send
-	_status == "REVIEW_PENDING"
+	lib.status == "REVIEW_PENDING"
 }
 
 _expected if {
 	_review
-	_status == "REVIEW_PENDING"
+	lib.status == "REVIEW_PENDING"
 }
 
 _expected if {
 	_failure
-	_status in {"CREATED", "PLANNED", "RUNNING", "REVIEW_PENDING"}
+	lib.status in {"CREATED", "PLANNED", "RUNNING", "REVIEW_PENDING"}
 }
 
 _expected if {
 	_outcome
-	_status in {"RETRY_PENDING", "REVIEW_PENDING", "BLOCKED", "ESCALATED"}
+	lib.status in {"RETRY_PENDING", "REVIEW_PENDING", "BLOCKED", "ESCALATED"}
 }
 
 # A cancel is always expected; CANCELLATION_UNSAFE says where it is refused.
@@ -166,14 +166,14 @@ reasons contains r if {
 	_live
 	not _expected
 	not _sequence_explained
-	r := _reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s", [_kind, _request_label, _status]), "")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s", [lib.kind, _request_label, lib.status]), "")
 }
 
-_request_label := sprintf("%s/%s (task %s) by %q", [_request.source_agent, _request.task_type, _task_id, _actor_id]) if input.request.kind == "handoff"
+_request_label := sprintf("%s/%s (task %s) by %q", [lib.request.source_agent, lib.request.task_type, _task_id, lib.actor_id]) if input.request.kind == "handoff"
 
-else := sprintf("of task %s by %q", [_request.task, _actor_id]) if input.request.kind == "failure"
+else := sprintf("of task %s by %q", [lib.request.task, lib.actor_id]) if input.request.kind == "failure"
 
-else := sprintf("by %q", [_actor_id])
+else := sprintf("by %q", [lib.actor_id])
 
 # METADATA
 # title: Result handoff without output
@@ -185,13 +185,13 @@ else := sprintf("by %q", [_actor_id])
 #   outcome: block
 reasons contains r if {
 	_output_missing
-	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s (task %s, %s) delivers no output", [_request.source_agent, _request.target_agent, _task_id, _request.task_type]), "output")
+	r := lib.reason(rego.metadata.rule(), sprintf("handoff %s>%s (task %s, %s) delivers no output", [lib.request.source_agent, lib.request.target_agent, _task_id, lib.request.task_type]), "output")
 }
 
 _output_missing if {
 	_handoff
 	not _dispatch
-	not _output
+	not lib.output
 }
 
 # --- who may send what ---------------------------------------------------------------
@@ -206,9 +206,9 @@ _output_missing if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_actor_type == "system"
-	not _actor_id in object.get(_config, "system_actors", [])
-	r := _gate_reason(rego.metadata.rule(), sprintf("system actor %q is not a service identity of the support pack (%v)", [_actor_id, object.get(_config, "system_actors", [])]), "actor.id", "SEC-IDENTITY")
+	lib.actor_type == "system"
+	not lib.actor_id in object.get(lib.pack_config, "system_actors", [])
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("system actor %q is not a service identity of the support pack (%v)", [lib.actor_id, object.get(lib.pack_config, "system_actors", [])]), "actor.id", "SEC-IDENTITY", "block")
 }
 
 # METADATA
@@ -222,20 +222,20 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind in {"failure", "outcome"}
-	_actor_type != "system"
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s %q may not report %s: the host's services do", [_actor_type, _actor_id, core.with_article(_kind)]), "actor.type", "SEC-IDENTITY")
+	lib.kind in {"failure", "outcome"}
+	lib.actor_type != "system"
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s %q may not report %s: the host's services do", [lib.actor_type, lib.actor_id, lib.with_article(lib.kind)]), "actor.type", "SEC-IDENTITY", "block")
 }
 
 # _effect_kind is the kind of the effect an outcome names: its id up to the first "/".
-_effect_kind := split(object.get(_request, "effect_id", ""), "/")[0]
+_effect_kind := split(object.get(lib.request, "effect_id", ""), "/")[0]
 
 # _service_duty is what a service's request asks to do: a kind of request, or the
 # outcome of a kind of effect; and the services config allows to do it.
-_service_duty := [sprintf("report %s outcomes", [_effect_kind]), object.get(_config, ["effect_reporters", _effect_kind], [])] if {
+_service_duty := [sprintf("report %s outcomes", [_effect_kind]), object.get(lib.pack_config, ["effect_reporters", _effect_kind], [])] if {
 	input.request.kind == "outcome"
-} else := [sprintf("send %s requests", [_kind]), object.get(_config, ["service_requests", _kind], [])] if {
-	_kind in {"start", "cancel", "failure"}
+} else := [sprintf("send %s requests", [lib.kind]), object.get(lib.pack_config, ["service_requests", lib.kind], [])] if {
+	lib.kind in {"start", "cancel", "failure"}
 }
 
 # METADATA
@@ -251,11 +251,11 @@ _service_duty := [sprintf("report %s outcomes", [_effect_kind]), object.get(_con
 #   outcome: block
 reasons contains r if {
 	_ready
-	_actor_type == "system"
-	_actor_id in object.get(_config, "system_actors", [])
+	lib.actor_type == "system"
+	lib.actor_id in object.get(lib.pack_config, "system_actors", [])
 	[duty, allowed] := _service_duty
-	not _actor_id in allowed
-	r := _gate_reason(rego.metadata.rule(), sprintf("service %q may not %s (only %v)", [_actor_id, duty, allowed]), "actor.id", "SEC-IDENTITY")
+	not lib.actor_id in allowed
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("service %q may not %s (only %v)", [lib.actor_id, duty, allowed]), "actor.id", "SEC-IDENTITY", "block")
 }
 
 # METADATA
@@ -273,8 +273,8 @@ reasons contains r if {
 reasons contains r if {
 	_ready
 	input.request.kind == "review"
-	_actor_type != "agent"
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s %q may not send a review: only the Reviewer agent running T5 reviews", [_actor_type, _actor_id]), "actor.type", "SEC-IDENTITY")
+	lib.actor_type != "agent"
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s %q may not send a review: only the Reviewer agent running T5 reviews", [lib.actor_type, lib.actor_id]), "actor.type", "SEC-IDENTITY", "block")
 }
 
 # METADATA
@@ -288,9 +288,9 @@ reasons contains r if {
 reasons contains r if {
 	_ready
 	input.request.kind == "handoff"
-	_actor_type == "system"
-	not _output.type == "AUTHORIZATION_RECORD"
-	r := _gate_reason(rego.metadata.rule(), sprintf("system actor %q may not send a handoff as %q: only the gateway's T2 is sent by a service", [_actor_id, object.get(_request, "source_agent", "")]), "actor.type", "SEC-IDENTITY")
+	lib.actor_type == "system"
+	not lib.output.type == "AUTHORIZATION_RECORD"
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("system actor %q may not send a handoff as %q: only the gateway's T2 is sent by a service", [lib.actor_id, object.get(lib.request, "source_agent", "")]), "actor.type", "SEC-IDENTITY", "block")
 }
 
 # METADATA
@@ -305,22 +305,22 @@ reasons contains r if {
 	_ready
 	input.request.kind == "start"
 	not _may_start
-	r := _gate_reason(rego.metadata.rule(), sprintf("%s %q may not start a support workflow", [_actor_type, _actor_id]), "actor", "SEC-IDENTITY")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("%s %q may not start a support workflow", [lib.actor_type, lib.actor_id]), "actor", "SEC-IDENTITY", "block")
 }
 
-_may_start if _actor_type == "system"
+_may_start if lib.actor_type == "system"
 
 _may_start if {
-	_actor_type == "human"
+	lib.actor_type == "human"
 	_has_role("support_specialist")
 }
 
 # _has_role holds when the person holds a role that the pack's roles table defines: a
 # role missing from the table grants nothing.
 _has_role(role) if {
-	_actor_type == "human"
-	role in _actor_roles
-	is_object(_contract.roles[role])
+	lib.actor_type == "human"
+	role in lib.actor_roles
+	is_object(lib.pack_contract.roles[role])
 }
 
 # METADATA
@@ -333,9 +333,9 @@ _has_role(role) if {
 #   outcome: block
 reasons contains r if {
 	_cancel
-	_actor_type == "human"
+	lib.actor_type == "human"
 	not _has_role("support_specialist")
-	r := _gate_reason(rego.metadata.rule(), sprintf("person %q is not a support specialist and may not cancel", [_actor_id]), "actor.roles", "SEC-IDENTITY")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("person %q is not a support specialist and may not cancel", [lib.actor_id]), "actor.roles", "SEC-IDENTITY", "block")
 }
 
 # --- correlation ---------------------------------------------------------------------
@@ -353,11 +353,11 @@ _correlation_id := object.get(_case, "correlation_id", "")
 #   outcome: block
 reasons contains r if {
 	_ready
-	_kind != "start"
-	trace := _request.trace_id
+	lib.kind != "start"
+	trace := lib.request.trace_id
 	is_string(trace)
 	trace != _correlation_id
-	r := _gate_reason(rego.metadata.rule(), sprintf("trace_id %q is not the workflow's correlation id %q", [trace, _correlation_id]), "trace_id", "CORRELATION")
+	r := lib.gate_reason(rego.metadata.rule(), sprintf("trace_id %q is not the workflow's correlation id %q", [trace, _correlation_id]), "trace_id", "CORRELATION", "block")
 }
 
 # --- configuration -------------------------------------------------------------------
@@ -399,36 +399,36 @@ _required_config := {
 # the same test as CONTRACT_MISSING's, one table after the other, so that a complete
 # configuration is not checked again table by table.
 _config_complete if {
-	is_number(_config.per_call_timeout_ms)
-	is_number(_config.max_workflow_duration_ms)
-	is_number(_config.review_deadline_ms)
-	is_number(_config.max_model_calls)
-	is_number(_config.max_tool_calls)
-	is_number(_config.cost_budget_micros)
-	is_number(_config.max_concurrent_tasks)
-	is_number(_config.max_delegation_depth)
-	is_number(_config.max_evidence_age_ms)
-	is_number(_config.max_result_age_ms)
-	is_number(_config.clock_skew_ms)
-	is_number(_config.min_classification_confidence)
-	is_number(_config.authorization_ttl_ms)
-	is_object(_config.source_authority)
-	is_array(_config.verified_provenance)
-	is_object(_config.intents)
-	is_object(_config.routes)
-	is_object(_config.tasks)
-	is_object(_config.review_checks)
-	is_array(_config.system_actors)
-	is_array(_config.authorization_services)
-	is_object(_config.service_requests)
-	is_object(_config.effect_reporters)
-	is_object(_config.sensitive_actions)
-	is_array(_config.allowed_promises)
-	is_array(_config.approved_knowledge_sources)
-	is_array(_config.personal_data)
-	is_object(_config.untrusted_fields)
-	is_object(_config.stop_exits)
-	is_array(_config.cancellable)
+	is_number(lib.pack_config.per_call_timeout_ms)
+	is_number(lib.pack_config.max_workflow_duration_ms)
+	is_number(lib.pack_config.review_deadline_ms)
+	is_number(lib.pack_config.max_model_calls)
+	is_number(lib.pack_config.max_tool_calls)
+	is_number(lib.pack_config.cost_budget_micros)
+	is_number(lib.pack_config.max_concurrent_tasks)
+	is_number(lib.pack_config.max_delegation_depth)
+	is_number(lib.pack_config.max_evidence_age_ms)
+	is_number(lib.pack_config.max_result_age_ms)
+	is_number(lib.pack_config.clock_skew_ms)
+	is_number(lib.pack_config.min_classification_confidence)
+	is_number(lib.pack_config.authorization_ttl_ms)
+	is_object(lib.pack_config.source_authority)
+	is_array(lib.pack_config.verified_provenance)
+	is_object(lib.pack_config.intents)
+	is_object(lib.pack_config.routes)
+	is_object(lib.pack_config.tasks)
+	is_object(lib.pack_config.review_checks)
+	is_array(lib.pack_config.system_actors)
+	is_array(lib.pack_config.authorization_services)
+	is_object(lib.pack_config.service_requests)
+	is_object(lib.pack_config.effect_reporters)
+	is_object(lib.pack_config.sensitive_actions)
+	is_array(lib.pack_config.allowed_promises)
+	is_array(lib.pack_config.approved_knowledge_sources)
+	is_array(lib.pack_config.personal_data)
+	is_object(lib.pack_config.untrusted_fields)
+	is_object(lib.pack_config.stop_exits)
+	is_array(lib.pack_config.cancellable)
 }
 
 # METADATA
@@ -441,26 +441,26 @@ _config_complete if {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	not _config_complete
 	some name, want in _required_config
-	type_name(object.get(_config, name, null)) != want
-	r := _reason(rego.metadata.rule(), sprintf("the support configuration has no %s %s", [want, name]), "")
+	type_name(object.get(lib.pack_config, name, null)) != want
+	r := lib.reason(rego.metadata.rule(), sprintf("the support configuration has no %s %s", [want, name]), "")
 }
 
 # --- start -------------------------------------------------------------------------------
 
 _brief := b if {
-	b := _request.brief
+	b := lib.request.brief
 	is_object(b)
 } else := {}
 
-_case_content := object.union(_brief, {"correlation_id": object.get(_request, "trace_id", "")})
+_case_content := object.union(_brief, {"correlation_id": object.get(lib.request, "trace_id", "")})
 
 # start: the case is recorded and the Supervisor classifies it (T1).
 _start_proposal := {
 	"outcome": "allow",
-	"status_after": _status,
+	"status_after": lib.status,
 	"next": [_next("supervisor", "classify_request", _package("customer>supervisor", _case_content))],
 	"events": [
 		_record("CASE", "case", "approved", _case_content, [], {"channel": object.get(_brief, "channel", "")}),

@@ -4,14 +4,16 @@
 # (T3), the Support Agent drafts (T4), the Reviewer validates (T5, mandatory), and the
 # Supervisor sends (T6) or the Human Escalation Gate takes over (T7).
 #
-# The decision is core.decide(reasons, proposal): the core guardrails and the pack's own
-# reasons (each rule with its code in METADATA) applied to the pack's proposal for the
-# unblocked path. The pack's tables are data.handoff.support.contract (exported from the
+# The decision has the shape every pack's has: core.decide(_reasons,
+# core.proposal(_answers, _unanswered)), the core guardrails and the pack's own reasons
+# (each rule with its code in METADATA) applied to the pack's proposal for the unblocked
+# path. The pack's tables are data.handoff.support.contract (exported from the
 # CUE value pack) and data.handoff.support.config (the task graph, routing rules and
 # configuration values, exported from the CUE value config).
 package handoff.support
 
 import data.handoff.core
+import data.handoff.lib
 
 # METADATA
 # title: Support decision
@@ -19,7 +21,10 @@ import data.handoff.core
 #   The decision for one request of a support workflow: the core guardrails and the
 #   support rules decide together; any blocking reason blocks.
 # entrypoint: true
-decision := core.decide(_core_reasons | reasons, _proposal)
+decision := core.decide(_reasons, core.proposal(_answers, _unanswered))
+
+# _reasons are core's reasons and the pack's.
+_reasons := _core_reasons | reasons
 
 # _core_reasons are core's reasons, less WORKFLOW_TERMINAL for the one request a terminal
 # support workflow still takes: the acknowledgement of its human handoff (ESCALATED is
@@ -39,17 +44,14 @@ _exempt(r) if {
 	_unknown_effect
 }
 
-# _proposal is the pack's answer for the unblocked path. A request the current status
-# waits for always has one; any other request proposes a block (its reason comes from
-# OUT_OF_SEQUENCE or from the rule that explains it).
-_proposal := p if {
-	_ready
-	_expected
-	p := _propose
-} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
-	_ready
-	_expected
-} else := {"outcome": "block", "status_after": _status}
+# _answers is the pack's answer (_propose) to a request it expects in the current
+# status: the proposal for the unblocked path. core.proposal makes any other request a
+# block that keeps the status.
+_answers := {p | _ready; _expected; p := _propose}
+
+# _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers; a request
+# the pack does not expect is refused by the rule that explains it.
+_unanswered := [_no_rule | _ready; _expected]
 
 _propose := _stop_proposal if _stopping
 
@@ -97,36 +99,16 @@ _handoff_proposal := _send_proposal if _send
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the support pack decides %s request in status %s", [core.with_article(_kind), _status]), "")
+_no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the support pack decides %s request in status %s", [lib.with_article(lib.kind), lib.status]), "")
 
 # --- input -------------------------------------------------------------------------
 
-_request := input.request if is_object(input.request)
-
-else := {}
-
-_state := input.state if is_object(input.state)
-
-else := {}
-
-# _valid holds for a decoded request without validation errors: the pack's checks run
-# only then (an invalid request is blocked by its validation errors alone).
-_valid if {
-	is_array(input.validation.errors)
-	count(input.validation.errors) == 0
-	is_object(input.request)
-}
-
-# _ready holds for a valid request with a workflow snapshot to check it against, on a
-# workflow that still takes requests.
-_ready if {
-	_valid
-	is_object(input.state)
-	not _terminal
-}
+# _ready holds for a request core finds ready (core.ready), and for the acknowledgement
+# of a human handoff, which a terminal support workflow still takes.
+_ready if core.ready
 
 _ready if {
-	_valid
+	lib.valid
 	_handoff_ack
 }
 
@@ -137,48 +119,6 @@ _live if {
 	not _stopping
 }
 
-_terminal if _state.terminal == true
-
-_terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
-
-_kind := k if {
-	k := _request.kind
-	is_string(k)
-} else := ""
-
-_status := s if {
-	s := _state.status
-	is_string(s)
-} else := "NONE"
-
-_actor := a if {
-	a := _request.actor
-	is_object(a)
-} else := {}
-
-_actor_id := object.get(_actor, "id", "")
-
-_actor_type := object.get(_actor, "type", "")
-
-_actor_roles := {r | some r in object.get(_actor, "roles", [])}
-
-_output := o if {
-	input.request.kind == "handoff"
-	o := _request.output
-	is_object(o)
-}
-
-_content := c if {
-	c := _output.content
-	is_object(c)
-} else := {}
-
-_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
-
-_input_types := {r.type | some r in _inputs}
-
-_counter(name) := core.counter(name)
-
 _now_ns := time.parse_rfc3339_ns(input.now)
 
 _ns(t) := time.parse_rfc3339_ns(t)
@@ -187,40 +127,25 @@ _ms := 1000000
 
 # --- tables --------------------------------------------------------------------------
 
-_contract := c if {
-	c := data.handoff.support.contract
-	is_object(c)
-} else := {}
-
-_config := c if {
-	c := data.handoff.support.config
-	is_object(c)
-} else := {}
-
 # _cfg is one configuration value; undefined when missing (CONTRACT_MISSING blocks).
 _cfg(name) := v if {
-	v := _config[name]
+	v := lib.pack_config[name]
 	v != null
 }
 
 _task_cfg(id) := t if {
-	t := _config.tasks[id]
+	t := lib.pack_config.tasks[id]
 	is_object(t)
 }
 
-_agent_tasks(agent) := {t | some t in object.get(_contract, ["agents", agent, "tasks"], [])}
+_agent_tasks(agent) := {t | some t in object.get(lib.pack_contract, ["agents", agent, "tasks"], [])}
 
-_agent_consumes(agent) := {t | some t in object.get(_contract, ["agents", agent, "consumes"], [])}
-
-_max_review_cycles := n if {
-	n := _contract.limits.max_review_cycles
-	is_number(n)
-}
+_agent_consumes(agent) := {t | some t in object.get(lib.pack_contract, ["agents", agent, "consumes"], [])}
 
 # --- the task graph in the state ---------------------------------------------------
 
 _tasks := t if {
-	t := _state.tasks
+	t := lib.state.tasks
 	is_object(t)
 } else := {}
 
@@ -249,38 +174,13 @@ _cancel_open_tasks := [_task_status_event(id, "cancelled") | some id in sort(obj
 
 # --- artifacts in the state ----------------------------------------------------------
 
-_latest_n(type) := n if {
-	n := core.artifact(type).latest
-	is_number(n)
-} else := 0
-
-_latest(type) := core.latest_version(type)
-
-_latest_content(type) := c if {
-	c := _latest(type).content
-	is_object(c)
-} else := {}
-
-_latest_ref(type) := _latest(type).ref
-
-_history_id(type, default_id) := h.id if {
-	h := core.artifact(type)
-} else := default_id
-
-_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])
-
 # _record is the artifact_recorded event of a version the policy makes itself (the
 # engine seals its hash).
 _record(type, default_id, status, content, based_on, meta) := {
 	"type": "artifact_recorded",
-	"ref": {
-		"id": _history_id(type, default_id),
-		"type": type,
-		"version": _latest_n(type) + 1,
-		"hash": _hash(content),
-	},
+	"ref": core.next_ref(type, default_id, content),
 	"status": status,
-	"producer": _producer(type),
+	"producer": core.producer(type, "supervisor"),
 	"based_on": based_on,
 	"assumptions": [],
 	"limitations": [],
@@ -288,41 +188,14 @@ _record(type, default_id, status, content, based_on, meta) := {
 	"meta": meta,
 }
 
-_producer(type) := p if {
-	p := _contract.artifacts[type].producer
-	is_string(p)
-} else := "supervisor"
-
-_status_event(type, n, status) := {"type": "artifact_status", "artifact": type, "version": n, "status": status}
-
-_open_statuses := {"draft", "under_review", "revision_required"}
-
-# _supersede_open supersedes the latest version of a type while it is still open.
-_supersede_open(type) := [_status_event(type, v.ref.version, "superseded") |
-	v := _latest(type)
-	v.status in _open_statuses
-]
-
 # --- the case ------------------------------------------------------------------------
 
-_case := _latest_content("CASE")
+_case := core.latest_content("CASE")
 
-_classification_content := _latest_content("CLASSIFICATION")
+_classification_content := core.latest_content("CLASSIFICATION")
 
-_authorization_content := _latest_content("AUTHORIZATION_RECORD")
+_authorization_content := core.latest_content("AUTHORIZATION_RECORD")
 
 # --- reasons -------------------------------------------------------------------------
-
-# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
-# the reason: its code and title come from that rule's METADATA.
-_reason(meta, message, path) := core.reason(meta, message, path)
-
-_reason_outcome(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
-
-_gate_reason(meta, message, path, gate) := core.gate_reason(meta, message, path, gate, "block")
-
-_gate_reason_outcome(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
-
-_empty_context := {"must_know": {}, "may_know": {}}
 
 _next(agent, task, context) := {"agent": agent, "task": task, "context": context}

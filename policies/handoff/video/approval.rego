@@ -1,26 +1,29 @@
 package handoff.video
 
+import data.handoff.core
+import data.handoff.lib
+
 # People decide twice: the client confirms (or returns, or rejects) the work at
 # AWAITING_CLIENT, and the production lead decides escalations. Neither waives a gate:
 # work goes on only through new versions that pass them.
 
-_decision := object.get(_request, "decision", "")
+_decision := object.get(lib.request, "decision", "")
 
-_approval_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+_approval_refs := [r | some r in object.get(lib.request, "artifacts", []); is_object(r)]
 
 _approval_types := {r.type | some r in _approval_refs}
 
-_revise_types := {t | some t in object.get(_request, "revise", [])}
+_revise_types := {t | some t in object.get(lib.request, "revise", [])}
 
 _deciding if {
-	_ready
+	core.ready
 	input.request.kind == "approval"
-	_status in {"AWAITING_CLIENT", "ESCALATED"}
+	lib.status in {"AWAITING_CLIENT", "ESCALATED"}
 }
 
 # _revisable are the artifact types a person may return in each status.
 # The table is config.revisable in contracts/video/config.cue.
-_revisable := {s: {t | some t in types} | some s, types in object.get(_config, "revisable", {})}
+_revisable := {s: {t | some t in types} | some s, types in object.get(lib.pack_config, "revisable", {})}
 
 # METADATA
 # title: Approval of another stage
@@ -32,9 +35,9 @@ _revisable := {s: {t | some t in types} | some s, types in object.get(_config, "
 #   outcome: block
 reasons contains r if {
 	_deciding
-	stage := _request.stage
-	stage != _status
-	r := _reason(rego.metadata.rule(), sprintf("the workflow waits at %s; an approval of stage %s does not apply", [_status, stage]), "stage", "block")
+	stage := lib.request.stage
+	stage != lib.status
+	r := lib.reason(rego.metadata.rule(), sprintf("the workflow waits at %s; an approval of stage %s does not apply", [lib.status, stage]), "stage")
 }
 
 # METADATA
@@ -50,14 +53,14 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_deciding
-	_actor_type == "human"
+	lib.actor_type == "human"
 	not _decides_stage
-	r := _reason(rego.metadata.rule(), sprintf("%s at %s needs a role that approves %s; person %q has %v", [_decision, _status, _status, _actor_id, sort(_pack_roles_of_actor)]), "actor.roles", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s at %s needs a role that approves %s; person %q has %v", [_decision, lib.status, lib.status, lib.actor_id, sort(_pack_roles_of_actor)]), "actor.roles")
 }
 
 _decides_stage if {
 	some role in _pack_roles_of_actor
-	_status in object.get(_contract, ["roles", role, "approves"], [])
+	lib.status in object.get(lib.pack_contract, ["roles", role, "approves"], [])
 }
 
 # METADATA
@@ -70,9 +73,9 @@ _decides_stage if {
 #   outcome: block
 reasons contains r if {
 	_deciding
-	_status == "ESCALATED"
+	lib.status == "ESCALATED"
 	_decision == "APPROVE"
-	r := _reason(rego.metadata.rule(), "an escalation is answered by returning the work (REQUEST_REVISION) or rejecting it: gates are not waived by approval", "decision", "block")
+	r := lib.reason(rego.metadata.rule(), "an escalation is answered by returning the work (REQUEST_REVISION) or rejecting it: gates are not waived by approval", "decision")
 }
 
 # METADATA
@@ -86,9 +89,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_deciding
-	_status == "AWAITING_CLIENT"
+	lib.status == "AWAITING_CLIENT"
 	not "CLIENT_CONFIRMATION" in _approval_types
-	r := _reason(rego.metadata.rule(), sprintf("%s at AWAITING_CLIENT names no CLIENT_CONFIRMATION version (latest is v%d)", [_decision, _latest_n("CLIENT_CONFIRMATION")]), "artifacts", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s at AWAITING_CLIENT names no CLIENT_CONFIRMATION version (latest is v%d)", [_decision, core.latest_number("CLIENT_CONFIRMATION")]), "artifacts")
 }
 
 _invalid_targets contains "a revision request names no artifact type to revise (revise is empty)" if {
@@ -97,14 +100,14 @@ _invalid_targets contains "a revision request names no artifact type to revise (
 
 _invalid_targets contains msg if {
 	some t in _revise_types
-	not t in _revisable[_status]
-	msg := sprintf("%s cannot be returned at %s (returnable: %v)", [t, _status, sort(_revisable[_status])])
+	not t in _revisable[lib.status]
+	msg := sprintf("%s cannot be returned at %s (returnable: %v)", [t, lib.status, sort(_revisable[lib.status])])
 }
 
 _invalid_targets contains msg if {
 	some t in _revise_types
-	t in _revisable[_status]
-	_latest_n(t) == 0
+	t in _revisable[lib.status]
+	core.latest_number(t) == 0
 	msg := sprintf("%s has no version to return", [t])
 }
 
@@ -120,7 +123,7 @@ reasons contains r if {
 	_deciding
 	_decision == "REQUEST_REVISION"
 	some msg in _invalid_targets
-	r := _reason(rego.metadata.rule(), msg, "revise", "block")
+	r := lib.reason(rego.metadata.rule(), msg, "revise")
 }
 
 # METADATA
@@ -137,7 +140,7 @@ reasons contains r if {
 	_decides_stage
 	_decision == "REQUEST_REVISION"
 	count(_invalid_targets) == 0
-	r := _reason(rego.metadata.rule(), sprintf("%q returns %v at %s: %s", [_actor_id, sort(_revise_types), _status, object.get(_request, "comment", "no comment")]), "revise", "revise")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("%q returns %v at %s: %s", [lib.actor_id, sort(_revise_types), lib.status, object.get(lib.request, "comment", "no comment")]), "revise", "revise")
 }
 
 # METADATA
@@ -150,7 +153,7 @@ reasons contains r if {
 	_deciding
 	_decides_stage
 	_decision == "REJECT"
-	r := _reason(rego.metadata.rule(), sprintf("%q rejects at %s: %s", [_actor_id, _status, object.get(_request, "comment", "no comment")]), "decision", "fail")
+	r := lib.reason_outcome(rego.metadata.rule(), sprintf("%q rejects at %s: %s", [lib.actor_id, lib.status, object.get(lib.request, "comment", "no comment")]), "decision", "fail")
 }
 
 # --- proposals -----------------------------------------------------------------------
@@ -158,12 +161,12 @@ reasons contains r if {
 _approval_event(stage) := {
 	"type": "approval_recorded",
 	"decision": _decision,
-	"by": _actor_id,
+	"by": lib.actor_id,
 	"artifacts": _approval_refs,
 	"stage": stage,
 }
 
-_cc_n := _latest_n("CLIENT_CONFIRMATION")
+_cc_n := core.latest_number("CLIENT_CONFIRMATION")
 
 # Confirmed: the client confirmation is approved and every approved version of the
 # workflow becomes final.
@@ -172,14 +175,14 @@ _client_proposal := {
 	"status_after": "COMPLETED",
 	"next": [],
 	"events": array.concat(
-		[_approval_event("AWAITING_CLIENT"), _status_event("CLIENT_CONFIRMATION", _cc_n, "approved")],
+		[_approval_event("AWAITING_CLIENT"), core.status_event("CLIENT_CONFIRMATION", _cc_n, "approved")],
 		array.concat(
-			[_status_event(t, v.ref.version, "final") |
-				some t, h in _state.artifacts
+			[core.status_event(t, v.ref.version, "final") |
+				some t, h in lib.state.artifacts
 				some v in h.versions
 				v.status == "approved"
 			],
-			[_status_event("CLIENT_CONFIRMATION", _cc_n, "final")],
+			[core.status_event("CLIENT_CONFIRMATION", _cc_n, "final")],
 		),
 	),
 } if {
@@ -192,7 +195,7 @@ _client_proposal := _person_return("AWAITING_CLIENT", "client_review") if {
 }
 
 # An invalid revision request is blocked by REVISION_TARGET_INVALID.
-_client_proposal := {"outcome": "block", "status_after": _status} if {
+_client_proposal := {"outcome": "block", "status_after": lib.status} if {
 	_decision == "REQUEST_REVISION"
 	count(_invalid_targets) > 0
 }
@@ -200,7 +203,7 @@ _client_proposal := {"outcome": "block", "status_after": _status} if {
 _client_proposal := {
 	"outcome": "fail",
 	"status_after": "REJECTED",
-	"events": [_approval_event("AWAITING_CLIENT"), _status_event("CLIENT_CONFIRMATION", _cc_n, "rejected")],
+	"events": [_approval_event("AWAITING_CLIENT"), core.status_event("CLIENT_CONFIRMATION", _cc_n, "rejected")],
 } if {
 	_decision == "REJECT"
 }
@@ -210,7 +213,7 @@ _escalation_proposal := _person_return("ESCALATED", "escalation") if {
 	count(_invalid_targets) == 0
 }
 
-_escalation_proposal := {"outcome": "block", "status_after": _status} if {
+_escalation_proposal := {"outcome": "block", "status_after": lib.status} if {
 	_decision == "REQUEST_REVISION"
 	count(_invalid_targets) > 0
 }
@@ -223,7 +226,7 @@ _escalation_proposal := {
 	_decision == "REJECT"
 }
 
-_escalation_proposal := {"outcome": "block", "status_after": _status} if _decision == "APPROVE"
+_escalation_proposal := {"outcome": "block", "status_after": lib.status} if _decision == "APPROVE"
 
 # _person_return returns the named artifacts: a delivered version becomes
 # revision_required, an approved one gets an open defect carrying the person's comment
@@ -232,9 +235,9 @@ _escalation_proposal := {"outcome": "block", "status_after": _status} if _decisi
 _person_return(stage, check) := {
 	"outcome": "revise",
 	"status_after": _person_upstream,
-	"revise": [{"artifact": t, "producer": _producer(t), "defects": _person_defect_ids(t, stage)} | some t in sort(_revise_types)],
-	"next": _next_with(_person_upstream, {_stages[_person_upstream].producer: {
-		"must_know": {"returned": sort(_revise_types), "comment": object.get(_request, "comment", ""), "decided_by": _actor_id},
+	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": _person_defect_ids(t, stage)} | some t in sort(_revise_types)],
+	"next": core.next_with(_person_upstream, {_stages[_person_upstream].producer: {
+		"must_know": {"returned": sort(_revise_types), "comment": object.get(lib.request, "comment", ""), "decided_by": lib.actor_id},
 		"may_know": {},
 	}}),
 	"events": array.concat(
@@ -250,25 +253,25 @@ _person_upstream := _upstream_status(_revise_types)
 
 # The returned types' open versions become revision_required; so does the client
 # confirmation the client saw, whatever the client returns.
-_person_status_events := [_status_event(t, _latest_n(t), "revision_required") |
+_person_status_events := [core.status_event(t, core.latest_number(t), "revision_required") |
 	some t in sort(_revise_types | _confirmation_returned)
-	_latest_status(t) in {"draft", "under_review"}
+	core.latest_status(t) in {"draft", "under_review"}
 ]
 
-_confirmation_returned := {"CLIENT_CONFIRMATION"} if _status == "AWAITING_CLIENT"
+_confirmation_returned := {"CLIENT_CONFIRMATION"} if lib.status == "AWAITING_CLIENT"
 
 else := set()
 
 # A named type whose latest version is approved is marked returned by a defect (the
 # client confirmation itself, under review, is returned through its status).
-_person_defects_type(t, _) if _latest_status(t) in _approved_statuses
+_person_defects_type(t, _) if core.latest_status(t) in core.approved_statuses
 
 _person_defect(t, stage, check) := {
-	"id": sprintf("%s@%d/%s", [stage, _state.state_version + 1, t]),
+	"id": sprintf("%s@%d/%s", [stage, lib.state.state_version + 1, t]),
 	"severity": "S2",
 	"artifact": t,
 	"check": check,
-	"description": sprintf("returned by %q: %s", [_actor_id, object.get(_request, "comment", "no comment")]),
+	"description": sprintf("returned by %q: %s", [lib.actor_id, object.get(lib.request, "comment", "no comment")]),
 }
 
 _person_defect_ids(t, stage) := [_person_defect(t, stage, "").id | _person_defects_type(t, stage)]

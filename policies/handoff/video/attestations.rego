@@ -1,5 +1,8 @@
 package handoff.video
 
+import data.handoff.core
+import data.handoff.lib
+
 # Attestations: the gates no machine decides, and the skill runs a checklist requires,
 # rest on someone's word, recorded with who gave it. A skill run is attested by the
 # producer in the handoff of the artifact it ran on (kept in the version's meta); a
@@ -9,14 +12,14 @@ package handoff.video
 # _judgement_gates are the seed's judgement gates by artifact type, with the checklist
 # item each belongs to.
 # The table is config.judgement_gates in contracts/video/config.cue.
-_judgement_gates := object.get(_config, "judgement_gates", {})
+_judgement_gates := object.get(lib.pack_config, "judgement_gates", {})
 
 # _handoff_attestations are the attestations of the current handoff.
-_handoff_attestations := [a | some a in object.get(_request, "attestations", []); is_object(a)] if input.request.kind == "handoff"
+_handoff_attestations := [a | some a in object.get(lib.request, "attestations", []); is_object(a)] if input.request.kind == "handoff"
 
 else := []
 
-_review_attestations := [a | some a in object.get(_request, "attestations", []); is_object(a)] if input.request.kind == "review"
+_review_attestations := [a | some a in object.get(lib.request, "attestations", []); is_object(a)] if input.request.kind == "review"
 
 else := []
 
@@ -24,7 +27,7 @@ else := []
 # for the artifact it delivers, else those kept with its latest version.
 _skill_attestations(type) := [a | some a in _handoff_attestations; a.gate == "skill_run"] if _delivered(type)
 
-else := [a | some a in object.get(_latest(type), ["meta", "attestations"], []); a.gate == "skill_run"]
+else := [a | some a in object.get(core.latest_version(type), ["meta", "attestations"], []); a.gate == "skill_run"]
 
 # _required_skills are the skills an artifact's producer must attest: the checklist's
 # skill for A6 and PROMPT, and every skill the skill routing gives it for the artifact.
@@ -37,14 +40,14 @@ _checklist_skill(type) := {need.skill: need.item} if {
 _routed_skills(type) := {trim_space(route.skill): "skill_routing" |
 	some route in object.get(_doc("SKILL_ROUTING"), "routes", [])
 	route.artifact == type
-	route.agent == _producer(type)
-	_non_blank(route.skill)
+	route.agent == core.producer(type, "unknown")
+	lib.non_blank(route.skill)
 }
 
 _skill_attested(type, skill) := [a |
 	some a in _skill_attestations(type)
 	trim_space(object.get(a, "skill", "")) == skill
-	a.by == _producer(type)
+	a.by == core.producer(type, "unknown")
 ]
 
 # _attestation_failures are the skill runs missing or failed, for every artifact in
@@ -53,7 +56,7 @@ _attestation_failures contains f if {
 	some type in _scope
 	some skill, item in _required_skills(type)
 	count(_skill_attested(type, skill)) == 0
-	f := _attestation_missing(type, item, sprintf("%s: %q did not attest running %s (skill_run)", [_label(type), _producer(type), skill]), _attestation_path(type))
+	f := _attestation_missing(type, item, sprintf("%s: %q did not attest running %s (skill_run)", [_label(type), core.producer(type, "unknown"), skill]), _attestation_path(type))
 }
 
 _attestation_failures contains f if {
@@ -66,7 +69,7 @@ _attestation_failures contains f if {
 
 _attestation_path(type) := "attestations" if _delivered(type)
 
-else := sprintf("artifacts.%s.v%d.meta.attestations", [type, _latest_n(type)])
+else := sprintf("artifacts.%s.v%d.meta.attestations", [type, core.latest_number(type)])
 
 # _judged are the judgement gates the receiving agent attests at the current check.
 _judged contains [type, gate] if {
@@ -75,19 +78,19 @@ _judged contains [type, gate] if {
 	some gate, _ in _judgement_gates[type]
 }
 
-_judgement(gate) := [a | some a in _review_attestations; a.gate == gate; a.by == _actor_id]
+_judgement(gate) := [a | some a in _review_attestations; a.gate == gate; a.by == lib.actor_id]
 
 _attestation_failures contains f if {
 	some [type, gate] in _judged
 	count(_judgement(gate)) == 0
-	f := _attestation_missing(type, gate, sprintf("%s: judgement gate %s has no attestation by %q, who checks it: a missing attestation fails the gate", [_label(type), gate, _actor_id]), "attestations")
+	f := _attestation_missing(type, gate, sprintf("%s: judgement gate %s has no attestation by %q, who checks it: a missing attestation fails the gate", [_label(type), gate, lib.actor_id]), "attestations")
 }
 
 _attestation_failures contains f if {
 	some [type, gate] in _judged
 	some i, a in _review_attestations
 	a.gate == gate
-	a.by == _actor_id
+	a.by == lib.actor_id
 	a.passed == false
 	f := _attested_failed(type, gate, sprintf("%s: %s attested by %q as not passed: %s", [_label(type), gate, a.by, object.get(a, "reason", "")]), sprintf("attestations[%d]", [i]))
 }
@@ -124,14 +127,14 @@ _bad_attestation contains [i, msg] if {
 	_producer_handoff
 	some i, a in _handoff_attestations
 	a.gate != "skill_run"
-	msg := sprintf("judgement gate %s is attested by the agent that receives %s at its check, not by its producer", [a.gate, _output.type])
+	msg := sprintf("judgement gate %s is attested by the agent that receives %s at its check, not by its producer", [a.gate, lib.output.type])
 }
 
 _bad_attestation contains [i, msg] if {
 	_producer_handoff
 	some i, a in _handoff_attestations
 	a.gate == "skill_run"
-	not _non_blank(object.get(a, "skill", ""))
+	not lib.non_blank(object.get(a, "skill", ""))
 	msg := "a skill_run attestation names no skill"
 }
 
@@ -139,8 +142,8 @@ _bad_attestation contains [i, msg] if {
 	_producer_handoff
 	some i, a in _handoff_attestations
 	a.artifact
-	a.artifact != _output.type
-	msg := sprintf("the attestation is for %s, but the handoff delivers %s", [a.artifact, _output.type])
+	a.artifact != lib.output.type
+	msg := sprintf("the attestation is for %s, but the handoff delivers %s", [a.artifact, lib.output.type])
 }
 
 _bad_attestation contains [i, msg] if {
@@ -155,7 +158,7 @@ _bad_attestation contains [i, msg] if {
 	some i, a in _review_attestations
 	a.gate != "skill_run"
 	not a.gate in {g | some [_, g] in _judged}
-	msg := sprintf("judgement gate %s is not checked in %s (checked here: %v)", [a.gate, _status, sort({g | some [_, g] in _judged})])
+	msg := sprintf("judgement gate %s is not checked in %s (checked here: %v)", [a.gate, lib.status, sort({g | some [_, g] in _judged})])
 }
 
 _bad_attestation contains [i, msg] if {
@@ -183,27 +186,27 @@ _bad_attestation contains [i, msg] if {
 	at := _time_ns(a.at)
 	some [t, g] in _judged
 	g == a.gate
-	recorded := _time_ns(_latest(t).recorded_at)
+	recorded := _time_ns(core.latest_version(t).recorded_at)
 	at < recorded - _skew_ns
-	msg := sprintf("attested at %s, before %s v%d was recorded (%s)", [a.at, t, _latest_n(t), _latest(t).recorded_at])
+	msg := sprintf("attested at %s, before %s v%d was recorded (%s)", [a.at, t, core.latest_number(t), core.latest_version(t).recorded_at])
 }
 
 _bad_attestation contains [i, msg] if {
 	some i, a in _attestations_sent
-	_actor_type != "agent"
-	msg := sprintf("attested in a request sent by %s %q: an attestation is given by the agent that ran the skill or checked the gate, in its own request", [_actor_type, _actor_id])
+	lib.actor_type != "agent"
+	msg := sprintf("attested in a request sent by %s %q: an attestation is given by the agent that ran the skill or checked the gate, in its own request", [lib.actor_type, lib.actor_id])
 }
 
 _bad_attestation contains [i, msg] if {
 	some i, a in _attestations_sent
-	a.by != _actor_id
-	msg := sprintf("attested by %q but sent by %q: an attestation is given by its attester only", [a.by, _actor_id])
+	a.by != lib.actor_id
+	msg := sprintf("attested by %q but sent by %q: an attestation is given by its attester only", [a.by, lib.actor_id])
 }
 
 _bad_attestation contains [i, msg] if {
 	some i, a in _attestations_sent
 	a.passed == false
-	not _non_blank(object.get(a, "reason", ""))
+	not lib.non_blank(object.get(a, "reason", ""))
 	msg := sprintf("%s is attested as not passed without a reason (说明不通过原因)", [a.gate])
 }
 
@@ -228,5 +231,5 @@ else := []
 #   outcome: block
 reasons contains r if {
 	some [i, msg] in _bad_attestation
-	r := _reason(rego.metadata.rule(), msg, sprintf("attestations[%d]", [i]), "block")
+	r := lib.reason(rego.metadata.rule(), msg, sprintf("attestations[%d]", [i]))
 }

@@ -1,6 +1,6 @@
 package handoff.video
 
-import data.handoff.core
+import data.handoff.lib
 
 # Completeness: the seed's "标记具体缺失字段". Every field of an artifact is filled in: a
 # blank string or an empty list is a missing field, reported with its exact path, one
@@ -10,17 +10,17 @@ import data.handoff.core
 # _completeness_gate names, per artifact type, the gate or checklist item a missing
 # field fails.
 # The table is config.completeness_gate in contracts/video/config.cue.
-_completeness_gate := object.get(_config, "completeness_gate", {})
+_completeness_gate := object.get(lib.pack_config, "completeness_gate", {})
 
 # _may_be_blank are the fields the seed marks optional (可选, 如有): blank is allowed
 # (negative prompts have their own checklist item).
 # The table is config.may_be_blank in contracts/video/config.cue.
-_may_be_blank := {f | some f in object.get(_config, "may_be_blank", [])}
+_may_be_blank := {f | some f in object.get(lib.pack_config, "may_be_blank", [])}
 
 # _may_be_empty are the lists whose empty value is a declaration: no constraints, a
 # scene without characters, a scene without dialogue, no client feedback.
 # The table is config.may_be_empty in contracts/video/config.cue.
-_may_be_empty := {f | some f in object.get(_config, "may_be_empty", [])}
+_may_be_empty := {f | some f in object.get(lib.pack_config, "may_be_empty", [])}
 
 _missing_value(value, key) if {
 	is_string(value)
@@ -70,7 +70,7 @@ _incomplete contains f if {
 # _may_be_pending are the top-level fields of each type that may hold a pending value
 # (the client's own words: "deadline: 待定").
 # The table is config.may_be_pending in contracts/video/config.cue.
-_may_be_pending := object.get(_config, "may_be_pending", {})
+_may_be_pending := object.get(lib.pack_config, "may_be_pending", {})
 
 # A field that says the work is still to be done (TBD, 待定, 待补充, "？？", "……") is
 # as missing as a blank one: the producer has not filled it in.
@@ -80,7 +80,7 @@ _incomplete contains f if {
 	walk(_doc(type), [path, value])
 	is_string(value)
 	_pending(value)
-	_non_blank(value)
+	lib.non_blank(value)
 	count(path) > 0
 	not path[0] in object.get(_may_be_pending, type, [])
 	p := _path_string(path)
@@ -114,7 +114,7 @@ reasons contains f.reason if some f in _incomplete
 # --- paths ---------------------------------------------------------------------------
 
 # _path_string turns a walk path into the request path notation: characters[1].visual_notes.
-_path_string(path) := core.path_string(path)
+_path_string(path) := lib.path_string(path)
 
 # _at is the full path of a field of an artifact: output.content.x or
 # artifacts.T.vN.content.x.
@@ -130,5 +130,5 @@ else := sprintf("%s.%s", [_prefix(type), p])
 # _defect_failure).
 _failure(meta, type, gate, message, path) := {
 	"artifact": type,
-	"reason": _gate_reason(meta, message, path, gate, "revise"),
+	"reason": lib.gate_reason(meta, message, path, gate, "revise"),
 }

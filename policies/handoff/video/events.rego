@@ -1,50 +1,22 @@
 package handoff.video
 
 import data.handoff.core
+import data.handoff.lib
 
 # Events and context packages the video proposals are built from.
-
-_status_event(type, n, status) := {"type": "artifact_status", "artifact": type, "version": n, "status": status}
-
-_open_statuses := {"draft", "under_review", "revision_required"}
-
-# _supersede_open supersedes the latest version of a type while it is still open
-# (delivered or returned): a new version replaces it.
-_supersede_open(type) := [_status_event(type, v.ref.version, "superseded") |
-	v := _latest(type)
-	v.status in _open_statuses
-]
-
-# _supersede_approved supersedes every approved version of a type but keep.
-_supersede_approved(type, keep) := [_status_event(type, v.ref.version, "superseded") |
-	some v in core.artifact(type).versions
-	v.status == "approved"
-	v.ref.version != keep
-]
-
-_hash(content) := sprintf("sha256:%s", [crypto.sha256(json.marshal(content))])
-
-_history_id(type, default_id) := h.id if {
-	h := core.artifact(type)
-} else := default_id
 
 # _record_event records a version the policy makes from a review or a decision (a
 # checklist record, a review opinion). The engine seals its hash from content.
 _record_event(type, default_id, content, based_on) := {
 	"type": "artifact_recorded",
-	"ref": {
-		"id": _history_id(type, default_id),
-		"type": type,
-		"version": _latest_n(type) + 1,
-		"hash": _hash(content),
-	},
+	"ref": core.next_ref(type, default_id, content),
 	"status": "approved",
-	"producer": _actor_id,
+	"producer": lib.actor_id,
 	"based_on": based_on,
 	"assumptions": [],
 	"limitations": [],
 	"content": content,
-	"meta": {"recorded_by": "policy", "request_id": object.get(_request, "request_id", "")},
+	"meta": {"recorded_by": "policy", "request_id": object.get(lib.request, "request_id", "")},
 }
 
 # _record_ref is the ref of the version _record_event records.
@@ -53,7 +25,7 @@ _record_ref(type, default_id, content) := _record_event(type, default_id, conten
 _defect_event(defect, status) := {"type": "defect", "defect": defect, "status": status}
 
 # _close_defects closes the open defects of a type: a new version answers them.
-_close_defects(type) := [_defect_event(_state.defects[id].defect, "closed") | some id in _open_defects(type)]
+_close_defects(type) := [_defect_event(lib.state.defects[id].defect, "closed") | some id in _open_defects(type)]
 
 _return_counter(type) := sprintf("returns/%s", [type])
 
@@ -62,13 +34,13 @@ _return_counter(type) := sprintf("returns/%s", [type])
 # who returned it; every return counts against limits.max_review_cycles.
 _return_events(types, by, summary) := array.concat(
 	array.concat(
-		[_status_event(t, _latest_n(t), "revision_required") |
+		[core.status_event(t, core.latest_number(t), "revision_required") |
 			some t in sort(types)
-			_latest_status(t) in {"draft", "under_review"}
+			core.latest_status(t) in {"draft", "under_review"}
 		],
 		[_defect_event(_return_defect(t, by, summary), "open") |
 			some t in sort(types)
-			_latest_status(t) in _approved_statuses
+			core.latest_status(t) in core.approved_statuses
 			not _reviewer_defected(t)
 		],
 	),
@@ -86,46 +58,30 @@ _return_defect(type, by, summary) := {
 # _exhausted are the types among returned ones that already used every return.
 _exhausted(types) := {t |
 	some t in types
-	not _counter(_return_counter(t)) < _max_cycles
+	not core.counter(_return_counter(t)) < core.limit("max_review_cycles")
 }
 
 # --- context packages ------------------------------------------------------------------
-
-_empty_context := {"must_know": {}, "may_know": {}}
-
-# _next_with is next_for(status) restricted to the agents contexts names, each with its
-# context.
-_next_with(status, contexts) := [object.union(n, {"context": contexts[n.agent]}) |
-	some n in core.next_for(status)
-	contexts[n.agent]
-]
-
-# _keyed merges the packages of several artifacts into one context, keyed by artifact
-# type, so that equal field names of different artifacts never overwrite each other.
-_keyed(parts) := {
-	"must_know": {t: p.must_know | some t, p in parts},
-	"may_know": {t: p.may_know | some t, p in parts; count(p.may_know) > 0},
-}
 
 # _pkg is the package of an artifact over a context key "source>target/TYPE".
 _pkg(source, target, type) := core.context_package(sprintf("%s>%s/%s", [source, target, type]), _doc(type))
 
 # _versions are the current versions of the chain's artifacts.
-_versions := [_latest_ref(t) | some s in _stage_order; some t in _stages[s].types; t != "CLIENT_CONFIRMATION"; _latest_n(t) > 0]
+_versions := [core.latest_version(t).ref | some s in _stage_order; some t in _stages[s].types; t != "CLIENT_CONFIRMATION"; core.latest_number(t) > 0]
 
 # _work_contexts is what the agent acting in a status receives: the artifacts it checks
 # or works from.
 # The table is config.work_contexts in contracts/video/config.cue.
 _work_contexts(status) := {w.agent: _work_context(w)} if {
-	w := object.get(_config, ["work_contexts", status], null)
+	w := object.get(lib.pack_config, ["work_contexts", status], null)
 	is_object(w)
 } else := {}
 
 # _work_context is one agent's context: a package per artifact it receives, keyed by
 # type, and the chain's current versions where the table says so.
-_work_context(w) := object.union(_keyed(_work_parts(w)), {"may_know": {"versions": _versions}}) if {
+_work_context(w) := object.union(core.keyed(_work_parts(w)), {"may_know": {"versions": _versions}}) if {
 	w.versions == true
-} else := _keyed(_work_parts(w))
+} else := core.keyed(_work_parts(w))
 
 _work_parts(w) := {p.type: _pkg(p.from, w.agent, p.type) | some p in w.packages}
 

@@ -1,6 +1,7 @@
 package handoff.video
 
 import data.handoff.core
+import data.handoff.lib
 
 # The machine-decidable quality gates and checklist items, computed from the artifacts
 # themselves. Each rule adds one failed item (QUALITY_GATE_FAILED) with its reason and
@@ -32,9 +33,9 @@ _in_scope(type) if type in _scope
 # returns at once (质量门未通过 - 返回前序Agent重做).
 _gate_failures contains f if {
 	_producer_handoff
-	some g, passed in object.get(_output.content, "quality_gate", {})
+	some g, passed in object.get(lib.output.content, "quality_gate", {})
 	passed == false
-	f := _gate_failure(_output.type, g, sprintf("%s: its producer declares %s failed (quality_gate.%s: false)", [_label(_output.type), g, g]), _at(_output.type, sprintf("quality_gate.%s", [g])))
+	f := _gate_failure(lib.output.type, g, sprintf("%s: its producer declares %s failed (quality_gate.%s: false)", [_label(lib.output.type), g, g]), _at(lib.output.type, sprintf("quality_gate.%s", [g])))
 }
 
 # --- A1 ------------------------------------------------------------------------------
@@ -51,7 +52,7 @@ _gate_failures contains f if {
 }
 
 _audience_defined(ta) if {
-	_non_blank(ta)
+	lib.non_blank(ta)
 	_normalized(ta) != ""
 	not _audience_placeholders[_normalized(ta)]
 }
@@ -64,11 +65,11 @@ _reference_placeholders := _placeholder_set("reference_placeholders")
 
 _reference_labels := _placeholder_set("reference_labels")
 
-_placeholder_hosts := {lower(trim_space(h)) | some h in object.get(_config, "reference_placeholder_hosts", []); is_string(h)}
+_placeholder_hosts := {lower(trim_space(h)) | some h in object.get(lib.pack_config, "reference_placeholder_hosts", []); is_string(h)}
 
 # _reference_min_chars fails closed: without the table no description is long enough.
 _reference_min_chars := n if {
-	n := _config.reference_min_chars
+	n := lib.pack_config.reference_min_chars
 	is_number(n)
 } else := 1000000
 
@@ -166,7 +167,7 @@ _text_problem(s) := "it holds no words" if {
 # _checklist_skills are the skills a handoff checklist requires, by artifact: the skill
 # routing must route them and the producer must attest running them.
 # The table is config.checklist_skills in contracts/video/config.cue.
-_checklist_skills := object.get(_config, "checklist_skills", {})
+_checklist_skills := object.get(lib.pack_config, "checklist_skills", {})
 
 _gate_failures contains f if {
 	_scope.SKILL_ROUTING
@@ -178,8 +179,8 @@ _gate_failures contains f if {
 _gate_failures contains f if {
 	_scope.SKILL_ROUTING
 	some i, route in object.get(_doc("SKILL_ROUTING"), "routes", [])
-	_producer(route.artifact) != route.agent
-	f := _gate_failure("SKILL_ROUTING", "skill_routing_consistent", sprintf("%s: route %q gives %s to %q, but %s is produced by %q", [_label("SKILL_ROUTING"), route.skill, route.artifact, route.agent, route.artifact, _producer(route.artifact)]), _at("SKILL_ROUTING", sprintf("routes[%d]", [i])))
+	core.producer(route.artifact, "unknown") != route.agent
+	f := _gate_failure("SKILL_ROUTING", "skill_routing_consistent", sprintf("%s: route %q gives %s to %q, but %s is produced by %q", [_label("SKILL_ROUTING"), route.skill, route.artifact, route.agent, route.artifact, core.producer(route.artifact, "unknown")]), _at("SKILL_ROUTING", sprintf("routes[%d]", [i])))
 }
 
 _gate_failures contains f if {
@@ -207,7 +208,7 @@ _gate_failures contains f if {
 _gate_failures contains f if {
 	_scope.A2
 	some i, c in object.get(_doc("A2"), "characters", [])
-	not _non_blank(object.get(c, "visual_notes", ""))
+	not lib.non_blank(object.get(c, "visual_notes", ""))
 	f := _gate_failure("A2", "all_characters_have_visual_notes", sprintf("%s: character %q has no visual_notes", [_label("A2"), object.get(c, "name", i)]), _at("A2", sprintf("characters[%d].visual_notes", [i])))
 }
 
@@ -215,7 +216,7 @@ _gate_failures contains f if {
 
 _gate_failures contains f if {
 	_scope.A3
-	not _non_blank(object.get(_doc("A3"), "emotional_arc", ""))
+	not lib.non_blank(object.get(_doc("A3"), "emotional_arc", ""))
 	f := _gate_failure("A3", "emotional_arc_defined", sprintf("%s: emotional_arc is not defined", [_label("A3")]), _at("A3", "emotional_arc"))
 }
 
@@ -228,7 +229,7 @@ _gate_failures contains f if {
 _gate_failures contains f if {
 	_scope.A3
 	some i, m in object.get(_doc("A3"), "key_moments", [])
-	not _non_blank(m)
+	not lib.non_blank(m)
 	f := _gate_failure("A3", "key_moments_listed", sprintf("%s: key moment %d is blank", [_label("A3"), i + 1]), _at("A3", sprintf("key_moments[%d]", [i])))
 }
 
@@ -391,7 +392,7 @@ _gate_failures contains f if {
 	_scope.A5
 	some i, s in _shots
 	some field in ["movement", "angle", "distance"]
-	not _non_blank(object.get(s, ["camera", field], ""))
+	not lib.non_blank(object.get(s, ["camera", field], ""))
 	f := _gate_failure("A5", "camera_instructions_complete", sprintf("%s: shot %q gives no camera %s", [_label("A5"), object.get(s, "shot_id", i), field]), _at("A5", sprintf("shots[%d].camera.%s", [i, field])))
 }
 
@@ -436,7 +437,7 @@ _gate_failures contains f if {
 	some i, s in object.get(_doc("A6"), "scenes", [])
 	some j, line in object.get(s, "dialogue", [])
 	who := object.get(line, "character", "")
-	_non_blank(who)
+	lib.non_blank(who)
 	not _carded(who)
 	f := _gate_failure("A6", "sw-dir.a6_draft_complete", sprintf("%s: scene %d line %d is spoken by %q, who is no character of %s (%v)", [_label("A6"), i + 1, j + 1, who, _label("A2"), sort(_character_names)]), _at("A6", sprintf("scenes[%d].dialogue[%d].character", [i, j])))
 }
@@ -445,7 +446,7 @@ _gate_failures contains f if {
 	_scope.A6
 	some i, s in object.get(_doc("A6"), "scenes", [])
 	h := object.get(s, "scene_heading", "")
-	_non_blank(h)
+	lib.non_blank(h)
 	not regex.match(_heading, trim_space(h))
 	f := _gate_failure("A6", "scene_headings_correct", sprintf("%s: scene heading %q is not INT./EXT. (内景/外景), location and time of day", [_label("A6"), h]), _at("A6", sprintf("scenes[%d].scene_heading", [i])))
 }
@@ -493,7 +494,7 @@ _gate_failures contains f if {
 _gate_failures contains f if {
 	_scope.PROMPT
 	some i, p in _prompts
-	not _non_blank(object.get(p, "negative_prompt", ""))
+	not lib.non_blank(object.get(p, "negative_prompt", ""))
 	f := _gate_failure("PROMPT", "vfx-ed.negative_prompts_set", sprintf("%s: prompt %d (%s) has no negative_prompt", [_label("PROMPT"), i + 1, p.timestamp]), _at("PROMPT", sprintf("scene_prompts[%d].negative_prompt", [i])))
 }
 
@@ -510,7 +511,7 @@ _gate_failures contains f if {
 _gate_failures contains f if {
 	_scope.PROMPT
 	d := object.get(_doc("PROMPT"), ["technical_specs", "duration"], "")
-	_non_blank(d)
+	lib.non_blank(d)
 	not _seconds(d) == _storyboard_seconds
 	f := _gate_failure("PROMPT", "vfx-ed.prompt_schema_passed", sprintf("%s: technical_specs.duration %q is not the storyboard's length (%s)", [_label("PROMPT"), d, _clock_or_unknown(_storyboard_seconds)]), _at("PROMPT", "technical_specs.duration"))
 }
@@ -589,9 +590,9 @@ _presented_problem(r) := "is not recorded" if {
 	not core.artifact_version(r.type, r.version)
 } else := sprintf("is %s, not approved", [v.status]) if {
 	v := core.artifact_version(r.type, r.version)
-	not v.status in _approved_statuses
-} else := sprintf("is not the latest version (v%d)", [_latest_n(r.type)]) if {
-	r.version != _latest_n(r.type)
+	not v.status in core.approved_statuses
+} else := sprintf("is not the latest version (v%d)", [core.latest_number(r.type)]) if {
+	r.version != core.latest_number(r.type)
 } else := "has another hash than the recorded version" if {
 	not core.ref_matches(r)
 }
@@ -599,11 +600,11 @@ _presented_problem(r) := "is not recorded" if {
 _gate_failures contains f if {
 	_scope.CLIENT_CONFIRMATION
 	not _presents_edit_plan
-	f := _gate_failure("CLIENT_CONFIRMATION", "presented_versions_current", sprintf("%s does not present the approved EDIT_PLAN v%d", [_label("CLIENT_CONFIRMATION"), _latest_n("EDIT_PLAN")]), _at("CLIENT_CONFIRMATION", "presented"))
+	f := _gate_failure("CLIENT_CONFIRMATION", "presented_versions_current", sprintf("%s does not present the approved EDIT_PLAN v%d", [_label("CLIENT_CONFIRMATION"), core.latest_number("EDIT_PLAN")]), _at("CLIENT_CONFIRMATION", "presented"))
 }
 
 _presents_edit_plan if {
 	some r in _presented
 	r.type == "EDIT_PLAN"
-	r.version == _latest_n("EDIT_PLAN")
+	r.version == core.latest_number("EDIT_PLAN")
 }

@@ -1,6 +1,7 @@
 package handoff.video
 
 import data.handoff.core
+import data.handoff.lib
 
 # Handoffs: a producer delivers one artifact of its status. The policy computes the
 # delivered artifact's completeness, machine gates and skill runs at once (the seed's
@@ -12,19 +13,19 @@ import data.handoff.core
 # the status routes, of one of the status's artifact types: the handoffs whose content
 # the policy judges. Any other handoff is out of sequence (or fills a gap) and blocked.
 _producer_handoff if {
-	_ready
+	core.ready
 	input.request.kind == "handoff"
-	stage := _stages[_status]
-	_request.source_agent == stage.producer
-	_output.type in stage.types
-	_routed(_request.source_agent, _request.task_type)
+	stage := _stages[lib.status]
+	lib.request.source_agent == stage.producer
+	lib.output.type in stage.types
+	core.routed(lib.request.source_agent, lib.request.task_type)
 }
 
 # _edge_types are the artifact types of the edge of the current status (a production
 # status or its check status).
-_edge_types := _stages[_status].types if _stages[_status]
+_edge_types := _stages[lib.status].types if _stages[lib.status]
 
-else := _stages[_check_of[_status]].types if _check_status
+else := _stages[_check_of[lib.status]].types if _check_status
 
 else := []
 
@@ -37,7 +38,7 @@ _completes if {
 	}
 }
 
-_edge_ready(t) if t == _output.type
+_edge_ready(t) if t == lib.output.type
 
 _edge_ready(t) if _current(t)
 
@@ -45,7 +46,7 @@ _edge_ready(t) if _current(t)
 # handoff completes it, every artifact of the edge at a check.
 _scope := {t | some t in _edge_types} if _completes
 
-else := {_output.type} if _producer_handoff
+else := {lib.output.type} if _producer_handoff
 
 else := {t | some t in _edge_types} if _intake
 
@@ -60,47 +61,47 @@ _handoff_returned := {f.artifact | some f in _work_failures}
 
 # _required_inputs are the artifact types each output is made from.
 # The table is config.required_inputs in contracts/video/config.cue.
-_required_inputs := object.get(_config, "required_inputs", {})
+_required_inputs := object.get(lib.pack_config, "required_inputs", {})
 
 # _return_record is the record that returned a type's latest version: the check of its
 # edge or the internal review opinion (which list it under returned), or the client
 # confirmation the client returned it with. A returned producer's new version names it.
 _return_record(type) := v.ref if {
 	_returned(type)
-	v := _latest(_stages[_type_stage[type]].record)
+	v := core.latest_version(_stages[_type_stage[type]].record)
 	_lists_returned(v, type)
 } else := v.ref if {
 	_returned(type)
-	v := _latest("REVIEW_OPINION")
+	v := core.latest_version("REVIEW_OPINION")
 	_lists_returned(v, type)
-} else := _latest_ref("CLIENT_CONFIRMATION") if {
+} else := core.latest_version("CLIENT_CONFIRMATION").ref if {
 	some id in _open_defects(type)
-	_state.defects[id].defect.check == "client_review"
-} else := _latest_ref(type) if {
+	lib.state.defects[id].defect.check == "client_review"
+} else := core.latest_version(type).ref if {
 	type == "CLIENT_CONFIRMATION"
-	_latest_status(type) == "revision_required"
-	_state.approvals.CLIENT_CONFIRMATION.decision == "REQUEST_REVISION"
+	core.latest_status(type) == "revision_required"
+	lib.state.approvals.CLIENT_CONFIRMATION.decision == "REQUEST_REVISION"
 }
 
 _lists_returned(v, type) if {
 	v.content.result in {"return", "escalate"}
 	some r in v.content.returned
 	r.type == type
-	r.version == _latest_n(type)
+	r.version == core.latest_number(type)
 }
 
-_missing_inputs contains [t, sprintf("%s v%v is made from %s, but input_artifacts names none", [_output.type, _output.version, t])] if {
-	some t in object.get(_required_inputs, _output.type, [])
-	not t in _input_types
+_missing_inputs contains [t, sprintf("%s v%v is made from %s, but input_artifacts names none", [lib.output.type, lib.output.version, t])] if {
+	some t in object.get(_required_inputs, lib.output.type, [])
+	not t in lib.input_types
 }
 
-_missing_inputs contains [rec.type, sprintf("%s v%d was returned by %s v%d; the new version names that record among its inputs", [_output.type, _latest_n(_output.type), rec.type, rec.version])] if {
-	rec := _return_record(_output.type)
+_missing_inputs contains [rec.type, sprintf("%s v%d was returned by %s v%d; the new version names that record among its inputs", [lib.output.type, core.latest_number(lib.output.type), rec.type, rec.version])] if {
+	rec := _return_record(lib.output.type)
 	not _names(rec)
 }
 
 _names(rec) if {
-	some r in _inputs
+	some r in lib.inputs
 	r.type == rec.type
 	r.version == rec.version
 }
@@ -118,7 +119,7 @@ _names(rec) if {
 reasons contains r if {
 	_producer_handoff
 	some [_, msg] in _missing_inputs
-	r := _reason(rego.metadata.rule(), msg, "input_artifacts", "block")
+	r := lib.reason(rego.metadata.rule(), msg, "input_artifacts")
 }
 
 # METADATA
@@ -132,9 +133,9 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_producer_handoff
-	some i, ref in _inputs
-	not ref.type in _consumes(_request.source_agent)
-	r := _reason(rego.metadata.rule(), sprintf("%s does not consume %s (consumes %v)", [_request.source_agent, ref.type, sort(_consumes(_request.source_agent))]), sprintf("input_artifacts[%d]", [i]), "block")
+	some i, ref in lib.inputs
+	not ref.type in _consumes(lib.request.source_agent)
+	r := lib.reason(rego.metadata.rule(), sprintf("%s does not consume %s (consumes %v)", [lib.request.source_agent, ref.type, sort(_consumes(lib.request.source_agent))]), sprintf("input_artifacts[%d]", [i]))
 }
 
 # METADATA
@@ -150,12 +151,12 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_producer_handoff
-	some i, ref in _inputs
+	some i, ref in lib.inputs
 	not ref.type in _record_types
-	_producer(ref.type) != _request.source_agent
+	core.producer(ref.type, "unknown") != lib.request.source_agent
 	v := core.artifact_version(ref.type, ref.version)
-	not v.status in _approved_statuses
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v is %s: %s builds only on versions its receiving agent accepted", [ref.type, ref.version, v.status, _request.source_agent]), sprintf("input_artifacts[%d]", [i]), "block")
+	not v.status in core.approved_statuses
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v is %s: %s builds only on versions its receiving agent accepted", [ref.type, ref.version, v.status, lib.request.source_agent]), sprintf("input_artifacts[%d]", [i]))
 }
 
 # METADATA
@@ -169,12 +170,12 @@ reasons contains r if {
 #   outcome: block
 reasons contains r if {
 	_producer_handoff
-	some i, ref in _inputs
+	some i, ref in lib.inputs
 	not ref.type in _record_types
-	_producer(ref.type) == _request.source_agent
+	core.producer(ref.type, "unknown") == lib.request.source_agent
 	v := core.artifact_version(ref.type, ref.version)
 	_own_input_problem(v)
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v %s: deliver its new version before building on it", [ref.type, ref.version, _own_input_problem(v)]), sprintf("input_artifacts[%d]", [i]), "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v %s: deliver its new version before building on it", [ref.type, ref.version, _own_input_problem(v)]), sprintf("input_artifacts[%d]", [i]))
 }
 
 _own_input_problem(v) := sprintf("is %s", [v.status]) if {
@@ -194,20 +195,20 @@ _own_input_problem(v) := sprintf("is %s", [v.status]) if {
 #   outcome: block
 reasons contains r if {
 	_producer_handoff
-	_output.version > 1
+	lib.output.version > 1
 	some [field, msg] in _unlinked
-	r := _reason(rego.metadata.rule(), sprintf("%s v%v %s", [_output.type, _output.version, msg]), sprintf("output.%s", [field]), "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s v%v %s", [lib.output.type, lib.output.version, msg]), sprintf("output.%s", [field]))
 }
 
-_unlinked contains ["supersedes", "does not name the version it supersedes"] if not is_number(object.get(_output, "supersedes", null))
+_unlinked contains ["supersedes", "does not name the version it supersedes"] if not is_number(object.get(lib.output, "supersedes", null))
 
-_unlinked contains ["justification", "does not say why it corrects the previous version (justification)"] if not _non_blank(object.get(_output, "justification", ""))
+_unlinked contains ["justification", "does not say why it corrects the previous version (justification)"] if not lib.non_blank(object.get(lib.output, "justification", ""))
 
 # --- proposals -----------------------------------------------------------------------------
 
-_out_type := _output.type
+_out_type := lib.output.type
 
-_stage_now := _stages[_status]
+_stage_now := _stages[lib.status]
 
 # _delivered_ok holds when the delivered artifact itself passed.
 _delivered_ok if not _out_type in _handoff_returned
@@ -221,7 +222,7 @@ _output_meta := {
 }
 
 _handoff_gates := (({g |
-	some g in object.get(_contract, ["artifacts", _out_type, "gates"], [])
+	some g in object.get(lib.pack_contract, ["artifacts", _out_type, "gates"], [])
 	not _judgement_gates[_out_type][g]
 } | {_completeness_gate[_out_type]}) | {i |
 	some i, types in _item_artifacts
@@ -253,38 +254,38 @@ _gate_failed(type, g) if {
 # when it passed, close its open defects and count the handoff as accepted.
 _delivery_events := array.concat(
 	array.concat(
-		array.concat(_supersede_open(_out_type), _supersede_approved_if(_recorded_status)),
+		array.concat(core.supersede_open(_out_type), _supersede_approved_if(_recorded_status)),
 		[object.union(core.artifact_event(_recorded_status), {"meta": _output_meta})],
 	),
 	_accepted_events,
 )
 
-_supersede_approved_if("approved") := _supersede_approved(_out_type, _output.version)
+_supersede_approved_if("approved") := core.supersede_approved(_out_type, lib.output.version)
 
 _supersede_approved_if("under_review") := []
 
 # The raw requirements have no checklist: they stand once complete.
 _recorded_status := "approved" if {
 	_delivered_ok
-	_status == "INTAKE"
+	lib.status == "INTAKE"
 } else := "under_review"
 
 _accepted_events := array.concat(array.concat(_close_defects(_out_type), [core.handoff_event]), _retry_settled) if _delivered_ok
 
-else := [_status_event(_out_type, _output.version, "revision_required"), {"type": "counter", "name": _return_counter(_out_type), "delta": 1}]
+else := [core.status_event(_out_type, lib.output.version, "revision_required"), {"type": "counter", "name": _return_counter(_out_type), "delta": 1}]
 
 # _retry_settled clears the pending retry of the handoff's task: the work arrived, so a
 # later failure of the task is a new one.
-_retry_settled := [{"type": "counter", "name": _retry_due_counter(_request.task_type), "value": 0} |
-	_counter(_retry_due_counter(_request.task_type)) > 0
+_retry_settled := [{"type": "counter", "name": _retry_due_counter(lib.request.task_type), "value": 0} |
+	core.counter(_retry_due_counter(lib.request.task_type)) > 0
 ]
 
 # _other_returns return the other artifacts of the edge that failed the edge's check.
 _other_returns := {t | some t in _handoff_returned; t != _out_type}
 
-_handoff_summary := sprintf("returned at the handoff of %s v%v", [_out_type, _output.version])
+_handoff_summary := sprintf("returned at the handoff of %s v%v", [_out_type, lib.output.version])
 
-_handoff_return_events := array.concat(_delivery_events, _return_events(_other_returns, sprintf("%s@%d", [_out_type, _output.version]), _handoff_summary))
+_handoff_return_events := array.concat(_delivery_events, _return_events(_other_returns, sprintf("%s@%d", [_out_type, lib.output.version]), _handoff_summary))
 
 # _after is where a completed edge goes: its check status, or the next status.
 _after := _stage_now.check if _stage_now.check
@@ -294,7 +295,7 @@ else := _stage_now.after
 _handoff_proposal := {
 	"outcome": _after_outcome,
 	"status_after": _after,
-	"next": _next_with(_after, _work_contexts(_after)),
+	"next": core.next_with(_after, _work_contexts(_after)),
 	"events": _delivery_events,
 	"requires_human_review": _after == "AWAITING_CLIENT",
 } if {
@@ -302,15 +303,15 @@ _handoff_proposal := {
 	_completes
 } else := {
 	"outcome": "allow",
-	"status_after": _status,
-	"next": _next_with(_status, {_stage_now.producer: _remaining_context}),
+	"status_after": lib.status,
+	"next": core.next_with(lib.status, {_stage_now.producer: _remaining_context}),
 	"events": _delivery_events,
 } if {
 	count(_work_failures) == 0
 } else := {
 	"outcome": "await_human",
 	"status_after": "ESCALATED",
-	"next": _next_with("ESCALATED", {"production_lead": _failed_context(_work_failures)}),
+	"next": core.next_with("ESCALATED", {"production_lead": _failed_context(_work_failures)}),
 	"events": _handoff_return_events,
 	"requires_human_review": true,
 	"reasons": [_cycles_reason(_handoff_returned)],
@@ -318,9 +319,9 @@ _handoff_proposal := {
 	count(_exhausted(_handoff_returned)) > 0
 } else := {
 	"outcome": "revise",
-	"status_after": _status,
-	"revise": [{"artifact": t, "producer": _producer(t), "defects": []} | some t in sort(_handoff_returned)],
-	"next": _next_with(_status, {_stage_now.producer: _failed_context(_work_failures)}),
+	"status_after": lib.status,
+	"revise": [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": []} | some t in sort(_handoff_returned)],
+	"next": core.next_with(lib.status, {_stage_now.producer: _failed_context(_work_failures)}),
 	"events": _handoff_return_events,
 }
 

@@ -1,6 +1,7 @@
 package handoff.video
 
 import data.handoff.core
+import data.handoff.lib
 
 # Reviews: the receiving agent's check of an edge (BRIEF_INTAKE, SCRIPT_INTAKE,
 # STORYBOARD_INTAKE, PROMPT_INTAKE: the seed's "读取前序Artifact / 对照质量门 / 如有缺失 -
@@ -11,7 +12,7 @@ import data.handoff.core
 
 # _intake holds for the receiving agent's review at a check status.
 _intake if {
-	_ready
+	core.ready
 	input.request.kind == "review"
 	_check_status
 	_routed_reviewer
@@ -19,9 +20,9 @@ _intake if {
 
 # _internal holds for the internal review lead's review.
 _internal if {
-	_ready
+	core.ready
 	input.request.kind == "review"
-	_status == "INTERNAL_REVIEW"
+	lib.status == "INTERNAL_REVIEW"
 	_routed_reviewer
 }
 
@@ -32,17 +33,17 @@ _reviewing if _internal
 # _routed_reviewer holds for the agent the status routes: an agent, by type and id (a
 # person or the host named like the agent is not that agent).
 _routed_reviewer if {
-	_actor_type == "agent"
-	some a in _actors_of(_status)
-	a.agent == _actor_id
+	lib.actor_type == "agent"
+	some a in core.actors(lib.status)
+	a.agent == lib.actor_id
 }
 
 # _review_by_non_agent holds for a review sent by a person or the host: reviews are the
 # receiving agents' checks and the internal review lead's (an agent) opinion.
 _review_by_non_agent if {
-	_ready
+	core.ready
 	input.request.kind == "review"
-	_actor_type != "agent"
+	lib.actor_type != "agent"
 }
 
 # METADATA
@@ -57,18 +58,18 @@ _review_by_non_agent if {
 #   outcome: block
 reasons contains r if {
 	_review_by_non_agent
-	r := _reason(rego.metadata.rule(), sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [_actor_type, _actor_id, _routed_now]), "actor.type", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not send a review: reviews are sent by the agent the status routes (%v)", [lib.actor_type, lib.actor_id, core.routed_now]), "actor.type")
 }
 
-_review_refs := [r | some r in object.get(_request, "artifacts", []); is_object(r)]
+_review_refs := [r | some r in object.get(lib.request, "artifacts", []); is_object(r)]
 
 _reviewed_types := {r.type | some r in _review_refs}
 
-_defects := [d | some d in object.get(_request, "defects", []); is_object(d)]
+_defects := [d | some d in object.get(lib.request, "defects", []); is_object(d)]
 
-_gate_results := [g | some g in object.get(_request, "gates", []); is_object(g)]
+_gate_results := [g | some g in object.get(lib.request, "gates", []); is_object(g)]
 
-_verdict := object.get(_request, "verdict", "")
+_verdict := object.get(lib.request, "verdict", "")
 
 # --- scope -------------------------------------------------------------------------------
 
@@ -76,17 +77,17 @@ _verdict := object.get(_request, "verdict", "")
 # The table is config.item_artifacts in contracts/video/config.cue.
 # Each item's list is read as it is (only membership is asked of it); _gate_targets
 # gives it as a set.
-_item_artifacts := object.get(_config, "item_artifacts", {})
+_item_artifacts := object.get(lib.pack_config, "item_artifacts", {})
 
 # _item_of_gate maps an artifact's quality gate to the checklist item it is part of.
 # The table is config.item_of_gate in contracts/video/config.cue.
-_item_of_gate := object.get(_config, "item_of_gate", {})
+_item_of_gate := object.get(lib.pack_config, "item_of_gate", {})
 
-_record_type := _stages[_check_of[_status]].record if _check_status
+_record_type := _stages[_check_of[lib.status]].record if _check_status
 
 # _items are the checklist items of the current check: the record type's gates in the
 # contract and the items the policy knows for the edge.
-_items := {g | some g in object.get(_contract, ["artifacts", _record_type, "gates"], [])} | {i |
+_items := {g | some g in object.get(lib.pack_contract, ["artifacts", _record_type, "gates"], [])} | {i |
 	some i, types in _item_artifacts
 	some t in types
 	t in _edge_types
@@ -109,19 +110,19 @@ _artifact_gates := {[t, g] |
 
 # _type_gates are the quality gates of an artifact type: its contract's and its
 # completeness gate.
-_type_gates(t) := {g | some g in object.get(_contract, ["artifacts", t, "gates"], [])} | {g | g := _completeness_gate[t]}
+_type_gates(t) := {g | some g in object.get(lib.pack_contract, ["artifacts", t, "gates"], [])} | {g | g := _completeness_gate[t]}
 
 # _gate_targets are the artifacts a gate or item named in a review result judges.
 _gate_targets(id) := {t | some t in types} if types := _item_artifacts[id]
 
 _gate_targets(id) := {t | some [t, g] in _artifact_gates; g == id} if not _item_artifacts[id]
 
-_scope_problems contains ["artifacts", sprintf("a check in %s judges %v, this one names %v", [_status, sort(_edge_types), sort(_reviewed_types)])] if {
+_scope_problems contains ["artifacts", sprintf("a check in %s judges %v, this one names %v", [lib.status, sort(_edge_types), sort(_reviewed_types)])] if {
 	_intake
 	_reviewed_types != {t | some t in _edge_types}
 }
 
-_scope_problems contains ["artifacts", sprintf("the internal review judges EDIT_PLAN v%d; this one names %v", [_latest_n("EDIT_PLAN"), sort(_reviewed_types)])] if {
+_scope_problems contains ["artifacts", sprintf("the internal review judges EDIT_PLAN v%d; this one names %v", [core.latest_number("EDIT_PLAN"), sort(_reviewed_types)])] if {
 	_internal
 	not "EDIT_PLAN" in _reviewed_types
 }
@@ -148,13 +149,13 @@ _scope_problems contains [sprintf("defects[%d].origin", [i]), sprintf("defect %q
 }
 
 _origin_problem(d) := "is no artifact type of the video pack" if {
-	not is_object(object.get(_contract, ["artifacts", d.origin], null))
+	not is_object(object.get(lib.pack_contract, ["artifacts", d.origin], null))
 } else := sprintf("is %s itself: origin names an upstream artifact", [d.artifact]) if {
 	d.origin == d.artifact
 } else := sprintf("is not upstream of %s (made from %v)", [d.artifact, sort(_upstream_types(d.artifact) - {d.artifact})]) if {
 	not d.origin in _upstream_types(d.artifact)
 } else := "has no recorded version in this workflow" if {
-	_latest_n(d.origin) == 0
+	core.latest_number(d.origin) == 0
 }
 
 # _upstream_types are the types an artifact type is made from, directly or not, and the
@@ -167,7 +168,7 @@ _upstream_types(t) := graph.reachable(_required_inputs, {t})
 _scope_problems contains [sprintf("defects[%d].check", [i]), sprintf("defect %q names check %q, which is no gate or checklist item of %s (%v)", [d.id, d.check, d.artifact, sort(_checks_of(d.artifact))])] if {
 	_reviewing
 	some i, d in _defects
-	_non_blank(object.get(d, "check", ""))
+	lib.non_blank(object.get(d, "check", ""))
 	not d.check in _checks_of(d.artifact)
 }
 
@@ -182,8 +183,8 @@ _scope_problems contains [sprintf("defects[%d].id", [i]), sprintf("defect id %q 
 	msg := _defect_id_problem(d)
 }
 
-_defect_id_problem(d) := sprintf("is already recorded in this workflow (for %s, %s): give the defect a new id", [_state.defects[d.id].defect.artifact, _state.defects[d.id].status]) if {
-	_state.defects[d.id]
+_defect_id_problem(d) := sprintf("is already recorded in this workflow (for %s, %s): give the defect a new id", [lib.state.defects[d.id].defect.artifact, lib.state.defects[d.id].status]) if {
+	lib.state.defects[d.id]
 } else := "contains @, which the policy keeps for the defects it records itself" if {
 	contains(d.id, "@")
 }
@@ -211,7 +212,7 @@ _known_ids := _items | {g | some [_, g] in _artifact_gates}
 #   outcome: block
 reasons contains r if {
 	some [path, msg] in _scope_problems
-	r := _reason(rego.metadata.rule(), msg, path, "block")
+	r := lib.reason(rego.metadata.rule(), msg, path)
 }
 
 # METADATA
@@ -226,7 +227,7 @@ reasons contains r if {
 reasons contains r if {
 	_reviewing
 	_verdict in {"REJECT", "REASSIGN"}
-	r := _reason(rego.metadata.rule(), sprintf("%s is not a verdict of a video review; accept, return (REVISE) or escalate", [_verdict]), "verdict", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s is not a verdict of a video review; accept, return (REVISE) or escalate", [_verdict]), "verdict")
 }
 
 # --- what the reviewer found ----------------------------------------------------------
@@ -250,20 +251,20 @@ _review_failures contains f if {
 #   outcome: revise
 _defect_failure(i, d) := {"artifact": d.artifact, "reason": _defect_reason(rego.metadata.rule(), i, d)}
 
-_defect_reason(meta, i, d) := _gate_reason(meta, _defect_message(d), sprintf("defects[%d]", [i]), d.check, "revise") if {
-	_non_blank(object.get(d, "check", ""))
-} else := _reason(meta, _defect_message(d), sprintf("defects[%d]", [i]), "revise")
+_defect_reason(meta, i, d) := lib.gate_reason(meta, _defect_message(d), sprintf("defects[%d]", [i]), d.check, "revise") if {
+	lib.non_blank(object.get(d, "check", ""))
+} else := lib.reason_outcome(meta, _defect_message(d), sprintf("defects[%d]", [i]), "revise")
 
-_defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.severity, d.id, d.artifact, _latest_n(d.artifact), _actor_id, d.description])
+_defect_message(d) := sprintf("%s defect %q of %s v%d found by %q: %s", [d.severity, d.id, d.artifact, core.latest_number(d.artifact), lib.actor_id, d.description])
 
 _review_failures contains f if {
 	_reviewing
 	some i, g in _gate_results
 	g.passed == false
-	_non_blank(object.get(g, "reason", ""))
+	lib.non_blank(object.get(g, "reason", ""))
 	some t in _gate_targets(g.id)
 	t in _review_types
-	f := _reported_failure(t, g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, _latest_n(t), g.id, _actor_id, g.reason]), sprintf("gates[%d]", [i]))
+	f := _reported_failure(t, g.id, sprintf("%s v%d: %s failed in the check of %q: %s", [t, core.latest_number(t), g.id, lib.actor_id, g.reason]), sprintf("gates[%d]", [i]))
 }
 
 # METADATA
@@ -291,7 +292,7 @@ _review_all := _work_failures | _review_failures
 _unjustified contains [sprintf("gates[%d].reason", [i]), sprintf("gate result %s is failed without a reason (说明不通过原因)", [g.id])] if {
 	some i, g in _gate_results
 	g.passed == false
-	not _non_blank(object.get(g, "reason", ""))
+	not lib.non_blank(object.get(g, "reason", ""))
 }
 
 # METADATA
@@ -307,7 +308,7 @@ _unjustified contains [sprintf("gates[%d].reason", [i]), sprintf("gate result %s
 reasons contains r if {
 	_reviewing
 	some [path, msg] in _unjustified
-	r := _reason(rego.metadata.rule(), msg, path, "block")
+	r := lib.reason(rego.metadata.rule(), msg, path)
 }
 
 # METADATA
@@ -319,7 +320,7 @@ reasons contains r if {
 # custom:
 #   code: REVIEW_CYCLES_EXHAUSTED
 #   outcome: await_human
-_cycles_reason(types) := _reason(rego.metadata.rule(), sprintf("%v already returned %v times each (limit %v); the production lead decides", [sort(_exhausted(types)), [_counter(_return_counter(t)) | some t in sort(_exhausted(types))], object.get(_contract, ["limits", "max_review_cycles"], 0)]), "", "await_human")
+_cycles_reason(types) := lib.reason_outcome(rego.metadata.rule(), sprintf("%v already returned %v times each (limit %v); the production lead decides", [sort(_exhausted(types)), [core.counter(_return_counter(t)) | some t in sort(_exhausted(types))], object.get(lib.pack_contract, ["limits", "max_review_cycles"], 0)]), "", "await_human")
 
 # --- the decision ----------------------------------------------------------------------
 
@@ -342,17 +343,17 @@ _findings := [object.union(object.remove(r, ["outcome", "title"]), {"artifact": 
 	r := f.reason
 ]
 
-_returned_refs := [_latest_ref(t) | some t in sort(_review_returned)]
+_returned_refs := [core.latest_version(t).ref | some t in sort(_review_returned)]
 
 _report_extras := object.union(
-	{"notes": n | n := _request.report.notes},
-	{"summary": s | s := _request.summary},
+	{"notes": n | n := lib.request.report.notes},
+	{"summary": s | s := lib.request.summary},
 )
 
 # _attestations_used are the attestations the judgement gates and skill runs of the
 # edge rest on.
 _attestations_used := array.concat(
-	[a | some t in _edge_types; some a in object.get(_latest(t), ["meta", "attestations"], [])],
+	[a | some t in _edge_types; some a in object.get(core.latest_version(t), ["meta", "attestations"], [])],
 	_review_attestations,
 )
 
@@ -382,12 +383,12 @@ _gate_failed_any(t, g) if {
 
 _check_content := object.union(
 	{
-		"edge": sprintf("%s>%s", [_stages[_check_of[_status]].producer, _stages[_check_of[_status]].consumer]),
-		"checked_by": _actor_id,
+		"edge": sprintf("%s>%s", [_stages[_check_of[lib.status]].producer, _stages[_check_of[lib.status]].consumer]),
+		"checked_by": lib.actor_id,
 		"verdict": _verdict,
 		"result": _result,
 		"reviewed": _review_refs,
-		"items": [{"id": i, "title": object.get(_contract, ["gates", i, "title"], i), "passed": _item_passed(i)} | some i in sort(_items)],
+		"items": [{"id": i, "title": object.get(lib.pack_contract, ["gates", i, "title"], i), "passed": _item_passed(i)} | some i in sort(_items)],
 		"gates": [{"id": g, "artifact": t, "passed": _any_passed(t, g)} | some [t, g] in sort(_artifact_gates)],
 		"attestations": _attestations_used,
 		"defects": _defects,
@@ -417,17 +418,17 @@ _review_return_events(by, summary) := array.concat(
 
 # _revise_list names every returned artifact with its producer and the defects that
 # mark it: the reviewer's, or the one a return of an approved version opens.
-_revise_list(types, by) := [{"artifact": t, "producer": _producer(t), "defects": _defect_ids(t, by)} | some t in sort(types)]
+_revise_list(types, by) := [{"artifact": t, "producer": core.producer(t, "unknown"), "defects": _defect_ids(t, by)} | some t in sort(types)]
 
 _defect_ids(t, by) := sort({d.id | some d in _defects; d.artifact == t} | {_return_defect(t, by, "").id |
-	_latest_status(t) in _approved_statuses
+	core.latest_status(t) in core.approved_statuses
 	not _reviewer_defected(t)
 })
 
 _intake_proposal := {
 	"outcome": "allow",
-	"status_after": _stages[_check_of[_status]].after,
-	"next": _next_with(_stages[_check_of[_status]].after, _work_contexts(_stages[_check_of[_status]].after)),
+	"status_after": _stages[_check_of[lib.status]].after,
+	"next": core.next_with(_stages[_check_of[lib.status]].after, _work_contexts(_stages[_check_of[lib.status]].after)),
 	"events": array.concat(
 		[_record_event(_record_type, _record_id(_record_type), _check_content, _review_refs)],
 		[e |
@@ -441,9 +442,9 @@ _intake_proposal := {
 
 _intake_proposal := {
 	"outcome": "revise",
-	"status_after": _check_of[_status],
+	"status_after": _check_of[lib.status],
 	"revise": _revise_list(_review_returned, _check_ref_label),
-	"next": _next_with(_check_of[_status], {_stages[_check_of[_status]].producer: _return_context}),
+	"next": core.next_with(_check_of[lib.status], {_stages[_check_of[lib.status]].producer: _return_context}),
 	"events": array.concat(
 		[_record_event(_record_type, _record_id(_record_type), _check_content, _review_refs)],
 		_review_return_events(_check_ref_label, sprintf("returned by the check %s", [_check_ref_label])),
@@ -458,8 +459,8 @@ _intake_proposal := _escalated_review(_record_event(_record_type, _record_id(_re
 
 _check_ref_label := sprintf("%s@%d", [_record_type, _check_ref.version])
 
-_return_context := _keyed({_record_type: core.context_package(
-	sprintf("%s>%s/%s", [_actor_id, _stages[_check_of[_status]].producer, _record_type]),
+_return_context := core.keyed({_record_type: core.context_package(
+	sprintf("%s>%s/%s", [lib.actor_id, _stages[_check_of[lib.status]].producer, _record_type]),
 	_check_content,
 )})
 
@@ -468,7 +469,7 @@ _return_context := _keyed({_record_type: core.context_package(
 _escalated_review(record, label) := {
 	"outcome": "await_human",
 	"status_after": "ESCALATED",
-	"next": _next_with("ESCALATED", {"production_lead": _failed_context(_review_all)}),
+	"next": core.next_with("ESCALATED", {"production_lead": _failed_context(_review_all)}),
 	"events": array.concat([record], _review_return_events(label, sprintf("returned by %s; escalated", [label]))),
 	"requires_human_review": true,
 	"reasons": [r | _branch == "exhausted"; r := _cycles_reason(_review_returned)],
@@ -477,8 +478,8 @@ _escalated_review(record, label) := {
 # _accept_events approve the latest version of a type (the receiving agent accepted it)
 # and supersede its older approved versions.
 _accept_events(t) := array.concat(
-	[_status_event(t, _latest_n(t), "approved") | _latest_status(t) == "under_review"],
-	_supersede_approved(t, _latest_n(t)),
+	[core.status_event(t, core.latest_number(t), "approved") | core.latest_status(t) == "under_review"],
+	core.supersede_approved(t, core.latest_number(t)),
 )
 
 # --- the internal review -----------------------------------------------------------------
@@ -504,7 +505,7 @@ _upstream := _upstream_status(_review_returned)
 _internal_proposal := {
 	"outcome": "allow",
 	"status_after": "CLIENT_REVIEW",
-	"next": _next_with("CLIENT_REVIEW", _work_contexts_after_opinion),
+	"next": core.next_with("CLIENT_REVIEW", _work_contexts_after_opinion),
 	"events": array.concat([_opinion_event], _accept_events("EDIT_PLAN")),
 } if {
 	_branch == "pass"
@@ -514,7 +515,7 @@ _internal_proposal := {
 	"outcome": "revise",
 	"status_after": _upstream,
 	"revise": _revise_list(_review_returned, _opinion_label),
-	"next": _next_with(_upstream, {_stages[_upstream].producer: _keyed({"REVIEW_OPINION": core.context_package(
+	"next": core.next_with(_upstream, {_stages[_upstream].producer: core.keyed({"REVIEW_OPINION": core.context_package(
 		sprintf("internal-review-lead>%s/REVIEW_OPINION", [_stages[_upstream].producer]),
 		_opinion_content,
 	)})}),
@@ -529,6 +530,6 @@ _internal_proposal := _escalated_review(_opinion_event, _opinion_label) if {
 
 # The client review lead receives the opinion being recorded now.
 _work_contexts_after_opinion := {"client-review-lead": object.union(
-	_keyed({"REVIEW_OPINION": core.context_package("internal-review-lead>client-review-lead/REVIEW_OPINION", _opinion_content)}),
+	core.keyed({"REVIEW_OPINION": core.context_package("internal-review-lead>client-review-lead/REVIEW_OPINION", _opinion_content)}),
 	{"may_know": {"versions": _versions}},
 )}

@@ -1,12 +1,13 @@
 package handoff.video
 
 import data.handoff.core
+import data.handoff.lib
 
 # _expected holds when the request is one the current status waits for: the routing
 # table workflow.actors says who acts in each status.
 _expected if {
 	input.request.kind == "start"
-	_status == object.get(_contract, ["workflow", "initial"], "NEW")
+	lib.status == object.get(lib.pack_contract, ["workflow", "initial"], "NEW")
 }
 
 # A handoff by the status's producer, with the task the status routes, of one of the
@@ -19,13 +20,13 @@ _expected if _reviewing
 # A person's decision while the workflow waits for one; who may decide is core's check.
 _expected if {
 	input.request.kind == "approval"
-	_status in {"AWAITING_CLIENT", "ESCALATED"}
+	lib.status in {"AWAITING_CLIENT", "ESCALATED"}
 }
 
 # A failure of the task the current status routes to the failed agent.
 _expected if {
 	input.request.kind == "failure"
-	_routed(_request.agent, _request.task)
+	core.routed(lib.request.agent, lib.request.task)
 }
 
 _expected if input.request.kind == "cancel"
@@ -53,19 +54,17 @@ _sequence_explained if _failure_reporter_problem
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	not _expected
 	not _sequence_explained
-	r := _reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [_kind, _request_label, _status, _routed_now]), "", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %s is not expected in status %s (routed now: %v)", [lib.kind, _request_label, lib.status, core.routed_now]), "")
 }
 
-_request_label := sprintf("%s/%s of %v by %q", [_request.source_agent, _request.task_type, object.get(_request, ["output", "type"], "nothing"), _actor_id]) if input.request.kind == "handoff"
+_request_label := sprintf("%s/%s of %v by %q", [lib.request.source_agent, lib.request.task_type, object.get(lib.request, ["output", "type"], "nothing"), lib.actor_id]) if input.request.kind == "handoff"
 
-else := sprintf("%s/%s", [_request.agent, _request.task]) if input.request.kind == "failure"
+else := sprintf("%s/%s", [lib.request.agent, lib.request.task]) if input.request.kind == "failure"
 
-else := sprintf("by %q", [_actor_id])
-
-_routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(_status)]
+else := sprintf("by %q", [lib.actor_id])
 
 # METADATA
 # title: Handoff without output
@@ -77,22 +76,22 @@ _routed_now := [sprintf("%s/%s", [a.agent, a.task]) | some a in _actors_of(_stat
 #   outcome: block
 reasons contains r if {
 	_output_missing
-	r := _reason(rego.metadata.rule(), sprintf("handoff %s>%s (task %s) delivers no output", [_request.source_agent, _request.target_agent, _request.task_type]), "output", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("handoff %s>%s (task %s) delivers no output", [lib.request.source_agent, lib.request.target_agent, lib.request.task_type]), "output")
 }
 
 _output_missing if {
-	_ready
+	core.ready
 	input.request.kind == "handoff"
-	not _output
+	not lib.output
 }
 
 # _gap_filling holds for a handoff of an artifact its source agent receives from a
 # predecessor: the receiving agent would fill the predecessor's gaps itself.
 _gap_filling if {
-	_ready
-	t := _output.type
-	_request.source_agent != _producer(t)
-	t in _consumes(_request.source_agent)
+	core.ready
+	t := lib.output.type
+	lib.request.source_agent != core.producer(t, "unknown")
+	t in _consumes(lib.request.source_agent)
 }
 
 # METADATA
@@ -107,7 +106,7 @@ _gap_filling if {
 #   outcome: block
 reasons contains r if {
 	_gap_filling
-	r := _reason(rego.metadata.rule(), sprintf("%q receives %s from %q: it returns an incomplete %s with its missing fields and never fills the gaps itself", [_request.source_agent, _output.type, _producer(_output.type), _output.type]), "output.type", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("%q receives %s from %q: it returns an incomplete %s with its missing fields and never fills the gaps itself", [lib.request.source_agent, lib.output.type, core.producer(lib.output.type, "unknown"), lib.output.type]), "output.type")
 }
 
 # METADATA
@@ -119,10 +118,10 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
-	not _actor_type in {"system", "human"}
-	r := _reason(rego.metadata.rule(), sprintf("%s %q may not start a video workflow; the host or a person does", [_actor_type, _actor_id]), "actor.type", "block")
+	not lib.actor_type in {"system", "human"}
+	r := lib.reason(rego.metadata.rule(), sprintf("%s %q may not start a video workflow; the host or a person does", [lib.actor_type, lib.actor_id]), "actor.type")
 }
 
 # METADATA
@@ -134,29 +133,29 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "start"
-	_actor_type == "human"
+	lib.actor_type == "human"
 	count(_pack_roles_of_actor) == 0
-	r := _reason(rego.metadata.rule(), sprintf("person %q holds no role of the video pack (roles given: %v) and may not start a workflow", [_actor_id, sort(_actor_roles)]), "actor.roles", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("person %q holds no role of the video pack (roles given: %v) and may not start a workflow", [lib.actor_id, sort(lib.actor_roles)]), "actor.roles")
 }
 
 # _pack_roles_of_actor are the actor's roles that the pack's roles table defines.
-_pack_roles_of_actor := {r | some r in _actor_roles; is_object(_contract.roles[r])} if _actor_type == "human"
+_pack_roles_of_actor := {r | some r in lib.actor_roles; is_object(lib.pack_contract.roles[r])} if lib.actor_type == "human"
 
 else := set()
 
 # _failure_reporter_problem says why the actor may not report the failure: only the host,
 # the failed agent itself (by type and id) or the production lead reports one.
-_failure_reporter_problem := sprintf("agent %q may not report a failure of agent %q: an agent reports only its own", [_actor_id, _request.agent]) if {
-	_ready
+_failure_reporter_problem := sprintf("agent %q may not report a failure of agent %q: an agent reports only its own", [lib.actor_id, lib.request.agent]) if {
+	core.ready
 	input.request.kind == "failure"
-	_actor_type == "agent"
-	_actor_id != _request.agent
-} else := sprintf("person %q is not production lead and may not report a failure", [_actor_id]) if {
-	_ready
+	lib.actor_type == "agent"
+	lib.actor_id != lib.request.agent
+} else := sprintf("person %q is not production lead and may not report a failure", [lib.actor_id]) if {
+	core.ready
 	input.request.kind == "failure"
-	_actor_type == "human"
+	lib.actor_type == "human"
 	not "production_lead" in _pack_roles_of_actor
 }
 
@@ -172,7 +171,7 @@ _failure_reporter_problem := sprintf("agent %q may not report a failure of agent
 #   outcome: block
 reasons contains r if {
 	msg := _failure_reporter_problem
-	r := _reason(rego.metadata.rule(), msg, "actor", "block")
+	r := lib.reason(rego.metadata.rule(), msg, "actor")
 }
 
 # METADATA
@@ -184,11 +183,11 @@ reasons contains r if {
 #   code: UNAUTHORIZED_SUBJECT
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "cancel"
-	_actor_type == "human"
+	lib.actor_type == "human"
 	not "production_lead" in _pack_roles_of_actor
-	r := _reason(rego.metadata.rule(), sprintf("person %q is not production lead and may not cancel", [_actor_id]), "actor.roles", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("person %q is not production lead and may not cancel", [lib.actor_id]), "actor.roles")
 }
 
 # --- start, cancel, failure ---------------------------------------------------------
@@ -197,7 +196,7 @@ reasons contains r if {
 _start_proposal := {
 	"outcome": "allow",
 	"status_after": "INTAKE",
-	"next": [object.union(n, {"context": {"must_know": object.get(_request, "brief", {}), "may_know": {}}}) |
+	"next": [object.union(n, {"context": {"must_know": object.get(lib.request, "brief", {}), "may_know": {}}}) |
 		some n in core.next_for("INTAKE")
 	],
 	"events": [],
@@ -216,7 +215,7 @@ _retry_spent if {
 	r.code in {"RETRY_EXHAUSTED", "NOT_RETRYABLE"}
 }
 
-_failure_counter := {"type": "counter", "name": core.retry_counter(_request.task), "delta": 1}
+_failure_counter := {"type": "counter", "name": core.retry_counter(lib.request.task), "delta": 1}
 
 # _retry_due_counter names the counter that keeps when the retry of a task is due, in
 # milliseconds since the Unix epoch of the engine's clock: the decision time of the
@@ -226,10 +225,10 @@ _retry_due_counter(task) := sprintf("retry_due_ms/%s", [task])
 
 _now_ms := floor(_now_ns / 1000000)
 
-_retry_due_event := {"type": "counter", "name": _retry_due_counter(_request.task), "value": _now_ms + core.failure_retry.delay_ms}
+_retry_due_event := {"type": "counter", "name": _retry_due_counter(lib.request.task), "value": _now_ms + core.failure_retry.delay_ms}
 
 # _retry_due_ms is when the retry of the failed task is due; 0 when none is pending.
-_retry_due_ms := _counter(_retry_due_counter(_request.task)) if input.request.kind == "failure"
+_retry_due_ms := core.counter(_retry_due_counter(lib.request.task)) if input.request.kind == "failure"
 
 # METADATA
 # title: Failure reported before its retry was due
@@ -243,11 +242,11 @@ _retry_due_ms := _counter(_retry_due_counter(_request.task)) if input.request.ki
 #   code: FAILURE_REPEATED
 #   outcome: block
 reasons contains r if {
-	_ready
+	core.ready
 	input.request.kind == "failure"
 	_expected
 	_now_ms < _retry_due_ms
-	r := _reason(rego.metadata.rule(), sprintf("task %q of agent %q was retried with a delay due at %d ms since the epoch; this failure arrives %d ms before, so no retry has run yet: not counted", [_request.task, _request.agent, _retry_due_ms, _retry_due_ms - _now_ms]), "task", "block")
+	r := lib.reason(rego.metadata.rule(), sprintf("task %q of agent %q was retried with a delay due at %d ms since the epoch; this failure arrives %d ms before, so no retry has run yet: not counted", [lib.request.task, lib.request.agent, _retry_due_ms, _retry_due_ms - _now_ms]), "task")
 }
 
 # A failure whose retry budget is spent (or that is not retryable) escalates to the
@@ -255,15 +254,15 @@ reasons contains r if {
 _failure_proposal := {
 	"outcome": "await_human",
 	"status_after": "ESCALATED",
-	"next": _next_with("ESCALATED", {"production_lead": {"must_know": {"failed_task": _request.task, "agent": _request.agent, "class": _request.class}, "may_know": {}}}),
+	"next": core.next_with("ESCALATED", {"production_lead": {"must_know": {"failed_task": lib.request.task, "agent": lib.request.agent, "class": lib.request.class}, "may_know": {}}}),
 	"events": [_failure_counter],
 	"requires_human_review": true,
 } if {
 	_retry_spent
 } else := {
 	"outcome": "retry",
-	"status_after": _status,
+	"status_after": lib.status,
 	"retry": core.failure_retry,
-	"next": [{"agent": _request.agent, "task": _request.task, "context": _empty_context}],
+	"next": [{"agent": lib.request.agent, "task": lib.request.task, "context": core.empty_context}],
 	"events": [_failure_counter, _retry_due_event],
 }

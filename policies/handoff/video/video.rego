@@ -2,9 +2,10 @@
 # creative-director (A1, skill routing) → screenwriter (A2, A3, A6) → director (A4, A5)
 # → vfx-supervisor (PROMPT) → editor (edit plan) → internal review → client confirmation.
 #
-# The decision is core.decide(core.reasons | reasons, proposal): the core guardrails and
-# the pack's own reasons (each rule below with its code in METADATA), applied to the
-# pack's proposal for the unblocked path. At every handoff the policy computes the
+# The decision has the shape every pack's has: core.decide(_reasons,
+# core.proposal(_answers, _unanswered)), the core guardrails and the pack's own reasons
+# (each rule below with its code in METADATA) applied to the pack's proposal for the
+# unblocked path. At every handoff the policy computes the
 # machine-decidable quality gates of the delivered artifact; at every check status the
 # receiving agent's review adds the judgement gates (attestations) and its defects; an
 # incomplete artifact or a failed gate returns the work to its producer with every
@@ -13,6 +14,7 @@
 package handoff.video
 
 import data.handoff.core
+import data.handoff.lib
 
 # METADATA
 # title: Video decision
@@ -20,19 +22,19 @@ import data.handoff.core
 #   The decision for one request of a video workflow: the core guardrails and the video
 #   rules decide together; any blocking reason blocks.
 # entrypoint: true
-decision := core.decide(core.reasons | reasons, _proposal)
+decision := core.decide(_reasons, core.proposal(_answers, _unanswered))
 
-# _proposal is the pack's answer for the unblocked path. A request the pack expects in
-# the current status always has one; any other request proposes a block (its reason
-# comes from OUT_OF_SEQUENCE or from the rule that explains it).
-_proposal := p if {
-	_ready
-	_expected
-	p := _propose
-} else := {"outcome": "block", "status_after": _status, "reasons": [_no_rule]} if {
-	_ready
-	_expected
-} else := {"outcome": "block", "status_after": _status}
+# _reasons are core's reasons and the pack's.
+_reasons := core.reasons | reasons
+
+# _answers is the pack's answer (_propose) to a request it expects in the current
+# status: the proposal for the unblocked path. core.proposal makes any other request a
+# block that keeps the status.
+_answers := {p | core.ready; _expected; p := _propose}
+
+# _unanswered is OUT_OF_SEQUENCE for an expected request no rule answers; a request
+# the pack does not expect is refused by the rule that explains it.
+_unanswered := [_no_rule | core.ready; _expected]
 
 _propose := _start_proposal if input.request.kind == "start"
 
@@ -45,17 +47,17 @@ _propose := _intake_proposal if {
 
 _propose := _internal_proposal if {
 	input.request.kind == "review"
-	_status == "INTERNAL_REVIEW"
+	lib.status == "INTERNAL_REVIEW"
 }
 
 _propose := _client_proposal if {
 	input.request.kind == "approval"
-	_status == "AWAITING_CLIENT"
+	lib.status == "AWAITING_CLIENT"
 }
 
 _propose := _escalation_proposal if {
 	input.request.kind == "approval"
-	_status == "ESCALATED"
+	lib.status == "ESCALATED"
 }
 
 _propose := _failure_proposal if input.request.kind == "failure"
@@ -70,82 +72,11 @@ _propose := _cancel_proposal if input.request.kind == "cancel"
 # custom:
 #   code: OUT_OF_SEQUENCE
 #   outcome: block
-_no_rule := _reason(rego.metadata.rule(), sprintf("no rule of the video pack decides %s request in status %s", [core.with_article(_kind), _status]), "", "block")
+_no_rule := lib.reason(rego.metadata.rule(), sprintf("no rule of the video pack decides %s request in status %s", [lib.with_article(lib.kind), lib.status]), "")
 
 # --- input -------------------------------------------------------------------------
 
-_request := input.request if is_object(input.request)
-
-else := {}
-
-_state := input.state if is_object(input.state)
-
-else := {}
-
-# _valid holds for a decoded request without validation errors: the pack's semantic
-# checks run only then (an invalid request is blocked by its validation errors alone).
-_valid if {
-	is_array(input.validation.errors)
-	count(input.validation.errors) == 0
-	is_object(input.request)
-}
-
-# _ready holds for a valid request with a live workflow snapshot to check it against.
-_ready if {
-	_valid
-	is_object(input.state)
-	not _terminal
-}
-
-_terminal if _state.terminal == true
-
-_terminal if _status in object.get(_contract, ["workflow", "terminal"], [])
-
-_kind := object.get(_request, "kind", "")
-
-_status := s if {
-	s := _state.status
-	is_string(s)
-} else := "NONE"
-
-_actor := a if {
-	a := _request.actor
-	is_object(a)
-} else := {}
-
-_actor_id := object.get(_actor, "id", "")
-
-_actor_type := object.get(_actor, "type", "")
-
-_actor_roles := {r | some r in object.get(_actor, "roles", [])}
-
-_output := o if {
-	input.request.kind == "handoff"
-	o := _request.output
-	is_object(o)
-}
-
-_inputs := [r | some r in object.get(_request, "input_artifacts", []); is_object(r)]
-
-_input_types := {r.type | some r in _inputs}
-
-_counter(name) := core.counter(name)
-
 # --- contract tables ---------------------------------------------------------------
-
-_contract := c if {
-	c := data.handoff.video.contract
-	is_object(c)
-} else := {}
-
-# _config is the pack's own tables (data.handoff.video.config, exported from the CUE
-# value config in contracts/video/config.cue): the chain of edges, the checklists, the
-# completeness rules and the gates' placeholders. Missing, every request is blocked
-# (CONTRACT_MISSING).
-_config := c if {
-	c := data.handoff.video.config
-	is_object(c)
-} else := {}
 
 # _required_config are the configuration tables the policy reads, with their JSON type.
 _required_config := {
@@ -186,81 +117,45 @@ _required_config := {
 #   code: CONTRACT_MISSING
 #   outcome: block
 reasons contains r if {
-	_valid
+	lib.valid
 	not _config_complete
 	some name, want in _required_config
-	type_name(object.get(_config, name, null)) != want
-	r := _reason(rego.metadata.rule(), sprintf("the video configuration has no %s %s", [want, name]), "", "block")
+	type_name(object.get(lib.pack_config, name, null)) != want
+	r := lib.reason(rego.metadata.rule(), sprintf("the video configuration has no %s %s", [want, name]), "")
 }
 
 # _config_complete holds when every table of _required_config is there with its JSON
 # type, asked table by table; only when one is not are the tables listed one by one.
 _config_complete if {
-	is_object(_config.stages)
-	is_array(_config.stage_order)
-	is_array(_config.record_types)
-	is_object(_config.required_inputs)
-	is_object(_config.completeness_gate)
-	is_array(_config.may_be_blank)
-	is_array(_config.may_be_empty)
-	is_array(_config.pending_placeholders)
-	is_object(_config.may_be_pending)
-	is_array(_config.audience_placeholders)
-	is_array(_config.reference_placeholders)
-	is_array(_config.reference_labels)
-	is_array(_config.reference_placeholder_hosts)
-	is_number(_config.reference_min_chars)
-	is_number(_config.clock_skew_ms)
-	is_array(_config.uncarded_roles)
-	is_object(_config.placeholder_index)
-	is_string(_config.pending_shape)
-	is_object(_config.checklist_skills)
-	is_object(_config.judgement_gates)
-	is_object(_config.item_artifacts)
-	is_object(_config.item_of_gate)
-	is_object(_config.work_contexts)
-	is_object(_config.revisable)
+	is_object(lib.pack_config.stages)
+	is_array(lib.pack_config.stage_order)
+	is_array(lib.pack_config.record_types)
+	is_object(lib.pack_config.required_inputs)
+	is_object(lib.pack_config.completeness_gate)
+	is_array(lib.pack_config.may_be_blank)
+	is_array(lib.pack_config.may_be_empty)
+	is_array(lib.pack_config.pending_placeholders)
+	is_object(lib.pack_config.may_be_pending)
+	is_array(lib.pack_config.audience_placeholders)
+	is_array(lib.pack_config.reference_placeholders)
+	is_array(lib.pack_config.reference_labels)
+	is_array(lib.pack_config.reference_placeholder_hosts)
+	is_number(lib.pack_config.reference_min_chars)
+	is_number(lib.pack_config.clock_skew_ms)
+	is_array(lib.pack_config.uncarded_roles)
+	is_object(lib.pack_config.placeholder_index)
+	is_string(lib.pack_config.pending_shape)
+	is_object(lib.pack_config.checklist_skills)
+	is_object(lib.pack_config.judgement_gates)
+	is_object(lib.pack_config.item_artifacts)
+	is_object(lib.pack_config.item_of_gate)
+	is_object(lib.pack_config.work_contexts)
+	is_object(lib.pack_config.revisable)
 }
 
-_actors_of(status) := a if {
-	a := _contract.workflow.actors[status]
-	is_array(a)
-} else := []
-
-# _routed holds when workflow.actors lets agent perform task in the current status.
-_routed(agent, task) if {
-	some a in _actors_of(_status)
-	a.agent == agent
-	a.task == task
-}
-
-# _producer is the contract's producer of an artifact type, "unknown" when missing.
-_producer(type) := p if {
-	p := _contract.artifacts[type].producer
-	is_string(p)
-} else := "unknown"
-
-_consumes(agent) := {t | some t in _contract.agents[agent].consumes}
-
-# _max_cycles is limits.max_review_cycles; undefined when missing, and then every return
-# counts as the last one (fail closed: a person decides).
-_max_cycles := n if {
-	n := _contract.limits.max_review_cycles
-	is_number(n)
-}
+_consumes(agent) := {t | some t in lib.pack_contract.agents[agent].consumes}
 
 # --- reasons -----------------------------------------------------------------------
-
-# The reason helpers take meta, rego.metadata.rule() called in the rule that produces
-# the reason: its code and title come from that rule's METADATA.
-_reason(meta, message, path, outcome) := core.reason_outcome(meta, message, path, outcome)
-
-_gate_reason(meta, message, path, gate, outcome) := core.gate_reason(meta, message, path, gate, outcome)
-
-_non_blank(s) if {
-	is_string(s)
-	trim_space(s) != ""
-}
 
 # --- clock -----------------------------------------------------------------------------
 
@@ -273,7 +168,7 @@ _time_ns(t) := time.parse_rfc3339_ns(t) if is_string(t)
 # _skew_ns is how far a sender's clock may run ahead of the engine's
 # (config.clock_skew_ms); without the table, not at all.
 _skew_ns := n * 1000000 if {
-	n := _config.clock_skew_ms
+	n := lib.pack_config.clock_skew_ms
 	is_number(n)
 } else := 0
 
@@ -307,7 +202,7 @@ _fullwidth := {
 # _placeholder_set is a configuration list of placeholders, normalised, as an object
 # whose keys are the normalised values: config.placeholder_index[name], derived from
 # the list in contracts/video/config.cue. Look a value up as _placeholder_set(name)[v].
-_placeholder_set(name) := object.get(_config, ["placeholder_index", name], {})
+_placeholder_set(name) := object.get(lib.pack_config, ["placeholder_index", name], {})
 
 # _pending_placeholders are the values that say the work is still to be done.
 # The table is config.pending_placeholders in contracts/video/config.cue.
@@ -319,7 +214,7 @@ _pending_placeholders := _placeholder_set("pending_placeholders")
 # only separators. config.pending_shape, derived from the placeholder list in
 # contracts/video/config.cue. Any other string is not pending and is never normalised.
 _pending_shape := s if {
-	s := _config.pending_shape
+	s := lib.pack_config.pending_shape
 	is_string(s)
 }
 

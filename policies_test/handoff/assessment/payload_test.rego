@@ -2,7 +2,7 @@
 # preserved, handoff types, routing, inputs and versions.
 package handoff.assessment_test
 
-import data.handoff.core
+import data.handoff.lib
 
 test_output_missing if {
 	d := decide(without(knowledge_handoff, ["output"]), st_knowledge)
@@ -245,11 +245,11 @@ test_limitation_dropped_is_decided_by_core if {
 
 # Messages read as English: "an enrichment handoff", "an approval request".
 test_message_articles if {
-	core.with_article("enrichment") == "an enrichment"
-	core.with_article("approval") == "an approval"
-	core.with_article("outcome") == "an outcome"
-	core.with_article("handoff") == "a handoff"
-	core.with_article("sequential") == "a sequential"
+	lib.with_article("enrichment") == "an enrichment"
+	lib.with_article("approval") == "an approval"
+	lib.with_article("outcome") == "an outcome"
+	lib.with_article("handoff") == "a handoff"
+	lib.with_article("sequential") == "a sequential"
 }
 
 test_message_handoff_type_article if {

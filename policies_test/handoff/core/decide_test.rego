@@ -198,3 +198,16 @@ test_root_cause_twin if {
 	d := core.decide(rs, {}) with input as handoff_input
 	[r.code | some r in d.reasons] == ["APPROVAL_REQUIRED", "WRONG_STAGE"]
 }
+
+# A pack's answer is its proposal; without one the request is blocked in its status, with
+# the pack's reasons for leaving it unanswered (none when the pack does not expect it).
+test_proposal_takes_the_answer if {
+	answer := {"outcome": "allow", "status_after": "RESEARCH"}
+	core.proposal({answer}, [{"code": "OUT_OF_SEQUENCE"}]) == answer
+}
+
+test_proposal_blocks_without_an_answer if {
+	r := {"code": "OUT_OF_SEQUENCE", "message": "m"}
+	core.proposal(set(), [r]) == {"outcome": "block", "status_after": "QA", "reasons": [r]} with input as {"state": {"status": "QA"}}
+	core.proposal(set(), []) == {"outcome": "block", "status_after": "NONE", "reasons": []} with input as {}
+}

@@ -73,3 +73,25 @@ test_next_with_context if {
 	n[1].agent == "strategist"
 	n[1].context == {"must_know": {}, "may_know": {}}
 }
+
+test_routed_now if {
+	core.routed_now == ["qa/review", "strategist/strategy"] with input as with_state(handoff_input, {"status": "QA"})
+		with data.handoff.testpack.contract as fixture_pack
+	core.routed_now == [] with input as with_state(handoff_input, {"status": "DONE"})
+		with data.handoff.testpack.contract as fixture_pack
+}
+
+# next_with keeps the agents a context is given for, each with its context.
+test_next_with if {
+	ctx := {"must_know": {"a": 1}, "may_know": {}}
+	core.next_with("QA", {"qa": ctx}) == [{"agent": "qa", "task": "review", "context": ctx}] with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+	core.next_with("QA", {}) == [] with input as handoff_input
+		with data.handoff.testpack.contract as fixture_pack
+}
+
+test_keyed if {
+	parts := {"PLAN": {"must_know": {"x": 1}, "may_know": {}}, "BRIEF": {"must_know": {"x": 2}, "may_know": {"y": 3}}}
+	core.keyed(parts) == {"must_know": {"PLAN": {"x": 1}, "BRIEF": {"x": 2}}, "may_know": {"BRIEF": {"y": 3}}}
+	core.empty_context == {"must_know": {}, "may_know": {}}
+}

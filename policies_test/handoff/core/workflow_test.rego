@@ -1,6 +1,6 @@
 package handoff.core_test
 
-import data.handoff.core
+import data.handoff.lib
 
 test_stale_state_version if {
 	inp := with_request(handoff_input, {"expected_version": 3})
@@ -37,10 +37,10 @@ test_workflow_terminal_start_exempt if {
 }
 
 test_messages_use_the_right_article if {
-	core.with_article("approval") == "an approval"
-	core.with_article("outcome") == "an outcome"
-	core.with_article("enrichment") == "an enrichment"
-	core.with_article("handoff") == "a handoff"
+	lib.with_article("approval") == "an approval"
+	lib.with_article("outcome") == "an outcome"
+	lib.with_article("enrichment") == "an enrichment"
+	lib.with_article("handoff") == "a handoff"
 }
 
 test_terminal_message_article if {
