@@ -93,9 +93,6 @@ func (c *cli) open(ctx context.Context, mode storeMode) (*engine.Engine, error) 
 	return e, c.lockedHint(err)
 }
 
-// writable says why the current user cannot write to path, or nil.
-func writable(path string) error { return syscall.Access(path, 2 /* W_OK */) }
-
 // storeDirError says, for a store directory that would not open, whether the cause is
 // one the user can fix: a parent directory or a store they may not write to.
 func storeDirError(dir string, readOnly bool, err error, canWrite func(string) error) error {

@@ -1,3 +1,13 @@
+// The scripts in testdata/script compare most output with a file of their archive
+// (cmp stdout want/log). After a deliberate change of output,
+//
+//	go test ./cmd/handoffctl -run TestScript -update
+//
+// rewrites those files from what the commands print now; read the diff before committing
+// it. The mask command first replaces what differs from run to run (times, ids, the work
+// directory) by placeholders. The flag is the one of reasons_test.go: with -run ., it
+// rewrites the README's reason tables too.
+
 package main
 
 import (
@@ -31,7 +41,8 @@ func TestScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir: filepath.Join("testdata", "script"),
+		Dir:           filepath.Join("testdata", "script"),
+		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", repo)
 			env.Setenv("HANDOFF_DB", "")
@@ -47,6 +58,7 @@ func TestScript(t *testing.T) {
 			"jsonget":         cmdJSONGet,
 			"jsonvar":         cmdJSONVar,
 			"scenario-head":   cmdScenarioHead,
+			"mask":            cmdMask,
 		},
 	})
 }
@@ -105,6 +117,64 @@ func cmdGrab(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("no match for %q with a submatch in stdout", args[1])
 	}
 	ts.Setenv(args[0], m[1])
+}
+
+// Masked by every mask command: RFC 3339 times and UUIDs (decision ids).
+var (
+	maskTime = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)`)
+	maskUUID = regexp.MustCompile(`\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+)
+
+// cmdMask rewrites the last stdout and stderr so that what differs from run to run
+// compares equal with cmp: the work directory becomes $WORK, an RFC 3339 time TIME and a
+// UUID UUID. Each argument NAME=REGEXP replaces what REGEXP matches (its first group when
+// it has one) by NAME: mask HASH=sha256:([0-9a-f]{64}) LINE=\.rego:(\d+). A first
+// argument -keeptimes leaves the times alone, for output whose times are set (--at).
+func cmdMask(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: mask [-keeptimes] [NAME=REGEXP...]")
+	}
+	type rule struct {
+		name string
+		re   *regexp.Regexp
+	}
+	rules := []rule{{"TIME", maskTime}, {"UUID", maskUUID}}
+	if len(args) > 0 && args[0] == "-keeptimes" {
+		rules, args = rules[1:], args[1:]
+	}
+	for _, arg := range args {
+		name, expr, ok := strings.Cut(arg, "=")
+		if !ok || name == "" {
+			ts.Fatalf("mask: %q is not NAME=REGEXP", arg)
+		}
+		re, err := regexp.Compile(expr)
+		ts.Check(err)
+		rules = append(rules, rule{name, re})
+	}
+	masked := func(s string) string {
+		if work := ts.Getenv("WORK"); work != "" {
+			s = strings.ReplaceAll(s, work, "$WORK")
+		}
+		for _, r := range rules {
+			var b strings.Builder
+			last := 0
+			for _, m := range r.re.FindAllStringSubmatchIndex(s, -1) {
+				from, to := m[0], m[1]
+				if len(m) > 2 && m[2] >= 0 {
+					from, to = m[2], m[3]
+				}
+				b.WriteString(s[last:from])
+				b.WriteString(r.name)
+				last = to
+			}
+			b.WriteString(s[last:])
+			s = b.String()
+		}
+		return s
+	}
+	stdout, stderr := masked(ts.ReadFile("stdout")), masked(ts.ReadFile("stderr"))
+	fmt.Fprint(ts.Stdout(), stdout)
+	fmt.Fprint(ts.Stderr(), stderr)
 }
 
 // cmdJSONGet prints, one per line as compact JSON, the values at the paths given in the
