@@ -4,9 +4,9 @@
 //	go test ./cmd/handoffctl -run TestScript -update
 //
 // rewrites those files from what the commands print now; read the diff before committing
-// it. The mask command first replaces what differs from run to run (times, ids, the work
-// directory) by placeholders. The flag is the one of reasons_test.go: with -run ., it
-// rewrites the README's reason tables too.
+// it. The mask command first replaces what differs from run to run (times, ids, the
+// checkout and work directories) by placeholders. The flag is the one of reasons_test.go:
+// with -run ., it rewrites docs/reasons.md's reason tables too.
 
 package main
 
@@ -126,8 +126,8 @@ var (
 )
 
 // cmdMask rewrites the last stdout and stderr so that what differs from run to run
-// compares equal with cmp: the work directory becomes $WORK, an RFC 3339 time TIME and a
-// UUID UUID. Each argument NAME=REGEXP replaces what REGEXP matches (its first group when
+// compares equal with cmp: the checkout becomes $REPO, the work directory $WORK, an RFC
+// 3339 time TIME and a UUID UUID. Each argument NAME=REGEXP replaces what REGEXP matches (its first group when
 // it has one) by NAME: mask HASH=sha256:([0-9a-f]{64}) LINE=\.rego:(\d+). A first
 // argument -keeptimes leaves the times alone, for output whose times are set (--at).
 func cmdMask(ts *testscript.TestScript, neg bool, args []string) {
@@ -152,8 +152,10 @@ func cmdMask(ts *testscript.TestScript, neg bool, args []string) {
 		rules = append(rules, rule{name, re})
 	}
 	masked := func(s string) string {
-		if work := ts.Getenv("WORK"); work != "" {
-			s = strings.ReplaceAll(s, work, "$WORK")
+		for _, dir := range []string{"REPO", "WORK"} {
+			if path := ts.Getenv(dir); path != "" {
+				s = strings.ReplaceAll(s, path, "$"+dir)
+			}
 		}
 		for _, r := range rules {
 			var b strings.Builder
