@@ -5,26 +5,13 @@ import (
 	"errors"
 	"os"
 
-	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/service/client"
-	"github.com/handoff-dev/handoff/store"
 )
 
 // backend is what the reading and deciding commands need: the engine on the store of
-// --db, or a running server's API with --server.
-type backend interface {
-	State(ctx context.Context, tenant, workflow string) (*engine.State, error)
-	History(ctx context.Context, tenant, workflow string, fn func(engine.Entry) error) error
-	Audit(ctx context.Context, tenant string, fn func(engine.Entry) error) error
-	ListWorkflows(ctx context.Context, tenant string, f engine.WorkflowFilter) ([]engine.WorkflowSummary, error)
-	Verify(ctx context.Context, tenant, workflow string) (store.VerifyReport, error)
-	VerifyTenant(ctx context.Context, tenant string) ([]store.VerifyReport, error)
-	Explain(ctx context.Context, id string) (*engine.Explanation, error)
-	DecisionLog(ctx context.Context, opts engine.DecisionLogOptions, fn func(engine.DecisionLogEvent) error) error
-	Submit(ctx context.Context, body []byte) (*engine.Decision, error)
-	Evaluate(ctx context.Context, body []byte) (*engine.Decision, error)
-	Close() error
-}
+// --db, or a running server's API with --server (both are a handoff.Service).
+type backend = handoff.Service
 
 // backend returns the server's client with --server, else the engine on the store mode
 // asks for.
