@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -180,5 +181,17 @@ func BenchmarkOpen(b *testing.B) {
 		e, err := Open(context.Background(), Options{InMemory: true})
 		require.NoError(b, err)
 		require.NoError(b, e.Close())
+	}
+}
+
+func BenchmarkScan(b *testing.B) {
+	cc, err := compileContracts(os.DirFS("../contracts"), false)
+	require.NoError(b, err)
+	_, body := benchRequest(b)
+	v, err := decodeJSON(body)
+	require.NoError(b, err)
+	value := v.(map[string]any)
+	for b.Loop() {
+		cc.scanner.Scan(value)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"cuelang.org/go/cue/cuecontext"
 	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/load"
+
+	"github.com/handoff-dev/handoff/engine/internal/scan"
 )
 
 // packContract is one pack's compiled CUE: its request and artifact definitions and its
@@ -38,7 +40,7 @@ type compiledContracts struct {
 	names      []string  // the pack directories, sorted
 	slots      map[string]*packSlot
 	guardrails any // the core tables
-	scanner    *textScanner
+	scanner    *scan.Scanner
 	result     *validator // core.#PolicyResult
 	checker    *cueChecker
 	templates  sync.Map // request skeletons by pack, kind and options (Decider.Template)
@@ -80,7 +82,7 @@ func compileContracts(fsys fs.FS, lazy bool) (*compiledContracts, error) {
 	if err := g.Decode(&cc.guardrails); err != nil {
 		return nil, fmt.Errorf("engine: core guardrails: %w", err)
 	}
-	if cc.scanner, err = newTextScanner(cc.guardrails); err != nil {
+	if cc.scanner, err = scan.New(cc.guardrails); err != nil {
 		return nil, err
 	}
 	result := v.LookupPath(cue.ParsePath("#PolicyResult"))

@@ -11,6 +11,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
+	"github.com/handoff-dev/handoff/engine/internal/scan"
 	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/failpoint"
 )
@@ -285,7 +286,7 @@ func (dc *Decider) enforce(r *request, d *Decision) (*State, error) {
 	if d.StatusAfter == "" {
 		d.StatusAfter = d.StatusBefore
 	}
-	wrapUntrusted(d.Next, injectionFlags(r.derived))
+	wrapUntrusted(d.Next, scan.InjectionFlags(r.derived))
 	if r.audit || r.pack == nil || r.state == nil {
 		if d.Outcome != Block {
 			return nil, fmt.Errorf("a request that cannot be routed must be blocked, policy said %s", d.Outcome)
