@@ -133,11 +133,11 @@ func BenchmarkFold(b *testing.B) {
 	require.NotNil(b, next, "%+v", d.Reasons)
 	now := formatTime(r.now)
 	for b.Loop() {
-		s, err := r.state.clone()
+		s, err := cloneState(r.state)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := s.fold(d, r.pack, now); err != nil {
+		if err := foldState(s, d, r.pack, now); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -89,7 +89,7 @@ func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 		return f.diverged(rec.Seq, "pack %s is not in the bundle the store was opened with", state.Pack)
 	}
 	// The state is folded in place: visitors never keep or change it.
-	if err := state.fold(recorded, pc, ent.Now); err != nil {
+	if err := foldState(state, recorded, pc, ent.Now); err != nil {
 		return f.diverged(rec.Seq, "%v", err)
 	}
 	state.StateVersion++

@@ -123,7 +123,7 @@ type evaluation struct {
 type result struct {
 	decision    *Decision
 	next        *State
-	explanation *Explanation
+	explanation *traced
 }
 
 // decide is the pipeline every decision goes through, from a decoded, routed request
@@ -145,7 +145,9 @@ func (dc *Decider) decide(ctx context.Context, r *request, ev evaluation) result
 	end = ev.stages.start(StagePolicy)
 	d, entrypoint := dc.evaluate(ctx, r, ev.timeout, tr)
 	next := dc.settle(r, d, entrypoint)
-	d.identityMismatch = r.identityMismatch
+	if r.identityMismatch {
+		d.MarkIdentityMismatch()
+	}
 	end()
 	res := result{decision: d, next: dc.redact(r, d, next)}
 	if tr != nil {
@@ -315,11 +317,11 @@ func (dc *Decider) enforce(r *request, d *Decision) (*State, error) {
 	if err := sealHashes(d); err != nil {
 		return nil, err
 	}
-	next, err := r.state.clone()
+	next, err := cloneState(r.state)
 	if err != nil {
 		return nil, err
 	}
-	if err := next.fold(d, r.pack, formatTime(r.now)); err != nil {
+	if err := foldState(next, d, r.pack, formatTime(r.now)); err != nil {
 		return nil, err
 	}
 	next.StateVersion++
@@ -348,11 +350,11 @@ func decodeState(b []byte) (*State, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("decode state snapshot: %w", err)
 	}
-	s.ensureMaps()
+	ensureMaps(&s)
 	return &s, nil
 }
 
-func (s *State) clone() (*State, error) {
+func cloneState(s *State) (*State, error) {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err

@@ -2,12 +2,13 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/handoff-dev/handoff"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
@@ -16,70 +17,27 @@ import (
 	"github.com/handoff-dev/handoff/store"
 )
 
-// Explanation says why a decision is what it is: for each reason, the policy rules that
-// produced it with their METADATA and the input values they read; and the rules that
-// were checked and did not fire.
-type Explanation struct {
-	Decision   *Decision         `json:"decision"`
-	Entrypoint string            `json:"entrypoint"`
-	Reasons    []ExplainedReason `json:"reasons"`
-	// Passed lists the rules carrying a reason code that the evaluation checked and that
-	// did not fire: for an allow, everything that could have blocked it.
-	Passed []RuleInfo `json:"passed"`
-	// Reproduced says the traced evaluation gave the decision explained (always true
-	// for Engine.EvaluateExplain; for a recorded decision, false when the bundle is not
-	// the one it was recorded with).
-	Reproduced bool `json:"reproduced"`
-	// Redaction is set when the log holds the request redacted (it carried a secret or
-	// personal data): it is not evaluated again, Reproduced is false, each reason names
-	// the rules that carry its code, and Request is the redacted copy recorded.
-	Redaction *Redaction      `json:"redaction,omitempty"`
-	Request   json.RawMessage `json:"request,omitempty"`
-	// Candidate says Decision is a candidate bundle's, decided again on the recorded
-	// input (Engine.ExplainCandidate); Recorded is then the decision the log holds.
-	Candidate bool      `json:"candidate,omitempty"`
-	Recorded  *Decision `json:"recorded,omitempty"`
+// Explanation is handoff.Explanation.
+type Explanation = handoff.Explanation
 
-	fired []FiredRule // the annotated rules that fired, from the trace
-}
+// ExplainedReason is handoff.ExplainedReason.
+type ExplainedReason = handoff.ExplainedReason
 
-// ExplainedReason is one reason of a decision and the rules that produced it. Reasons
-// the engine adds itself (POLICY_ERROR, POLICY_TIMEOUT) have no rule.
-type ExplainedReason struct {
-	Reason
-	Rules []FiredRule `json:"rules"`
-}
+// RuleInfo is handoff.RuleInfo.
+type RuleInfo = handoff.RuleInfo
 
-// RuleInfo is a policy rule that carries a reason code in its METADATA.
-type RuleInfo struct {
-	Code        string `json:"code"`
-	Package     string `json:"package"`
-	Title       string `json:"title"`
-	Description string `json:"description"`
-	File        string `json:"file"`
-	Line        int    `json:"line"`
-}
+// FiredRule is handoff.FiredRule.
+type FiredRule = handoff.FiredRule
 
-// FiredRule is a rule that fired, with the input values it (and the helper rules of
-// its package it uses) reads.
-type FiredRule struct {
-	RuleInfo
-	Inputs []InputValue `json:"inputs"`
-}
-
-// InputValue is one input path a rule reads and its value in this evaluation, in
-// canonical JSON, shortened past 300 bytes. Missing is set when the path is undefined.
-type InputValue struct {
-	Path    string `json:"path"`
-	Value   string `json:"value,omitempty"`
-	Missing bool   `json:"missing,omitempty"`
-}
+// InputValue is handoff.InputValue.
+type InputValue = handoff.InputValue
 
 // maxInputValue bounds the canonical JSON shown for one input value.
 const maxInputValue = 300
 
-// ErrDecisionNotFound reports that no log holds a decision with the id asked for.
-var ErrDecisionNotFound = errors.New("engine: decision not found")
+// ErrDecisionNotFound reports that no log holds a decision with the id asked for
+// (handoff.ErrDecisionNotFound).
+var ErrDecisionNotFound = handoff.ErrDecisionNotFound
 
 // EvaluateExplain decides a request without recording anything, as Evaluate does, and
 // explains the decision. A request already decided is answered with the recorded
@@ -98,7 +56,7 @@ func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation
 	}
 	ex.Decision = d
 	e.attach(ex)
-	return ex, nil
+	return ex.Explanation, nil
 }
 
 // Explain finds a recorded decision by its id in every tenant's log and explains it:
@@ -131,19 +89,19 @@ func (e *Engine) explain(ctx context.Context, candidate *Decider, decisionID str
 	if loc.entry.Redaction != nil {
 		ex := &Explanation{Decision: loc.decision, Entrypoint: loc.decision.Policy.Entrypoint, Passed: []RuleInfo{},
 			Redaction: loc.entry.Redaction, Request: loc.entry.Request}
-		e.attach(ex)
+		e.attach(&traced{Explanation: ex})
 		return ex, nil
 	}
 	if loc.audit {
 		ex := &Explanation{Decision: loc.decision, Entrypoint: loc.decision.Policy.Entrypoint, Passed: []RuleInfo{}, Reproduced: true}
-		e.attach(ex)
+		e.attach(&traced{Explanation: ex})
 		return ex, nil
 	}
 	dc := e.Decider
 	if candidate != nil {
 		dc = candidate
 	}
-	var out *Explanation
+	var out *traced
 	stop := errors.New("found")
 	err = e.replayWorkflow(ctx, dc, replayTarget{loc.tenant, loc.workflow}, replayPlan{only: loc.seq, explain: true, timeout: replayTimeout(dc, 0)},
 		func(res ReplayResult) error {
@@ -162,13 +120,13 @@ func (e *Engine) explain(ctx context.Context, candidate *Decider, decisionID str
 		return nil, fmt.Errorf("%w: %s", ErrDecisionNotFound, decisionID)
 	}
 	dc.attach(out)
-	return out, nil
+	return out.Explanation, nil
 }
 
 // attach lists each reason of the decision with the rules that fired for its code.
-func (dc *Decider) attach(ex *Explanation) {
+func (dc *Decider) attach(ex *traced) {
 	fired := map[string][]FiredRule{}
-	for _, f := range ex.firedRules() {
+	for _, f := range ex.fired {
 		fired[f.Code] = append(fired[f.Code], f)
 	}
 	ex.Reasons = make([]ExplainedReason, 0, len(ex.Decision.Reasons))
@@ -221,12 +179,17 @@ func (dc *Decider) packOf(pkg string) string {
 	return ""
 }
 
-func (ex *Explanation) firedRules() []FiredRule { return ex.fired }
+// traced is an explanation being built: the annotated rules that fired, from the
+// trace, are attached to the decision's reasons once it is known.
+type traced struct {
+	*Explanation
+	fired []FiredRule
+}
 
 // explanation explains a traced evaluation: the rules carrying reason codes that
 // fired, with the input values they read, and those checked that did not.
-func (dc *Decider) explanation(r *request, tr *ruleTracer, entrypoint string) *Explanation {
-	ex := &Explanation{Entrypoint: entrypoint, Passed: []RuleInfo{}}
+func (dc *Decider) explanation(r *request, tr *ruleTracer, entrypoint string) *traced {
+	ex := &traced{Explanation: &Explanation{Entrypoint: entrypoint, Passed: []RuleInfo{}}}
 	in, _ := r.input()
 	var fired []FiredRule
 	byLoc := dc.annotatedRules()

@@ -19,9 +19,9 @@ var artifactTransitions = map[string]map[string]bool{
 
 // fold applies a decision's events and status to the state. It refuses any event that
 // would break an engine invariant; the caller then fails closed.
-func (s *State) fold(d *Decision, pc *packContract, now string) error {
+func foldState(s *State, d *Decision, pc *packContract, now string) error {
 	for i, e := range d.Events {
-		if err := s.apply(e, pc.window, now); err != nil {
+		if err := applyEvent(s, e, pc.window, now); err != nil {
 			return fmt.Errorf("event %d (%s): %w", i, e.Type, err)
 		}
 	}
@@ -31,12 +31,12 @@ func (s *State) fold(d *Decision, pc *packContract, now string) error {
 	return nil
 }
 
-func (s *State) apply(e Event, window int, now string) error {
+func applyEvent(s *State, e Event, window int, now string) error {
 	switch e.Type {
 	case "artifact_recorded":
-		return s.recordArtifact(e, now)
+		return recordArtifact(s, e, now)
 	case "artifact_status":
-		return s.setArtifactStatus(e.Artifact, e.Version, e.Status)
+		return setArtifactStatus(s, e.Artifact, e.Version, e.Status)
 	case "handoff_accepted":
 		edge := e.Source + ">" + e.Target
 		s.Edges[edge]++
@@ -108,7 +108,7 @@ func (s *State) apply(e Event, window int, now string) error {
 	return nil
 }
 
-func (s *State) recordArtifact(e Event, now string) error {
+func recordArtifact(s *State, e Event, now string) error {
 	if e.Ref == nil {
 		return fmt.Errorf("artifact_recorded without ref")
 	}
@@ -138,7 +138,7 @@ func (s *State) recordArtifact(e Event, now string) error {
 	return nil
 }
 
-func (s *State) setArtifactStatus(typ string, version int, status string) error {
+func setArtifactStatus(s *State, typ string, version int, status string) error {
 	h := s.Artifacts[typ]
 	if h == nil {
 		return fmt.Errorf("%s: no such artifact", typ)

@@ -46,7 +46,7 @@ func TestFoldInvariants(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := newState("wf", "t", "", "toy", "s", "OPEN", "now")
-			err := s.fold(&Decision{StatusAfter: "DONE", Events: c.events}, pc, "now")
+			err := foldState(s, &Decision{StatusAfter: "DONE", Events: c.events}, pc, "now")
 			if c.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), c.err)
@@ -69,7 +69,7 @@ func TestFoldKeepsRecentEdgesToTheWindow(t *testing.T) {
 	for _, e := range []string{"a", "b", "a", "b"} {
 		events = append(events, Event{Type: "handoff_accepted", Source: e, Target: "x", InputHash: "sha256:1", Stage: "OPEN"})
 	}
-	require.NoError(t, s.fold(&Decision{StatusAfter: "OPEN", Events: events}, pc, "now"))
+	require.NoError(t, foldState(s, &Decision{StatusAfter: "OPEN", Events: events}, pc, "now"))
 	assert.Equal(t, []string{"b>x", "a>x", "b>x"}, s.RecentEdges)
 	assert.Equal(t, 2, s.Edges["a>x"])
 	assert.Equal(t, 4, s.StageHandoffs["OPEN"])
@@ -104,14 +104,14 @@ func TestFoldIsTheSameAfterTheLogRoundTrip(t *testing.T) {
 		{Type: "conflict_opened", ID: "c", Artifacts: []ArtifactRef{}},
 	}}
 	live := newState("wf", "t", "", "toy", "s", "OPEN", "now")
-	require.NoError(t, live.fold(d, pc, "now"))
+	require.NoError(t, foldState(live, d, pc, "now"))
 
 	b, err := json.Marshal(d)
 	require.NoError(t, err)
 	back, err := decodeDecision(b)
 	require.NoError(t, err)
 	replayed := newState("wf", "t", "", "toy", "s", "OPEN", "now")
-	require.NoError(t, replayed.fold(back, pc, "now"))
+	require.NoError(t, foldState(replayed, back, pc, "now"))
 
 	a, err := canonjson.Marshal(live)
 	require.NoError(t, err)

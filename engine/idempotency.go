@@ -34,7 +34,7 @@ func answerOf(rec store.Record, requestID, digest string) (*Decision, error) {
 	if d.RequestID != requestID || recorded != digest {
 		return nil, fmt.Errorf("engine: %w: the idempotency key of request_id %s is bound to record %d, which answers another request (run handoffctl verify)", store.ErrTampered, requestID, rec.Seq)
 	}
-	d.resent = true
+	d.MarkResent()
 	return d, nil
 }
 

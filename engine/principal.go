@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/handoff-dev/handoff"
+
 	"github.com/handoff-dev/handoff/internal/canary"
 )
 
@@ -12,16 +14,8 @@ import (
 // host authenticated.
 const codeIdentityMismatch = "IDENTITY_MISMATCH"
 
-// Principal is who sent a request, as the host authenticated it (a service's bearer
-// token, say): the tenant it acts for, its actor type and id, and for a person the roles
-// it holds. A request sent with a Principal must name that tenant and that actor, and
-// claim only roles the principal holds.
-type Principal struct {
-	Tenant string   `json:"tenant_id"`
-	Type   string   `json:"type"` // agent, human or system
-	ID     string   `json:"id"`
-	Roles  []string `json:"roles,omitempty"`
-}
+// Principal is handoff.Principal.
+type Principal = handoff.Principal
 
 // SubmitFrom is Submit for a request the host authenticated as p. A request whose
 // tenant_id or actor is not p's, or that claims a role p does not hold, is blocked with

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/handoff-dev/handoff"
+
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -19,20 +21,8 @@ func (e *Engine) State(ctx context.Context, tenant, workflow string) (*State, er
 	return decodeState(snap)
 }
 
-// Entry is one recorded decision with the request and input it was made from.
-type Entry struct {
-	Seq        uint64            `json:"seq"`
-	Time       string            `json:"time"`
-	Hash       string            `json:"hash"`
-	Request    json.RawMessage   `json:"request"`
-	Validation []ValidationError `json:"validation"`
-	Derived    map[string]any    `json:"derived"`
-	Now        string            `json:"now"`
-	Decision   *Decision         `json:"decision"`
-	// Redaction is set when Request is the redacted copy the engine recorded instead of
-	// the request: a reason said it carried a secret or personal data.
-	Redaction *Redaction `json:"redaction,omitempty"`
-}
+// Entry is handoff.Entry.
+type Entry = handoff.Entry
 
 // History calls fn for every recorded decision of a workflow, oldest first.
 func (e *Engine) History(ctx context.Context, tenant, workflow string, fn func(Entry) error) error {

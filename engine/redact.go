@@ -3,48 +3,25 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/handoff-dev/handoff"
+
 	"github.com/handoff-dev/handoff/engine/internal/scan"
 	"github.com/handoff-dev/handoff/internal/canary"
 )
 
-// Redaction says a recorded request is a redacted copy, not the request as it arrived:
-// a reason of the decision (Codes) says it carried a secret, a credential or personal
-// data, and the log and the security audit stream keep what they record forever. The
-// core table guardrails.redaction names the codes, the kept fields and the marker.
-type Redaction struct {
-	// Codes are the decision's reason codes that required the redaction, sorted.
-	Codes []string `json:"codes"`
-	// Marker replaced every string outside the kept fields; an object key that is not a
-	// plain lower-case field name became Marker#N.
-	Marker string `json:"marker"`
-	// Kept are the request fields whose strings were recorded as they arrived (minus any
-	// string a reason pointed at).
-	Kept []string `json:"kept"`
-	// Replaced counts the strings and keys replaced by the marker.
-	Replaced int `json:"replaced"`
-	// RequestDigest is the SHA-256 of the canonical JSON of the original request: the
-	// idempotency digest, so the same request again gets the recorded decision and
-	// another one under the same request_id is IDEMPOTENCY_KEY_REUSED. An auditor who
-	// holds the original proves it with it.
-	RequestDigest string `json:"request_digest"`
-	// BodySHA256 is the SHA-256 of the bytes as they arrived.
-	BodySHA256 string `json:"body_sha256"`
-	// Stub says even the kept fields were dropped (only request_id, kind, tenant_id and
-	// workflow_id remain), because the redacted copy still held an offending string.
-	Stub bool `json:"stub,omitempty"`
-}
+// Redaction is handoff.Redaction.
+type Redaction = handoff.Redaction
 
 // ErrUnrecordable is returned by Submit for a request that carries a string to redact (a
 // secret) in a field the store keys records by (request_id, tenant_id, workflow_id): it
 // cannot be recorded at all, redacted or not, so nothing is. Sending it again gets the
 // same answer; the host treats it as blocked.
-var ErrUnrecordable = errors.New("engine: the request cannot be recorded: a field the log is keyed by (request_id, tenant_id or workflow_id) holds content that must be redacted")
+var ErrUnrecordable = handoff.ErrUnrecordable
 
 // redact runs at the end of decide. When the scan found forbidden content in the request,
 // or a reason of the decision has a code of guardrails.redaction, whatever else the

@@ -84,7 +84,7 @@ type ReplayResult struct {
 	// request is the recorded (redacted) request of a skipped record.
 	request map[string]any
 
-	explanation *Explanation // set when the replay explains
+	explanation *traced // set when the replay explains
 }
 
 // ErrReplayDiverged reports that the state rebuilt from the recorded decisions differs

@@ -1,84 +1,27 @@
 package engine
 
-// State is the materialized snapshot of one workflow (CUE core.#State). It is read with
-// one key read and updated in the same transaction as every append, so policies see
-// counters and indices instead of raw history.
-type State struct {
-	WorkflowID     string                      `json:"workflow_id"`
-	TenantID       string                      `json:"tenant_id"`
-	OrganizationID string                      `json:"organization_id,omitempty"`
-	Pack           string                      `json:"pack"`
-	SubjectID      string                      `json:"subject_id"`
-	Status         string                      `json:"status"`
-	Terminal       bool                        `json:"terminal"`
-	StateVersion   uint64                      `json:"state_version"`
-	CreatedAt      string                      `json:"created_at"`
-	UpdatedAt      string                      `json:"updated_at"`
-	Artifacts      map[string]*ArtifactHistory `json:"artifacts"`
-	Counters       map[string]int              `json:"counters"`
-	Edges          map[string]int              `json:"edges"`
-	InputHashes    map[string]bool             `json:"input_hashes"`
-	RecentEdges    []string                    `json:"recent_edges"`
-	StageHandoffs  map[string]int              `json:"stage_handoffs"`
-	Conflicts      map[string]*Conflict        `json:"conflicts"`
-	OpenConflicts  int                         `json:"open_conflicts"`
-	Approvals      map[string]*ApprovalRecord  `json:"approvals"`
-	Defects        map[string]*DefectRecord    `json:"defects"`
-	Effects        map[string]string           `json:"effects"`
-	Tasks          map[string]*Task            `json:"tasks"`
-}
+import "github.com/handoff-dev/handoff"
 
-// Task is one task of the workflow's task graph.
-type Task struct {
-	Status    string   `json:"status"`
-	Agent     string   `json:"agent,omitempty"`
-	DependsOn []string `json:"depends_on"`
-}
+// State is handoff.State.
+type State = handoff.State
 
-// ArtifactHistory is every version of one artifact type in a workflow.
-type ArtifactHistory struct {
-	ID       string                      `json:"id"`
-	Latest   int                         `json:"latest"`
-	Approved int                         `json:"approved"`
-	Versions map[string]*ArtifactVersion `json:"versions"`
-}
+// Task is handoff.Task.
+type Task = handoff.Task
 
-// ArtifactVersion is one recorded version.
-type ArtifactVersion struct {
-	Ref         ArtifactRef    `json:"ref"`
-	Status      string         `json:"status"`
-	Producer    string         `json:"producer"`
-	BasedOn     []ArtifactRef  `json:"based_on"`
-	Assumptions []string       `json:"assumptions"`
-	Limitations []string       `json:"limitations"`
-	Content     map[string]any `json:"content"`
-	Meta        map[string]any `json:"meta"`
-	RecordedAt  string         `json:"recorded_at"`
-}
+// ArtifactHistory is handoff.ArtifactHistory.
+type ArtifactHistory = handoff.ArtifactHistory
 
-// Conflict is a conflict only a person may resolve; both sides are preserved.
-type Conflict struct {
-	ID           string        `json:"id"`
-	ConflictType string        `json:"conflict_type"`
-	Status       string        `json:"status"`
-	Artifacts    []ArtifactRef `json:"artifacts"`
-	Description  string        `json:"description"`
-	RaisedBy     string        `json:"raised_by"`
-	ResolvedBy   string        `json:"resolved_by,omitempty"`
-}
+// ArtifactVersion is handoff.ArtifactVersion.
+type ArtifactVersion = handoff.ArtifactVersion
 
-// ApprovalRecord is the last human decision on an artifact type or stage.
-type ApprovalRecord struct {
-	Decision  string        `json:"decision"`
-	By        string        `json:"by"`
-	Artifacts []ArtifactRef `json:"artifacts"`
-}
+// Conflict is handoff.Conflict.
+type Conflict = handoff.Conflict
 
-// DefectRecord is a review defect and whether it is still open.
-type DefectRecord struct {
-	Defect Defect `json:"defect"`
-	Status string `json:"status"`
-}
+// ApprovalRecord is handoff.ApprovalRecord.
+type ApprovalRecord = handoff.ApprovalRecord
+
+// DefectRecord is handoff.DefectRecord.
+type DefectRecord = handoff.DefectRecord
 
 // newState is the state of a workflow a start request would create.
 func newState(workflowID, tenantID, orgID, pack, subjectID, status, now string) *State {
@@ -86,12 +29,12 @@ func newState(workflowID, tenantID, orgID, pack, subjectID, status, now string) 
 		WorkflowID: workflowID, TenantID: tenantID, OrganizationID: orgID, Pack: pack,
 		SubjectID: subjectID, Status: status, CreatedAt: now, UpdatedAt: now,
 	}
-	s.ensureMaps()
+	ensureMaps(s)
 	return s
 }
 
 // ensureMaps gives every map and list a value, so policies never see null indices.
-func (s *State) ensureMaps() {
+func ensureMaps(s *State) {
 	if s.Artifacts == nil {
 		s.Artifacts = map[string]*ArtifactHistory{}
 	}

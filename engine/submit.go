@@ -169,7 +169,7 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time, from
 	if err := failpoint.Eval(ctx, "engine/after-commit"); err != nil {
 		return nil, err
 	}
-	if !d.resent { // a twin recorded it first, and logged it
+	if !d.Resent() { // a twin recorded it first, and logged it
 		e.logDecision(ctx, d)
 	}
 	return d, nil

@@ -1,12 +1,12 @@
 package engine
 
-import "github.com/handoff-dev/handoff/engine/internal/scan"
+import (
+	"github.com/handoff-dev/handoff"
+	"github.com/handoff-dev/handoff/engine/internal/scan"
+)
 
-// TextHit is one pattern that matched one string of a request: the string's path in the
-// policies' notation (output.content.claims[2].text; a key's path ends with the key) and
-// the pattern's name (a gitleaks rule is "gitleaks:<rule id>"). It is the scan's own
-// type; the name is kept for hosts.
-type TextHit = scan.Hit
+// TextHit is handoff.TextHit.
+type TextHit = handoff.TextHit
 
 // wrapUntrusted wraps every value of every context package of the decision as
 // {"untrusted_data": value}, leaving values a policy already wrapped as they are, and

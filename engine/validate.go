@@ -8,18 +8,15 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/handoff-dev/handoff"
+
 	"cuelang.org/go/cue"
 	cueerrors "cuelang.org/go/cue/errors"
 	cuejson "cuelang.org/go/encoding/json"
 )
 
-// ValidationError is one contract violation found in a request, handed to the policy as
-// input.validation.errors. Code is a reason code (SCHEMA_INVALID, UNKNOWN_FIELD, ...).
-type ValidationError struct {
-	Code    string `json:"code"`
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
+// ValidationError is handoff.ValidationError.
+type ValidationError = handoff.ValidationError
 
 // validator applies one closed CUE definition: its compiled schema answers, and CUE
 // itself checks the values that reach a part of the definition the schema leaves to it.

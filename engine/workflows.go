@@ -3,31 +3,16 @@ package engine
 import (
 	"context"
 
+	"github.com/handoff-dev/handoff"
+
 	"github.com/handoff-dev/handoff/store"
 )
 
-// WorkflowFilter selects workflows of a tenant; the zero value selects them all.
-type WorkflowFilter struct {
-	Pack   string // only this pack's
-	Status string // only those in this status
-	// AwaitingHuman keeps the workflows whose standing decision is await_human: they
-	// wait for a person.
-	AwaitingHuman bool
-}
+// WorkflowFilter is handoff.WorkflowFilter.
+type WorkflowFilter = handoff.WorkflowFilter
 
-// WorkflowSummary is one workflow of a list.
-type WorkflowSummary struct {
-	Workflow     string `json:"workflow_id"`
-	Pack         string `json:"pack"`
-	Status       string `json:"status"`
-	Terminal     bool   `json:"terminal"`
-	StateVersion uint64 `json:"state_version"`
-	UpdatedAt    string `json:"updated_at"`
-	// Standing is the outcome of the latest decision that was not a block (Standing):
-	// await_human when the workflow waits for a person. Empty when every decision was a
-	// block.
-	Standing Outcome `json:"standing"`
-}
+// WorkflowSummary is handoff.WorkflowSummary.
+type WorkflowSummary = handoff.WorkflowSummary
 
 // ListWorkflows lists a tenant's workflows that f selects, in id order. Each costs one
 // read of its state and none of its decisions: the head names the standing one's

@@ -44,41 +44,41 @@ func policyCodes(t *testing.T) map[string]string {
 	return codes
 }
 
-// readmeCodes are the codes of the README's reason-code tables: rows starting with a
-// back-quoted UPPER_SNAKE code.
-func readmeCodes(t *testing.T) map[string]bool {
+// docCodes are the codes of the reason-code tables of docs/reasons.md: rows starting
+// with a back-quoted UPPER_SNAKE code.
+func docCodes(t *testing.T) map[string]bool {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
+	doc, err := os.ReadFile("../docs/reasons.md")
 	require.NoError(t, err)
 	row := regexp.MustCompile("(?m)^\\| `([A-Z][A-Z0-9_]*)` \\|")
 	codes := map[string]bool{}
-	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
 		codes[m[1]] = true
 	}
 	return codes
 }
 
-// TestReasonCodesDocumented keeps the README's reason-code table and the policies'
-// METADATA in step: every code a rule carries is documented, and every documented code
-// is carried by a rule (or produced by the engine itself).
+// TestReasonCodesDocumented keeps the reason-code tables of docs/reasons.md and the
+// policies' METADATA in step: every code a rule carries is documented, and every
+// documented code is carried by a rule (or produced by the engine itself).
 func TestReasonCodesDocumented(t *testing.T) {
 	inPolicies := policyCodes(t)
-	inReadme := readmeCodes(t)
+	inDoc := docCodes(t)
 	var undocumented, unproduced []string
 	for c := range inPolicies {
-		if !inReadme[c] {
+		if !inDoc[c] {
 			undocumented = append(undocumented, c)
 		}
 	}
-	for c := range inReadme {
+	for c := range inDoc {
 		if inPolicies[c] == "" && !engineCodes[c] {
 			unproduced = append(unproduced, c)
 		}
 	}
 	sort.Strings(undocumented)
 	sort.Strings(unproduced)
-	assert.Empty(t, undocumented, "codes in METADATA but not in the README's table")
-	assert.Empty(t, unproduced, "codes in the README's table that no rule carries")
+	assert.Empty(t, undocumented, "codes in METADATA but not in docs/reasons.md")
+	assert.Empty(t, unproduced, "codes in docs/reasons.md that no rule carries")
 }
 
 // TestReasonCodesTested checks that every code a rule carries is named by a Rego test.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/handoff-dev/handoff"
 )
 
 // Request bodies are bounded in size (the engine's limit) and in time: a body must
@@ -47,13 +49,13 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		w.Header().Set("Connection", "close")
-		writeError(w, http.StatusRequestTimeout, apiError{Code: codeTimeout,
+		writeError(w, handoff.Error{Status: http.StatusRequestTimeout, Code: handoff.CodeTimeout,
 			Message: fmt.Sprintf("the request body did not arrive within %s", bodyDeadline(n).Round(time.Second)),
 			Hint:    fmt.Sprintf("send the whole body at once: the server waits %s plus 1 s per %d KiB", bodyFloor, minBodyRate>>10)})
 		return nil, false
 	case err != nil:
 		w.Header().Set("Connection", "close")
-		writeError(w, http.StatusBadRequest, apiError{Code: codeBadRequest, Message: "the request body could not be read",
+		writeError(w, handoff.Error{Status: http.StatusBadRequest, Code: handoff.CodeBadRequest, Message: "the request body could not be read",
 			Hint: "send the whole body its Content-Length or chunked encoding announces"})
 		return nil, false
 	case int64(len(body)) > h.limit:
@@ -69,7 +71,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 // tooLarge answers 413 to a body past the limit; what is left of it is drained.
 func (h *Handler) tooLarge(w http.ResponseWriter) {
 	w.Header().Set("Connection", "close")
-	writeError(w, http.StatusRequestEntityTooLarge, apiError{Code: codeTooLarge,
+	writeError(w, handoff.Error{Status: http.StatusRequestEntityTooLarge, Code: handoff.CodeTooLarge,
 		Message: fmt.Sprintf("the request body is larger than %d bytes, the engine's limit", h.limit),
 		Hint:    fmt.Sprintf("a request is at most %d bytes (engine.Limits.MaxBytes)", h.limit)})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -21,20 +22,20 @@ func TestErrorAnswers(t *testing.T) {
 		status int
 		code   string
 	}{
-		{store.ErrUnavailable, http.StatusServiceUnavailable, codeStoreUnavailable},
-		{store.ErrBusy, http.StatusServiceUnavailable, codeStoreBusy},
-		{store.ErrReadOnly, http.StatusServiceUnavailable, codeStoreReadOnly},
-		{store.ErrPermission, http.StatusInternalServerError, codeStoreRefused},
-		{store.ErrSchema, http.StatusInternalServerError, codeStoreRefused},
-		{store.ErrInconsistent, http.StatusInternalServerError, codeStoreRefused},
-		{store.ErrTampered, http.StatusInternalServerError, codeInternal},
-		{engine.ErrUnrecordable, http.StatusBadRequest, codeUnrecordable},
-		{errors.New("something else"), http.StatusServiceUnavailable, codeNoDecision},
+		{store.ErrUnavailable, http.StatusServiceUnavailable, handoff.CodeStoreUnavailable},
+		{store.ErrBusy, http.StatusServiceUnavailable, handoff.CodeStoreBusy},
+		{store.ErrReadOnly, http.StatusServiceUnavailable, handoff.CodeStoreReadOnly},
+		{store.ErrPermission, http.StatusInternalServerError, handoff.CodeStoreRefused},
+		{store.ErrSchema, http.StatusInternalServerError, handoff.CodeStoreRefused},
+		{store.ErrInconsistent, http.StatusInternalServerError, handoff.CodeStoreRefused},
+		{store.ErrTampered, http.StatusInternalServerError, handoff.CodeInternal},
+		{engine.ErrUnrecordable, http.StatusBadRequest, handoff.CodeUnrecordable},
+		{errors.New("something else"), http.StatusServiceUnavailable, handoff.CodeNoDecision},
 	} {
 		a := answerFor(fmt.Errorf("wrapped: %w", c.err), noDecision)
-		assert.Equal(t, c.status, a.status, "%v", c.err)
-		assert.Equal(t, c.code, a.body.Code, "%v", c.err)
-		again := strings.Contains(a.body.Hint, "again with the same request_id")
-		assert.Equal(t, store.Retryable(c.err), again, "%v: hint %q", c.err, a.body.Hint)
+		assert.Equal(t, c.status, a.Status, "%v", c.err)
+		assert.Equal(t, c.code, a.Code, "%v", c.err)
+		again := strings.Contains(a.Hint, "again with the same request_id")
+		assert.Equal(t, store.Retryable(c.err), again, "%v: hint %q", c.err, a.Hint)
 	}
 }

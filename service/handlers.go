@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -24,15 +25,15 @@ func (h *Handler) evaluate(w http.ResponseWriter, r *http.Request, p *Principal)
 
 // noDecision answers an error of the engine the table does not name: no decision could
 // be made, and the host treats the request as blocked.
-var noDecision = answer{http.StatusServiceUnavailable, apiError{Code: codeNoDecision, Message: "no decision could be made",
-	Hint: "treat the request as blocked; the server's log has the cause"}}
+var noDecision = handoff.Error{Status: http.StatusServiceUnavailable, Code: handoff.CodeNoDecision, Message: "no decision could be made",
+	Hint: "treat the request as blocked; the server's log has the cause"}
 
 // decide answers a request with its decision: 200 for every decision, a block too; 403
 // when the request is not its principal's (the block is recorded in the principal's
 // tenant's audit stream and returned with the error); 503 when no decision could be made.
 func (h *Handler) decide(w http.ResponseWriter, r *http.Request, p *Principal, record bool) {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		writeError(w, http.StatusUnsupportedMediaType, apiError{Code: codeUnsupportedMedia, Message: "a request is sent as application/json", Hint: "set Content-Type: application/json"})
+		writeError(w, handoff.Error{Status: http.StatusUnsupportedMediaType, Code: handoff.CodeUnsupportedMedia, Message: "a request is sent as application/json", Hint: "set Content-Type: application/json"})
 		return
 	}
 	body, ok := h.readBody(w, r)
@@ -61,12 +62,12 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, p *Principal, r
 	if d.IdentityMismatch() {
 		msg := "the request is not the authenticated principal's"
 		for _, reason := range d.Reasons {
-			if reason.Code == codeIdentityMismatch {
+			if reason.Code == handoff.CodeIdentityMismatch {
 				msg = reason.Message // names the principal, never what the request claims
 				break
 			}
 		}
-		writeError(w, http.StatusForbidden, apiError{Code: codeIdentityMismatch, Message: msg,
+		writeError(w, handoff.Error{Status: http.StatusForbidden, Code: handoff.CodeIdentityMismatch, Message: msg,
 			Hint: "a token sends requests of its own tenant and actor only, claiming only its roles", Decision: d})
 		return
 	}
@@ -78,7 +79,7 @@ func (h *Handler) decide(w http.ResponseWriter, r *http.Request, p *Principal, r
 func tenant(w http.ResponseWriter, r *http.Request, p *Principal) (string, bool) {
 	t := r.PathValue("tenant")
 	if !p.may(t) {
-		writeError(w, http.StatusForbidden, apiError{Code: codeForbidden, Message: "the token may not read tenant " + t, Hint: "a token reads its own tenant only, unless its principal is an admin"})
+		writeError(w, handoff.Error{Status: http.StatusForbidden, Code: handoff.CodeForbidden, Message: "the token may not read tenant " + t, Hint: "a token reads its own tenant only, unless its principal is an admin"})
 		return "", false
 	}
 	return t, true
@@ -92,7 +93,7 @@ func (h *Handler) workflows(w http.ResponseWriter, r *http.Request, p *Principal
 	q := r.URL.Query()
 	awaiting := q.Get("awaiting")
 	if awaiting != "" && awaiting != "human" {
-		writeError(w, http.StatusBadRequest, apiError{Code: codeBadRequest, Message: "awaiting must be human", Hint: "awaiting=human lists the workflows that wait for a person"})
+		writeError(w, handoff.Error{Status: http.StatusBadRequest, Code: handoff.CodeBadRequest, Message: "awaiting must be human", Hint: "awaiting=human lists the workflows that wait for a person"})
 		return
 	}
 	out, err := h.e.ListWorkflows(r.Context(), t, engine.WorkflowFilter{Pack: q.Get("pack"), Status: q.Get("status"), AwaitingHuman: awaiting == "human"})
@@ -194,7 +195,7 @@ func (h *Handler) decisionLog(w http.ResponseWriter, r *http.Request, p *Princip
 	if s := r.URL.Query().Get("since"); s != "" {
 		since, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, apiError{Code: codeBadRequest, Message: "since must be an RFC 3339 time", Hint: "since=2026-11-02T09:00:00Z; the timestamp of the last event read is the cursor to go on from"})
+			writeError(w, handoff.Error{Status: http.StatusBadRequest, Code: handoff.CodeBadRequest, Message: "since must be an RFC 3339 time", Hint: "since=2026-11-02T09:00:00Z; the timestamp of the last event read is the cursor to go on from"})
 			return
 		}
 		opts.Since = since
@@ -233,7 +234,7 @@ func (h *Handler) decision(w http.ResponseWriter, r *http.Request, p *Principal)
 	case err != nil:
 		h.fail(w, r, err)
 	case ent.Decision == nil || !p.may(ent.Decision.TenantID):
-		writeError(w, http.StatusNotFound, decisionNotFound)
+		writeError(w, handoff.DecisionNotFound)
 	default:
 		writeJSON(w, http.StatusOK, ent)
 	}
@@ -245,7 +246,7 @@ func (h *Handler) explain(w http.ResponseWriter, r *http.Request, p *Principal) 
 	case err != nil:
 		h.fail(w, r, err)
 	case ex.Decision == nil || !p.may(ex.Decision.TenantID):
-		writeError(w, http.StatusNotFound, decisionNotFound)
+		writeError(w, handoff.DecisionNotFound)
 	default:
 		writeJSON(w, http.StatusOK, ex)
 	}
@@ -254,7 +255,7 @@ func (h *Handler) explain(w http.ResponseWriter, r *http.Request, p *Principal) 
 // backup streams a full copy of the store: every tenant's, so an admin's only.
 func (h *Handler) backup(w http.ResponseWriter, r *http.Request, p *Principal) {
 	if !p.Admin {
-		writeError(w, http.StatusForbidden, apiError{Code: codeForbidden, Message: "a backup holds every tenant: an admin principal's only", Hint: "use a token whose principal has \"admin\": true"})
+		writeError(w, handoff.Error{Status: http.StatusForbidden, Code: handoff.CodeForbidden, Message: "a backup holds every tenant: an admin principal's only", Hint: "use a token whose principal has \"admin\": true"})
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
@@ -293,7 +294,7 @@ func (h *Handler) contract(w http.ResponseWriter, r *http.Request, _ *Principal)
 	pack := r.PathValue("pack")
 	tables, ok := h.e.Tables(pack)
 	if !ok {
-		writeError(w, http.StatusNotFound, apiError{Code: codeNotFound, Message: fmt.Sprintf("no pack %q", pack), Hint: "the packs are listed at /v1/packs"})
+		writeError(w, handoff.Error{Status: http.StatusNotFound, Code: handoff.CodeNotFound, Message: fmt.Sprintf("no pack %q", pack), Hint: "the packs are listed at /v1/packs"})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"bundle_digest": h.e.BundleDigest(), "pack": pack, "tables": tables})

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/engine"
 )
 
@@ -133,7 +134,7 @@ func (m *metrics) observeCall(route string, status int, took time.Duration) {
 
 func (h *Handler) serveMetrics(w http.ResponseWriter, r *http.Request, _ *Principal) {
 	if h.metrics.handler == nil {
-		writeError(w, http.StatusNotFound, apiError{Code: codeNotFound, Message: "metrics are served by the host's own registry"})
+		writeError(w, handoff.Error{Status: http.StatusNotFound, Code: handoff.CodeNotFound, Message: "metrics are served by the host's own registry"})
 		return
 	}
 	h.metrics.handler.ServeHTTP(w, r)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/service/console"
 )
@@ -115,7 +116,7 @@ func (h *Handler) routes() {
 	}
 	h.mux.Handle("/console/", console.New(h.e, console.Options{Authenticate: h.person, Logger: h.opts.Logger}))
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, apiError{Code: codeNotFound, Message: "no such endpoint", Hint: "the endpoints are listed at /v1/openapi.json"})
+		writeError(w, handoff.Error{Status: http.StatusNotFound, Code: handoff.CodeNotFound, Message: "no such endpoint", Hint: "the endpoints are listed at /v1/openapi.json"})
 	})
 }
 
@@ -166,19 +167,19 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*Princip
 	token, found := bearer(r.Header.Get("Authorization"))
 	if !found {
 		h.metrics.authRefused.WithLabelValues("missing").Inc()
-		writeError(w, http.StatusUnauthorized, apiError{Code: codeUnauthenticated, Message: "no bearer token", Hint: "send Authorization: Bearer TOKEN with a token of the server's principals file"})
+		writeError(w, handoff.Error{Status: http.StatusUnauthorized, Code: handoff.CodeUnauthenticated, Message: "no bearer token", Hint: "send Authorization: Bearer TOKEN with a token of the server's principals file"})
 		return nil, false
 	}
 	p, expired := h.opts.Principals.lookup(token, time.Now())
 	if expired != nil {
 		h.metrics.authRefused.WithLabelValues("expired").Inc()
-		writeError(w, http.StatusUnauthorized, apiError{Code: codeUnauthenticated, Message: "the token has expired",
+		writeError(w, handoff.Error{Status: http.StatusUnauthorized, Code: handoff.CodeUnauthenticated, Message: "the token has expired",
 			Hint: "the token expired at " + expired.UTC().Format(time.RFC3339) + " (expires_at in the server's principals file): ask for a new one"})
 		return nil, false
 	}
 	if p == nil {
 		h.metrics.authRefused.WithLabelValues("unknown").Inc()
-		writeError(w, http.StatusUnauthorized, apiError{Code: codeUnauthenticated, Message: "the token is not a principal's", Hint: "check the token; the server's principals file holds its SHA-256 (handoffctl token hash)"})
+		writeError(w, handoff.Error{Status: http.StatusUnauthorized, Code: handoff.CodeUnauthenticated, Message: "the token is not a principal's", Hint: "check the token; the server's principals file holds its SHA-256 (handoffctl token hash)"})
 		return nil, false
 	}
 	return p, true

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -22,7 +23,7 @@ func (h *Handler) storeReady(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.opts.Logger.Warn("not ready", "error", err.Error())
-	e := apiError{Code: codeNotReady, Message: "the store cannot record decisions", Hint: "the server's log says why"}
+	e := handoff.Error{Status: http.StatusServiceUnavailable, Code: handoff.CodeNotReady, Message: "the store cannot record decisions", Hint: "the server's log says why"}
 	switch {
 	case errors.Is(err, store.ErrReadOnly):
 		e.Message, e.Hint = "the store accepts no writes", "the database is a hot standby or read-only: point the server at the primary"
@@ -35,5 +36,5 @@ func (h *Handler) storeReady(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, store.ErrClosed):
 		e.Message, e.Hint = "the store is closed", "the server is shutting down"
 	}
-	writeError(w, http.StatusServiceUnavailable, e)
+	writeError(w, e)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/handoff-dev/handoff"
 )
 
 // Errors returned by the store. Callers branch on them with errors.Is; the
@@ -21,12 +23,12 @@ var (
 	// Options.ReadOnly, and by every write to a PostgreSQL database that accepts none
 	// (a hot standby, or a role or database whose default_transaction_read_only is on):
 	// sending it again cannot help until writes go to a primary.
-	ErrReadOnly = errors.New("store: read-only")
+	ErrReadOnly = handoff.ErrReadOnly
 
 	// ErrNotFound is returned when a workflow does not exist in the tenant
 	// asked for. A workflow owned by another tenant is not found either.
 	// Find returns it, with a message of its own, for an id no record has.
-	ErrNotFound = errors.New("store: workflow not found")
+	ErrNotFound = handoff.ErrNotFound
 
 	// ErrExists is returned by a creating Append when the workflow id is
 	// already taken, in this tenant or in any other.
@@ -49,7 +51,7 @@ var (
 	ErrStale = errors.New("store: stale state version")
 
 	// ErrClosed is returned by every method called after Close.
-	ErrClosed = errors.New("store: store closed")
+	ErrClosed = handoff.ErrClosed
 
 	// ErrInvalid is returned for arguments the store refuses: empty or
 	// oversized ids, an append without records, a payload that is not
@@ -65,40 +67,40 @@ var (
 	// database is back succeeds; the pool reconnects by itself. The message names the
 	// cause (refused, timed out, a name that does not resolve) but never the host or the
 	// role of the URL.
-	ErrUnavailable = errors.New("store: database unavailable")
+	ErrUnavailable = handoff.ErrUnavailable
 
 	// ErrBusy is returned when a PostgreSQL store's database could not do the work in
 	// time or with what it had: a statement timeout, too many connections, out of
 	// memory, or writers that kept conflicting. Nothing was written; the same call made
 	// again later may succeed.
-	ErrBusy = errors.New("store: database busy")
+	ErrBusy = handoff.ErrBusy
 
 	// ErrPermission is returned when a PostgreSQL store's database refuses the role of
 	// the URL something it needs: a right on the schema or its tables, or its
 	// credentials. Sending the call again cannot help; granting the right (or fixing the
 	// URL) does.
-	ErrPermission = errors.New("store: permission denied by the database")
+	ErrPermission = handoff.ErrPermission
 
 	// ErrSchema is returned by OpenPostgres when the database's schema is not at the
 	// version this one needs: Migrate brings it there.
-	ErrSchema = errors.New("store: database schema")
+	ErrSchema = handoff.ErrSchema
 
 	// ErrUnsupported is returned by a call the backend does not offer (Backup of a
 	// PostgreSQL store).
-	ErrUnsupported = errors.New("store: not supported by this backend")
+	ErrUnsupported = handoff.ErrUnsupported
 
 	// ErrInconsistent is returned when a Badger store's files do not agree with each
 	// other: the manifest names a table that is not there, or a key points into the value
 	// log past its end. It is what a copy of a store's directory made with cp or rsync
 	// while a process was writing it looks like (or a damaged disk): such a copy is not a
 	// backup. Backup (handoffctl backup) copies a live store; Restore makes a store of it.
-	ErrInconsistent = errors.New("store: the store's files do not agree with each other")
+	ErrInconsistent = handoff.ErrInconsistent
 
 	// ErrTampered is returned when a read finds a value that disagrees with
 	// the hash chain: an idempotency key bound to a record that is not there,
 	// or whose hash differs. The store was altered outside this package;
 	// Verify tells where.
-	ErrTampered = errors.New("store: the log was altered")
+	ErrTampered = handoff.ErrTampered
 )
 
 // errTooManyConflicts is an append that lost to other writers every time it was tried.

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/handoff-dev/handoff/internal/bench"
+	"github.com/handoff-dev/handoff/cmd/handoffctl/internal/bench"
 	"github.com/handoff-dev/handoff/store"
 )
 

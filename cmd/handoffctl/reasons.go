@@ -20,8 +20,8 @@ var reasonsCmd = &command{
 rules that produce it: the package, the code, the outcome it decides and the rule's
 title, with its file and line. A code produced by several rules is listed once per rule.
 
---markdown prints one table per package, with every outcome a code's rules decide, as the
-README's reason-code section shows them (a test keeps the README in step).
+--markdown prints one table per package, with every outcome a code's rules decide, as
+docs/reasons.md shows them (a test keeps docs/reasons.md in step).
 With -o json the output is a JSON array of engine.ReasonInfo.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		markdown := fs.Bool("markdown", false, "print Markdown tables, one per package")

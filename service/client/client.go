@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -35,14 +35,16 @@ func New(base, token string, httpClient *http.Client) *Client {
 }
 
 // Error is an error answer of the service: its status, code, message and hint. An
-// IDENTITY_MISMATCH error carries the recorded decision. A 404 matches store.ErrNotFound
-// or engine.ErrDecisionNotFound with errors.Is.
+// IDENTITY_MISMATCH error carries the recorded decision. It matches the errors its code
+// stands for with errors.Is (handoff.ErrorAnswers, the table the server answers by): a
+// NOT_FOUND is handoff.ErrNotFound or handoff.ErrDecisionNotFound, a STORE_UNAVAILABLE
+// handoff.ErrUnavailable.
 type Error struct {
-	Status   int              `json:"-"`
-	Code     string           `json:"code"`
-	Message  string           `json:"message"`
-	Hint     string           `json:"hint"`
-	Decision *engine.Decision `json:"decision"`
+	Status   int               `json:"-"`
+	Code     string            `json:"code"`
+	Message  string            `json:"message"`
+	Hint     string            `json:"hint"`
+	Decision *handoff.Decision `json:"decision"`
 	path     string
 }
 
@@ -50,9 +52,9 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("server: %s %s (%d): %s", e.Code, e.path, e.Status, e.Message)
 }
 
-// Is makes a 404 match the engine's not-found errors.
+// Is matches the errors the answer's status and code stand for.
 func (e *Error) Is(target error) bool {
-	return e.Status == http.StatusNotFound && (target == store.ErrNotFound || target == engine.ErrDecisionNotFound)
+	return (&handoff.Error{Status: e.Status, Code: e.Code}).Is(target)
 }
 
 // do sends one call and returns the response of a 2xx answer; any other is an *Error.
@@ -103,26 +105,26 @@ func seg(s string) string { return url.PathEscape(s) }
 
 // Submit decides a request and records it. A request that is not the token's
 // principal's is an *Error with Code IDENTITY_MISMATCH and the recorded Decision.
-func (c *Client) Submit(ctx context.Context, body []byte) (*engine.Decision, error) {
-	var d engine.Decision
+func (c *Client) Submit(ctx context.Context, body []byte) (*handoff.Decision, error) {
+	var d handoff.Decision
 	return &d, c.get(ctx, "POST", "/v1/requests", body, &d)
 }
 
 // Evaluate decides a request without recording it.
-func (c *Client) Evaluate(ctx context.Context, body []byte) (*engine.Decision, error) {
-	var d engine.Decision
+func (c *Client) Evaluate(ctx context.Context, body []byte) (*handoff.Decision, error) {
+	var d handoff.Decision
 	return &d, c.get(ctx, "POST", "/v1/evaluate", body, &d)
 }
 
 // State returns a workflow's state.
-func (c *Client) State(ctx context.Context, tenant, workflow string) (*engine.State, error) {
-	var st engine.State
+func (c *Client) State(ctx context.Context, tenant, workflow string) (*handoff.State, error) {
+	var st handoff.State
 	return &st, c.get(ctx, "GET", "/v1/tenants/"+seg(tenant)+"/workflows/"+seg(workflow), nil, &st)
 }
 
 // History calls fn for every recorded decision of a workflow, oldest first.
-func (c *Client) History(ctx context.Context, tenant, workflow string, fn func(engine.Entry) error) error {
-	var out struct{ Entries []engine.Entry }
+func (c *Client) History(ctx context.Context, tenant, workflow string, fn func(handoff.Entry) error) error {
+	var out struct{ Entries []handoff.Entry }
 	if err := c.get(ctx, "GET", "/v1/tenants/"+seg(tenant)+"/workflows/"+seg(workflow)+"/log", nil, &out); err != nil {
 		return err
 	}
@@ -130,8 +132,8 @@ func (c *Client) History(ctx context.Context, tenant, workflow string, fn func(e
 }
 
 // Audit calls fn for every record of a tenant's security audit stream, oldest first.
-func (c *Client) Audit(ctx context.Context, tenant string, fn func(engine.Entry) error) error {
-	var out struct{ Entries []engine.Entry }
+func (c *Client) Audit(ctx context.Context, tenant string, fn func(handoff.Entry) error) error {
+	var out struct{ Entries []handoff.Entry }
 	if err := c.get(ctx, "GET", "/v1/tenants/"+seg(tenant)+"/audit", nil, &out); err != nil {
 		return err
 	}
@@ -148,7 +150,7 @@ func each[T any](xs []T, fn func(T) error) error {
 }
 
 // ListWorkflows lists a tenant's workflows that f selects.
-func (c *Client) ListWorkflows(ctx context.Context, tenant string, f engine.WorkflowFilter) ([]engine.WorkflowSummary, error) {
+func (c *Client) ListWorkflows(ctx context.Context, tenant string, f handoff.WorkflowFilter) ([]handoff.WorkflowSummary, error) {
 	q := url.Values{}
 	if f.Pack != "" {
 		q.Set("pack", f.Pack)
@@ -163,7 +165,7 @@ func (c *Client) ListWorkflows(ctx context.Context, tenant string, f engine.Work
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var out struct{ Workflows []engine.WorkflowSummary }
+	var out struct{ Workflows []handoff.WorkflowSummary }
 	return out.Workflows, c.get(ctx, "GET", path, nil, &out)
 }
 
@@ -194,20 +196,20 @@ func cmpErr(err, otherwise error) error {
 }
 
 // Decision returns a recorded decision's log entry by its id.
-func (c *Client) Decision(ctx context.Context, id string) (engine.Entry, error) {
-	var ent engine.Entry
+func (c *Client) Decision(ctx context.Context, id string) (handoff.Entry, error) {
+	var ent handoff.Entry
 	return ent, c.get(ctx, "GET", "/v1/decisions/"+seg(id), nil, &ent)
 }
 
 // Explain explains a recorded decision.
-func (c *Client) Explain(ctx context.Context, id string) (*engine.Explanation, error) {
-	var ex engine.Explanation
+func (c *Client) Explain(ctx context.Context, id string) (*handoff.Explanation, error) {
+	var ex handoff.Explanation
 	return &ex, c.get(ctx, "GET", "/v1/decisions/"+seg(id)+"/explain", nil, &ex)
 }
 
 // DecisionLog calls fn for every decision-log event of opts.Tenant (required), as the
 // server streams them.
-func (c *Client) DecisionLog(ctx context.Context, opts engine.DecisionLogOptions, fn func(engine.DecisionLogEvent) error) error {
+func (c *Client) DecisionLog(ctx context.Context, opts handoff.DecisionLogOptions, fn func(handoff.DecisionLogEvent) error) error {
 	if opts.Tenant == "" {
 		return fmt.Errorf("client: the decision log of a server is read tenant by tenant: set DecisionLogOptions.Tenant")
 	}
@@ -230,7 +232,7 @@ func (c *Client) DecisionLog(ctx context.Context, opts engine.DecisionLogOptions
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	for sc.Scan() {
-		var ev engine.DecisionLogEvent
+		var ev handoff.DecisionLogEvent
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.UseNumber()
 		if err := dec.Decode(&ev); err != nil {

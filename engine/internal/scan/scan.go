@@ -14,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/handoff-dev/handoff"
+
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"golang.org/x/text/cases"
@@ -52,14 +54,6 @@ type scanPattern struct {
 	// class is set when the regex is one character class: a rune test is much cheaper
 	// than the regexp machine.
 	class func(rune) bool
-}
-
-// Hit is one pattern that matched one string of a request: the string's path in the
-// policies' notation (output.content.claims[2].text; a key's path ends with the key) and
-// the pattern's name (a gitleaks rule is "gitleaks:<rule id>").
-type Hit struct {
-	Path    string `json:"path"`
-	Pattern string `json:"pattern"`
 }
 
 // guardrailPatterns is the part of the core table the scanner reads.
@@ -226,8 +220,8 @@ type scanText struct {
 // then pattern, never nil. Forbidden content is looked for in every string and key, in
 // every pair of strings that split a labelled secret between them, in the decoded form
 // of every encoded string, and under every key that names a credential.
-func (s *Scanner) Scan(v map[string]any) (forbidden, injection []Hit) {
-	forbidden, injection = []Hit{}, []Hit{}
+func (s *Scanner) Scan(v map[string]any) (forbidden, injection []handoff.TextHit) {
+	forbidden, injection = []handoff.TextHit{}, []handoff.TextHit{}
 	if s == nil || v == nil {
 		return forbidden, injection
 	}
@@ -252,7 +246,7 @@ func (s *Scanner) Scan(v map[string]any) (forbidden, injection []Hit) {
 	forbidden = append(forbidden, s.creds.splitHits(v, byPath)...)
 	for _, t := range texts {
 		for _, name := range s.creds.textHits(t.text, t.cue) {
-			forbidden = append(forbidden, Hit{Path: t.path, Pattern: name})
+			forbidden = append(forbidden, handoff.TextHit{Path: t.path, Pattern: name})
 		}
 	}
 	decoded := s.decodedTexts(texts)
@@ -260,11 +254,11 @@ func (s *Scanner) Scan(v map[string]any) (forbidden, injection []Hit) {
 		dl := " " + keywordText(d.text)
 		for _, p := range s.forbidden {
 			if p.mayMatch(dl) && p.matches(d.text) {
-				forbidden = append(forbidden, Hit{Path: d.path, Pattern: d.encoding + ":" + p.name})
+				forbidden = append(forbidden, handoff.TextHit{Path: d.path, Pattern: d.encoding + ":" + p.name})
 			}
 		}
 		for _, name := range s.creds.textHits(d.text, s.creds.mentions(" "+keywordText(d.text))) {
-			forbidden = append(forbidden, Hit{Path: d.path, Pattern: d.encoding + ":" + name})
+			forbidden = append(forbidden, handoff.TextHit{Path: d.path, Pattern: d.encoding + ":" + name})
 		}
 	}
 	injection = s.matchInjection(texts, lower)
@@ -276,7 +270,7 @@ func (s *Scanner) Scan(v map[string]any) (forbidden, injection []Hit) {
 				dt[i] = scanText{path: d.path, text: d.text}
 			}
 			for _, h := range s.leaks(dt, joinTexts(dt)) {
-				forbidden = append(forbidden, Hit{Path: h.Path, Pattern: decodedEncoding(decoded, h.Path) + ":" + h.Pattern})
+				forbidden = append(forbidden, handoff.TextHit{Path: h.Path, Pattern: decodedEncoding(decoded, h.Path) + ":" + h.Pattern})
 			}
 		}
 	}
@@ -287,15 +281,15 @@ func (s *Scanner) Scan(v map[string]any) (forbidden, injection []Hit) {
 
 // matchForbidden tries each forbidden pattern on each string, skipping a pattern none of
 // whose keywords the lower-cased text of the whole request contains.
-func (s *Scanner) matchForbidden(texts []scanText, lower string) []Hit {
-	hits := []Hit{}
+func (s *Scanner) matchForbidden(texts []scanText, lower string) []handoff.TextHit {
+	hits := []handoff.TextHit{}
 	for _, p := range s.forbidden {
 		if p.decodedOnly || !p.mayMatch(lower) {
 			continue
 		}
 		for _, t := range texts {
 			if p.mayMatch(t.lower) && p.matches(t.text) {
-				hits = append(hits, Hit{Path: t.path, Pattern: p.name})
+				hits = append(hits, handoff.TextHit{Path: t.path, Pattern: p.name})
 			}
 		}
 	}
@@ -304,15 +298,15 @@ func (s *Scanner) matchForbidden(texts []scanText, lower string) []Hit {
 
 // matchInjection tries each injection pattern on each string; a negatable pattern's
 // match counts only when no negation cue stands before it in its clause.
-func (s *Scanner) matchInjection(texts []scanText, lower string) []Hit {
-	hits := []Hit{}
+func (s *Scanner) matchInjection(texts []scanText, lower string) []handoff.TextHit {
+	hits := []handoff.TextHit{}
 	for _, p := range s.injection {
 		if !p.mayMatch(lower) {
 			continue
 		}
 		for _, t := range texts {
 			if p.mayMatch(t.lower) && s.instructs(p, t.text) {
-				hits = append(hits, Hit{Path: t.path, Pattern: p.name})
+				hits = append(hits, handoff.TextHit{Path: t.path, Pattern: p.name})
 			}
 		}
 	}
@@ -416,8 +410,8 @@ func (p scanPattern) accepts(secret string) bool {
 
 // leaks runs gitleaks once over all strings, one per line run, and maps each finding back
 // to the string its line belongs to.
-func (s *Scanner) leaks(texts []scanText, joined string) []Hit {
-	hits := []Hit{}
+func (s *Scanner) leaks(texts []scanText, joined string) []handoff.TextHit {
+	hits := []handoff.TextHit{}
 	findings := s.gitleaks.DetectString(joined)
 	if len(findings) == 0 {
 		return hits
@@ -434,7 +428,7 @@ func (s *Scanner) leaks(texts []scanText, joined string) []Hit {
 		if i < 0 {
 			i = 0
 		}
-		hits = append(hits, Hit{Path: texts[i].path, Pattern: "gitleaks:" + f.RuleID})
+		hits = append(hits, handoff.TextHit{Path: texts[i].path, Pattern: "gitleaks:" + f.RuleID})
 	}
 	return hits
 }
@@ -469,7 +463,7 @@ func joinTexts(texts []scanText) string {
 	return b.String()
 }
 
-func sortHits(h []Hit) {
+func sortHits(h []handoff.TextHit) {
 	sort.Slice(h, func(i, j int) bool {
 		if h[i].Path != h[j].Path {
 			return h[i].Path < h[j].Path
@@ -478,7 +472,7 @@ func sortHits(h []Hit) {
 	})
 }
 
-func dedupHits(h []Hit) []Hit {
+func dedupHits(h []handoff.TextHit) []handoff.TextHit {
 	out := h[:0]
 	for i, x := range h {
 		if i > 0 && x == h[i-1] {
@@ -509,7 +503,7 @@ func shannonEntropy(s string) float64 {
 }
 
 // HitValues turns hits into the plain values policies read.
-func HitValues(h []Hit) []any {
+func HitValues(h []handoff.TextHit) []any {
 	out := make([]any, len(h))
 	for i, x := range h {
 		out[i] = map[string]any{"path": x.Path, "pattern": x.Pattern}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/policies"
 )
 
@@ -171,11 +172,11 @@ func TestScanPathsOfValuesAndKeys(t *testing.T) {
 		"z_tail":    "after",
 	}
 	forbidden, injection := scanner(t).Scan(req)
-	assert.Equal(t, []Hit{
+	assert.Equal(t, []handoff.TextHit{
 		{Path: "output.content.claims[1].text", Pattern: "ignore_previous_instructions"},
 		{Path: "report.ignore previous instructions", Pattern: "ignore_previous_instructions"},
 	}, injection)
-	assert.Equal(t, []Hit{
+	assert.Equal(t, []handoff.TextHit{
 		{Path: "z_summary", Pattern: "credential_near_cue"},
 		{Path: "z_summary", Pattern: "gitleaks:gcp-api-key"},
 		{Path: "z_summary", Pattern: "google_api_key"},
@@ -184,8 +185,8 @@ func TestScanPathsOfValuesAndKeys(t *testing.T) {
 
 func TestScanOfNothing(t *testing.T) {
 	forbidden, injection := scanner(t).Scan(nil)
-	assert.Equal(t, []Hit{}, forbidden)
-	assert.Equal(t, []Hit{}, injection)
+	assert.Equal(t, []handoff.TextHit{}, forbidden)
+	assert.Equal(t, []handoff.TextHit{}, injection)
 	forbidden, injection = (*Scanner)(nil).Scan(map[string]any{"a": "password: x"})
 	assert.Empty(t, forbidden)
 	assert.Empty(t, injection)

@@ -1,20 +1,22 @@
 package scan
 
+import "github.com/handoff-dev/handoff"
+
 // UntrustedKey wraps a value of a context package: what agents, tools and customers wrote
 // reaches the next agent as data, inside a delimiter the host cannot mistake for its own
 // instructions.
 const UntrustedKey = "untrusted_data"
 
 // InjectionFlags are the scan's injection hits among the derived values.
-func InjectionFlags(derived map[string]any) []Hit {
+func InjectionFlags(derived map[string]any) []handoff.TextHit {
 	hits, _ := derived["injection"].([]any)
-	var out []Hit
+	var out []handoff.TextHit
 	for _, h := range hits {
 		m, _ := h.(map[string]any)
 		path, _ := m["path"].(string)
 		pattern, _ := m["pattern"].(string)
 		if path != "" && pattern != "" {
-			out = append(out, Hit{Path: path, Pattern: pattern})
+			out = append(out, handoff.TextHit{Path: path, Pattern: pattern})
 		}
 	}
 	return out

@@ -1,0 +1,101 @@
+package handoff_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/handoff-dev/handoff"
+
+// heavy are the dependencies a light package must not link: the policy engine, CUE and
+// the store backends.
+var heavy = []string{
+	"github.com/open-policy-agent/opa",
+	"cuelang.org/go",
+	"github.com/dgraph-io/badger",
+	"github.com/jackc/pgx",
+}
+
+// layer is one rule of the tree's layering: the packages matched link none of the
+// forbidden import-path prefixes, except those allowed.
+type layer struct {
+	name     string
+	packages string // a go list pattern
+	forbid   []string
+	allow    []string
+}
+
+var layers = []layer{
+	{name: "the vocabulary links the standard library only", packages: module,
+		forbid: []string{module + "/", "github.com/", "golang.org/", "cuelang.org/", "google.golang.org/", "go.opentelemetry.io/"}},
+	{name: "internal packages link only internal packages of the module", packages: module + "/internal/...",
+		forbid: []string{module + "/"}, allow: []string{module + "/internal/"}},
+}
+
+// TestLayering keeps the tree's imports pointing down (go list -deps of each rule's
+// packages).
+func TestLayering(t *testing.T) {
+	for _, l := range layers {
+		t.Run(l.name, func(t *testing.T) {
+			for pkg, deps := range depsOf(t, l.packages) {
+				for _, d := range deps {
+					if d == pkg || !hasAnyPrefix(d, l.forbid) || hasAnyPrefix(d, l.allow) {
+						continue
+					}
+					assert.Fail(t, "forbidden dependency", "%s links %s", pkg, d)
+				}
+			}
+		})
+	}
+}
+
+// TestOnlyServiceImportsTheConsole: the console is the service's pages, not a library.
+func TestOnlyServiceImportsTheConsole(t *testing.T) {
+	for pkg, imports := range importsOf(t, module+"/...") {
+		for _, imp := range imports {
+			if imp == module+"/service/console" {
+				assert.Equal(t, module+"/service", pkg, "only the service imports the console")
+			}
+		}
+	}
+}
+
+func depsOf(t *testing.T, pattern string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for pkg := range importsOf(t, pattern) {
+		out[pkg] = golist(t, "-deps", pkg)
+	}
+	return out
+}
+
+func importsOf(t *testing.T, pattern string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, line := range golist(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", pattern) {
+		f := strings.Fields(line)
+		out[f[0]] = f[1:]
+	}
+	return out
+}
+
+func golist(t *testing.T, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	b, err := cmd.Output()
+	require.NoError(t, err, "go list %v", args)
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) || s == strings.TrimSuffix(p, "/") {
+			return true
+		}
+	}
+	return false
+}
