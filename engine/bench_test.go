@@ -11,6 +11,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/engine/internal/contract"
 )
 
 // The benchmarks measure the pieces of one decision on the shipped campaign pack: the
@@ -47,7 +49,7 @@ func routed(b *testing.B, e *Engine, body []byte) *request {
 	require.NoError(b, e.route(context.Background(), r))
 	require.NotNil(b, r.pack)
 	require.NotNil(b, r.state)
-	r.derive(e.contracts.scanner)
+	r.derive(e.contracts.Scanner)
 	return r
 }
 
@@ -97,7 +99,7 @@ func BenchmarkEvaluatePolicy(b *testing.B) {
 	in, err := r.input()
 	require.NoError(b, err)
 	ctx := context.Background()
-	q, err := e.policies.query(ctx, packEntrypoint(r.pack.name))
+	q, err := e.policies.query(ctx, packEntrypoint(r.pack.Name))
 	require.NoError(b, err)
 	for b.Loop() {
 		if _, err := q.Eval(ctx, rego.EvalParsedInput(in)); err != nil {
@@ -112,7 +114,7 @@ func BenchmarkCheckResult(b *testing.B) {
 	r := routed(b, e, body)
 	in, err := r.input()
 	require.NoError(b, err)
-	q, err := e.policies.query(context.Background(), packEntrypoint(r.pack.name))
+	q, err := e.policies.query(context.Background(), packEntrypoint(r.pack.Name))
 	require.NoError(b, err)
 	rs, err := q.Eval(context.Background(), rego.EvalParsedInput(in))
 	require.NoError(b, err)
@@ -185,13 +187,13 @@ func BenchmarkOpen(b *testing.B) {
 }
 
 func BenchmarkScan(b *testing.B) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
+	cc, err := contract.Compile(os.DirFS("../contracts"), false)
 	require.NoError(b, err)
 	_, body := benchRequest(b)
 	v, err := decodeJSON(body)
 	require.NoError(b, err)
 	value := v.(map[string]any)
 	for b.Loop() {
-		cc.scanner.Scan(value)
+		cc.Scanner.Scan(value)
 	}
 }

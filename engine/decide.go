@@ -35,25 +35,25 @@ func (dc *Decider) validate(r *request) {
 	if r.value == nil || r.pack == nil {
 		return
 	}
-	def, ok := r.pack.requests[r.kind]
+	def, ok := r.pack.Requests[r.kind]
 	if !ok {
 		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "kind", Message: fmt.Sprintf("unknown request kind %q", r.kind)})
 		return
 	}
-	r.validation = append(r.validation, def.validate(r.value)...)
+	r.validation = append(r.validation, def.Validate(r.value)...)
 	out, ok := r.value["output"].(map[string]any)
 	if !ok {
 		return
 	}
 	typ, _ := out["type"].(string)
 	content, hasContent := out["content"]
-	art, ok := r.pack.artifacts[typ]
+	art, ok := r.pack.Artifacts[typ]
 	switch {
 	case !hasContent:
 	case !ok:
-		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "output.type", Message: fmt.Sprintf("pack %s has no artifact type %q", r.pack.name, typ)})
+		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "output.type", Message: fmt.Sprintf("pack %s has no artifact type %q", r.pack.Name, typ)})
 	default:
-		for _, ve := range art.validate(content) {
+		for _, ve := range art.Validate(content) {
 			ve.Path = joinContentPath(ve.Path)
 			r.validation = append(r.validation, ve)
 		}
@@ -82,7 +82,7 @@ func (r *request) input() (ast.Value, error) {
 		"now":        formatTime(r.now),
 	}
 	if r.pack != nil {
-		in["pack"] = r.pack.name
+		in["pack"] = r.pack.Name
 	}
 	if r.value != nil {
 		in["request"] = r.value
@@ -135,7 +135,7 @@ func (dc *Decider) decide(ctx context.Context, r *request, ev evaluation) result
 	end := ev.stages.start(StageValidate)
 	dc.validate(r)
 	if r.derived == nil {
-		r.derive(dc.contracts.scanner)
+		r.derive(dc.contracts.Scanner)
 	}
 	end()
 	var tr *ruleTracer
@@ -160,7 +160,7 @@ func (dc *Decider) decide(ctx context.Context, r *request, ev evaluation) result
 // could not be routed.
 func (r *request) entrypoint() string {
 	if r.pack != nil {
-		return packEntrypoint(r.pack.name)
+		return packEntrypoint(r.pack.Name)
 	}
 	return coreEntrypoint
 }
@@ -214,7 +214,7 @@ func (dc *Decider) evaluate(ctx context.Context, r *request, timeout time.Durati
 // checkResult checks a policy result against CUE core.#PolicyResult and decodes it. The
 // result is checked as OPA returns it (maps, slices, json.Number), before any encoding.
 func (dc *Decider) checkResult(v any) (*Decision, error) {
-	if errs := dc.contracts.result.validate(v); len(errs) > 0 {
+	if errs := dc.contracts.Result.Validate(v); len(errs) > 0 {
 		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)
 	}
 	b, err := json.Marshal(v)
@@ -260,7 +260,7 @@ func (dc *Decider) settle(r *request, d *Decision, entrypoint string) *State {
 	d.DecidedAt = formatTime(r.now)
 	d.StatusBefore = "NONE"
 	if r.pack != nil {
-		d.Pack = r.pack.name
+		d.Pack = r.pack.Name
 	}
 	if r.state != nil {
 		d.StatusBefore = r.state.Status
@@ -308,8 +308,8 @@ func (dc *Decider) enforce(r *request, d *Decision) (*State, error) {
 	if len(d.Reasons) == 0 && d.Outcome != Allow && d.Outcome != AwaitHuman && d.Outcome != Retry {
 		return nil, fmt.Errorf("outcome %s without a reason", d.Outcome)
 	}
-	if !r.pack.hasStatus(d.StatusAfter) {
-		return nil, fmt.Errorf("status %s is not a status of pack %s", d.StatusAfter, r.pack.name)
+	if !r.pack.HasStatus(d.StatusAfter) {
+		return nil, fmt.Errorf("status %s is not a status of pack %s", d.StatusAfter, r.pack.Name)
 	}
 	if !r.create && len(d.Events) == 0 && d.StatusAfter == d.StatusBefore {
 		return nil, nil
@@ -360,14 +360,4 @@ func cloneState(s *State) (*State, error) {
 		return nil, err
 	}
 	return decodeState(b)
-}
-
-func (p *packContract) hasStatus(s string) bool {
-	statuses, _ := p.tables["workflow"].(map[string]any)["statuses"].([]any)
-	for _, x := range statuses {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/handoff-dev/handoff/engine/internal/contract"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -228,10 +229,10 @@ func TestNonDeterministicBuiltinsDoNotLoad(t *testing.T) {
 func TestTheCUETablesAreInForce(t *testing.T) {
 	b := toyBundle(t, toyAllow)
 	pfs := b.Policies.(fstest.MapFS)
-	pfs[packTablesPath("toy")] = &fstest.MapFile{Data: []byte(`{"name": "toy"}`)}
+	pfs[contract.PackTablesPath("toy")] = &fstest.MapFile{Data: []byte(`{"name": "toy"}`)}
 	var stale *StaleTablesError
 	require.ErrorAs(t, CheckTables(b), &stale)
-	assert.Equal(t, packTablesPath("toy"), stale.Path)
+	assert.Equal(t, contract.PackTablesPath("toy"), stale.Path)
 
 	e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
 	require.NoError(t, err)
@@ -316,14 +317,14 @@ func TestPackConfigIsExportedAndChecked(t *testing.T) {
 	cfs["toy/config.cue"] = &fstest.MapFile{Data: []byte("package toy\n\nconfig: {budget: 3, routes: [\"a\", \"b\"]}\n")}
 	tables, err := ExportTables(b)
 	require.NoError(t, err)
-	require.JSONEq(t, `{"budget": 3, "routes": ["a", "b"]}`, string(tables[packConfigPath("toy")]))
+	require.JSONEq(t, `{"budget": 3, "routes": ["a", "b"]}`, string(tables[contract.PackConfigPath("toy")]))
 
 	var stale *StaleTablesError
 	require.ErrorAs(t, CheckTables(b), &stale, "a config value that is not committed is stale")
-	assert.Equal(t, packConfigPath("toy"), stale.Path)
+	assert.Equal(t, contract.PackConfigPath("toy"), stale.Path)
 
 	pfs := b.Policies.(fstest.MapFS)
-	pfs[packConfigPath("toy")] = &fstest.MapFile{Data: tables[packConfigPath("toy")]}
+	pfs[contract.PackConfigPath("toy")] = &fstest.MapFile{Data: tables[contract.PackConfigPath("toy")]}
 	require.NoError(t, CheckTables(b))
 	e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
 	require.NoError(t, err)

@@ -171,7 +171,7 @@ func (dc *Decider) ofReason(rules []FiredRule, pack, title string) []FiredRule {
 // packOf is the pack a Rego package belongs to (handoff.<pack> or below), "" for core
 // and packages that are no pack's.
 func (dc *Decider) packOf(pkg string) string {
-	for _, name := range dc.contracts.packNames() {
+	for _, name := range dc.contracts.PackNames() {
 		if root := "handoff." + name; pkg == root || strings.HasPrefix(pkg, root+".") {
 			return name
 		}

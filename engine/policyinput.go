@@ -30,7 +30,7 @@ func (e *Engine) PolicyInput(ctx context.Context, body []byte) (PolicyInput, err
 		return PolicyInput{}, err
 	}
 	e.validate(r)
-	r.derive(e.contracts.scanner)
+	r.derive(e.contracts.Scanner)
 	in, err := r.input()
 	if err != nil {
 		return PolicyInput{}, fmt.Errorf("engine: policy input: %w", err)

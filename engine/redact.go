@@ -33,7 +33,7 @@ var ErrUnrecordable = handoff.ErrUnrecordable
 // record (nil when it forced a block). When the copy cannot be made safe, r.redactErr is
 // set and Submit records nothing.
 func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
-	tab := scan.ReadRedactionTable(dc.contracts.guardrails)
+	tab := scan.ReadRedactionTable(dc.contracts.Guardrails)
 	var codes []string
 	for _, rs := range d.Reasons {
 		if tab.Codes[rs.Code] && !slices.Contains(codes, rs.Code) {
@@ -67,7 +67,7 @@ func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
 		r.validation[i].Path = scan.Scrub(r.validation[i].Path, secrets, tab.Marker)
 	}
 	if !canary.RecordRawDerived {
-		r.derived = dc.contracts.scanner.RedactedDerived(r.derived, cp, rd.Keys, secrets, tab.Marker)
+		r.derived = dc.contracts.Scanner.RedactedDerived(r.derived, cp, rd.Keys, secrets, tab.Marker)
 	}
 	red := &Redaction{Codes: codes, Marker: tab.Marker, Replaced: rd.Replaced, RequestDigest: r.digest, BodySHA256: bodySHA256(r.body)}
 	for _, k := range tab.Keep {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/handoff-dev/handoff/engine/internal/contract"
 	"github.com/handoff-dev/handoff/engine/internal/scan"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/internal/strictjson"
@@ -33,10 +34,10 @@ type request struct {
 	workflow   string
 	kind       string
 	trace      string
-	pack       *packContract // nil when the request cannot be routed to a pack
-	state      *State        // nil when no workflow could be loaded
-	create     bool          // a start that would create the workflow
-	audit      bool          // recorded in the security audit stream, not a workflow log
+	pack       *contract.Pack // nil when the request cannot be routed to a pack
+	state      *State         // nil when no workflow could be loaded
+	create     bool           // a start that would create the workflow
+	audit      bool           // recorded in the security audit stream, not a workflow log
 	// identityMismatch says the request is not its authenticated principal's.
 	identityMismatch bool
 	validation       []ValidationError

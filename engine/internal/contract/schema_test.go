@@ -1,9 +1,12 @@
-package engine
+package contract
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -36,14 +39,14 @@ func cueAccepts(t tester, ctx *cue.Context, def cue.Value, data any) bool {
 // definition is one definition the engine validates against at run time.
 type definition struct {
 	name string
-	v    *validator
+	v    *Validator
 }
 
 // seedRequests are the requests of the scenario files, the golden files and the
 // adversarial corpus, decoded as the engine decodes them.
 func seedRequests(t testing.TB) []map[string]any {
 	raws := scenarioRequests(t)
-	for _, pattern := range []string{"testdata/golden/*.txtar", "../reliability/testdata/corpus/*/*.txtar"} {
+	for _, pattern := range []string{"../../testdata/golden/*.txtar", "../../../reliability/testdata/corpus/*/*.txtar"} {
 		files, err := filepath.Glob(pattern)
 		require.NoError(t, err)
 		for _, f := range files {
@@ -68,19 +71,19 @@ func seedRequests(t testing.TB) []map[string]any {
 
 // definitionsFor are the pack definitions a request is checked against: its kind's in
 // every pack, and its output content's artifact type's.
-func definitionsFor(cc *compiledContracts, req map[string]any) []definition {
+func definitionsFor(cc *Contracts, req map[string]any) []definition {
 	kind, _ := req["kind"].(string)
 	var typ string
 	if out, ok := req["output"].(map[string]any); ok {
 		typ, _ = out["type"].(string)
 	}
 	var defs []definition
-	for _, name := range cc.packNames() {
-		p, _ := cc.pack(name) // compiled at once: no error left
-		if v, ok := p.requests[kind]; ok {
+	for _, name := range cc.PackNames() {
+		p, _ := cc.Pack(name) // compiled at once: no error left
+		if v, ok := p.Requests[kind]; ok {
 			defs = append(defs, definition{name + "/request/" + kind, v})
 		}
-		if v, ok := p.artifacts[typ]; ok {
+		if v, ok := p.Artifacts[typ]; ok {
 			defs = append(defs, definition{name + "/artifact/" + typ, v})
 		}
 	}
@@ -89,7 +92,7 @@ func definitionsFor(cc *compiledContracts, req map[string]any) []definition {
 
 // agree checks that the validator and CUE agree on data.
 func agree(t tester, ctx *cue.Context, d definition, data any) bool {
-	errs := d.v.validate(data)
+	errs := d.v.Validate(data)
 	want := cueAccepts(t, ctx, d.v.def, data)
 	if (len(errs) == 0) != want {
 		b, _ := json.Marshal(data)
@@ -126,14 +129,14 @@ func checkAgainst(t tester, ctx *cue.Context, defs []definition, req any) (accep
 // adversarial corpus gets the same answer from the compiled schema as from CUE, against
 // every pack's definition of its kind and its content's artifact type.
 func TestSchemaAgreesWithCUEOnSeeds(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
+	cc, err := Compile(os.DirFS("../../../contracts"), false)
 	require.NoError(t, err)
 	seeds := seedRequests(t)
 	accepted, checked := 0, 0
 	for _, req := range seeds {
 		defs := definitionsFor(cc, req)
 		checked += len(defs)
-		accepted += checkAgainst(t, cc.ctx, defs, req)
+		accepted += checkAgainst(t, cc.CUE, defs, req)
 	}
 	t.Logf("%d seeds, %d checks, %d accepted", len(seeds), checked, accepted)
 	require.Greater(t, accepted, 300, "the seeds include valid requests")
@@ -144,7 +147,7 @@ func TestSchemaAgreesWithCUEOnSeeds(t *testing.T) {
 // values of the wrong kind, out of range, off the enum, failing a pattern) and checks
 // that the compiled schema and CUE agree on every one.
 func TestSchemaAgreesWithCUEOnMutations(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
+	cc, err := Compile(os.DirFS("../../../contracts"), false)
 	require.NoError(t, err)
 	seeds := seedRequests(t)
 	pool := scalarPool(seeds)
@@ -159,16 +162,16 @@ func TestSchemaAgreesWithCUEOnMutations(t *testing.T) {
 		for range rapid.IntRange(1, 3).Draw(rt, "mutations") {
 			req = mutate(rt, req, pool, names)
 		}
-		checkAgainst(rt, cc.ctx, defs, req)
+		checkAgainst(rt, cc.CUE, defs, req)
 	})
 }
 
 // TestSchemaAgreesWithCUEOnPolicyResults does the same for #PolicyResult, from a result
 // with one event of every type.
 func TestSchemaAgreesWithCUEOnPolicyResults(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
+	cc, err := Compile(os.DirFS("../../../contracts"), false)
 	require.NoError(t, err)
-	d := definition{"#PolicyResult", cc.result}
+	d := definition{"#PolicyResult", cc.Result}
 	ref := map[string]any{"id": "a-1", "type": "NOTE", "version": 1, "hash": "sha256:" + fmt.Sprintf("%064d", 0)}
 	events := []any{
 		map[string]any{"type": "artifact_recorded", "ref": ref, "status": "draft", "producer": "writer", "based_on": []any{}, "assumptions": []any{}, "limitations": []any{}, "content": map[string]any{"text": "x"}, "meta": map[string]any{}},
@@ -187,7 +190,7 @@ func TestSchemaAgreesWithCUEOnPolicyResults(t *testing.T) {
 		"retry": map[string]any{"attempt": 1, "max_attempts": 3, "delay_ms": 100, "task": "t"}, "revise": []any{map[string]any{"artifact": "NOTE", "producer": "writer", "defects": []any{"D-1"}}},
 		"conflict_id": "c-1", "requires_human_review": true, "events": events}
 	seed := roundTrip(t, result)
-	require.True(t, agree(t, cc.ctx, d, seed), "the seed result is valid")
+	require.True(t, agree(t, cc.CUE, d, seed), "the seed result is valid")
 	seeds := []map[string]any{seed.(map[string]any)}
 	pool := scalarPool(seeds)
 	pool = append(pool, "counter", "task", "effect", "no_such_type", "allow", "block", "S1")
@@ -197,19 +200,19 @@ func TestSchemaAgreesWithCUEOnPolicyResults(t *testing.T) {
 		for range rapid.IntRange(1, 3).Draw(rt, "mutations") {
 			r = mutate(rt, r, pool, names)
 		}
-		agree(rt, cc.ctx, d, r)
+		agree(rt, cc.CUE, d, r)
 	})
 }
 
 // TestSchemaComparesNumbersExactly: a decimal a hair above a bound is above it, however
 // many digits it takes, and an int field refuses a number written with a fraction.
 func TestSchemaComparesNumbersExactly(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
+	cc, err := Compile(os.DirFS("../../../contracts"), false)
 	require.NoError(t, err)
-	def := definition{"campaign/request/handoff", compiledPack(t, cc, "campaign").requests["handoff"]}
+	def := definition{"campaign/request/handoff", compiledPack(t, cc, "campaign").Requests["handoff"]}
 	var handoff map[string]any
 	for _, s := range seedRequests(t) {
-		if s["kind"] == "handoff" && s["confidence_score"] != nil && contentOf(s) != nil && cueAccepts(t, cc.ctx, def.v.def, s) {
+		if s["kind"] == "handoff" && s["confidence_score"] != nil && contentOf(s) != nil && cueAccepts(t, cc.CUE, def.v.def, s) {
 			handoff = s
 			break
 		}
@@ -221,12 +224,12 @@ func TestSchemaComparesNumbersExactly(t *testing.T) {
 	} {
 		req := deepCopy(t, handoff)
 		req["confidence_score"] = json.Number(lit)
-		require.Equal(t, ok, agree(t, cc.ctx, def, req), "confidence_score %s", lit)
+		require.Equal(t, ok, agree(t, cc.CUE, def, req), "confidence_score %s", lit)
 	}
 	for lit, ok := range map[string]bool{"1": true, "2": true, "1.0": false, "1e3": false, "0": false, "99999999999999999999999": true} {
 		req := deepCopy(t, handoff)
 		req["output"].(map[string]any)["version"] = json.Number(lit)
-		require.Equal(t, ok, agree(t, cc.ctx, def, req), "output.version %s", lit)
+		require.Equal(t, ok, agree(t, cc.CUE, def, req), "output.version %s", lit)
 	}
 }
 
@@ -234,7 +237,7 @@ func TestSchemaComparesNumbersExactly(t *testing.T) {
 // compiled schema leaves to CUE: only the assessment handoff's tools_used, whose
 // elements depend on source_agent.
 func TestSchemaFallsBackOnlyWhereItMust(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
+	cc, err := Compile(os.DirFS("../../../contracts"), false)
 	require.NoError(t, err)
 	var got []string
 	collect := func(name string, s *schema) {
@@ -244,14 +247,14 @@ func TestSchemaFallsBackOnlyWhereItMust(t *testing.T) {
 			got = append(got, name+":"+p)
 		}
 	}
-	collect("#PolicyResult", cc.result.compiled())
-	for _, pn := range cc.packNames() {
+	collect("#PolicyResult", cc.Result.Compiled())
+	for _, pn := range cc.PackNames() {
 		p := compiledPack(t, cc, pn)
-		for k, v := range p.requests {
-			collect(pn+"/request/"+k, v.compiled())
+		for k, v := range p.Requests {
+			collect(pn+"/request/"+k, v.Compiled())
 		}
-		for k, v := range p.artifacts {
-			collect(pn+"/artifact/"+k, v.compiled())
+		for k, v := range p.Artifacts {
+			collect(pn+"/artifact/"+k, v.Compiled())
 		}
 	}
 	sort.Strings(got)
@@ -456,10 +459,51 @@ func mutate(rt *rapid.T, v map[string]any, pool []any, names []string) map[strin
 }
 
 // compiledPack is a pack of contracts compiled at once.
-func compiledPack(t *testing.T, cc *compiledContracts, name string) *packContract {
+func compiledPack(t *testing.T, cc *Contracts, name string) *Pack {
 	t.Helper()
-	p, err := cc.pack(name)
+	p, err := cc.Pack(name)
 	require.NoError(t, err)
 	require.NotNil(t, p, "pack %s", name)
 	return p
+}
+
+// scenarioRequests are the requests of every scenario file, as they were written.
+func scenarioRequests(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
+	fsys := os.DirFS("../../../policies_test")
+	require.NoError(t, fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".scenario" {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		var sc struct {
+			Steps []struct {
+				Request json.RawMessage `json:"request"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal(b, &sc); err != nil {
+			return err
+		}
+		for _, st := range sc.Steps {
+			out = append(out, st.Request)
+		}
+		return nil
+	}))
+	require.NotEmpty(t, out)
+	return out
+}
+
+// decodeJSON decodes as the engine does, numbers as json.Number.
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
