@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 )
 
 // The benchmarks measure the pieces of one decision on the shipped campaign pack: the
@@ -99,7 +100,7 @@ func BenchmarkEvaluatePolicy(b *testing.B) {
 	in, err := r.input()
 	require.NoError(b, err)
 	ctx := context.Background()
-	q, err := e.policies.query(ctx, packEntrypoint(r.pack.Name))
+	q, err := e.policies.Query(ctx, policy.PackEntrypoint(r.pack.Name))
 	require.NoError(b, err)
 	for b.Loop() {
 		if _, err := q.Eval(ctx, rego.EvalParsedInput(in)); err != nil {
@@ -114,7 +115,7 @@ func BenchmarkCheckResult(b *testing.B) {
 	r := routed(b, e, body)
 	in, err := r.input()
 	require.NoError(b, err)
-	q, err := e.policies.query(context.Background(), packEntrypoint(r.pack.Name))
+	q, err := e.policies.Query(context.Background(), policy.PackEntrypoint(r.pack.Name))
 	require.NoError(b, err)
 	rs, err := q.Eval(context.Background(), rego.EvalParsedInput(in))
 	require.NoError(b, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 	"github.com/handoff-dev/handoff/engine/internal/scan"
 	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/failpoint"
@@ -160,9 +161,9 @@ func (dc *Decider) decide(ctx context.Context, r *request, ev evaluation) result
 // could not be routed.
 func (r *request) entrypoint() string {
 	if r.pack != nil {
-		return packEntrypoint(r.pack.Name)
+		return policy.PackEntrypoint(r.pack.Name)
 	}
-	return coreEntrypoint
+	return policy.CoreEntrypoint
 }
 
 // evaluate evaluates the request's entrypoint and returns the checked policy result, or
@@ -174,7 +175,7 @@ func (dc *Decider) evaluate(ctx context.Context, r *request, timeout time.Durati
 	if err != nil {
 		return dc.failClosed(codePolicyError, "building the policy input failed: "+err.Error()), entrypoint
 	}
-	q, err := dc.policies.query(ctx, entrypoint)
+	q, err := dc.policies.Query(ctx, entrypoint)
 	if err != nil {
 		return dc.failClosed(codePolicyError, err.Error()), entrypoint
 	}

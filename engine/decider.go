@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 )
 
 // Decider is a compiled bundle: the contracts' validators, the policies' prepared
@@ -18,7 +19,7 @@ import (
 // the same function. A Decider is safe for concurrent use.
 type Decider struct {
 	contracts *contract.Contracts
-	policies  *compiledPolicies
+	policies  *policy.Policies
 	digest    string
 	// packDigests cover, per pack, the files its decisions can depend on.
 	packDigests map[string]string
@@ -56,7 +57,7 @@ func NewDecider(ctx context.Context, opts DeciderOptions) (*Decider, error) {
 	if err != nil {
 		return nil, err
 	}
-	pc, err := compilePolicies(ctx, b.Policies, contractTables{cc}, opts.LazyPolicies)
+	pc, err := policy.Compile(ctx, b.Policies, contractTables{cc}, opts.LazyPolicies)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +152,7 @@ func (dc *Decider) Packs() []PackInfo {
 		if err != nil {
 			continue
 		}
-		info := PackInfo{Name: name, Entrypoint: packEntrypoint(name), Initial: p.Initial}
+		info := PackInfo{Name: name, Entrypoint: policy.PackEntrypoint(name), Initial: p.Initial}
 		info.Title, _ = p.Tables["title"].(string)
 		info.Version, _ = p.Tables["version"].(string)
 		for t := range p.Terminal {

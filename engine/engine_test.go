@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -146,7 +147,7 @@ func TestStrictDecodingBlocks(t *testing.T) {
 			d := submit(t, e, c.body)
 			assert.Equal(t, Block, d.Outcome)
 			assert.Contains(t, d.Codes(), c.code)
-			assert.Equal(t, coreEntrypoint, d.Policy.Entrypoint)
+			assert.Equal(t, policy.CoreEntrypoint, d.Policy.Entrypoint)
 		})
 	}
 }
@@ -240,7 +241,7 @@ func TestTheCUETablesAreInForce(t *testing.T) {
 	tables, ok := e.Tables("toy")
 	require.True(t, ok)
 	assert.Contains(t, tables, "agents", "the tables in force are CUE's, not the stale copy")
-	data, err := storage.ReadOne(context.Background(), e.policies.store, storage.MustParsePath("/handoff/toy/contract"))
+	data, err := storage.ReadOne(context.Background(), e.policies.Store(), storage.MustParsePath("/handoff/toy/contract"))
 	require.NoError(t, err)
 	assert.Contains(t, data, "agents", "the policies read CUE's tables")
 }

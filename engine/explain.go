@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/handoff-dev/handoff"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -204,9 +204,9 @@ func (dc *Decider) explanation(r *request, tr *ruleTracer, entrypoint string) *t
 			continue
 		}
 		if tr.exited[k] {
-			fired = append(fired, FiredRule{RuleInfo: ar.info, Inputs: dc.inputsOf(ar, in)})
+			fired = append(fired, FiredRule{RuleInfo: ar.Info, Inputs: dc.inputsOf(ar, in)})
 		} else {
-			ex.Passed = append(ex.Passed, ar.info)
+			ex.Passed = append(ex.Passed, ar.Info)
 		}
 	}
 	sortRules(ex.Passed)
@@ -240,7 +240,7 @@ func (t *ruleTracer) TraceEvent(ev topdown.Event) {
 	if !ok || rule.Location == nil {
 		return
 	}
-	k := locKey(rule.Location)
+	k := policy.LocKey(rule.Location)
 	switch ev.Op {
 	case topdown.EnterOp:
 		t.entered[k] = rule
@@ -249,120 +249,35 @@ func (t *ruleTracer) TraceEvent(ev topdown.Event) {
 	}
 }
 
-func locKey(l *ast.Location) string {
-	return fmt.Sprintf("%s:%d:%d", l.File, l.Row, l.Col)
-}
-
-// annotatedRule is a rule whose METADATA carries a reason code.
-type annotatedRule struct {
-	info RuleInfo
-	rule *ast.Rule
-	pkg  map[string][]*ast.Rule // the rules of its package by name, for helpers
-}
-
-// catalog is the index of a bundle's rules that carry a reason code, built the first
-// time an explanation needs it and kept with the compiled policies.
-type catalog struct {
-	once   sync.Once
-	byLoc  map[string]*annotatedRule // by the rule's location
-	byCode map[string][]RuleInfo
-}
-
 // annotatedRules indexes the rules carrying a reason code by their location.
-func (dc *Decider) annotatedRules() map[string]*annotatedRule {
-	c := &dc.policies.catalog
-	c.once.Do(func() {
-		// A module that does not parse has no rule to explain; the decision that
-		// needed it failed closed already.
-		modules, _ := dc.policies.modules()
-		c.byLoc, c.byCode = indexAnnotatedRules(modules)
-	})
-	return c.byLoc
+func (dc *Decider) annotatedRules() map[string]*policy.AnnotatedRule {
+	byLoc, _ := dc.policies.Catalog()
+	return byLoc
 }
 
 func (dc *Decider) rulesByCode() map[string][]RuleInfo {
-	dc.annotatedRules()
-	return dc.policies.catalog.byCode
-}
-
-// indexAnnotatedRules indexes the rules of modules that carry a reason code, by location
-// and by code.
-func indexAnnotatedRules(modules map[string]*ast.Module) (map[string]*annotatedRule, map[string][]RuleInfo) {
-	out := map[string]*annotatedRule{}
-	byCode := map[string][]RuleInfo{}
-	names := make([]string, 0, len(modules))
-	for n := range modules {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	helpersOf := map[string]map[string][]*ast.Rule{} // package -> rule name -> rules
-	for _, n := range names {
-		m := modules[n]
-		pkg := m.Package.Path.String()
-		if helpersOf[pkg] == nil {
-			helpersOf[pkg] = map[string][]*ast.Rule{}
-		}
-		for _, rule := range m.Rules {
-			name := rule.Head.Ref()[0].Value.String()
-			helpersOf[pkg][name] = append(helpersOf[pkg][name], rule)
-		}
-	}
-	for _, n := range names {
-		m := modules[n]
-		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
-		helpers := helpersOf[m.Package.Path.String()]
-		for _, a := range m.Annotations {
-			code, ok := a.Custom["code"].(string)
-			if !ok || a.Location == nil {
-				continue
-			}
-			rule := ruleAfter(m, a.Location.Row)
-			if rule == nil || rule.Location == nil {
-				continue
-			}
-			info := RuleInfo{Code: code, Package: pkg, Title: a.Title,
-				Description: strings.Join(strings.Fields(a.Description), " "),
-				File:        a.Location.File, Line: rule.Location.Row}
-			out[locKey(rule.Location)] = &annotatedRule{info: info, rule: rule, pkg: helpers}
-			byCode[code] = append(byCode[code], info)
-		}
-	}
-	return out, byCode
-}
-
-// ruleAfter returns the first rule of m that starts after row: the rule a METADATA
-// block annotates.
-func ruleAfter(m *ast.Module, row int) *ast.Rule {
-	var best *ast.Rule
-	for _, r := range m.Rules {
-		if r.Location == nil || r.Location.Row <= row {
-			continue
-		}
-		if best == nil || r.Location.Row < best.Location.Row {
-			best = r
-		}
-	}
-	return best
+	_, byCode := dc.policies.Catalog()
+	return byCode
 }
 
 // inputsOf lists the input paths a rule reads, with their values in this evaluation.
 // A helper rule of the package that stands for an input path (_request := input.request,
 // _kind := object.get(_request, "kind", "")) counts as that path; a path with a variable
 // is cut before the variable, so the value shown is the collection it ranges over.
-func (dc *Decider) inputsOf(ar *annotatedRule, in ast.Value) []InputValue {
-	res := &pathResolver{helpers: ar.pkg, memo: map[string]ast.Ref{}, busy: map[string]bool{}}
+func (dc *Decider) inputsOf(ar *policy.AnnotatedRule, in ast.Value) []InputValue {
+	res := &pathResolver{helpers: ar.Pkg, memo: map[string]ast.Ref{}, busy: map[string]bool{}}
 	refs := map[string]ast.Ref{}
 	add := func(p ast.Ref) {
 		if len(p) > 0 {
 			refs[p.String()] = p
 		}
 	}
-	ast.WalkRefs(ar.rule, func(ref ast.Ref) bool {
-		add(res.term(ar.rule, ast.NewTerm(ref), 0))
+	ast.WalkRefs(ar.Rule, func(ref ast.Ref) bool {
+		add(res.term(ar.Rule, ast.NewTerm(ref), 0))
 		return false
 	})
-	ast.WalkVars(ar.rule, func(v ast.Var) bool {
-		if _, ok := ar.pkg[string(v)]; ok {
+	ast.WalkVars(ar.Rule, func(v ast.Var) bool {
+		if _, ok := ar.Pkg[string(v)]; ok {
 			add(res.helper(string(v), 0))
 		}
 		return false

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -406,7 +407,7 @@ func (dc *Decider) replayOne(ent recordedEntry, recorded *Decision, state *State
 			msg = err.Error()
 		}
 		d := dc.failClosed(codePolicyError, msg)
-		dc.settle(r, d, coreEntrypoint)
+		dc.settle(r, d, policy.CoreEntrypoint)
 		out.decision = d
 	}
 	d, ex := out.decision, out.explanation

@@ -62,9 +62,9 @@ func CheckTables(b Bundle) error {
 // contractTables gives the policies the data documents of a bundle's contracts.
 type contractTables struct{ cc *contract.Contracts }
 
-// coreDocuments are the core tables as the policies' data documents, by their path in
+// CoreDocuments are the core tables as the policies' data documents, by their path in
 // the data tree (handoff/core/contract), with numbers as OPA reads them.
-func (t contractTables) coreDocuments() (map[string]any, error) {
+func (t contractTables) CoreDocuments() (map[string]any, error) {
 	b, err := contract.TablesJSON(t.cc.Guardrails)
 	if err != nil {
 		return nil, err
@@ -72,9 +72,9 @@ func (t contractTables) coreDocuments() (map[string]any, error) {
 	return tableDocuments(map[string][]byte{contract.CoreTablesPath: b})
 }
 
-// packDocuments are a pack's tables as data documents (handoff/<pack>/contract and
+// PackDocuments are a pack's tables as data documents (handoff/<pack>/contract and
 // handoff/<pack>/config), compiling the pack's contracts if they were not yet.
-func (t contractTables) packDocuments(name string) (map[string]any, error) {
+func (t contractTables) PackDocuments(name string) (map[string]any, error) {
 	p, err := t.cc.Pack(name)
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (t contractTables) packDocuments(name string) (map[string]any, error) {
 	return tableDocuments(files)
 }
 
-func (t contractTables) packNames() []string { return t.cc.PackNames() }
+func (t contractTables) PackNames() []string { return t.cc.PackNames() }
 
 func tableDocuments(files map[string][]byte) (map[string]any, error) {
 	docs := map[string]any{}
