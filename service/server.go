@@ -211,3 +211,14 @@ func (w *statusWriter) Flush() {
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// tenant returns the call's tenant when the principal may read it; otherwise it answers
+// 403 and returns false.
+func tenant(w http.ResponseWriter, r *http.Request, p *Principal) (string, bool) {
+	t := r.PathValue("tenant")
+	if !p.may(t) {
+		writeError(w, handoff.Error{Status: http.StatusForbidden, Code: handoff.CodeForbidden, Message: "the token may not read tenant " + t, Hint: "a token reads its own tenant only, unless its principal is an admin"})
+		return "", false
+	}
+	return t, true
+}

@@ -38,3 +38,12 @@ func (h *Handler) storeReady(w http.ResponseWriter, r *http.Request) {
 	}
 	writeError(w, e)
 }
+
+func (h *Handler) health(w http.ResponseWriter, _ *http.Request, _ *Principal) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// healthReady answers 200 when the store can record a decision (storeReady).
+func (h *Handler) healthReady(w http.ResponseWriter, r *http.Request, _ *Principal) {
+	h.storeReady(w, r)
+}
