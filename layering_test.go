@@ -34,6 +34,8 @@ var layers = []layer{
 		forbid: []string{module + "/", "github.com/", "golang.org/", "cuelang.org/", "google.golang.org/", "go.opentelemetry.io/"}},
 	{name: "internal packages link only internal packages of the module", packages: module + "/internal/...",
 		forbid: []string{module + "/"}, allow: []string{module + "/internal/"}},
+	{name: "the Go client links no policy engine, CUE or backend", packages: module + "/service/client",
+		forbid: heavy},
 }
 
 // TestLayering keeps the tree's imports pointing down (go list -deps of each rule's

@@ -10,7 +10,11 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/backend"
+	"github.com/handoff-dev/handoff/store/badger"
+	"github.com/handoff-dev/handoff/store/postgres"
 )
 
 // Options configure an Engine. The zero value works: the shipped packs, a store in
@@ -21,7 +25,7 @@ type Options struct {
 	Dir string
 	// StoreURL, when set, keeps the log in the PostgreSQL database it names
 	// ("postgres://…"), shared with every other engine process that names it: see
-	// store.Postgres. Its schema must be migrated (store.Migrate, handoffctl migrate).
+	// postgres.Log. Its schema must be migrated (postgres.Migrate, handoffctl migrate).
 	StoreURL string
 	// Postgres sizes the connection pool and timeouts of a PostgreSQL store; the zero
 	// value takes store.PostgresOptions' defaults.
@@ -84,6 +88,8 @@ type Engine struct {
 	tracer   trace.Tracer
 }
 
+var _ handoff.Service = (*Engine)(nil)
+
 // Open compiles the bundle once and opens the store. It fails when a contract or policy
 // does not compile, or when another process holds the store
 // (errors.Is(err, store.ErrLocked)). A store written by an earlier version is upgraded
@@ -112,7 +118,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	// The store first: a second process on the same directory learns at once that the
 	// store is locked, before the bundle is compiled.
-	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, URL: opts.StoreURL, Postgres: opts.Postgres,
+	l, err := backend.Open(ctx, store.Options{Dir: opts.Dir, InMemory: opts.InMemory, URL: opts.StoreURL, Postgres: opts.Postgres,
 		Logger: opts.Logger, NoGroupCommit: opts.NoGroupCommit, Memory: opts.StoreMemory, OnCommit: onCommit, ReadOnly: opts.ReadOnly})
 	if err != nil {
 		return nil, err
@@ -124,7 +130,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, errors.Join(err, l.Close())
 		}
 	}
-	if b, ok := l.(*store.Badger); ok {
+	if b, ok := l.(*badger.Log); ok {
 		if err := e.upgrade(ctx, b); err != nil {
 			return nil, errors.Join(err, l.Close())
 		}
@@ -142,11 +148,11 @@ func (e *Engine) Ready(ctx context.Context) error { return e.log.Ready(ctx) }
 
 // StorePool returns the state of the store's connection pool; false for a store that
 // has none (Badger).
-func (e *Engine) StorePool() (store.PoolStats, bool) {
-	if p, ok := e.log.(*store.Postgres); ok {
+func (e *Engine) StorePool() (postgres.PoolStats, bool) {
+	if p, ok := e.log.(*postgres.Log); ok {
 		return p.PoolStats(), true
 	}
-	return store.PoolStats{}, false
+	return postgres.PoolStats{}, false
 }
 
 // Close closes the store. Decisions in flight finish first.
@@ -155,5 +161,5 @@ func (e *Engine) Close() error {
 }
 
 // Backup writes a full copy of the store to w while the engine runs (store.Log.Backup):
-// handoffctl restore, or store.Restore, makes a store of it again.
+// handoffctl restore, or badger.Restore, makes a store of it again.
 func (e *Engine) Backup(ctx context.Context, w io.Writer) error { return e.log.Backup(ctx, w) }

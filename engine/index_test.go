@@ -10,6 +10,7 @@ import (
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/badger"
 )
 
 // indexKey is the raw key of the store's record index entry for id (store/keys.go).
@@ -56,7 +57,7 @@ func TestExplainInAStoreWrittenBeforeTheIndex(t *testing.T) {
 				}
 				set([]byte("m/format"), tc.mark)
 			})
-			l, err := store.OpenBadger(ctx, store.Options{Dir: dir})
+			l, err := badger.Open(ctx, store.Options{Dir: dir})
 			require.NoError(t, err)
 			require.True(t, l.Unindexed())
 			_, err = l.Find(ctx, ids[0])
@@ -111,7 +112,7 @@ func TestExplainRefusesAnIndexEntryNamingAnotherDecision(t *testing.T) {
 func TestADecisionIsIndexedByItsID(t *testing.T) {
 	ctx := context.Background()
 	dir, ids, auditID := indexedStore(t)
-	l, err := store.OpenBadger(ctx, store.Options{Dir: dir})
+	l, err := badger.Open(ctx, store.Options{Dir: dir})
 	require.NoError(t, err)
 	defer l.Close()
 	assert.False(t, l.Unindexed())

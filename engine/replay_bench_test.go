@@ -19,6 +19,7 @@ import (
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/engine/scenario"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/backend"
 )
 
 // replayDecisions is how many recorded decisions BenchmarkReplay replays
@@ -64,7 +65,7 @@ func BenchmarkReplay(b *testing.B) {
 	copies := (want + perCopy - 1) / perCopy
 
 	dir := b.TempDir()
-	l, err := store.Open(ctx, store.Options{Dir: dir})
+	l, err := backend.Open(ctx, store.Options{Dir: dir})
 	require.NoError(b, err)
 	var wg sync.WaitGroup
 	errs := make(chan error, runtime.GOMAXPROCS(0)*4)
@@ -176,7 +177,7 @@ func recordPackTemplates(b *testing.B, scenarios string) []templateWorkflow {
 	}
 	require.NoError(b, eng.Close())
 
-	l, err := store.Open(ctx, store.Options{Dir: dir})
+	l, err := backend.Open(ctx, store.Options{Dir: dir})
 	require.NoError(b, err)
 	defer l.Close()
 	tenants, err := l.Tenants(ctx)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/backend"
 )
 
 // TestReplayRefusesADivergedState copies a recorded workflow into a store with its state
@@ -28,7 +29,7 @@ func TestReplayRefusesADivergedState(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			l, err := store.Open(ctx, store.Options{Dir: dir})
+			l, err := backend.Open(ctx, store.Options{Dir: dir})
 			require.NoError(t, err)
 			// As the engine wrote them: the start (allow) bumps the version and is the
 			// standing decision, the cancel is a block.
@@ -186,7 +187,7 @@ func TestReplayComparesWithoutTitles(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			l, err := store.Open(ctx, store.Options{Dir: dir})
+			l, err := backend.Open(ctx, store.Options{Dir: dir})
 			require.NoError(t, err)
 			// The start, which stands, then the blocked cancel, as the engine appends them.
 			require.Len(t, recs, 2)
@@ -250,7 +251,7 @@ func recordedStartAndCancel(t *testing.T) ([]store.Record, []byte, *engine.Decis
 	require.NoError(t, err)
 	require.NoError(t, e.Close())
 
-	l, err := store.Open(ctx, store.Options{Dir: src})
+	l, err := backend.Open(ctx, store.Options{Dir: src})
 	require.NoError(t, err)
 	defer l.Close()
 	var recs []store.Record

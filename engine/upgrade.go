@@ -5,10 +5,11 @@ import (
 	"fmt"
 
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/badger"
 )
 
 // upgrade brings a Badger store written by an earlier version to the current format.
-func (e *Engine) upgrade(ctx context.Context, l *store.Badger) error {
+func (e *Engine) upgrade(ctx context.Context, l *badger.Log) error {
 	if l.LegacyIdempotency() {
 		if err := e.upgradeIdempotency(ctx, l); err != nil {
 			return err
@@ -25,7 +26,7 @@ func (e *Engine) upgrade(ctx context.Context, l *store.Badger) error {
 // key's workflow that holds the decision with the copy's decision_id, for the key's
 // request_id. A copy that is no record's decision is left unbound: resending that request
 // then fails with store.ErrTampered, and verify reports the key.
-func (e *Engine) upgradeIdempotency(ctx context.Context, l *store.Badger) error {
+func (e *Engine) upgradeIdempotency(ctx context.Context, l *badger.Log) error {
 	type located struct{ seq uint64 }
 	index := map[string]map[string]located{} // tenant/workflow -> decision id -> record
 	bound, left, err := l.UpgradeIdempotency(ctx, func(tenant, workflow, key string, response []byte) (uint64, error) {
@@ -63,7 +64,7 @@ func (e *Engine) upgradeIdempotency(ctx context.Context, l *store.Badger) error 
 // decision id each holds, so that Explain finds them with one read. A record holding no
 // decodable decision is left out; an id held by two records (which the engine never
 // draws) stays with the first.
-func (e *Engine) upgradeIndex(ctx context.Context, l *store.Badger) error {
+func (e *Engine) upgradeIndex(ctx context.Context, l *badger.Log) error {
 	indexed, duplicates, err := l.UpgradeIndex(ctx, recordDecisionID)
 	if err != nil {
 		return err

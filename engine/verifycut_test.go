@@ -14,6 +14,7 @@ import (
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/internal/pgtest"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/postgres"
 )
 
 // storeUnderTest is a store the engine tests open on either backend, and change behind
@@ -49,7 +50,7 @@ var storesUnderTest = []storeUnderTest{
 	}},
 	{"postgres", func(t *testing.T) (engine.Options, func(*testing.T, func(cutter))) {
 		u := pgtest.URL(t)
-		_, err := store.Migrate(context.Background(), store.Options{URL: u})
+		_, err := postgres.Migrate(context.Background(), store.Options{URL: u})
 		require.NoError(t, err)
 		return engine.Options{StoreURL: u, LazyPolicies: true}, func(t *testing.T, fn func(cutter)) {
 			conn, err := pgx.Connect(context.Background(), u)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/backend"
 )
 
 func init() { children["lock"] = lockChild }
@@ -34,7 +35,7 @@ func lockChild() int {
 	dir := os.Getenv("HANDOFF_DIR")
 	var res lockResult
 	t0 := time.Now()
-	l, err := store.Open(ctx, store.Options{Dir: dir})
+	l, err := backend.Open(ctx, store.Options{Dir: dir})
 	res.StoreMS = float64(time.Since(t0).Microseconds()) / 1000
 	res.StoreLocked = errors.Is(err, store.ErrLocked)
 	if err == nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/handoff-dev/handoff/internal/pgtest"
 	"github.com/handoff-dev/handoff/internal/syncbuf"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/postgres"
 )
 
 // The PostgreSQL suites run engines in separate processes on one database, as a
@@ -43,7 +44,7 @@ const childTimeout = 2 * time.Minute
 func pgSchema(t *testing.T) string {
 	t.Helper()
 	u := pgtest.URL(t)
-	_, err := store.Migrate(context.Background(), store.Options{URL: u})
+	_, err := postgres.Migrate(context.Background(), store.Options{URL: u})
 	require.NoError(t, err, "migrate")
 	return u
 }

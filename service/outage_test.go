@@ -20,6 +20,7 @@ import (
 	"github.com/handoff-dev/handoff/internal/pgtest"
 	"github.com/handoff-dev/handoff/service"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/postgres"
 )
 
 // forwarder is a TCP proxy to the test database that a test can cut: the database
@@ -102,7 +103,7 @@ func (f *forwarder) through(t *testing.T, u string) string {
 // they do with the store up.
 func TestStoreOutageOnEveryRoute(t *testing.T) {
 	direct := pgtest.URL(t)
-	_, err := store.Migrate(context.Background(), store.Options{URL: direct})
+	_, err := postgres.Migrate(context.Background(), store.Options{URL: direct})
 	require.NoError(t, err)
 	pu, err := url.Parse(direct)
 	require.NoError(t, err)

@@ -22,6 +22,7 @@ import (
 	"github.com/handoff-dev/handoff/internal/pgtest"
 	"github.com/handoff-dev/handoff/service"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/postgres"
 )
 
 // Tokens of the test principals.
@@ -185,7 +186,7 @@ func TestWorkflowOverHTTP(t *testing.T) {
 	t.Run("badger", func(t *testing.T) { workflowOverHTTP(t, newAPI(t), false) })
 	t.Run("postgres", func(t *testing.T) {
 		u := pgtest.URL(t)
-		_, err := store.Migrate(context.Background(), store.Options{URL: u})
+		_, err := postgres.Migrate(context.Background(), store.Options{URL: u})
 		require.NoError(t, err)
 		workflowOverHTTP(t, newAPIOn(t, engine.Options{StoreURL: u}), true)
 	})

@@ -13,13 +13,14 @@ import (
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/internal/pgtest"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/postgres"
 )
 
 // migrated returns the URL of a new migrated PostgreSQL schema.
 func migrated(t *testing.T) string {
 	t.Helper()
 	u := pgtest.URL(t)
-	_, err := store.Migrate(context.Background(), store.Options{URL: u})
+	_, err := postgres.Migrate(context.Background(), store.Options{URL: u})
 	require.NoError(t, err)
 	return u
 }

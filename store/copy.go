@@ -14,22 +14,28 @@ type CopyReport struct {
 	IDs     int `json:"ids"`     // record ids of the index
 }
 
-// chainCopy is one chain as it is written to a store: its records sealed as the source
-// sealed them, its head and its snapshot.
-type chainCopy struct {
+// ChainCopy is one chain as Copy writes it to a store: its records sealed as the source
+// sealed them (each one's hash checked against its fields), its head and its snapshot.
+type ChainCopy struct {
 	Chain
-	records  []storedRecord
-	snapshot []byte
+	Records  []Record
+	Snapshot []byte // nil for an audit stream
 }
 
-// importer is a store Copy can write to: raw chains, keys and ids, already sealed.
-type importer interface {
+// Importer is a Log that Copy can read from and write to: raw chains, keys and ids,
+// already sealed. Both backends implement it; its methods are Copy's and are not meant
+// for other callers.
+type Importer interface {
 	Log
-	importChain(ctx context.Context, c chainCopy) error
-	importKeys(ctx context.Context, tenant string, keys []Idempotency) error
-	importIDs(ctx context.Context, ids map[string]Location) error
-	// indexEntries calls fn with every entry of the record index.
-	indexEntries(ctx context.Context, fn func(id string, loc Location) error) error
+	// ImportChain writes a chain as it was sealed elsewhere: its records, head,
+	// snapshot and owner entry.
+	ImportChain(ctx context.Context, c ChainCopy) error
+	// ImportKeys writes idempotency keys of tenant, each bound to its record.
+	ImportKeys(ctx context.Context, tenant string, keys []Idempotency) error
+	// ImportIDs writes entries of the record index.
+	ImportIDs(ctx context.Context, ids map[string]Location) error
+	// IndexEntries calls fn with every entry of the record index.
+	IndexEntries(ctx context.Context, fn func(id string, loc Location) error) error
 }
 
 // Copy copies every chain of src into dst, which must be empty: each workflow's and
@@ -40,11 +46,11 @@ type importer interface {
 // it is copied: open it read-only.
 func Copy(ctx context.Context, dst, src Log, progress func(Chain)) (CopyReport, error) {
 	var rep CopyReport
-	to, ok := dst.(importer)
+	to, ok := dst.(Importer)
 	if !ok {
 		return rep, invalid("copy: the target is not a store this package opened")
 	}
-	from, ok := src.(importer)
+	from, ok := src.(Importer)
 	if !ok {
 		return rep, invalid("copy: the source is not a store this package opened")
 	}
@@ -84,17 +90,17 @@ func Copy(ctx context.Context, dst, src Log, progress func(Chain)) (CopyReport, 
 		if err != nil {
 			return rep, err
 		}
-		if err := to.importKeys(ctx, tenant, keys); err != nil {
+		if err := to.ImportKeys(ctx, tenant, keys); err != nil {
 			return rep, err
 		}
 		rep.Keys += len(keys)
 	}
 	ids := map[string]Location{}
-	err = from.indexEntries(ctx, func(id string, loc Location) error {
+	err = from.IndexEntries(ctx, func(id string, loc Location) error {
 		ids[id] = loc
 		if len(ids) == 4096 {
 			rep.IDs += len(ids)
-			err := to.importIDs(ctx, ids)
+			err := to.ImportIDs(ctx, ids)
 			clear(ids)
 			return err
 		}
@@ -102,13 +108,13 @@ func Copy(ctx context.Context, dst, src Log, progress func(Chain)) (CopyReport, 
 	})
 	if err == nil {
 		rep.IDs += len(ids)
-		err = to.importIDs(ctx, ids)
+		err = to.ImportIDs(ctx, ids)
 	}
 	return rep, err
 }
 
 // copyChain copies one chain and verifies it on both sides; it returns its records.
-func copyChain(ctx context.Context, to importer, src Log, c Chain) (int, error) {
+func copyChain(ctx context.Context, to Importer, src Log, c Chain) (int, error) {
 	verify := func(l Log) (VerifyReport, error) {
 		if c.Audit {
 			return l.VerifyAudit(ctx, c.Tenant)
@@ -124,35 +130,33 @@ func copyChain(ctx context.Context, to importer, src Log, c Chain) (int, error) 
 	} else if !rep.OK {
 		return 0, &Error{Op: "copy", Err: fmt.Errorf("%w: %s does not verify at record %d: %s", ErrTampered, name, rep.BrokenSeq, rep.Problem)}
 	}
-	cc := chainCopy{Chain: c}
-	domain := domainRecord
+	cc := ChainCopy{Chain: c}
+	domain := DomainRecord
 	collect := func(r Record) error {
-		sr := storedRecord{Seq: r.Seq, Time: formatTime(r.Time), Type: r.Type, Payload: r.Payload, PrevHash: r.PrevHash}
-		sealRecord(domain, c.Tenant, c.Workflow, &sr)
-		if sr.Hash != r.Hash {
+		if RecordHash(domain, r.Seq, FormatTime(r.Time), r.Type, r.Payload, r.PrevHash, c.Tenant, c.Workflow) != r.Hash {
 			return &Error{Op: "copy", Err: fmt.Errorf("record %d of %s does not seal to its hash again", r.Seq, name)}
 		}
-		cc.records = append(cc.records, sr)
+		cc.Records = append(cc.Records, r)
 		return nil
 	}
 	var err error
 	if c.Audit {
-		domain = domainAudit
+		domain = DomainAudit
 		if cc.Head, err = src.AuditHead(ctx, c.Tenant); err == nil {
 			err = src.AuditRecords(ctx, c.Tenant, 1, collect)
 		}
 	} else {
-		if cc.snapshot, cc.Head, err = src.State(ctx, c.Tenant, c.Workflow); err == nil {
+		if cc.Snapshot, cc.Head, err = src.State(ctx, c.Tenant, c.Workflow); err == nil {
 			err = src.Records(ctx, c.Tenant, c.Workflow, 1, collect)
 		}
 	}
 	if err != nil {
 		return 0, err
 	}
-	if n := len(cc.records); n == 0 || cc.records[n-1].Seq != cc.Head.Seq || cc.records[n-1].Hash != cc.Head.Hash {
+	if n := len(cc.Records); n == 0 || cc.Records[n-1].Seq != cc.Head.Seq || cc.Records[n-1].Hash != cc.Head.Hash {
 		return 0, &Error{Op: "copy", Err: fmt.Errorf("%s changed while it was copied: copy from a store opened read-only", name)}
 	}
-	if err := to.importChain(ctx, cc); err != nil {
+	if err := to.ImportChain(ctx, cc); err != nil {
 		return 0, err
 	}
 	rep, err := verify(to)
@@ -162,5 +166,5 @@ func copyChain(ctx context.Context, to importer, src Log, c Chain) (int, error) 
 	if !rep.OK {
 		return 0, &Error{Op: "copy", Err: errors.New(name + " does not verify in the target: " + rep.Problem)}
 	}
-	return len(cc.records), nil
+	return len(cc.Records), nil
 }

@@ -5,23 +5,26 @@ one read, never a replay.
 
 # Backends
 
-Log is the interface the engine uses. Two backends implement it with the same
-records, hashes and answers:
+Log is the interface the engine uses; this package holds the contract only (the
+interface, its value types, the hash scheme, the errors and Copy) and links no
+backend. Two backends implement it, one package each, with the same records,
+hashes and answers:
 
-  - Badger (OpenBadger), embedded in the process: the default. One process owns
-    a directory.
-  - Postgres (OpenPostgres), a PostgreSQL database shared by any number of
-    processes on any number of machines. Its schema is versioned and embedded
-    (Migrate applies it; OpenPostgres refuses a database at another version),
-    and every uniqueness rule below is a key of its tables.
+  - store/badger (badger.Open), embedded in the process: the default. One
+    process owns a directory.
+  - store/postgres (postgres.Open), a PostgreSQL database shared by any number
+    of processes on any number of machines. Its schema is versioned and
+    embedded (postgres.Migrate applies it; postgres.Open refuses a database at
+    another version), and every uniqueness rule below is a key of its tables.
 
-Open picks the backend from Options: URL names a PostgreSQL database, else Dir
-a Badger directory. Copy copies a store to the other backend, record for record,
-verifying every chain on both sides.
+store/backend.Open picks the backend from Options: URL names a PostgreSQL
+database, else Dir a Badger directory. Copy copies a store to the other backend,
+record for record, verifying every chain on both sides. store/storetest is the
+conformance suite both backends run.
 
 # Opening a Badger store
 
-OpenBadger takes a directory (or InMemory for tests). One Badger at a time owns a
+badger.Open takes a directory (or InMemory for tests). One Badger at a time owns a
 directory: a second open of the same directory, from this process or another,
 fails at once with an error matching ErrLocked. Writes are synced to disk before
 the call that made them returns. Badger's own logger is routed to
@@ -31,7 +34,7 @@ crosses the package boundary.
 # Data
 
 The rest of this comment describes the Badger layout; the PostgreSQL schema
-(migrations/*.sql) keeps the same records in tables keyed the same way:
+(store/postgres/migrations/*.sql) keeps the same records in tables keyed the same way:
 handoff_records (tenant, workflow, seq), handoff_workflows (workflow: head,
 owner and snapshot in one row), handoff_idempotency (tenant, key),
 handoff_audit (tenant, seq), handoff_audit_heads (tenant) and

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/dgraph-io/badger/v4"
-
 	"github.com/handoff-dev/handoff"
 )
 
@@ -81,8 +79,8 @@ var (
 	// URL) does.
 	ErrPermission = handoff.ErrPermission
 
-	// ErrSchema is returned by OpenPostgres when the database's schema is not at the
-	// version this one needs: Migrate brings it there.
+	// ErrSchema is returned by postgres.Open when the database's schema is not at the
+	// version this one needs: postgres.Migrate brings it there.
 	ErrSchema = handoff.ErrSchema
 
 	// ErrUnsupported is returned by a call the backend does not offer (Backup of a
@@ -93,7 +91,7 @@ var (
 	// other: the manifest names a table that is not there, or a key points into the value
 	// log past its end. It is what a copy of a store's directory made with cp or rsync
 	// while a process was writing it looks like (or a damaged disk): such a copy is not a
-	// backup. Backup (handoffctl backup) copies a live store; Restore makes a store of it.
+	// backup. Backup (handoffctl backup) copies a live store; badger.Restore makes a store of it.
 	ErrInconsistent = handoff.ErrInconsistent
 
 	// ErrTampered is returned when a read finds a value that disagrees with
@@ -102,9 +100,6 @@ var (
 	// Verify tells where.
 	ErrTampered = handoff.ErrTampered
 )
-
-// errTooManyConflicts is an append that lost to other writers every time it was tried.
-var errTooManyConflicts = fmt.Errorf("%w: too many conflicting writers", ErrBusy)
 
 // Retryable reports whether the call that failed with err may succeed if made again
 // unchanged, once the cause has passed: the database could not be reached
@@ -157,13 +152,6 @@ func (e *DuplicateIDError) Error() string { return fmt.Sprintf("%s: %q", ErrDupl
 // Is reports whether target is ErrDuplicateID.
 func (e *DuplicateIDError) Is(target error) bool { return target == ErrDuplicateID }
 
-// idNotFound is Find's answer for an id no record has; it matches ErrNotFound.
-type idNotFound struct{ id string }
-
-func (e idNotFound) Error() string { return fmt.Sprintf("store: no record with id %q", e.id) }
-
-func (e idNotFound) Is(target error) bool { return target == ErrNotFound }
-
 // Error wraps a failure of the underlying storage (I/O, corruption, a
 // closed database) with the operation that saw it. Err never carries a type
 // of the storage engine.
@@ -178,75 +166,6 @@ func (e *Error) Error() string {
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
-
-// badgerErrors are Badger's exported sentinels. An error whose chain holds
-// one of them is flattened to its message so that no Badger value reaches
-// callers.
-var badgerErrors = []error{
-	badger.ErrValueLogSize, badger.ErrKeyNotFound, badger.ErrTxnTooBig, badger.ErrConflict,
-	badger.ErrReadOnlyTxn, badger.ErrDiscardedTxn, badger.ErrEmptyKey, badger.ErrInvalidKey,
-	badger.ErrBannedKey, badger.ErrThresholdZero, badger.ErrNoRewrite, badger.ErrRejected,
-	badger.ErrInvalidRequest, badger.ErrManagedTxn, badger.ErrNamespaceMode, badger.ErrInvalidDump,
-	badger.ErrZeroBandwidth, badger.ErrWindowsNotSupported, badger.ErrTruncateNeeded,
-	badger.ErrBlockedWrites, badger.ErrNilCallback, badger.ErrEncryptionKeyMismatch,
-	badger.ErrInvalidDataKeyID, badger.ErrInvalidEncryptionKey, badger.ErrGCInMemoryMode,
-	badger.ErrGCInReadOnlyMode, badger.ErrDBClosed,
-}
-
-// wrap turns an error from Badger or from the store's own checks into the
-// error returned to callers. Store sentinels and typed errors pass through;
-// Badger errors become an *Error for op.
-func wrap(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var (
-		se *StaleError
-		de *DuplicateError
-		di *DuplicateIDError
-		ee *Error
-	)
-	switch {
-	case errors.As(err, &se), errors.As(err, &de), errors.As(err, &di), errors.As(err, &ee):
-		return err
-	case errors.Is(err, ErrLocked), errors.Is(err, ErrNotFound), errors.Is(err, ErrExists),
-		errors.Is(err, ErrIdempotencyKeyReused), errors.Is(err, ErrClosed),
-		errors.Is(err, ErrInvalid), errors.Is(err, ErrTooLarge), errors.Is(err, ErrTampered):
-		return err
-	case errors.Is(err, ErrInconsistent):
-		return &Error{Op: op, Err: err}
-	case isInconsistency(err):
-		return &Error{Op: op, Err: inconsistent(lowerFirst(err.Error()))}
-	case errors.Is(err, badger.ErrDBClosed), errors.Is(err, badger.ErrBlockedWrites):
-		return &Error{Op: op, Err: ErrClosed}
-	case errors.Is(err, badger.ErrTxnTooBig), isSizeError(err):
-		return ErrTooLarge
-	}
-	for _, b := range badgerErrors {
-		if errors.Is(err, b) {
-			return &Error{Op: op, Err: errors.New(lowerFirst(err.Error()))}
-		}
-	}
-	return &Error{Op: op, Err: err}
-}
-
-// isSizeError reports whether err is Badger refusing an oversized key or
-// value; its message carries a dump of the bytes, which must not reach
-// callers.
-func isSizeError(err error) bool {
-	msg := err.Error()
-	return (strings.HasPrefix(msg, "Key with size") || strings.HasPrefix(msg, "Value with size")) &&
-		strings.Contains(msg, "exceeded")
-}
-
-// lowerFirst lowercases an ASCII first letter, for Badger's capitalised
-// messages.
-func lowerFirst(s string) string {
-	if s != "" && s[0] >= 'A' && s[0] <= 'Z' {
-		return string(s[0]+'a'-'A') + s[1:]
-	}
-	return s
-}
 
 // invalid returns ErrInvalid with a reason.
 func invalid(format string, args ...any) error {

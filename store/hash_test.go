@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -21,7 +22,7 @@ func TestRecordHashEncoding(t *testing.T) {
 		return append(b, s...)
 	}
 	var canonical []byte
-	canonical = append(canonical, field(domainRecord)...)
+	canonical = append(canonical, field(DomainRecord)...)
 	canonical = append(canonical, 0, 0, 0, 0, 0, 0, 1, 2) // seq 258
 	for _, f := range []string{"2026-11-29T21:00:00.123456789Z", "decision", `{"a":1}`, "sha256:prev", "acme", "wf-1"} {
 		canonical = append(canonical, field(f)...)
@@ -29,9 +30,9 @@ func TestRecordHashEncoding(t *testing.T) {
 	sum := sha256.Sum256(canonical)
 	want := "sha256:" + hex.EncodeToString(sum[:])
 
-	got := recordHash(domainRecord, 258, formatTime(t0), "decision", []byte(`{"a":1}`), "sha256:prev", "acme", "wf-1")
+	got := RecordHash(DomainRecord, 258, FormatTime(t0), "decision", []byte(`{"a":1}`), "sha256:prev", "acme", "wf-1")
 	assert.Equal(t, want, got)
-	assert.Equal(t, "2026-11-29T21:00:00.123456789Z", formatTime(t0))
+	assert.Equal(t, "2026-11-29T21:00:00.123456789Z", FormatTime(t0))
 }
 
 // TestRecordHashFieldsDoNotShift moves bytes between neighbouring fields:
@@ -50,40 +51,16 @@ func TestRecordHashFieldsDoNotShift(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for i, v := range variants {
-		h := recordHash(domainRecord, 1, v.time, v.typ, []byte(v.payload), v.prev, v.tenant, v.workflow)
+		h := RecordHash(DomainRecord, 1, v.time, v.typ, []byte(v.payload), v.prev, v.tenant, v.workflow)
 		if j, dup := seen[h]; dup {
 			t.Errorf("variants %d and %d hash alike", j, i)
 		}
 		seen[h] = i
 	}
-	a := recordHash(domainRecord, 1, "t", "x", []byte("{}"), "", "te", "")
-	b := recordHash(domainAudit, 1, "t", "x", []byte("{}"), "", "te", "")
+	a := RecordHash(DomainRecord, 1, "t", "x", []byte("{}"), "", "te", "")
+	b := RecordHash(DomainAudit, 1, "t", "x", []byte("{}"), "", "te", "")
 	assert.NotEqual(t, a, b, "domains must separate workflow and audit records")
-	assert.NotEqual(t, a, recordHash(domainRecord, 2, "t", "x", []byte("{}"), "", "te", ""))
+	assert.NotEqual(t, a, RecordHash(DomainRecord, 2, "t", "x", []byte("{}"), "", "te", ""))
 }
 
-func TestValueCodecs(t *testing.T) {
-	r := storedRecord{Seq: 7, Time: "2026-01-01T00:00:00Z", Type: "x", Payload: []byte(`{}`), PrevHash: "p", Hash: "h"}
-	got, err := decodeRecord(r.encode())
-	assert.NoError(t, err)
-	assert.Equal(t, r, got)
-
-	h := Head{Seq: 3, StateVersion: 2, Hash: "sha256:x"}
-	gotH, err := decodeHead(encodeHead(h))
-	assert.NoError(t, err)
-	assert.Equal(t, h, gotH)
-
-	e := idemEntry{Digest: "d", Workflow: "w", Seq: 7, Hash: "sha256:x"}
-	gotE, err := decodeIdem(e.encode())
-	assert.NoError(t, err)
-	assert.Equal(t, e, gotE)
-
-	enc := r.encode()
-	for _, bad := range [][]byte{nil, {0x02}, enc[:len(enc)-1], append(enc, 0)} {
-		_, err := decodeRecord(bad)
-		assert.ErrorIs(t, err, errCorrupt, "%x", bad)
-	}
-	huge := append([]byte{valueFormat}, 0, 0, 0, 0, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF)
-	_, err = decodeRecord(huge)
-	assert.ErrorIs(t, err, errCorrupt)
-}
+var t0 = time.Date(2026, 11, 29, 21, 0, 0, 123456789, time.UTC)

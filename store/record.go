@@ -1,9 +1,7 @@
 package store
 
 import (
-	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"time"
 )
 
@@ -62,202 +60,25 @@ type Location struct {
 // Audit reports whether the record is in the tenant's audit stream.
 func (l Location) Audit() bool { return l.Workflow == "" }
 
-// Value encodings. Every length-prefixed field is a big-endian uint64 byte
-// count followed by the bytes.
-//
-//	record:      0x01, seq uint64, time, type, payload, prev_hash, hash (all length-prefixed)
-//	head:        0x02, seq uint64, state_version uint64, hash (length-prefixed), standing seq uint64,
-//	             standing (length-prefixed); an earlier version wrote 0x01 and the first three
-//	             only, which reads as a head whose standing record is unknown
-//	idempotency: 0x01, digest, workflow (length-prefixed), seq uint64, hash (length-prefixed)
-//	index:       0x01, tenant, workflow (length-prefixed), seq uint64, hash (length-prefixed)
-const valueFormat byte = 0x01
-
-var errCorrupt = errors.New("undecodable value")
-
-func appendField(dst, b []byte) []byte {
-	dst = binary.BigEndian.AppendUint64(dst, uint64(len(b)))
-	return append(dst, b...)
-}
-
-// decoder reads the value encodings; the first failure sticks.
-type decoder struct {
-	b   []byte
-	err error
-}
-
-func newDecoder(b []byte) *decoder {
-	d := &decoder{b: b}
-	if len(b) == 0 || b[0] != valueFormat {
-		d.err = errCorrupt
-	} else {
-		d.b = b[1:]
-	}
-	return d
-}
-
-func (d *decoder) uint64() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) < 8 {
-		d.err = errCorrupt
-		return 0
-	}
-	v := binary.BigEndian.Uint64(d.b)
-	d.b = d.b[8:]
-	return v
-}
-
-func (d *decoder) field() []byte {
-	n := d.uint64()
-	if d.err != nil {
-		return nil
-	}
-	if n > uint64(len(d.b)) {
-		d.err = errCorrupt
-		return nil
-	}
-	v := append([]byte(nil), d.b[:n]...)
-	d.b = d.b[n:]
-	return v
-}
-
-// done reports the first failure, or a failure if bytes are left over.
-func (d *decoder) done() error {
-	if d.err == nil && len(d.b) != 0 {
-		d.err = errCorrupt
-	}
-	return d.err
-}
-
-// storedRecord is a record as kept in its value: the time is kept as the
-// exact string that was hashed.
-type storedRecord struct {
-	Seq      uint64
-	Time     string // RFC 3339 with nanoseconds, UTC
-	Type     string
-	Payload  []byte
-	PrevHash string
-	Hash     string
-}
-
-func (r *storedRecord) encode() []byte {
-	n := 1 + 8 + 5*8 + len(r.Time) + len(r.Type) + len(r.Payload) + len(r.PrevHash) + len(r.Hash)
-	b := make([]byte, 0, n)
-	b = append(b, valueFormat)
-	b = binary.BigEndian.AppendUint64(b, r.Seq)
-	b = appendField(b, []byte(r.Time))
-	b = appendField(b, []byte(r.Type))
-	b = appendField(b, r.Payload)
-	b = appendField(b, []byte(r.PrevHash))
-	return appendField(b, []byte(r.Hash))
-}
-
-func decodeRecord(b []byte) (storedRecord, error) {
-	d := newDecoder(b)
-	r := storedRecord{
-		Seq:      d.uint64(),
-		Time:     string(d.field()),
-		Type:     string(d.field()),
-		Payload:  d.field(),
-		PrevHash: string(d.field()),
-		Hash:     string(d.field()),
-	}
-	return r, d.done()
-}
-
-// record converts to the public form.
-func (r *storedRecord) record() (Record, error) {
-	t, err := time.Parse(time.RFC3339Nano, r.Time)
-	if err != nil {
-		return Record{}, errCorrupt
-	}
-	return Record{
-		Seq:      r.Seq,
-		Time:     t.UTC(),
-		Type:     r.Type,
-		Payload:  json.RawMessage(r.Payload),
-		PrevHash: r.PrevHash,
-		Hash:     r.Hash,
-	}, nil
-}
-
-// headFormat marks a head that keeps its standing record.
-const headFormat byte = 0x02
-
-// encodeHead encodes a head. One whose standing record is unknown is written as an
-// earlier version wrote it, so that it stays unknown.
-func encodeHead(h Head) []byte {
-	b := make([]byte, 0, 1+8+8+8+len(h.Hash)+8+8+len(h.Standing))
-	if h.StandingUnknown {
-		b = append(b, valueFormat)
-	} else {
-		b = append(b, headFormat)
-	}
-	b = binary.BigEndian.AppendUint64(b, h.Seq)
-	b = binary.BigEndian.AppendUint64(b, h.StateVersion)
-	b = appendField(b, []byte(h.Hash))
-	if h.StandingUnknown {
-		return b
-	}
-	b = binary.BigEndian.AppendUint64(b, h.StandingSeq)
-	return appendField(b, []byte(h.Standing))
-}
-
-func decodeHead(b []byte) (Head, error) {
-	if len(b) > 0 && b[0] == headFormat {
-		d := &decoder{b: b[1:]}
-		h := Head{Seq: d.uint64(), StateVersion: d.uint64(), Hash: string(d.field()), StandingSeq: d.uint64(), Standing: string(d.field())}
-		return h, d.done()
-	}
-	d := newDecoder(b)
-	h := Head{Seq: d.uint64(), StateVersion: d.uint64(), Hash: string(d.field()), StandingUnknown: true}
-	return h, d.done()
-}
-
-// idemEntry is what an idempotency key records: the request's digest and the record
-// that answers it, bound by its hash. The answer is read from that record, so an entry
-// can never hold an answer the hash chain does not.
-type idemEntry struct {
+// Idempotency is an idempotency key of a tenant as recorded: the digest of the request
+// it was recorded for and the record that answers it (the last record of the append
+// that recorded the key), named by workflow, seq and hash.
+type Idempotency struct {
+	Key      string
 	Digest   string
 	Workflow string
 	Seq      uint64
 	Hash     string
+	// Unbound says the key was written by an earlier store format (it held a copy of its
+	// answer) and UpgradeIdempotency could not bind it to a record: Seq and Hash are zero.
+	Unbound bool
 }
 
-func (e *idemEntry) encode() []byte {
-	b := make([]byte, 0, 1+4*8+len(e.Digest)+len(e.Workflow)+len(e.Hash))
-	b = append(b, valueFormat)
-	b = appendField(b, []byte(e.Digest))
-	b = appendField(b, []byte(e.Workflow))
-	b = binary.BigEndian.AppendUint64(b, e.Seq)
-	return appendField(b, []byte(e.Hash))
-}
-
-func decodeIdem(b []byte) (idemEntry, error) {
-	d := newDecoder(b)
-	e := idemEntry{Digest: string(d.field()), Workflow: string(d.field()), Seq: d.uint64(), Hash: string(d.field())}
-	return e, d.done()
-}
-
-func (l *Location) encode() []byte {
-	b := make([]byte, 0, 1+4*8+len(l.Tenant)+len(l.Workflow)+len(l.Hash))
-	b = append(b, valueFormat)
-	b = appendField(b, []byte(l.Tenant))
-	b = appendField(b, []byte(l.Workflow))
-	b = binary.BigEndian.AppendUint64(b, l.Seq)
-	return appendField(b, []byte(l.Hash))
-}
-
-func decodeLocation(b []byte) (Location, error) {
-	d := newDecoder(b)
-	l := Location{Tenant: string(d.field()), Workflow: string(d.field()), Seq: d.uint64(), Hash: string(d.field())}
-	return l, d.done()
-}
-
-// formatTime is the one place a record time becomes the string that is
-// stored and hashed.
-func formatTime(t time.Time) string {
-	return t.UTC().Format(time.RFC3339Nano)
+// Chain is one hash chain of the store: a workflow of a tenant, or a
+// tenant's audit stream.
+type Chain struct {
+	Tenant   string
+	Workflow string // "" for the audit stream
+	Audit    bool   // the tenant's audit stream
+	Head     Head   // zero when the chain's head is missing (Verify reports it)
 }

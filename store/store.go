@@ -9,12 +9,13 @@ import (
 
 // Log is what the engine needs of a store: appends checked against the head, an
 // idempotency key and the record index in one transaction, the tenant's audit stream,
-// the reads and iterators, and verify. Badger (embedded, one process) and Postgres
-// (many processes and machines on one database) implement it with identical records
-// and hashes, so a chain verifies, and its decisions replay, whichever backend holds it.
+// the reads and iterators, and verify. badger.Log (embedded, one process) and
+// postgres.Log (many processes and machines on one database) implement it with
+// identical records and hashes, so a chain verifies, and its decisions replay,
+// whichever backend holds it; storetest is the suite both pass.
 //
 // Every method is safe for concurrent use. The documentation of each method is on
-// Badger's; Postgres behaves the same way, with the differences it states.
+// badger.Log's; postgres.Log behaves the same way, with the differences it states.
 type Log interface {
 	Append(ctx context.Context, a Append) (Head, error)
 	SetStanding(ctx context.Context, tenant, workflow string, h Head) error
@@ -39,7 +40,7 @@ type Log interface {
 	VerifyIndexes(ctx context.Context, c IndexCheck) ([]VerifyReport, error)
 
 	// Backup writes a copy of the whole store to w in the Badger backup format, which
-	// Restore reads. Postgres fails with ErrUnsupported: its backups are the
+	// badger.Restore reads. Postgres fails with ErrUnsupported: its backups are the
 	// database's own (pg_dump, base backups, replicas), and Copy moves a store between
 	// backends.
 	Backup(ctx context.Context, w io.Writer) error
@@ -51,18 +52,6 @@ type Log interface {
 	Ready(ctx context.Context) error
 	// Close waits for the calls in progress and releases the store.
 	Close() error
-}
-
-// Open opens the store opts names: a PostgreSQL database when opts.URL is set
-// ("postgres://…" or "postgresql://…"), else a Badger store in opts.Dir (or in memory).
-func Open(ctx context.Context, opts Options) (Log, error) {
-	if opts.URL != "" {
-		if !IsURL(opts.URL) {
-			return nil, invalid("options: URL %q is not a postgres:// or postgresql:// URL", redactURL(opts.URL))
-		}
-		return OpenPostgres(ctx, opts)
-	}
-	return OpenBadger(ctx, opts)
 }
 
 // IsURL reports whether s names a PostgreSQL store rather than a directory.

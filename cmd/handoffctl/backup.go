@@ -11,6 +11,7 @@ import (
 
 	"github.com/handoff-dev/handoff/service/client"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/badger"
 )
 
 var backupCmd = &command{
@@ -109,7 +110,7 @@ With -o json the output is one JSON object, as 'handoffctl verify -o json' print
 				return err
 			}
 			defer f.Close()
-			l, err := store.Restore(ctx, store.Options{Dir: c.db.value}, f)
+			l, err := badger.Restore(ctx, store.Options{Dir: c.db.value}, f)
 			switch {
 			case errors.Is(err, syscall.EISDIR):
 				return withHint(err, "--from names the backup file 'handoffctl backup --out FILE' wrote")

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/handoff-dev/handoff/store"
+	storebackend "github.com/handoff-dev/handoff/store/backend"
+	"github.com/handoff-dev/handoff/store/postgres"
 )
 
 var migrateCmd = &command{
@@ -29,7 +31,7 @@ With -o json the output is one JSON object: applied (version, name) and version.
 			if !store.IsURL(c.db.value) {
 				return usagef("migrate applies to a PostgreSQL store: --store postgres://… (a Badger directory needs no migration)")
 			}
-			applied, err := store.Migrate(ctx, store.Options{URL: c.db.value})
+			applied, err := postgres.Migrate(ctx, store.Options{URL: c.db.value})
 			if err != nil {
 				return err
 			}
@@ -40,7 +42,7 @@ With -o json the output is one JSON object: applied (version, name) and version.
 			out := struct {
 				Applied []migration `json:"applied"`
 				Version int         `json:"version"`
-			}{Applied: []migration{}, Version: store.SchemaVersion()}
+			}{Applied: []migration{}, Version: postgres.SchemaVersion()}
 			for _, m := range applied {
 				out.Applied = append(out.Applied, migration{m.Version, m.Name})
 			}
@@ -77,12 +79,12 @@ With -o json the output is one JSON object: chains, records, keys, ids.`,
 			if *from == "" || *to == "" || len(args) > 0 {
 				return usagef("copy takes --from DIR|URL --to DIR|URL and no arguments")
 			}
-			src, err := store.Open(ctx, storeOptions(*from, true))
+			src, err := storebackend.Open(ctx, storeOptions(*from, true))
 			if err != nil {
 				return withHint(err, "--from names an existing store: a directory no process holds, or a postgres:// URL")
 			}
 			defer func() { err = errors.Join(err, src.Close()) }()
-			dst, err := store.Open(ctx, storeOptions(*to, false))
+			dst, err := storebackend.Open(ctx, storeOptions(*to, false))
 			if err != nil {
 				return err
 			}

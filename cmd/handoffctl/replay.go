@@ -16,6 +16,7 @@ import (
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/service/client"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/badger"
 )
 
 var replayCmd = &command{
@@ -239,7 +240,7 @@ func (c *cli) serverCopy(ctx context.Context, b *engine.Bundle) (e *engine.Engin
 		return nil, nil, err
 	}
 	defer f.Close()
-	l, err := store.Restore(ctx, store.Options{Dir: filepath.Join(dir, "store")}, f)
+	l, err := badger.Restore(ctx, store.Options{Dir: filepath.Join(dir, "store")}, f)
 	if err != nil {
 		return nil, nil, err
 	}

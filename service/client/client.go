@@ -15,15 +15,17 @@ import (
 	"time"
 
 	"github.com/handoff-dev/handoff"
-	"github.com/handoff-dev/handoff/store"
 )
 
-// Client calls one server with one bearer token. It is safe for concurrent use.
+// Client calls one server with one bearer token: the handoff.Service over HTTP. It is
+// safe for concurrent use.
 type Client struct {
 	base  string
 	token string
 	http  *http.Client
 }
+
+var _ handoff.Service = (*Client)(nil)
 
 // New returns a client of the server at base (http://host:port) with token. A nil
 // httpClient is one with a one-minute timeout.
@@ -170,21 +172,21 @@ func (c *Client) ListWorkflows(ctx context.Context, tenant string, f handoff.Wor
 }
 
 // Verify verifies one workflow's chain.
-func (c *Client) Verify(ctx context.Context, tenant, workflow string) (store.VerifyReport, error) {
+func (c *Client) Verify(ctx context.Context, tenant, workflow string) (handoff.VerifyReport, error) {
 	reps, err := c.verify(ctx, tenant, "?workflow="+url.QueryEscape(workflow))
 	if err != nil || len(reps) != 1 {
-		return store.VerifyReport{}, cmpErr(err, fmt.Errorf("server: verify answered %d reports for one workflow", len(reps)))
+		return handoff.VerifyReport{}, cmpErr(err, fmt.Errorf("server: verify answered %d reports for one workflow", len(reps)))
 	}
 	return reps[0], nil
 }
 
 // VerifyTenant verifies every chain of a tenant.
-func (c *Client) VerifyTenant(ctx context.Context, tenant string) ([]store.VerifyReport, error) {
+func (c *Client) VerifyTenant(ctx context.Context, tenant string) ([]handoff.VerifyReport, error) {
 	return c.verify(ctx, tenant, "")
 }
 
-func (c *Client) verify(ctx context.Context, tenant, query string) ([]store.VerifyReport, error) {
-	var out struct{ Reports []store.VerifyReport }
+func (c *Client) verify(ctx context.Context, tenant, query string) ([]handoff.VerifyReport, error) {
+	var out struct{ Reports []handoff.VerifyReport }
 	return out.Reports, c.get(ctx, "GET", "/v1/tenants/"+seg(tenant)+"/verify"+query, nil, &out)
 }
 

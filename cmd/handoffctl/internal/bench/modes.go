@@ -11,6 +11,8 @@ import (
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/store"
+	"github.com/handoff-dev/handoff/store/backend"
+	"github.com/handoff-dev/handoff/store/postgres"
 )
 
 // durable runs the durable mode: preload, then the load with Submit. It also times
@@ -22,7 +24,7 @@ func (r *run) durable(ctx context.Context, dir string, wfs []*workflow, filler [
 		return m, err
 	}
 	t0 := time.Now()
-	l, err := store.Open(ctx, store.Options{Dir: dir})
+	l, err := backend.Open(ctx, store.Options{Dir: dir})
 	if err != nil {
 		return m, err
 	}
@@ -33,7 +35,7 @@ func (r *run) durable(ctx context.Context, dir string, wfs []*workflow, filler [
 // postgres runs the postgres mode: the durable mode's load on a PostgreSQL store, its
 // ids tagged for this run, with the database's CPU measured beside the process's.
 func (r *run) postgres(ctx context.Context, wfs []*workflow, filler [][]byte, state []byte, info *LoadInfo) (ModeResult, error) {
-	if _, err := store.Migrate(ctx, store.Options{URL: r.o.StoreURL}); err != nil {
+	if _, err := postgres.Migrate(ctx, store.Options{URL: r.o.StoreURL}); err != nil {
 		return ModeResult{}, err
 	}
 	var tag [4]byte
@@ -150,7 +152,7 @@ func (r *run) preload(ctx context.Context, opts engine.Options, wfs []*workflow,
 			return err
 		}
 	}
-	l, err := store.Open(ctx, store.Options{Dir: opts.Dir, URL: opts.StoreURL})
+	l, err := backend.Open(ctx, store.Options{Dir: opts.Dir, URL: opts.StoreURL})
 	if err != nil {
 		return err
 	}

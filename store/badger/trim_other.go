@@ -1,0 +1,7 @@
+//go:build !linux
+
+package badger
+
+const trimSupported = false
+
+func trimMapped(string) {}

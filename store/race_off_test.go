@@ -1,7 +1,0 @@
-//go:build !race
-
-package store
-
-// raceEnabled reports a -race build: the tamper suites, thousands of small transactions,
-// are left to the plain run.
-const raceEnabled = false

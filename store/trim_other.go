@@ -1,7 +1,0 @@
-//go:build !linux
-
-package store
-
-const trimSupported = false
-
-func trimMapped(string) {}
