@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -10,6 +11,9 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 )
 
 // The benchmarks measure the pieces of one decision on the shipped campaign pack: the
@@ -46,7 +50,7 @@ func routed(b *testing.B, e *Engine, body []byte) *request {
 	require.NoError(b, e.route(context.Background(), r))
 	require.NotNil(b, r.pack)
 	require.NotNil(b, r.state)
-	r.derive(e.contracts.scanner)
+	r.derive(e.contracts.Scanner)
 	return r
 }
 
@@ -96,7 +100,7 @@ func BenchmarkEvaluatePolicy(b *testing.B) {
 	in, err := r.input()
 	require.NoError(b, err)
 	ctx := context.Background()
-	q, err := e.policies.query(ctx, packEntrypoint(r.pack.name))
+	q, err := e.policies.Query(ctx, policy.PackEntrypoint(r.pack.Name))
 	require.NoError(b, err)
 	for b.Loop() {
 		if _, err := q.Eval(ctx, rego.EvalParsedInput(in)); err != nil {
@@ -111,7 +115,7 @@ func BenchmarkCheckResult(b *testing.B) {
 	r := routed(b, e, body)
 	in, err := r.input()
 	require.NoError(b, err)
-	q, err := e.policies.query(context.Background(), packEntrypoint(r.pack.name))
+	q, err := e.policies.Query(context.Background(), policy.PackEntrypoint(r.pack.Name))
 	require.NoError(b, err)
 	rs, err := q.Eval(context.Background(), rego.EvalParsedInput(in))
 	require.NoError(b, err)
@@ -180,5 +184,17 @@ func BenchmarkOpen(b *testing.B) {
 		e, err := Open(context.Background(), Options{InMemory: true})
 		require.NoError(b, err)
 		require.NoError(b, e.Close())
+	}
+}
+
+func BenchmarkScan(b *testing.B) {
+	cc, err := contract.Compile(os.DirFS("../contracts"), false)
+	require.NoError(b, err)
+	_, body := benchRequest(b)
+	v, err := decodeJSON(body)
+	require.NoError(b, err)
+	value := v.(map[string]any)
+	for b.Loop() {
+		cc.Scanner.Scan(value)
 	}
 }

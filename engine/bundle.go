@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/handoff-dev/handoff/contracts"
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 	"github.com/handoff-dev/handoff/policies"
 )
 
@@ -49,7 +50,7 @@ func (b Bundle) bundleDigests(packs []string) (string, map[string]string, error)
 		dir  func(string) string // the pack directory a file is in, or ""
 	}{
 		{"contracts", b.Contracts, func(p string) string { return strings.SplitN(p, "/", 2)[0] }},
-		{"policies", b.Policies, fileOwner},
+		{"policies", b.Policies, policy.FileOwner},
 	} {
 		var paths []string
 		err := fs.WalkDir(part.fsys, ".", func(p string, d fs.DirEntry, err error) error {

@@ -11,6 +11,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
+	"github.com/handoff-dev/handoff/engine/internal/policy"
+	"github.com/handoff-dev/handoff/engine/internal/scan"
 	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/failpoint"
 )
@@ -34,25 +36,25 @@ func (dc *Decider) validate(r *request) {
 	if r.value == nil || r.pack == nil {
 		return
 	}
-	def, ok := r.pack.requests[r.kind]
+	def, ok := r.pack.Requests[r.kind]
 	if !ok {
 		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "kind", Message: fmt.Sprintf("unknown request kind %q", r.kind)})
 		return
 	}
-	r.validation = append(r.validation, def.validate(r.value)...)
+	r.validation = append(r.validation, def.Validate(r.value)...)
 	out, ok := r.value["output"].(map[string]any)
 	if !ok {
 		return
 	}
 	typ, _ := out["type"].(string)
 	content, hasContent := out["content"]
-	art, ok := r.pack.artifacts[typ]
+	art, ok := r.pack.Artifacts[typ]
 	switch {
 	case !hasContent:
 	case !ok:
-		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "output.type", Message: fmt.Sprintf("pack %s has no artifact type %q", r.pack.name, typ)})
+		r.validation = append(r.validation, ValidationError{Code: "SCHEMA_INVALID", Path: "output.type", Message: fmt.Sprintf("pack %s has no artifact type %q", r.pack.Name, typ)})
 	default:
-		for _, ve := range art.validate(content) {
+		for _, ve := range art.Validate(content) {
 			ve.Path = joinContentPath(ve.Path)
 			r.validation = append(r.validation, ve)
 		}
@@ -81,7 +83,7 @@ func (r *request) input() (ast.Value, error) {
 		"now":        formatTime(r.now),
 	}
 	if r.pack != nil {
-		in["pack"] = r.pack.name
+		in["pack"] = r.pack.Name
 	}
 	if r.value != nil {
 		in["request"] = r.value
@@ -134,7 +136,7 @@ func (dc *Decider) decide(ctx context.Context, r *request, ev evaluation) result
 	end := ev.stages.start(StageValidate)
 	dc.validate(r)
 	if r.derived == nil {
-		r.derive(dc.contracts.scanner)
+		r.derive(dc.contracts.Scanner)
 	}
 	end()
 	var tr *ruleTracer
@@ -159,9 +161,9 @@ func (dc *Decider) decide(ctx context.Context, r *request, ev evaluation) result
 // could not be routed.
 func (r *request) entrypoint() string {
 	if r.pack != nil {
-		return packEntrypoint(r.pack.name)
+		return policy.PackEntrypoint(r.pack.Name)
 	}
-	return coreEntrypoint
+	return policy.CoreEntrypoint
 }
 
 // evaluate evaluates the request's entrypoint and returns the checked policy result, or
@@ -173,7 +175,7 @@ func (dc *Decider) evaluate(ctx context.Context, r *request, timeout time.Durati
 	if err != nil {
 		return dc.failClosed(codePolicyError, "building the policy input failed: "+err.Error()), entrypoint
 	}
-	q, err := dc.policies.query(ctx, entrypoint)
+	q, err := dc.policies.Query(ctx, entrypoint)
 	if err != nil {
 		return dc.failClosed(codePolicyError, err.Error()), entrypoint
 	}
@@ -213,7 +215,7 @@ func (dc *Decider) evaluate(ctx context.Context, r *request, timeout time.Durati
 // checkResult checks a policy result against CUE core.#PolicyResult and decodes it. The
 // result is checked as OPA returns it (maps, slices, json.Number), before any encoding.
 func (dc *Decider) checkResult(v any) (*Decision, error) {
-	if errs := dc.contracts.result.validate(v); len(errs) > 0 {
+	if errs := dc.contracts.Result.Validate(v); len(errs) > 0 {
 		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)
 	}
 	b, err := json.Marshal(v)
@@ -259,7 +261,7 @@ func (dc *Decider) settle(r *request, d *Decision, entrypoint string) *State {
 	d.DecidedAt = formatTime(r.now)
 	d.StatusBefore = "NONE"
 	if r.pack != nil {
-		d.Pack = r.pack.name
+		d.Pack = r.pack.Name
 	}
 	if r.state != nil {
 		d.StatusBefore = r.state.Status
@@ -287,7 +289,7 @@ func (dc *Decider) enforce(r *request, d *Decision) (*State, error) {
 	if d.StatusAfter == "" {
 		d.StatusAfter = d.StatusBefore
 	}
-	wrapUntrusted(d.Next, injectionFlags(r.derived))
+	wrapUntrusted(d.Next, scan.InjectionFlags(r.derived))
 	if r.audit || r.pack == nil || r.state == nil {
 		if d.Outcome != Block {
 			return nil, fmt.Errorf("a request that cannot be routed must be blocked, policy said %s", d.Outcome)
@@ -307,8 +309,8 @@ func (dc *Decider) enforce(r *request, d *Decision) (*State, error) {
 	if len(d.Reasons) == 0 && d.Outcome != Allow && d.Outcome != AwaitHuman && d.Outcome != Retry {
 		return nil, fmt.Errorf("outcome %s without a reason", d.Outcome)
 	}
-	if !r.pack.hasStatus(d.StatusAfter) {
-		return nil, fmt.Errorf("status %s is not a status of pack %s", d.StatusAfter, r.pack.name)
+	if !r.pack.HasStatus(d.StatusAfter) {
+		return nil, fmt.Errorf("status %s is not a status of pack %s", d.StatusAfter, r.pack.Name)
 	}
 	if !r.create && len(d.Events) == 0 && d.StatusAfter == d.StatusBefore {
 		return nil, nil
@@ -359,14 +361,4 @@ func cloneState(s *State) (*State, error) {
 		return nil, err
 	}
 	return decodeState(b)
-}
-
-func (p *packContract) hasStatus(s string) bool {
-	statuses, _ := p.tables["workflow"].(map[string]any)["statuses"].([]any)
-	for _, x := range statuses {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 )
 
 // Decider is a compiled bundle: the contracts' validators, the policies' prepared
@@ -15,8 +18,8 @@ import (
 // Decider plus a store, and replay, explain, the decision log and bench decide through
 // the same function. A Decider is safe for concurrent use.
 type Decider struct {
-	contracts *compiledContracts
-	policies  *compiledPolicies
+	contracts *contract.Contracts
+	policies  *policy.Policies
 	digest    string
 	// packDigests cover, per pack, the files its decisions can depend on.
 	packDigests map[string]string
@@ -50,15 +53,15 @@ func NewDecider(ctx context.Context, opts DeciderOptions) (*Decider, error) {
 		opts.EvalTimeout = 2 * time.Second
 	}
 	b := *opts.Bundle
-	cc, err := compileContracts(b.Contracts, opts.LazyPolicies)
+	cc, err := contract.Compile(b.Contracts, opts.LazyPolicies)
 	if err != nil {
 		return nil, err
 	}
-	pc, err := compilePolicies(ctx, b.Policies, cc, opts.LazyPolicies)
+	pc, err := policy.Compile(ctx, b.Policies, contractTables{cc}, opts.LazyPolicies)
 	if err != nil {
 		return nil, err
 	}
-	digest, packDigests, err := b.bundleDigests(cc.packNames())
+	digest, packDigests, err := b.bundleDigests(cc.PackNames())
 	if err != nil {
 		return nil, fmt.Errorf("engine: bundle digest: %w", err)
 	}
@@ -143,16 +146,16 @@ func newDecisionID() string {
 // Packs lists the bundle's packs. With LazyPolicies it compiles every pack's contracts
 // and leaves out one that does not compile (NewDecider without it fails on that pack).
 func (dc *Decider) Packs() []PackInfo {
-	out := make([]PackInfo, 0, len(dc.contracts.packNames()))
-	for _, name := range dc.contracts.packNames() {
-		p, err := dc.contracts.pack(name)
+	out := make([]PackInfo, 0, len(dc.contracts.PackNames()))
+	for _, name := range dc.contracts.PackNames() {
+		p, err := dc.contracts.Pack(name)
 		if err != nil {
 			continue
 		}
-		info := PackInfo{Name: name, Entrypoint: packEntrypoint(name), Initial: p.initial}
-		info.Title, _ = p.tables["title"].(string)
-		info.Version, _ = p.tables["version"].(string)
-		for t := range p.terminal {
+		info := PackInfo{Name: name, Entrypoint: policy.PackEntrypoint(name), Initial: p.Initial}
+		info.Title, _ = p.Tables["title"].(string)
+		info.Version, _ = p.Tables["version"].(string)
+		for t := range p.Terminal {
 			info.Terminal = append(info.Terminal, t)
 		}
 		sort.Strings(info.Terminal)
@@ -182,9 +185,9 @@ func (dc *Decider) PackDigest(pack string) string { return dc.packDigests[pack] 
 
 // Tables returns a pack's contract tables as exported from CUE.
 func (dc *Decider) Tables(pack string) (map[string]any, bool) {
-	p, err := dc.contracts.pack(pack)
+	p, err := dc.contracts.Pack(pack)
 	if err != nil || p == nil {
 		return nil, false
 	}
-	return p.tables, true
+	return p.Tables, true
 }

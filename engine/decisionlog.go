@@ -12,6 +12,7 @@ import (
 
 	"github.com/handoff-dev/handoff"
 
+	"github.com/handoff-dev/handoff/engine/internal/contract"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -284,13 +285,13 @@ func eraseValues(v any, values map[string]bool, at []string) []string {
 // sensitiveFields reads a pack's sensitive_fields table. A decision of no known pack (a
 // request blocked before routing) is masked with the fields of every pack.
 func (dc *Decider) sensitiveFields(pack string) []string {
-	var packs []*packContract
-	if p, _ := dc.contracts.pack(pack); p != nil {
+	var packs []*contract.Pack
+	if p, _ := dc.contracts.Pack(pack); p != nil {
 		packs = append(packs, p)
 	} else {
 		// A pack that does not compile has no tables to read.
-		for _, n := range dc.contracts.packNames() {
-			if p, _ := dc.contracts.pack(n); p != nil {
+		for _, n := range dc.contracts.PackNames() {
+			if p, _ := dc.contracts.Pack(n); p != nil {
 				packs = append(packs, p)
 			}
 		}
@@ -298,7 +299,7 @@ func (dc *Decider) sensitiveFields(pack string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, p := range packs {
-		list, _ := p.tables["sensitive_fields"].([]any)
+		list, _ := p.Tables["sensitive_fields"].([]any)
 		for _, x := range list {
 			if s, ok := x.(string); ok && s != "" && !seen[s] {
 				seen[s] = true

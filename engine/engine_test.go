@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -145,7 +147,7 @@ func TestStrictDecodingBlocks(t *testing.T) {
 			d := submit(t, e, c.body)
 			assert.Equal(t, Block, d.Outcome)
 			assert.Contains(t, d.Codes(), c.code)
-			assert.Equal(t, coreEntrypoint, d.Policy.Entrypoint)
+			assert.Equal(t, policy.CoreEntrypoint, d.Policy.Entrypoint)
 		})
 	}
 }
@@ -228,10 +230,10 @@ func TestNonDeterministicBuiltinsDoNotLoad(t *testing.T) {
 func TestTheCUETablesAreInForce(t *testing.T) {
 	b := toyBundle(t, toyAllow)
 	pfs := b.Policies.(fstest.MapFS)
-	pfs[packTablesPath("toy")] = &fstest.MapFile{Data: []byte(`{"name": "toy"}`)}
+	pfs[contract.PackTablesPath("toy")] = &fstest.MapFile{Data: []byte(`{"name": "toy"}`)}
 	var stale *StaleTablesError
 	require.ErrorAs(t, CheckTables(b), &stale)
-	assert.Equal(t, packTablesPath("toy"), stale.Path)
+	assert.Equal(t, contract.PackTablesPath("toy"), stale.Path)
 
 	e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
 	require.NoError(t, err)
@@ -239,7 +241,7 @@ func TestTheCUETablesAreInForce(t *testing.T) {
 	tables, ok := e.Tables("toy")
 	require.True(t, ok)
 	assert.Contains(t, tables, "agents", "the tables in force are CUE's, not the stale copy")
-	data, err := storage.ReadOne(context.Background(), e.policies.store, storage.MustParsePath("/handoff/toy/contract"))
+	data, err := storage.ReadOne(context.Background(), e.policies.Store(), storage.MustParsePath("/handoff/toy/contract"))
 	require.NoError(t, err)
 	assert.Contains(t, data, "agents", "the policies read CUE's tables")
 }
@@ -316,14 +318,14 @@ func TestPackConfigIsExportedAndChecked(t *testing.T) {
 	cfs["toy/config.cue"] = &fstest.MapFile{Data: []byte("package toy\n\nconfig: {budget: 3, routes: [\"a\", \"b\"]}\n")}
 	tables, err := ExportTables(b)
 	require.NoError(t, err)
-	require.JSONEq(t, `{"budget": 3, "routes": ["a", "b"]}`, string(tables[packConfigPath("toy")]))
+	require.JSONEq(t, `{"budget": 3, "routes": ["a", "b"]}`, string(tables[contract.PackConfigPath("toy")]))
 
 	var stale *StaleTablesError
 	require.ErrorAs(t, CheckTables(b), &stale, "a config value that is not committed is stale")
-	assert.Equal(t, packConfigPath("toy"), stale.Path)
+	assert.Equal(t, contract.PackConfigPath("toy"), stale.Path)
 
 	pfs := b.Policies.(fstest.MapFS)
-	pfs[packConfigPath("toy")] = &fstest.MapFile{Data: tables[packConfigPath("toy")]}
+	pfs[contract.PackConfigPath("toy")] = &fstest.MapFile{Data: tables[contract.PackConfigPath("toy")]}
 	require.NoError(t, CheckTables(b))
 	e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
 	require.NoError(t, err)

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/handoff-dev/handoff"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -171,7 +171,7 @@ func (dc *Decider) ofReason(rules []FiredRule, pack, title string) []FiredRule {
 // packOf is the pack a Rego package belongs to (handoff.<pack> or below), "" for core
 // and packages that are no pack's.
 func (dc *Decider) packOf(pkg string) string {
-	for _, name := range dc.contracts.packNames() {
+	for _, name := range dc.contracts.PackNames() {
 		if root := "handoff." + name; pkg == root || strings.HasPrefix(pkg, root+".") {
 			return name
 		}
@@ -204,9 +204,9 @@ func (dc *Decider) explanation(r *request, tr *ruleTracer, entrypoint string) *t
 			continue
 		}
 		if tr.exited[k] {
-			fired = append(fired, FiredRule{RuleInfo: ar.info, Inputs: dc.inputsOf(ar, in)})
+			fired = append(fired, FiredRule{RuleInfo: ar.Info, Inputs: dc.inputsOf(ar, in)})
 		} else {
-			ex.Passed = append(ex.Passed, ar.info)
+			ex.Passed = append(ex.Passed, ar.Info)
 		}
 	}
 	sortRules(ex.Passed)
@@ -240,7 +240,7 @@ func (t *ruleTracer) TraceEvent(ev topdown.Event) {
 	if !ok || rule.Location == nil {
 		return
 	}
-	k := locKey(rule.Location)
+	k := policy.LocKey(rule.Location)
 	switch ev.Op {
 	case topdown.EnterOp:
 		t.entered[k] = rule
@@ -249,148 +249,35 @@ func (t *ruleTracer) TraceEvent(ev topdown.Event) {
 	}
 }
 
-func locKey(l *ast.Location) string {
-	return fmt.Sprintf("%s:%d:%d", l.File, l.Row, l.Col)
-}
-
-// annotatedRule is a rule whose METADATA carries a reason code.
-type annotatedRule struct {
-	info RuleInfo
-	rule *ast.Rule
-	pkg  map[string][]*ast.Rule // the rules of its package by name, for helpers
-	// imports are the packages the rule's package imports (data.handoff.lib as lib),
-	// whose helpers stand for input paths too.
-	imports map[string]*packageRules
-}
-
-// packageRules are the rules of one package by name, and the packages it imports by
-// alias.
-type packageRules struct {
-	rules   map[string][]*ast.Rule
-	imports map[string]*packageRules
-}
-
-// catalog is the index of a bundle's rules that carry a reason code, built the first
-// time an explanation needs it and kept with the compiled policies.
-type catalog struct {
-	once   sync.Once
-	byLoc  map[string]*annotatedRule // by the rule's location
-	byCode map[string][]RuleInfo
-}
-
 // annotatedRules indexes the rules carrying a reason code by their location.
-func (dc *Decider) annotatedRules() map[string]*annotatedRule {
-	c := &dc.policies.catalog
-	c.once.Do(func() {
-		// A module that does not parse has no rule to explain; the decision that
-		// needed it failed closed already.
-		modules, _ := dc.policies.modules()
-		c.byLoc, c.byCode = indexAnnotatedRules(modules)
-	})
-	return c.byLoc
+func (dc *Decider) annotatedRules() map[string]*policy.AnnotatedRule {
+	byLoc, _ := dc.policies.Catalog()
+	return byLoc
 }
 
 func (dc *Decider) rulesByCode() map[string][]RuleInfo {
-	dc.annotatedRules()
-	return dc.policies.catalog.byCode
-}
-
-// indexAnnotatedRules indexes the rules of modules that carry a reason code, by location
-// and by code.
-func indexAnnotatedRules(modules map[string]*ast.Module) (map[string]*annotatedRule, map[string][]RuleInfo) {
-	out := map[string]*annotatedRule{}
-	byCode := map[string][]RuleInfo{}
-	names := make([]string, 0, len(modules))
-	for n := range modules {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	helpersOf := map[string]map[string][]*ast.Rule{} // package -> rule name -> rules
-	packages := map[string]*packageRules{}
-	for _, n := range names {
-		m := modules[n]
-		pkg := m.Package.Path.String()
-		if helpersOf[pkg] == nil {
-			helpersOf[pkg] = map[string][]*ast.Rule{}
-			packages[pkg] = &packageRules{rules: helpersOf[pkg], imports: map[string]*packageRules{}}
-		}
-		for _, rule := range m.Rules {
-			name := rule.Head.Ref()[0].Value.String()
-			helpersOf[pkg][name] = append(helpersOf[pkg][name], rule)
-		}
-	}
-	for _, n := range names {
-		m := modules[n]
-		for _, imp := range m.Imports {
-			path, ok := imp.Path.Value.(ast.Ref)
-			if !ok || !path.HasPrefix(ast.DefaultRootRef) {
-				continue
-			}
-			alias := string(imp.Alias)
-			if alias == "" {
-				alias = string(path[len(path)-1].Value.(ast.String))
-			}
-			if p := packages[path.String()]; p != nil {
-				packages[m.Package.Path.String()].imports[alias] = p
-			}
-		}
-	}
-	for _, n := range names {
-		m := modules[n]
-		pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
-		helpers := helpersOf[m.Package.Path.String()]
-		for _, a := range m.Annotations {
-			code, ok := a.Custom["code"].(string)
-			if !ok || a.Location == nil {
-				continue
-			}
-			rule := ruleAfter(m, a.Location.Row)
-			if rule == nil || rule.Location == nil {
-				continue
-			}
-			info := RuleInfo{Code: code, Package: pkg, Title: a.Title,
-				Description: strings.Join(strings.Fields(a.Description), " "),
-				File:        a.Location.File, Line: rule.Location.Row}
-			out[locKey(rule.Location)] = &annotatedRule{info: info, rule: rule, pkg: helpers, imports: packages[m.Package.Path.String()].imports}
-			byCode[code] = append(byCode[code], info)
-		}
-	}
-	return out, byCode
-}
-
-// ruleAfter returns the first rule of m that starts after row: the rule a METADATA
-// block annotates.
-func ruleAfter(m *ast.Module, row int) *ast.Rule {
-	var best *ast.Rule
-	for _, r := range m.Rules {
-		if r.Location == nil || r.Location.Row <= row {
-			continue
-		}
-		if best == nil || r.Location.Row < best.Location.Row {
-			best = r
-		}
-	}
-	return best
+	_, byCode := dc.policies.Catalog()
+	return byCode
 }
 
 // inputsOf lists the input paths a rule reads, with their values in this evaluation.
 // A helper rule of the package that stands for an input path (_request := input.request,
 // _kind := object.get(_request, "kind", "")) counts as that path; a path with a variable
 // is cut before the variable, so the value shown is the collection it ranges over.
-func (dc *Decider) inputsOf(ar *annotatedRule, in ast.Value) []InputValue {
-	res := &pathResolver{helpers: ar.pkg, imports: ar.imports, memo: map[string]ast.Ref{}, busy: map[string]bool{}}
+func (dc *Decider) inputsOf(ar *policy.AnnotatedRule, in ast.Value) []InputValue {
+	res := &pathResolver{helpers: ar.Pkg, imports: ar.Imports, memo: map[string]ast.Ref{}, busy: map[string]bool{}}
 	refs := map[string]ast.Ref{}
 	add := func(p ast.Ref) {
 		if len(p) > 0 {
 			refs[p.String()] = p
 		}
 	}
-	ast.WalkRefs(ar.rule, func(ref ast.Ref) bool {
-		add(res.term(ar.rule, ast.NewTerm(ref), 0))
+	ast.WalkRefs(ar.Rule, func(ref ast.Ref) bool {
+		add(res.term(ar.Rule, ast.NewTerm(ref), 0))
 		return false
 	})
-	ast.WalkVars(ar.rule, func(v ast.Var) bool {
-		if _, ok := ar.pkg[string(v)]; ok {
+	ast.WalkVars(ar.Rule, func(v ast.Var) bool {
+		if _, ok := ar.Pkg[string(v)]; ok {
 			add(res.helper(string(v), 0))
 		}
 		return false
@@ -430,10 +317,10 @@ func (dc *Decider) inputsOf(ar *annotatedRule, in ast.Value) []InputValue {
 // pathResolver maps terms of a package's rules to the input paths they stand for.
 type pathResolver struct {
 	helpers map[string][]*ast.Rule
-	imports map[string]*packageRules // by alias
+	imports map[string]*policy.PackageRules // by alias
 	memo    map[string]ast.Ref
 	busy    map[string]bool
-	subs    map[*packageRules]*pathResolver
+	subs    map[*policy.PackageRules]*pathResolver
 }
 
 // imported is the resolver of an imported package (lib.request is the helper request of
@@ -444,12 +331,12 @@ func (p *pathResolver) imported(alias string) *pathResolver {
 		return nil
 	}
 	if p.subs == nil {
-		p.subs = map[*packageRules]*pathResolver{}
+		p.subs = map[*policy.PackageRules]*pathResolver{}
 	}
 	if sub, ok := p.subs[pr]; ok {
 		return sub
 	}
-	sub := &pathResolver{helpers: pr.rules, imports: pr.imports, memo: map[string]ast.Ref{}, busy: map[string]bool{}}
+	sub := &pathResolver{helpers: pr.Rules, imports: pr.Imports, memo: map[string]ast.Ref{}, busy: map[string]bool{}}
 	p.subs[pr] = sub
 	return sub
 }

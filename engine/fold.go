@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/handoff-dev/handoff/engine/internal/contract"
 )
 
 // artifactTransitions lists the status changes a recorded version may make. Approved
@@ -19,14 +21,14 @@ var artifactTransitions = map[string]map[string]bool{
 
 // fold applies a decision's events and status to the state. It refuses any event that
 // would break an engine invariant; the caller then fails closed.
-func foldState(s *State, d *Decision, pc *packContract, now string) error {
+func foldState(s *State, d *Decision, pc *contract.Pack, now string) error {
 	for i, e := range d.Events {
-		if err := applyEvent(s, e, pc.window, now); err != nil {
+		if err := applyEvent(s, e, pc.Window, now); err != nil {
 			return fmt.Errorf("event %d (%s): %w", i, e.Type, err)
 		}
 	}
 	s.Status = d.StatusAfter
-	s.Terminal = pc.terminal[d.StatusAfter]
+	s.Terminal = pc.Terminal[d.StatusAfter]
 	s.UpdatedAt = now
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/handoff-dev/handoff/engine/internal/contract"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +16,7 @@ func ref(v int) *ArtifactRef {
 }
 
 func TestFoldInvariants(t *testing.T) {
-	pc := &packContract{window: 3, terminal: map[string]bool{"DONE": true}}
+	pc := &contract.Pack{Window: 3, Terminal: map[string]bool{"DONE": true}}
 	one := 1
 	cases := []struct {
 		name   string
@@ -63,7 +64,7 @@ func TestFoldInvariants(t *testing.T) {
 }
 
 func TestFoldKeepsRecentEdgesToTheWindow(t *testing.T) {
-	pc := &packContract{window: 3}
+	pc := &contract.Pack{Window: 3}
 	s := newState("wf", "t", "", "toy", "s", "OPEN", "now")
 	var events []Event
 	for _, e := range []string{"a", "b", "a", "b"} {
@@ -93,7 +94,7 @@ func TestSealHashesUsesTheCanonicalContentHash(t *testing.T) {
 // The log keeps decisions as JSON: folding a decision read back from the log must give
 // the state folding it live gave, empty lists included.
 func TestFoldIsTheSameAfterTheLogRoundTrip(t *testing.T) {
-	pc := &packContract{window: 4}
+	pc := &contract.Pack{Window: 4}
 	deps := []string{"T1"}
 	none := []string{}
 	d := &Decision{StatusAfter: "OPEN", Events: []Event{

@@ -56,8 +56,8 @@ func FuzzValidate(f *testing.F) {
 	f.Cleanup(func() { _ = e.Close() })
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, name := range e.contracts.packNames() {
-			pc, err := e.contracts.pack(name)
+		for _, name := range e.contracts.PackNames() {
+			pc, err := e.contracts.Pack(name)
 			require.NoError(t, err)
 			r := e.decodeRequest(body, now)
 			if r.value == nil {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -104,31 +103,4 @@ func TestLazyPoliciesKeepPackagesInTheirDirectories(t *testing.T) {
 	assert.Equal(t, Block, d.Outcome)
 	require.Equal(t, []string{codePolicyError}, d.Codes())
 	assert.Contains(t, d.Reasons[0].Message, "outside its directory")
-}
-
-func TestFileOwner(t *testing.T) {
-	for path, want := range map[string]string{
-		"handoff/core/common.rego":    "core",
-		"handoff/campaign/qa.rego":    "campaign",
-		"handoff/campaign/sub/x.rego": "campaign",
-		"handoff/top.rego":            "",
-		"lib/status.rego":             "",
-	} {
-		assert.Equal(t, want, fileOwner(path), path)
-	}
-}
-
-func TestModuleOwner(t *testing.T) {
-	for src, want := range map[string]string{
-		"package handoff.core\n":        "core",
-		"package handoff.core.tables\n": "core",
-		"package handoff.campaign\n":    "campaign",
-		"package handoff\n":             "",
-		"package lib.status\n":          "",
-		"package handoff_engine.memo\n": "",
-	} {
-		m, err := ast.ParseModuleWithOpts("m.rego", src, ast.ParserOptions{RegoVersion: ast.RegoV1})
-		require.NoError(t, err)
-		assert.Equal(t, want, moduleOwner(m), src)
-	}
 }

@@ -30,7 +30,7 @@ func (e *Engine) PolicyInput(ctx context.Context, body []byte) (PolicyInput, err
 		return PolicyInput{}, err
 	}
 	e.validate(r)
-	r.derive(e.contracts.scanner)
+	r.derive(e.contracts.Scanner)
 	in, err := r.input()
 	if err != nil {
 		return PolicyInput{}, fmt.Errorf("engine: policy input: %w", err)
@@ -42,7 +42,7 @@ func (e *Engine) PolicyInput(ctx context.Context, body []byte) (PolicyInput, err
 // else: no decoding, validation, state, result check or recording. The error is non-nil
 // when the evaluation fails or is undefined. It is safe for concurrent use.
 func (dc *Decider) EvalPolicy(ctx context.Context, in PolicyInput) error {
-	q, err := dc.policies.query(ctx, in.entrypoint)
+	q, err := dc.policies.Query(ctx, in.entrypoint)
 	if err != nil {
 		return err
 	}

@@ -210,18 +210,6 @@ else := core.decide(core.reasons, {"outcome": "allow", "status_after": "OPEN"})
 	assert.NotContains(t, string(last.Request), secretPassword)
 }
 
-func TestWalkPath(t *testing.T) {
-	v := mustDecode(t, `{"a":{"b.c":[{"d":"x"},"y"]},"e":"z"}`)
-	for path, want := range map[string]any{"a.b.c[0].d": "x", "a.b.c[1]": "y", "e": "z"} {
-		var got any
-		require.True(t, walkPath(v, path, func(_ string, at any) { got = at }), path)
-		assert.Equal(t, want, got, path)
-	}
-	for _, path := range []string{"", "a.x", "a.b.c[2]", "e[0]", "a.b.c[x]"} {
-		assert.False(t, walkPath(v, path, func(string, any) {}), path)
-	}
-}
-
 func mustDecode(t *testing.T, s string) map[string]any {
 	t.Helper()
 	var v map[string]any

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/handoff-dev/handoff/engine/internal/policy"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -164,7 +165,7 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 	plan := replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}
 	if opts.SkipUnchanged {
 		plan.recordedDigest, plan.unchanged = e.BundleDigest(), map[string]bool{}
-		for _, p := range e.contracts.packNames() {
+		for _, p := range e.contracts.PackNames() {
 			if d := e.PackDigest(p); d != "" && d == candidate.PackDigest(p) {
 				plan.unchanged[p] = true
 			}
@@ -396,7 +397,7 @@ func (dc *Decider) replayOne(ent recordedEntry, recorded *Decision, state *State
 	}
 	r.derived = dc.replayDerived(ent.Request, ent.Derived)
 	var out result
-	if pc, err := dc.contracts.pack(state.Pack); pc != nil {
+	if pc, err := dc.contracts.Pack(state.Pack); pc != nil {
 		r.pack = pc
 		out = dc.decide(context.Background(), r, evaluation{timeout: timeout, explain: explain})
 	} else {
@@ -406,7 +407,7 @@ func (dc *Decider) replayOne(ent recordedEntry, recorded *Decision, state *State
 			msg = err.Error()
 		}
 		d := dc.failClosed(codePolicyError, msg)
-		dc.settle(r, d, coreEntrypoint)
+		dc.settle(r, d, policy.CoreEntrypoint)
 		out.decision = d
 	}
 	d, ex := out.decision, out.explanation
@@ -449,7 +450,7 @@ func (dc *Decider) replayOne(ent recordedEntry, recorded *Decision, state *State
 // keep the bytes) and jitter.
 func (dc *Decider) replayDerived(value map[string]any, recorded map[string]any) map[string]any {
 	r := &request{value: value}
-	r.derive(dc.contracts.scanner)
+	r.derive(dc.contracts.Scanner)
 	for _, k := range []string{"payload_bytes", "jitter_permille"} {
 		if v, ok := recorded[k]; ok {
 			r.derived[k] = v

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/scan"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/internal/strictjson"
 )
@@ -32,10 +34,10 @@ type request struct {
 	workflow   string
 	kind       string
 	trace      string
-	pack       *packContract // nil when the request cannot be routed to a pack
-	state      *State        // nil when no workflow could be loaded
-	create     bool          // a start that would create the workflow
-	audit      bool          // recorded in the security audit stream, not a workflow log
+	pack       *contract.Pack // nil when the request cannot be routed to a pack
+	state      *State         // nil when no workflow could be loaded
+	create     bool           // a start that would create the workflow
+	audit      bool           // recorded in the security audit stream, not a workflow log
 	// identityMismatch says the request is not its authenticated principal's.
 	identityMismatch bool
 	validation       []ValidationError
@@ -106,12 +108,12 @@ func idField(obj map[string]any, key string) string {
 // content hashes and sizes, the forbidden-content and injection hits of every string
 // (one scan, in Go), every artifact reference and scope field the request holds, and
 // the request's jitter.
-func (r *request) derive(scanner *textScanner) {
+func (r *request) derive(scanner *scan.Scanner) {
 	d := map[string]any{"output_hash": "", "input_hash": "", "context_bytes": 0, "payload_bytes": len(r.body), "jitter_permille": jitterPermille(r.digest)}
-	forbidden, injection := scanner.scan(r.value)
-	d["forbidden"], d["injection"] = hitValues(forbidden), hitValues(injection)
-	d["refs"] = collectRefs(r.value)
-	d["scopes"] = scanScopes(r.value, scanner.scopeTable())
+	forbidden, injection := scanner.Scan(r.value)
+	d["forbidden"], d["injection"] = scan.HitValues(forbidden), scan.HitValues(injection)
+	d["refs"] = scan.Refs(r.value)
+	d["scopes"] = scan.Scopes(r.value, scanner.ScopeFields())
 	if r.value != nil {
 		if out, ok := r.value["output"].(map[string]any); ok {
 			if c, ok := out["content"]; ok {

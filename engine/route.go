@@ -20,7 +20,7 @@ func (e *Engine) route(ctx context.Context, r *request) error {
 	}
 	if r.kind == "start" {
 		name, _ := r.value["pack"].(string)
-		if _, known := e.contracts.slots[name]; known && r.workflow != "" {
+		if e.contracts.HasPack(name) && r.workflow != "" {
 			_, found, err := e.log.Owner(ctx, r.workflow)
 			if err != nil {
 				return err
@@ -77,7 +77,7 @@ func tenantMismatch(workflow, tenant string) ValidationError {
 // routeState routes a request to the workflow state it belongs to: its pack must be in
 // the bundle.
 func (dc *Decider) routeState(r *request, st *State) error {
-	pc, err := dc.contracts.pack(st.Pack)
+	pc, err := dc.contracts.Pack(st.Pack)
 	switch {
 	case err != nil:
 		return err
@@ -93,7 +93,7 @@ func (dc *Decider) routeState(r *request, st *State) error {
 // given a new one.
 func (dc *Decider) routeStart(r *request) error {
 	name, _ := r.value["pack"].(string)
-	pc, err := dc.contracts.pack(name)
+	pc, err := dc.contracts.Pack(name)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (dc *Decider) routeStart(r *request) error {
 	org, _ := r.value["organization_id"].(string)
 	subject, _ := r.value["subject_id"].(string)
 	r.pack = pc
-	r.state = newState(r.workflow, r.tenant, org, pc.name, subject, pc.initial, formatTime(r.now))
+	r.state = newState(r.workflow, r.tenant, org, pc.Name, subject, pc.Initial, formatTime(r.now))
 	r.create = true
 	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/handoff-dev/handoff/engine/internal/contract"
 )
 
 // tester is what both *testing.T and *rapid.T offer.
@@ -36,7 +38,7 @@ func cueAccepts(t tester, ctx *cue.Context, def cue.Value, data any) bool {
 // definition is one definition the engine validates against at run time.
 type definition struct {
 	name string
-	v    *validator
+	v    *contract.Validator
 }
 
 // seedRequests are the requests of the scenario files, the golden files and the
@@ -68,19 +70,19 @@ func seedRequests(t testing.TB) []map[string]any {
 
 // definitionsFor are the pack definitions a request is checked against: its kind's in
 // every pack, and its output content's artifact type's.
-func definitionsFor(cc *compiledContracts, req map[string]any) []definition {
+func definitionsFor(cc *contract.Contracts, req map[string]any) []definition {
 	kind, _ := req["kind"].(string)
 	var typ string
 	if out, ok := req["output"].(map[string]any); ok {
 		typ, _ = out["type"].(string)
 	}
 	var defs []definition
-	for _, name := range cc.packNames() {
-		p, _ := cc.pack(name) // compiled at once: no error left
-		if v, ok := p.requests[kind]; ok {
+	for _, name := range cc.PackNames() {
+		p, _ := cc.Pack(name) // compiled at once: no error left
+		if v, ok := p.Requests[kind]; ok {
 			defs = append(defs, definition{name + "/request/" + kind, v})
 		}
-		if v, ok := p.artifacts[typ]; ok {
+		if v, ok := p.Artifacts[typ]; ok {
 			defs = append(defs, definition{name + "/artifact/" + typ, v})
 		}
 	}
@@ -89,8 +91,8 @@ func definitionsFor(cc *compiledContracts, req map[string]any) []definition {
 
 // agree checks that the validator and CUE agree on data.
 func agree(t tester, ctx *cue.Context, d definition, data any) bool {
-	errs := d.v.validate(data)
-	want := cueAccepts(t, ctx, d.v.def, data)
+	errs := d.v.Validate(data)
+	want := cueAccepts(t, ctx, d.v.Def(), data)
 	if (len(errs) == 0) != want {
 		b, _ := json.Marshal(data)
 		t.Fatalf("%s: validator accepts=%v, CUE accepts=%v\nerrors: %v\ndata: %s", d.name, len(errs) == 0, want, errs, b)
@@ -126,14 +128,14 @@ func checkAgainst(t tester, ctx *cue.Context, defs []definition, req any) (accep
 // adversarial corpus gets the same answer from the compiled schema as from CUE, against
 // every pack's definition of its kind and its content's artifact type.
 func TestSchemaAgreesWithCUEOnSeeds(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
+	cc, err := contract.Compile(os.DirFS("../contracts"), false)
 	require.NoError(t, err)
 	seeds := seedRequests(t)
 	accepted, checked := 0, 0
 	for _, req := range seeds {
 		defs := definitionsFor(cc, req)
 		checked += len(defs)
-		accepted += checkAgainst(t, cc.ctx, defs, req)
+		accepted += checkAgainst(t, cc.CUE, defs, req)
 	}
 	t.Logf("%d seeds, %d checks, %d accepted", len(seeds), checked, accepted)
 	require.Greater(t, accepted, 300, "the seeds include valid requests")
@@ -144,7 +146,7 @@ func TestSchemaAgreesWithCUEOnSeeds(t *testing.T) {
 // values of the wrong kind, out of range, off the enum, failing a pattern) and checks
 // that the compiled schema and CUE agree on every one.
 func TestSchemaAgreesWithCUEOnMutations(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
+	cc, err := contract.Compile(os.DirFS("../contracts"), false)
 	require.NoError(t, err)
 	seeds := seedRequests(t)
 	pool := scalarPool(seeds)
@@ -159,16 +161,16 @@ func TestSchemaAgreesWithCUEOnMutations(t *testing.T) {
 		for range rapid.IntRange(1, 3).Draw(rt, "mutations") {
 			req = mutate(rt, req, pool, names)
 		}
-		checkAgainst(rt, cc.ctx, defs, req)
+		checkAgainst(rt, cc.CUE, defs, req)
 	})
 }
 
 // TestSchemaAgreesWithCUEOnPolicyResults does the same for #PolicyResult, from a result
 // with one event of every type.
 func TestSchemaAgreesWithCUEOnPolicyResults(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
+	cc, err := contract.Compile(os.DirFS("../contracts"), false)
 	require.NoError(t, err)
-	d := definition{"#PolicyResult", cc.result}
+	d := definition{"#PolicyResult", cc.Result}
 	ref := map[string]any{"id": "a-1", "type": "NOTE", "version": 1, "hash": "sha256:" + fmt.Sprintf("%064d", 0)}
 	events := []any{
 		map[string]any{"type": "artifact_recorded", "ref": ref, "status": "draft", "producer": "writer", "based_on": []any{}, "assumptions": []any{}, "limitations": []any{}, "content": map[string]any{"text": "x"}, "meta": map[string]any{}},
@@ -187,7 +189,7 @@ func TestSchemaAgreesWithCUEOnPolicyResults(t *testing.T) {
 		"retry": map[string]any{"attempt": 1, "max_attempts": 3, "delay_ms": 100, "task": "t"}, "revise": []any{map[string]any{"artifact": "NOTE", "producer": "writer", "defects": []any{"D-1"}}},
 		"conflict_id": "c-1", "requires_human_review": true, "events": events}
 	seed := roundTrip(t, result)
-	require.True(t, agree(t, cc.ctx, d, seed), "the seed result is valid")
+	require.True(t, agree(t, cc.CUE, d, seed), "the seed result is valid")
 	seeds := []map[string]any{seed.(map[string]any)}
 	pool := scalarPool(seeds)
 	pool = append(pool, "counter", "task", "effect", "no_such_type", "allow", "block", "S1")
@@ -197,19 +199,19 @@ func TestSchemaAgreesWithCUEOnPolicyResults(t *testing.T) {
 		for range rapid.IntRange(1, 3).Draw(rt, "mutations") {
 			r = mutate(rt, r, pool, names)
 		}
-		agree(rt, cc.ctx, d, r)
+		agree(rt, cc.CUE, d, r)
 	})
 }
 
 // TestSchemaComparesNumbersExactly: a decimal a hair above a bound is above it, however
 // many digits it takes, and an int field refuses a number written with a fraction.
 func TestSchemaComparesNumbersExactly(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
+	cc, err := contract.Compile(os.DirFS("../contracts"), false)
 	require.NoError(t, err)
-	def := definition{"campaign/request/handoff", compiledPack(t, cc, "campaign").requests["handoff"]}
+	def := definition{"campaign/request/handoff", compiledPack(t, cc, "campaign").Requests["handoff"]}
 	var handoff map[string]any
 	for _, s := range seedRequests(t) {
-		if s["kind"] == "handoff" && s["confidence_score"] != nil && contentOf(s) != nil && cueAccepts(t, cc.ctx, def.v.def, s) {
+		if s["kind"] == "handoff" && s["confidence_score"] != nil && contentOf(s) != nil && cueAccepts(t, cc.CUE, def.v.Def(), s) {
 			handoff = s
 			break
 		}
@@ -221,65 +223,12 @@ func TestSchemaComparesNumbersExactly(t *testing.T) {
 	} {
 		req := deepCopy(t, handoff)
 		req["confidence_score"] = json.Number(lit)
-		require.Equal(t, ok, agree(t, cc.ctx, def, req), "confidence_score %s", lit)
+		require.Equal(t, ok, agree(t, cc.CUE, def, req), "confidence_score %s", lit)
 	}
 	for lit, ok := range map[string]bool{"1": true, "2": true, "1.0": false, "1e3": false, "0": false, "99999999999999999999999": true} {
 		req := deepCopy(t, handoff)
 		req["output"].(map[string]any)["version"] = json.Number(lit)
-		require.Equal(t, ok, agree(t, cc.ctx, def, req), "output.version %s", lit)
-	}
-}
-
-// TestSchemaFallsBackOnlyWhereItMust lists the parts of the runtime definitions the
-// compiled schema leaves to CUE: only the assessment handoff's tools_used, whose
-// elements depend on source_agent.
-func TestSchemaFallsBackOnlyWhereItMust(t *testing.T) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
-	require.NoError(t, err)
-	var got []string
-	collect := func(name string, s *schema) {
-		var paths []string
-		s.fallbacks("", &paths, map[*schema]bool{})
-		for _, p := range paths {
-			got = append(got, name+":"+p)
-		}
-	}
-	collect("#PolicyResult", cc.result.compiled())
-	for _, pn := range cc.packNames() {
-		p := compiledPack(t, cc, pn)
-		for k, v := range p.requests {
-			collect(pn+"/request/"+k, v.compiled())
-		}
-		for k, v := range p.artifacts {
-			collect(pn+"/artifact/"+k, v.compiled())
-		}
-	}
-	sort.Strings(got)
-	require.Equal(t, []string{"assessment/request/handoff:tools_used[*]"}, got)
-}
-
-// fallbacks lists the paths of the fallback nodes under s.
-func (s *schema) fallbacks(path string, out *[]string, seen map[*schema]bool) {
-	if s == nil || seen[s] {
-		return
-	}
-	seen[s] = true
-	if s.fallback {
-		*out = append(*out, path)
-		return
-	}
-	for k, f := range s.fields {
-		f.s.fallbacks(joinPath(path, k), out, seen)
-	}
-	for _, p := range s.patterns {
-		p.value.fallbacks(path+"[pattern]", out, seen)
-	}
-	for i, e := range s.prefix {
-		e.fallbacks(fmt.Sprintf("%s[%d]", path, i), out, seen)
-	}
-	s.rest.fallbacks(path+"[*]", out, seen)
-	for i, a := range s.anyOf {
-		a.fallbacks(fmt.Sprintf("%s|%d", path, i), out, seen)
+		require.Equal(t, ok, agree(t, cc.CUE, def, req), "output.version %s", lit)
 	}
 }
 
@@ -456,9 +405,9 @@ func mutate(rt *rapid.T, v map[string]any, pool []any, names []string) map[strin
 }
 
 // compiledPack is a pack of contracts compiled at once.
-func compiledPack(t *testing.T, cc *compiledContracts, name string) *packContract {
+func compiledPack(t *testing.T, cc *contract.Contracts, name string) *contract.Pack {
 	t.Helper()
-	p, err := cc.pack(name)
+	p, err := cc.Pack(name)
 	require.NoError(t, err)
 	require.NotNil(t, p, "pack %s", name)
 	return p

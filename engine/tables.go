@@ -10,65 +10,22 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/util"
+
+	"github.com/handoff-dev/handoff/engine/internal/contract"
 )
 
 // Tables are the contract tables Rego reads as data, exported from CUE: CUE is their
 // single source of truth and the JSON files under policies/ are committed so plain
 // `opa test` works.
 
-// coreTablesPath and packTablesPath are where the exported tables live in a policy tree.
-const coreTablesPath = "handoff/core/contract/data.json"
-
-func packTablesPath(pack string) string { return "handoff/" + pack + "/contract/data.json" }
-
-// packConfigPath is where a pack's optional config value (tables that do not fit the
-// #Pack schema: task graphs, routes, budgets) is exported, read as data.handoff.<pack>.config.
-func packConfigPath(pack string) string { return "handoff/" + pack + "/config/data.json" }
-
 // ExportTables compiles a bundle's contracts and returns every table file by its path in
 // the policy tree, in the committed form.
 func ExportTables(b Bundle) (map[string][]byte, error) {
-	cc, err := compileContracts(b.Contracts, false)
+	cc, err := contract.Compile(b.Contracts, false)
 	if err != nil {
 		return nil, err
 	}
-	return cc.exportTables()
-}
-
-func (cc *compiledContracts) exportTables() (map[string][]byte, error) {
-	out := map[string][]byte{}
-	core, err := tablesJSON(cc.guardrails)
-	if err != nil {
-		return nil, err
-	}
-	out[coreTablesPath] = core
-	for _, name := range cc.names {
-		p, err := cc.pack(name)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.exportTables(out); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// exportTables adds the pack's table files to out.
-func (p *packContract) exportTables(out map[string][]byte) error {
-	b, err := tablesJSON(p.tables)
-	if err != nil {
-		return err
-	}
-	out[packTablesPath(p.name)] = b
-	if p.config != nil {
-		c, err := tablesJSON(p.config)
-		if err != nil {
-			return err
-		}
-		out[packConfigPath(p.name)] = c
-	}
-	return nil
+	return cc.ExportTables()
 }
 
 // StaleTablesError says a committed table no longer matches its CUE source.
@@ -102,20 +59,23 @@ func CheckTables(b Bundle) error {
 	return nil
 }
 
-// coreDocuments are the core tables as the policies' data documents, by their path in
+// contractTables gives the policies the data documents of a bundle's contracts.
+type contractTables struct{ cc *contract.Contracts }
+
+// CoreDocuments are the core tables as the policies' data documents, by their path in
 // the data tree (handoff/core/contract), with numbers as OPA reads them.
-func (cc *compiledContracts) coreDocuments() (map[string]any, error) {
-	b, err := tablesJSON(cc.guardrails)
+func (t contractTables) CoreDocuments() (map[string]any, error) {
+	b, err := contract.TablesJSON(t.cc.Guardrails)
 	if err != nil {
 		return nil, err
 	}
-	return tableDocuments(map[string][]byte{coreTablesPath: b})
+	return tableDocuments(map[string][]byte{contract.CoreTablesPath: b})
 }
 
-// packDocuments are a pack's tables as data documents (handoff/<pack>/contract and
+// PackDocuments are a pack's tables as data documents (handoff/<pack>/contract and
 // handoff/<pack>/config), compiling the pack's contracts if they were not yet.
-func (cc *compiledContracts) packDocuments(name string) (map[string]any, error) {
-	p, err := cc.pack(name)
+func (t contractTables) PackDocuments(name string) (map[string]any, error) {
+	p, err := t.cc.Pack(name)
 	if err != nil {
 		return nil, err
 	}
@@ -123,11 +83,13 @@ func (cc *compiledContracts) packDocuments(name string) (map[string]any, error) 
 		return nil, fmt.Errorf("engine: no pack %s", name)
 	}
 	files := map[string][]byte{}
-	if err := p.exportTables(files); err != nil {
+	if err := p.ExportTables(files); err != nil {
 		return nil, err
 	}
 	return tableDocuments(files)
 }
+
+func (t contractTables) PackNames() []string { return t.cc.PackNames() }
 
 func tableDocuments(files map[string][]byte) (map[string]any, error) {
 	docs := map[string]any{}

@@ -102,42 +102,42 @@ func (e *TemplateError) Error() string { return "engine: " + e.Msg }
 // for an unknown pack, kind or agent. Template is safe for concurrent use.
 func (dc *Decider) Template(pack, kind string, opts TemplateOptions) (*Template, error) {
 	key := strings.Join([]string{pack, kind, opts.Target, opts.Source, opts.Output}, "\x00")
-	if t, ok := dc.contracts.templates.Load(key); ok {
+	if t, ok := dc.contracts.Templates.Load(key); ok {
 		return t.(*Template), nil
 	}
 	t, err := dc.walkTemplate(pack, kind, opts)
 	if err != nil {
 		return nil, err
 	}
-	dc.contracts.templates.Store(key, t)
+	dc.contracts.Templates.Store(key, t)
 	return t, nil
 }
 
 // walkTemplate walks the skeleton of a request of kind for pack.
 func (dc *Decider) walkTemplate(pack, kind string, opts TemplateOptions) (*Template, error) {
-	names := dc.contracts.packNames()
+	names := dc.contracts.PackNames()
 	if !slices.Contains(names, pack) {
 		return nil, &TemplateError{Msg: fmt.Sprintf("no pack %q in the bundle", pack), Name: pack, Known: names}
 	}
-	pc, err := dc.contracts.pack(pack)
+	pc, err := dc.contracts.Pack(pack)
 	if err != nil {
 		return nil, err
 	}
-	def, ok := pc.requests[kind]
+	def, ok := pc.Requests[kind]
 	if !ok {
-		return nil, &TemplateError{Msg: fmt.Sprintf("pack %s has no request kind %q", pack, kind), Name: kind, Known: sortedNames(pc.requests)}
+		return nil, &TemplateError{Msg: fmt.Sprintf("pack %s has no request kind %q", pack, kind), Name: kind, Known: sortedNames(pc.Requests)}
 	}
 	var info packTables
-	if err := decodeVia(pc.tables, &info); err != nil {
+	if err := decodeVia(pc.Tables, &info); err != nil {
 		return nil, fmt.Errorf("engine: pack %s tables: %w", pack, err)
 	}
 	var cfg struct {
 		RequiredInputs map[string][]string `json:"required_inputs"`
 	}
-	_ = decodeVia(pc.config, &cfg) // without required_inputs, a handoff cites the approved types its source consumes
+	_ = decodeVia(pc.Config, &cfg) // without required_inputs, a handoff cites the approved types its source consumes
 	var rules guardrailKinds
-	_ = decodeVia(dc.contracts.guardrails, &rules) // without the tables, no actor type is implied
-	w := &walker{ctx: dc.contracts.ctx, set: map[string]any{}, note: map[string]string{}, enums: map[string][]any{},
+	_ = decodeVia(dc.contracts.Guardrails, &rules) // without the tables, no actor type is implied
+	w := &walker{ctx: dc.contracts.CUE, set: map[string]any{}, note: map[string]string{}, enums: map[string][]any{},
 		optional: map[string]*skel{}}
 	w.set["kind"] = kind
 	if kind == "start" {
@@ -163,15 +163,15 @@ func (dc *Decider) walkTemplate(pack, kind string, opts TemplateOptions) (*Templ
 		if err := w.handoffTo(&info, cfg.RequiredInputs, opts); err != nil {
 			return nil, err
 		}
-		if a := pc.artifacts[w.output]; a != nil {
-			w.content = a.def
+		if a := pc.Artifacts[w.output]; a != nil {
+			w.content = a.Def()
 		}
 	case opts.Source != "" || opts.Output != "":
 		return nil, &TemplateError{Msg: "a source or an output type goes with a target"}
 	}
-	dc.contracts.checker.mu.Lock() // the CUE context is shared with the validators
-	defer dc.contracts.checker.mu.Unlock()
-	root := w.walk(def.def, "", "")
+	dc.contracts.Lock() // the CUE context is shared with the validators
+	defer dc.contracts.Unlock()
+	root := w.walk(def.Def(), "", "")
 	return &Template{root: root, enums: w.enums, optional: w.optional}, nil
 }
 

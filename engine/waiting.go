@@ -177,11 +177,11 @@ type packTables struct {
 // Config returns a pack's configuration tables (its CUE value config, exported beside
 // the contract tables), or false when the pack has none.
 func (dc *Decider) Config(pack string) (map[string]any, bool) {
-	p, err := dc.contracts.pack(pack)
-	if err != nil || p == nil || p.config == nil {
+	p, err := dc.contracts.Pack(pack)
+	if err != nil || p == nil || p.Config == nil {
 		return nil, false
 	}
-	return p.config, true
+	return p.Config, true
 }
 
 // Waiting says what the workflow in st waits for now: WaitingAt at time.Now().
@@ -205,7 +205,7 @@ func (dc *Decider) WaitingAt(ctx context.Context, st *State, at time.Time) (*Wai
 	var causes struct {
 		RootCauses []string `json:"root_causes"`
 	}
-	for _, table := range []any{dc.contracts.guardrails, d.raw} {
+	for _, table := range []any{dc.contracts.Guardrails, d.raw} {
 		if decodeVia(table, &causes) == nil {
 			for _, code := range causes.RootCauses {
 				c.rootCauses[code] = true
@@ -279,7 +279,7 @@ func (dc *Decider) derive(st *State) (*derivation, error) {
 	var statuses struct {
 		Approved []string `json:"approved_statuses"`
 	}
-	_ = decodeVia(dc.contracts.guardrails, &statuses) // without the table no version counts as approved
+	_ = decodeVia(dc.contracts.Guardrails, &statuses) // without the table no version counts as approved
 	g.approved = statuses.Approved
 	if tpl, err := dc.Template(st.Pack, "handoff", TemplateOptions{}); err == nil {
 		var fields map[string]any

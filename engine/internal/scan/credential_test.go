@@ -1,4 +1,4 @@
-package engine
+package scan
 
 import (
 	"encoding/base64"
@@ -10,7 +10,7 @@ import (
 // forbiddenAt scans a request and returns the forbidden patterns that hit, by path.
 func forbiddenAt(t *testing.T, req map[string]any) map[string][]string {
 	t.Helper()
-	forbidden, _ := scanner(t).scan(req)
+	forbidden, _ := scanner(t).Scan(req)
 	out := map[string][]string{}
 	for _, h := range forbidden {
 		out[h.Path] = append(out[h.Path], h.Pattern)

@@ -1,4 +1,4 @@
-package engine
+package scan
 
 import (
 	"encoding/json"
@@ -21,12 +21,12 @@ import (
 	"golang.org/x/text/cases"
 )
 
-// textScanner finds forbidden content (secrets, credentials, raw logs) and injection in
+// Scanner finds forbidden content (secrets, credentials, raw logs) and injection in
 // every string and object key of a request, once, in Go. The patterns come from the core
 // table guardrails (forbidden, injection, secret_rulesets, credential_fields, decode,
 // negation); the hits reach the policy as input.derived.forbidden and
 // input.derived.injection, and Rego decides from them. It is safe for concurrent use.
-type textScanner struct {
+type Scanner struct {
 	forbidden []scanPattern
 	injection []scanPattern
 	gitleaks  *detect.Detector // nil unless secret_rulesets names gitleaks
@@ -35,7 +35,7 @@ type textScanner struct {
 	// base64 and percent say which encodings are undone before forbidden is matched again.
 	base64, percent bool
 	negation        negation
-	// scopeFields is the core table scope_fields, for scanScopes.
+	// scopeFields is the core table scope_fields, for Scopes.
 	scopeFields map[string]string
 }
 
@@ -55,9 +55,6 @@ type scanPattern struct {
 	// than the regexp machine.
 	class func(rune) bool
 }
-
-// TextHit is handoff.TextHit.
-type TextHit = handoff.TextHit
 
 // guardrailPatterns is the part of the core table the scanner reads.
 type guardrailPatterns struct {
@@ -83,10 +80,10 @@ type patternSpec struct {
 	Negatable   bool     `json:"negatable"`
 }
 
-// newTextScanner compiles the core table's patterns. A pattern that does not compile, or
+// New compiles the core table's patterns. A pattern that does not compile, or
 // an unknown rule set, fails the load: a scanner that silently dropped a pattern would
 // let its content through.
-func newTextScanner(guardrails any) (*textScanner, error) {
+func New(guardrails any) (*Scanner, error) {
 	b, err := json.Marshal(guardrails)
 	if err != nil {
 		return nil, err
@@ -95,7 +92,7 @@ func newTextScanner(guardrails any) (*textScanner, error) {
 	if err := json.Unmarshal(b, &g); err != nil {
 		return nil, fmt.Errorf("engine: core guardrails: %w", err)
 	}
-	s := &textScanner{scopeFields: g.ScopeFields, creds: newCredentials(g.Credentials)}
+	s := &Scanner{scopeFields: g.ScopeFields, creds: newCredentials(g.Credentials)}
 	if s.negation, err = newNegation(g.Negation); err != nil {
 		return nil, err
 	}
@@ -223,8 +220,8 @@ type scanText struct {
 // then pattern, never nil. Forbidden content is looked for in every string and key, in
 // every pair of strings that split a labelled secret between them, in the decoded form
 // of every encoded string, and under every key that names a credential.
-func (s *textScanner) scan(v map[string]any) (forbidden, injection []TextHit) {
-	forbidden, injection = []TextHit{}, []TextHit{}
+func (s *Scanner) Scan(v map[string]any) (forbidden, injection []handoff.TextHit) {
+	forbidden, injection = []handoff.TextHit{}, []handoff.TextHit{}
 	if s == nil || v == nil {
 		return forbidden, injection
 	}
@@ -249,7 +246,7 @@ func (s *textScanner) scan(v map[string]any) (forbidden, injection []TextHit) {
 	forbidden = append(forbidden, s.creds.splitHits(v, byPath)...)
 	for _, t := range texts {
 		for _, name := range s.creds.textHits(t.text, t.cue) {
-			forbidden = append(forbidden, TextHit{Path: t.path, Pattern: name})
+			forbidden = append(forbidden, handoff.TextHit{Path: t.path, Pattern: name})
 		}
 	}
 	decoded := s.decodedTexts(texts)
@@ -257,11 +254,11 @@ func (s *textScanner) scan(v map[string]any) (forbidden, injection []TextHit) {
 		dl := " " + keywordText(d.text)
 		for _, p := range s.forbidden {
 			if p.mayMatch(dl) && p.matches(d.text) {
-				forbidden = append(forbidden, TextHit{Path: d.path, Pattern: d.encoding + ":" + p.name})
+				forbidden = append(forbidden, handoff.TextHit{Path: d.path, Pattern: d.encoding + ":" + p.name})
 			}
 		}
 		for _, name := range s.creds.textHits(d.text, s.creds.mentions(" "+keywordText(d.text))) {
-			forbidden = append(forbidden, TextHit{Path: d.path, Pattern: d.encoding + ":" + name})
+			forbidden = append(forbidden, handoff.TextHit{Path: d.path, Pattern: d.encoding + ":" + name})
 		}
 	}
 	injection = s.matchInjection(texts, lower)
@@ -273,7 +270,7 @@ func (s *textScanner) scan(v map[string]any) (forbidden, injection []TextHit) {
 				dt[i] = scanText{path: d.path, text: d.text}
 			}
 			for _, h := range s.leaks(dt, joinTexts(dt)) {
-				forbidden = append(forbidden, TextHit{Path: h.Path, Pattern: decodedEncoding(decoded, h.Path) + ":" + h.Pattern})
+				forbidden = append(forbidden, handoff.TextHit{Path: h.Path, Pattern: decodedEncoding(decoded, h.Path) + ":" + h.Pattern})
 			}
 		}
 	}
@@ -284,15 +281,15 @@ func (s *textScanner) scan(v map[string]any) (forbidden, injection []TextHit) {
 
 // matchForbidden tries each forbidden pattern on each string, skipping a pattern none of
 // whose keywords the lower-cased text of the whole request contains.
-func (s *textScanner) matchForbidden(texts []scanText, lower string) []TextHit {
-	hits := []TextHit{}
+func (s *Scanner) matchForbidden(texts []scanText, lower string) []handoff.TextHit {
+	hits := []handoff.TextHit{}
 	for _, p := range s.forbidden {
 		if p.decodedOnly || !p.mayMatch(lower) {
 			continue
 		}
 		for _, t := range texts {
 			if p.mayMatch(t.lower) && p.matches(t.text) {
-				hits = append(hits, TextHit{Path: t.path, Pattern: p.name})
+				hits = append(hits, handoff.TextHit{Path: t.path, Pattern: p.name})
 			}
 		}
 	}
@@ -301,15 +298,15 @@ func (s *textScanner) matchForbidden(texts []scanText, lower string) []TextHit {
 
 // matchInjection tries each injection pattern on each string; a negatable pattern's
 // match counts only when no negation cue stands before it in its clause.
-func (s *textScanner) matchInjection(texts []scanText, lower string) []TextHit {
-	hits := []TextHit{}
+func (s *Scanner) matchInjection(texts []scanText, lower string) []handoff.TextHit {
+	hits := []handoff.TextHit{}
 	for _, p := range s.injection {
 		if !p.mayMatch(lower) {
 			continue
 		}
 		for _, t := range texts {
 			if p.mayMatch(t.lower) && s.instructs(p, t.text) {
-				hits = append(hits, TextHit{Path: t.path, Pattern: p.name})
+				hits = append(hits, handoff.TextHit{Path: t.path, Pattern: p.name})
 			}
 		}
 	}
@@ -319,7 +316,7 @@ func (s *textScanner) matchInjection(texts []scanText, lower string) []TextHit {
 // instructs reports whether an injection pattern finds an instruction in text: a match
 // that, for a negatable pattern, no negation cue governs, that is not quoted, and that
 // is not a character's line in a script.
-func (s *textScanner) instructs(p scanPattern, text string) bool {
+func (s *Scanner) instructs(p scanPattern, text string) bool {
 	if !p.negatable {
 		return p.matches(text)
 	}
@@ -413,8 +410,8 @@ func (p scanPattern) accepts(secret string) bool {
 
 // leaks runs gitleaks once over all strings, one per line run, and maps each finding back
 // to the string its line belongs to.
-func (s *textScanner) leaks(texts []scanText, joined string) []TextHit {
-	hits := []TextHit{}
+func (s *Scanner) leaks(texts []scanText, joined string) []handoff.TextHit {
+	hits := []handoff.TextHit{}
 	findings := s.gitleaks.DetectString(joined)
 	if len(findings) == 0 {
 		return hits
@@ -431,7 +428,7 @@ func (s *textScanner) leaks(texts []scanText, joined string) []TextHit {
 		if i < 0 {
 			i = 0
 		}
-		hits = append(hits, TextHit{Path: texts[i].path, Pattern: "gitleaks:" + f.RuleID})
+		hits = append(hits, handoff.TextHit{Path: texts[i].path, Pattern: "gitleaks:" + f.RuleID})
 	}
 	return hits
 }
@@ -443,7 +440,7 @@ func collectTexts(v any, path string, out *[]scanText) {
 		case string:
 			*out = append(*out, scanText{path: path, text: x})
 		case map[string]any:
-			for _, k := range sortedMapKeys(x) {
+			for _, k := range sortedKeys(x) {
 				*out = append(*out, scanText{path: joinKey(path, k), text: k})
 			}
 		}
@@ -466,7 +463,7 @@ func joinTexts(texts []scanText) string {
 	return b.String()
 }
 
-func sortHits(h []TextHit) {
+func sortHits(h []handoff.TextHit) {
 	sort.Slice(h, func(i, j int) bool {
 		if h[i].Path != h[j].Path {
 			return h[i].Path < h[j].Path
@@ -475,7 +472,7 @@ func sortHits(h []TextHit) {
 	})
 }
 
-func dedupHits(h []TextHit) []TextHit {
+func dedupHits(h []handoff.TextHit) []handoff.TextHit {
 	out := h[:0]
 	for i, x := range h {
 		if i > 0 && x == h[i-1] {
@@ -505,8 +502,8 @@ func shannonEntropy(s string) float64 {
 	return h
 }
 
-// hitValues turns hits into the plain values policies read.
-func hitValues(h []TextHit) []any {
+// HitValues turns hits into the plain values policies read.
+func HitValues(h []handoff.TextHit) []any {
 	out := make([]any, len(h))
 	for i, x := range h {
 		out[i] = map[string]any{"path": x.Path, "pattern": x.Pattern}

@@ -1,4 +1,4 @@
-package engine
+package contract
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/handoff-dev/handoff"
 )
 
 // schema is a CUE definition compiled once into plain Go checks (compileSchema): the
@@ -127,14 +129,14 @@ func kindOf(v any) jsonKinds {
 
 // check is one validation: the errors found and whether a fallback node was reached.
 type check struct {
-	out      []ValidationError // nil when only the answer is wanted
+	out      []handoff.ValidationError // nil when only the answer is wanted
 	report   bool
 	fallback bool
 }
 
 // fail records an error; callers test c.report first so that a probe formats nothing.
 func (c *check) fail(code, path, format string, args ...any) {
-	c.out = append(c.out, ValidationError{Code: code, Path: path, Message: fmt.Sprintf(format, args...)})
+	c.out = append(c.out, handoff.ValidationError{Code: code, Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 // at is the path of a child, built only when errors are reported.

@@ -1,4 +1,4 @@
-package engine
+package policy
 
 import (
 	"context"
@@ -17,20 +17,20 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 )
 
-// coreEntrypoint decides requests the engine cannot route to a pack: it always blocks.
-const coreEntrypoint = "data.handoff.core.decision"
+// CoreEntrypoint decides requests the engine cannot route to a pack: it always blocks.
+const CoreEntrypoint = "data.handoff.core.decision"
 
-// compiledPolicies holds one prepared query per entrypoint: the core one and one per
+// Policies holds one prepared query per entrypoint: the core one and one per
 // pack. By default a single compiler serves them all. With lazy compilation each
 // entrypoint has a compiler of its own, over the core modules, the modules shared by
 // every pack and its pack's, compiled when first needed: OPA's compile time grows faster
 // than the bundle, so a process that decides for one pack only (a handoffctl command)
 // pays for a fraction of the compile.
-type compiledPolicies struct {
+type Policies struct {
 	groups  map[string]*policyGroup // entrypoint -> the group that prepares it
 	data    map[string]any          // the data documents, with the tables compiled at once
 	store   storage.Store           // holds data
-	tables  tableSource
+	tables  Tables
 	catalog catalog // the rules carrying reason codes, indexed on first use
 	// sources are the policy files by path, read but not parsed when compilation is
 	// lazy: a process that decides for one pack parses only its modules.
@@ -52,11 +52,11 @@ type policyGroup struct {
 	err         error
 }
 
-// compilePolicies loads every Rego module and JSON data file of the policy tree once.
+// Compile loads every Rego module and JSON data file of the policy tree once.
 // Unless lazy is set, it compiles them in one compiler and prepares every entrypoint, so
 // that a policy that does not compile fails here; with lazy, each entrypoint's group is
 // compiled when the entrypoint is first evaluated.
-func compilePolicies(ctx context.Context, fsys fs.FS, tables tableSource, lazy bool) (*compiledPolicies, error) {
+func Compile(ctx context.Context, fsys fs.FS, tables Tables, lazy bool) (*Policies, error) {
 	caps := Capabilities()
 	// With lazy compilation the loader reads the data files only; the Rego files are
 	// read and parsed a pack at a time.
@@ -71,7 +71,7 @@ func compilePolicies(ctx context.Context, fsys fs.FS, tables tableSource, lazy b
 	// The contract tables are the CUE values, whatever the committed copies say: those are
 	// the fixture stock `opa test` reads. With lazy compilation a pack's tables join the
 	// data of its own group, when it compiles.
-	core, err := tables.coreDocuments()
+	core, err := tables.CoreDocuments()
 	if err != nil {
 		return nil, err
 	}
@@ -79,13 +79,13 @@ func compilePolicies(ctx context.Context, fsys fs.FS, tables tableSource, lazy b
 	if err != nil {
 		return nil, err
 	}
-	owners := map[string]string{"core": coreEntrypoint}
-	for _, p := range tables.packNames() {
-		owners[p] = packEntrypoint(p)
+	owners := map[string]string{"core": CoreEntrypoint}
+	for _, p := range tables.PackNames() {
+		owners[p] = PackEntrypoint(p)
 		if lazy {
 			continue
 		}
-		pack, err := tables.packDocuments(p)
+		pack, err := tables.PackDocuments(p)
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +93,7 @@ func compilePolicies(ctx context.Context, fsys fs.FS, tables tableSource, lazy b
 			return nil, err
 		}
 	}
-	cp := &compiledPolicies{groups: map[string]*policyGroup{}, data: docs, store: inmem.NewFromObject(docs), tables: tables}
+	cp := &Policies{groups: map[string]*policyGroup{}, data: docs, store: inmem.NewFromObject(docs), tables: tables}
 	if !lazy {
 		cp.parsed = res.ParsedModules()
 		cp.parsedOnce.Do(func() {})
@@ -104,7 +104,7 @@ func compilePolicies(ctx context.Context, fsys fs.FS, tables tableSource, lazy b
 			cp.groups[ep] = all
 		}
 		sort.Strings(all.entrypoints)
-		_, err := cp.query(ctx, coreEntrypoint)
+		_, err := cp.Query(ctx, CoreEntrypoint)
 		return cp, err
 	}
 	if cp.sources, err = regoSources(fsys); err != nil {
@@ -114,7 +114,7 @@ func compilePolicies(ctx context.Context, fsys fs.FS, tables tableSource, lazy b
 		g := &policyGroup{entrypoints: []string{ep}, owner: owner}
 		for _, path := range slices.Sorted(maps.Keys(cp.sources)) {
 			// Core, lib and shared files go to every group; a pack's only to its own.
-			if o := fileOwner(path); o == "" || o == "core" || o == "lib" || o == owner {
+			if o := FileOwner(path); o == "" || o == "core" || o == "lib" || o == owner {
 				g.files = append(g.files, path)
 			}
 		}
@@ -140,9 +140,9 @@ func regoSources(fsys fs.FS) (map[string][]byte, error) {
 	return out, nil
 }
 
-// fileOwner is the directory after handoff/ of a policy file: "core", a pack's name, or
+// FileOwner is the directory after handoff/ of a policy file: "core", a pack's name, or
 // "" for a file outside handoff/<name>/. The directory mirrors the package.
-func fileOwner(path string) string {
+func FileOwner(path string) string {
 	parts := strings.Split(path, "/")
 	if len(parts) < 3 || parts[0] != "handoff" {
 		return ""
@@ -161,9 +161,9 @@ func parse(path string, src []byte) (*ast.Module, error) {
 	return m, nil
 }
 
-// modules is every module of the bundle, parsed: for the reason catalog and
+// Modules is every module of the bundle, parsed: for the reason catalog and
 // explanations.
-func (cp *compiledPolicies) modules() (map[string]*ast.Module, error) {
+func (cp *Policies) Modules() (map[string]*ast.Module, error) {
 	cp.parsedOnce.Do(func() {
 		cp.parsed = map[string]*ast.Module{}
 		for path, src := range cp.sources {
@@ -178,12 +178,12 @@ func (cp *compiledPolicies) modules() (map[string]*ast.Module, error) {
 	return cp.parsed, cp.parseErr
 }
 
-// tableSource gives the data documents that come from the contracts, by their path in
+// Tables gives the data documents that come from the contracts, by their path in
 // the data tree.
-type tableSource interface {
-	coreDocuments() (map[string]any, error)
-	packDocuments(pack string) (map[string]any, error)
-	packNames() []string
+type Tables interface {
+	CoreDocuments() (map[string]any, error)
+	PackDocuments(pack string) (map[string]any, error)
+	PackNames() []string
 }
 
 // overlay returns docs with every table set at its path. docs is not changed: the
@@ -233,8 +233,12 @@ func moduleOwner(m *ast.Module) string {
 	return string(s)
 }
 
-// query returns the prepared query of an entrypoint, compiling its group the first time.
-func (cp *compiledPolicies) query(ctx context.Context, entrypoint string) (rego.PreparedEvalQuery, error) {
+// Store holds the data documents the policies read: every table with compilation at
+// once; with lazy compilation, the core tables (a pack's join a store of its group's).
+func (cp *Policies) Store() storage.Store { return cp.store }
+
+// Query returns the prepared query of an entrypoint, compiling its group the first time.
+func (cp *Policies) Query(ctx context.Context, entrypoint string) (rego.PreparedEvalQuery, error) {
 	g, ok := cp.groups[entrypoint]
 	if !ok {
 		return rego.PreparedEvalQuery{}, fmt.Errorf("engine: no entrypoint %s", entrypoint)
@@ -247,7 +251,7 @@ func (cp *compiledPolicies) query(ctx context.Context, entrypoint string) (rego.
 	return g.queries[entrypoint], g.err
 }
 
-func (g *policyGroup) compile(ctx context.Context, cp *compiledPolicies) (map[string]rego.PreparedEvalQuery, error) {
+func (g *policyGroup) compile(ctx context.Context, cp *Policies) (map[string]rego.PreparedEvalQuery, error) {
 	if g.modules == nil {
 		g.modules = map[string]*ast.Module{}
 		for _, path := range g.files {
@@ -257,7 +261,7 @@ func (g *policyGroup) compile(ctx context.Context, cp *compiledPolicies) (map[st
 			}
 			// A module declares the package of its directory: a pack's files are
 			// compiled only with that pack.
-			if o := moduleOwner(m); o != fileOwner(path) && fileOwner(path) != "" {
+			if o := moduleOwner(m); o != FileOwner(path) && FileOwner(path) != "" {
 				return nil, fmt.Errorf("engine: %s/%s declares package %s, outside its directory", policiesDir, path, m.Package.Path)
 			}
 			g.modules[path] = m
@@ -274,7 +278,7 @@ func (g *policyGroup) compile(ctx context.Context, cp *compiledPolicies) (map[st
 	}
 	store := cp.store
 	if g.owner != "" && g.owner != "core" {
-		pack, err := cp.tables.packDocuments(g.owner)
+		pack, err := cp.tables.PackDocuments(g.owner)
 		if err != nil {
 			return nil, err
 		}
@@ -330,7 +334,7 @@ uses_with if target with data.handoff_engine.compile_memo.target as false
 `
 )
 
-// packEntrypoint is the rule a pack's decisions come from.
-func packEntrypoint(pack string) string {
+// PackEntrypoint is the rule a pack's decisions come from.
+func PackEntrypoint(pack string) string {
 	return "data.handoff." + pack + ".decision"
 }

@@ -1,4 +1,4 @@
-package engine
+package scan
 
 import (
 	"maps"
@@ -6,14 +6,14 @@ import (
 	"strconv"
 )
 
-// scanScopes finds, once per request, every scope field inside the request body: each
+// Scopes finds, once per request, every scope field inside the request body: each
 // object key named in the core table scope_fields (tenant_id, organization_id,
 // subject_id) that stands below the top level of the request with a string value. The
 // policy compares each against the workflow state (SCOPE_MISMATCH); it reads them as
 // input.derived.scopes, [{path, field, value}], path in the policies' notation
 // (output.content.claims[2].tenant_id). The envelope's own top-level fields are not
 // listed: core checks those by name. Sorted by path within each object, never nil.
-func scanScopes(v map[string]any, fields map[string]string) []any {
+func Scopes(v map[string]any, fields map[string]string) []any {
 	out := []any{}
 	if len(fields) == 0 {
 		return out
@@ -24,8 +24,8 @@ func scanScopes(v map[string]any, fields map[string]string) []any {
 	return out
 }
 
-// scopeTable is the scanner's scope_fields table; nil without a scanner.
-func (s *textScanner) scopeTable() map[string]string {
+// ScopeFields is the scanner's scope_fields table; nil without a scanner.
+func (s *Scanner) ScopeFields() map[string]string {
 	if s == nil {
 		return nil
 	}

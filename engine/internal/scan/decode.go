@@ -1,4 +1,4 @@
-package engine
+package scan
 
 import (
 	"encoding/base64"
@@ -27,7 +27,7 @@ type decodedText struct {
 // decodedTexts undoes the encodings guardrails.decode names: every base64 token of
 // minBase64Token characters or more that decodes to printable text (an HTTP Basic
 // credential, base64 of "password=…"), and every string with percent escapes.
-func (s *textScanner) decodedTexts(texts []scanText) []decodedText {
+func (s *Scanner) decodedTexts(texts []scanText) []decodedText {
 	var out []decodedText
 	for _, t := range texts {
 		if len(out) >= maxDecodedTexts {

@@ -1,4 +1,4 @@
-package engine
+package scan
 
 import (
 	"encoding/json"
@@ -21,6 +21,6 @@ func TestCollectRefsFindsEveryReference(t *testing.T) {
 	assert.Equal(t, []any{
 		map[string]any{"path": "context.sources[0].ref", "id": "b", "type": "U", "version": json.Number("2"), "hash": "sha256:2"},
 		map[string]any{"path": "input_artifacts[0]", "id": "a", "type": "T", "version": json.Number("1"), "hash": "sha256:1"},
-	}, collectRefs(req))
-	assert.Equal(t, []any{}, collectRefs(nil))
+	}, Refs(req))
+	assert.Equal(t, []any{}, Refs(nil))
 }

@@ -1,4 +1,4 @@
-package engine
+package scan
 
 import (
 	"encoding/json"
@@ -72,12 +72,12 @@ func TestScanScopes(t *testing.T) {
 			if f == nil {
 				f = fields
 			}
-			assert.Equal(t, tt.want, scanScopes(tt.req, f))
+			assert.Equal(t, tt.want, Scopes(tt.req, f))
 		})
 	}
 }
 
 func TestScanScopesWithoutTable(t *testing.T) {
-	var s *textScanner
-	assert.Equal(t, []any{}, scanScopes(map[string]any{"a": map[string]any{"tenant_id": "t"}}, s.scopeTable()))
+	var s *Scanner
+	assert.Equal(t, []any{}, Scopes(map[string]any{"a": map[string]any{"tenant_id": "t"}}, s.ScopeFields()))
 }

@@ -1,17 +1,19 @@
-package engine
+package scan
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 )
 
-// collectRefs returns every artifact reference a request holds, wherever it is: each
+// Refs returns every artifact reference a request holds, wherever it is: each
 // object with a string id, a string type, a whole-number version and a string hash (the
 // shape of core.#ArtifactRef), with its path in the policies' notation. A reference is a
 // claim about the workflow's recorded versions; core checks every one against the state,
 // so that a version, hash or id in a context, a source list or a claim is believed only
 // when the workflow recorded it. Sorted by path, never nil.
-func collectRefs(v map[string]any) []any {
+func Refs(v map[string]any) []any {
 	out := []any{}
 	walkRefs(v, "", &out)
 	return out
@@ -34,7 +36,7 @@ func walkJSON(v any, path string, fn func(path string, v any)) {
 	fn(path, v)
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedMapKeys(x) {
+		for _, k := range sortedKeys(x) {
 			walkJSON(x[k], joinKey(path, k), fn)
 		}
 	case []any:
@@ -79,4 +81,9 @@ func refOf(m map[string]any) (map[string]any, bool) {
 		return nil, false
 	}
 	return map[string]any{"id": id, "type": typ, "version": version, "hash": hash}, true
+}
+
+// sortedKeys are an object's keys in sorted order.
+func sortedKeys(m map[string]any) []string {
+	return slices.Sorted(maps.Keys(m))
 }

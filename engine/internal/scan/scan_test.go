@@ -1,25 +1,34 @@
-package engine
+package scan
 
 import (
-	"os"
+	"encoding/json"
+	"io/fs"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff"
+	"github.com/handoff-dev/handoff/policies"
 )
 
-// shippedScanner is the scanner of the shipped core table, compiled once for the tests.
-var shippedScanner = sync.OnceValues(func() (*textScanner, error) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
+// shippedScanner is the scanner of the shipped core table (the tables exported from CUE,
+// which a test of package engine keeps in step), compiled once for the tests.
+var shippedScanner = sync.OnceValues(func() (*Scanner, error) {
+	b, err := fs.ReadFile(policies.FS, "handoff/core/contract/data.json")
 	if err != nil {
 		return nil, err
 	}
-	return cc.scanner, nil
+	var guardrails any
+	if err := json.Unmarshal(b, &guardrails); err != nil {
+		return nil, err
+	}
+	return New(guardrails)
 })
 
-func scanner(t *testing.T) *textScanner {
+func scanner(t *testing.T) *Scanner {
 	t.Helper()
 	s, err := shippedScanner()
 	require.NoError(t, err)
@@ -29,7 +38,7 @@ func scanner(t *testing.T) *textScanner {
 // patternsAt scans {"output_summary": text} and returns the names of the patterns that hit.
 func patternsAt(t *testing.T, kind string, text string) []string {
 	t.Helper()
-	forbidden, injection := scanner(t).scan(map[string]any{"output_summary": text})
+	forbidden, injection := scanner(t).Scan(map[string]any{"output_summary": text})
 	hits := forbidden
 	if kind == "injection" {
 		hits = injection
@@ -162,12 +171,12 @@ func TestScanPathsOfValuesAndKeys(t *testing.T) {
 		"z_summary": "multi\nline\ntext before\nkey AIzaSyD4f8Q-2x9kT0mNcQ1pV7wXyZaB3cD5eF6",
 		"z_tail":    "after",
 	}
-	forbidden, injection := scanner(t).scan(req)
-	assert.Equal(t, []TextHit{
+	forbidden, injection := scanner(t).Scan(req)
+	assert.Equal(t, []handoff.TextHit{
 		{Path: "output.content.claims[1].text", Pattern: "ignore_previous_instructions"},
 		{Path: "report.ignore previous instructions", Pattern: "ignore_previous_instructions"},
 	}, injection)
-	assert.Equal(t, []TextHit{
+	assert.Equal(t, []handoff.TextHit{
 		{Path: "z_summary", Pattern: "credential_near_cue"},
 		{Path: "z_summary", Pattern: "gitleaks:gcp-api-key"},
 		{Path: "z_summary", Pattern: "google_api_key"},
@@ -175,22 +184,22 @@ func TestScanPathsOfValuesAndKeys(t *testing.T) {
 }
 
 func TestScanOfNothing(t *testing.T) {
-	forbidden, injection := scanner(t).scan(nil)
-	assert.Equal(t, []TextHit{}, forbidden)
-	assert.Equal(t, []TextHit{}, injection)
-	forbidden, injection = (*textScanner)(nil).scan(map[string]any{"a": "password: x"})
+	forbidden, injection := scanner(t).Scan(nil)
+	assert.Equal(t, []handoff.TextHit{}, forbidden)
+	assert.Equal(t, []handoff.TextHit{}, injection)
+	forbidden, injection = (*Scanner)(nil).Scan(map[string]any{"a": "password: x"})
 	assert.Empty(t, forbidden)
 	assert.Empty(t, injection)
 }
 
 func TestScannerRefusesBadTables(t *testing.T) {
-	_, err := newTextScanner(map[string]any{"forbidden": []any{map[string]any{"name": "bad", "regex": "("}}})
+	_, err := New(map[string]any{"forbidden": []any{map[string]any{"name": "bad", "regex": "("}}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "forbidden pattern bad")
-	_, err = newTextScanner(map[string]any{"secret_rulesets": []any{map[string]any{"name": "trufflehog"}}})
+	_, err = New(map[string]any{"secret_rulesets": []any{map[string]any{"name": "trufflehog"}}})
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), `unknown secret rule set "trufflehog"`), err.Error())
-	_, err = newTextScanner(map[string]any{"secret_rulesets": []any{map[string]any{"name": "gitleaks", "exclude": []any{"no-such-rule"}}}})
+	_, err = New(map[string]any{"secret_rulesets": []any{map[string]any{"name": "gitleaks", "exclude": []any{"no-such-rule"}}}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `no rule "no-such-rule" to exclude`)
 }
@@ -201,17 +210,4 @@ func TestShannonEntropy(t *testing.T) {
 	assert.InDelta(t, 1.0, shannonEntropy("abab"), 1e-9)
 	assert.Greater(t, shannonEntropy("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"), 4.4)
 	assert.Less(t, shannonEntropy("CustomerPreferencesForColdBrewCoffeeInEU"), 4.4)
-}
-
-func BenchmarkScan(b *testing.B) {
-	cc, err := compileContracts(os.DirFS("../contracts"), false)
-	require.NoError(b, err)
-	_, body := benchRequest(b)
-	r := &request{}
-	v, err := decodeJSON(body)
-	require.NoError(b, err)
-	r.value = v.(map[string]any)
-	for b.Loop() {
-		cc.scanner.scan(r.value)
-	}
 }

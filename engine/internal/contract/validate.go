@@ -1,4 +1,4 @@
-package engine
+package contract
 
 import (
 	"encoding/json"
@@ -15,27 +15,27 @@ import (
 	cuejson "cuelang.org/go/encoding/json"
 )
 
-// ValidationError is handoff.ValidationError.
-type ValidationError = handoff.ValidationError
-
-// validator applies one closed CUE definition: its compiled schema answers, and CUE
+// Validator applies one closed CUE definition: its compiled schema answers, and CUE
 // itself checks the values that reach a part of the definition the schema leaves to it.
 // The schema is compiled on first use, so that a process deciding one request (the CLI)
-// compiles only the definitions it needs. A validator is safe for concurrent use; only
+// compiles only the definitions it needs. A Validator is safe for concurrent use; only
 // the first use and the CUE part take a lock.
-type validator struct {
+type Validator struct {
 	def    cue.Value
-	cue    *cueChecker
+	cue    *Checker
 	once   sync.Once
 	schema *schema
 }
 
-func newValidator(def cue.Value, cc *cueChecker) *validator {
-	return &validator{def: def, cue: cc}
+func NewValidator(def cue.Value, cc *Checker) *Validator {
+	return &Validator{def: def, cue: cc}
 }
 
-// compiled returns the schema, compiled on first use.
-func (v *validator) compiled() *schema {
+// Def is the CUE definition the validator applies.
+func (v *Validator) Def() cue.Value { return v.def }
+
+// Compiled returns the schema, compiled on first use.
+func (v *Validator) Compiled() *schema {
 	v.once.Do(func() {
 		v.cue.mu.Lock()
 		defer v.cue.mu.Unlock()
@@ -44,10 +44,10 @@ func (v *validator) compiled() *schema {
 	return v.schema
 }
 
-// validate returns every error of data with its path, sorted by path: every missing and
+// Validate returns every error of data with its path, sorted by path: every missing and
 // unknown field, and the first failed constraint of each other value.
-func (v *validator) validate(data any) []ValidationError {
-	s := v.compiled()
+func (v *Validator) Validate(data any) []handoff.ValidationError {
+	s := v.Compiled()
 	probe := check{}
 	if s.validate(data, "", &probe) && !probe.fallback {
 		return nil
@@ -62,34 +62,34 @@ func (v *validator) validate(data any) []ValidationError {
 	return out
 }
 
-// cueChecker validates with CUE, serialized: a cue.Context is not safe for concurrent
-// use. It also holds the schemas compiled so far, shared by every validator.
-type cueChecker struct {
+// Checker validates with CUE, serialized: a cue.Context is not safe for concurrent
+// use. It also holds the schemas compiled so far, shared by every Validator.
+type Checker struct {
 	mu   sync.Mutex
 	ctx  *cue.Context
 	memo map[string]*schema // guarded by mu
 }
 
-func newCUEChecker(ctx *cue.Context) *cueChecker {
-	return &cueChecker{ctx: ctx, memo: map[string]*schema{}}
+func NewChecker(ctx *cue.Context) *Checker {
+	return &Checker{ctx: ctx, memo: map[string]*schema{}}
 }
 
 // addErrors unifies data with def and adds CUE's errors at paths out does not name yet.
 // Numbers reach CUE as their JSON literals, so they are compared exactly.
-func (cc *cueChecker) addErrors(def cue.Value, data any, out []ValidationError) []ValidationError {
+func (cc *Checker) addErrors(def cue.Value, data any, out []handoff.ValidationError) []handoff.ValidationError {
 	b, err := json.Marshal(data)
 	if err != nil {
-		return append(out, ValidationError{Code: "SCHEMA_INVALID", Message: err.Error()})
+		return append(out, handoff.ValidationError{Code: "SCHEMA_INVALID", Message: err.Error()})
 	}
 	expr, err := cuejson.Extract("request", b)
 	if err != nil {
-		return append(out, ValidationError{Code: "SCHEMA_INVALID", Message: err.Error()})
+		return append(out, handoff.ValidationError{Code: "SCHEMA_INVALID", Message: err.Error()})
 	}
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	v := cc.ctx.BuildExpr(expr)
 	if err := v.Err(); err != nil {
-		return append(out, ValidationError{Code: "SCHEMA_INVALID", Message: err.Error()})
+		return append(out, handoff.ValidationError{Code: "SCHEMA_INVALID", Message: err.Error()})
 	}
 	err = def.Unify(v).Validate(cue.Concrete(true))
 	if err == nil {
@@ -116,7 +116,7 @@ func (cc *cueChecker) addErrors(def cue.Value, data any, out []ValidationError) 
 		if strings.Contains(msg, "not allowed") {
 			code = "UNKNOWN_FIELD"
 		}
-		out = append(out, ValidationError{Code: code, Path: path, Message: msg})
+		out = append(out, handoff.ValidationError{Code: code, Path: path, Message: msg})
 	}
 	return out
 }

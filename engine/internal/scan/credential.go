@@ -1,4 +1,4 @@
-package engine
+package scan
 
 import (
 	"regexp"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/handoff-dev/handoff"
 )
 
 // credentialSpec is guardrails.credentials.
@@ -191,8 +193,8 @@ func (c *credentials) keyValue(v string) bool {
 }
 
 // keyHits are the strings held under object keys that name a credential.
-func (c *credentials) keyHits(v any) []TextHit {
-	hits := []TextHit{}
+func (c *credentials) keyHits(v any) []handoff.TextHit {
+	hits := []handoff.TextHit{}
 	walkJSON(v, "", func(path string, v any) {
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -204,7 +206,7 @@ func (c *credentials) keyHits(v any) []TextHit {
 			}
 			walkJSON(x, joinKey(path, k), func(p string, e any) {
 				if str, ok := e.(string); ok && c.keyValue(str) {
-					hits = append(hits, TextHit{Path: p, Pattern: "credential_key"})
+					hits = append(hits, handoff.TextHit{Path: p, Pattern: "credential_key"})
 				}
 			})
 		}
@@ -588,8 +590,8 @@ const maxSplitMembers = 8
 // splitHits finds credentials split between two strings: a label in one field and the
 // value in another of the same object ({"item": "API key for the SEO tool", "value":
 // "b5d7e1f0a9c34e28a1"}), or in the next item of a list. Both strings are hits.
-func (c *credentials) splitHits(v any, texts map[string]*scanText) []TextHit {
-	hits := []TextHit{}
+func (c *credentials) splitHits(v any, texts map[string]*scanText) []handoff.TextHit {
+	hits := []handoff.TextHit{}
 	try := func(a, b *splitText) {
 		if b.id {
 			return
@@ -600,7 +602,7 @@ func (c *credentials) splitHits(v any, texts map[string]*scanText) []TextHit {
 			pin, ok = a.pinCue, a.pinCue
 		}
 		if ok && holdsValue(b.words(), pin) {
-			hits = append(hits, TextHit{Path: a.path, Pattern: "credential_split"}, TextHit{Path: b.path, Pattern: "credential_split"})
+			hits = append(hits, handoff.TextHit{Path: a.path, Pattern: "credential_split"}, handoff.TextHit{Path: b.path, Pattern: "credential_split"})
 		}
 	}
 	walkJSON(v, "", func(path string, v any) {
@@ -613,7 +615,7 @@ func (c *credentials) splitHits(v any, texts map[string]*scanText) []TextHit {
 		}
 		switch x := v.(type) {
 		case map[string]any:
-			for _, k := range sortedMapKeys(x) {
+			for _, k := range sortedKeys(x) {
 				if str, ok := x[k].(string); ok {
 					add(joinKey(path, k), str)
 				}

@@ -1,0 +1,9 @@
+// Package policy is the Rego side of a bundle: it compiles the policy tree with the
+// engine's capabilities (no builtin that reaches outside the process or is not
+// deterministic), prepares one query per pack entrypoint and the core one, and indexes
+// the rules whose METADATA carries a reason code (Catalog, Reasons).
+//
+// The contract tables reach the policies as data through Tables; the package knows no
+// CUE. Policies is safe for concurrent use: a group compiled lazily is compiled once,
+// by the first query that needs it.
+package policy
