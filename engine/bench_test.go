@@ -46,11 +46,11 @@ func benchRequest(b testing.TB) (*Engine, []byte) {
 
 // routed returns the last request decoded and routed, with its derived values.
 func routed(b *testing.B, e *Engine, body []byte) *request {
-	r := e.decodeRequest(body, e.opts.Clock())
+	r := e.decider.decodeRequest(body, e.opts.Clock())
 	require.NoError(b, e.route(context.Background(), r))
 	require.NotNil(b, r.pack)
 	require.NotNil(b, r.state)
-	r.derive(e.contracts.Scanner)
+	r.derive(e.decider.contracts.Scanner)
 	return r
 }
 
@@ -58,13 +58,13 @@ func BenchmarkDecode(b *testing.B) {
 	e, body := benchRequest(b)
 	now := e.opts.Clock()
 	for b.Loop() {
-		e.decodeRequest(body, now)
+		e.decider.decodeRequest(body, now)
 	}
 }
 
 func BenchmarkStateRead(b *testing.B) {
 	e, body := benchRequest(b)
-	r := e.decodeRequest(body, e.opts.Clock())
+	r := e.decider.decodeRequest(body, e.opts.Clock())
 	ctx := context.Background()
 	for b.Loop() {
 		if err := e.route(ctx, r); err != nil {
@@ -78,7 +78,7 @@ func BenchmarkValidate(b *testing.B) {
 	r := routed(b, e, body)
 	for b.Loop() {
 		r.validation = nil
-		e.validate(r)
+		e.decider.validate(r)
 	}
 	require.Empty(b, r.validation)
 }
@@ -100,7 +100,7 @@ func BenchmarkEvaluatePolicy(b *testing.B) {
 	in, err := r.input()
 	require.NoError(b, err)
 	ctx := context.Background()
-	q, err := e.policies.Query(ctx, policy.PackEntrypoint(r.pack.Name))
+	q, err := e.decider.policies.Query(ctx, policy.PackEntrypoint(r.pack.Name))
 	require.NoError(b, err)
 	for b.Loop() {
 		if _, err := q.Eval(ctx, rego.EvalParsedInput(in)); err != nil {
@@ -115,13 +115,13 @@ func BenchmarkCheckResult(b *testing.B) {
 	r := routed(b, e, body)
 	in, err := r.input()
 	require.NoError(b, err)
-	q, err := e.policies.Query(context.Background(), policy.PackEntrypoint(r.pack.Name))
+	q, err := e.decider.policies.Query(context.Background(), policy.PackEntrypoint(r.pack.Name))
 	require.NoError(b, err)
 	rs, err := q.Eval(context.Background(), rego.EvalParsedInput(in))
 	require.NoError(b, err)
 	v := rs[0].Expressions[0].Value
 	for b.Loop() {
-		if _, err := e.checkResult(v); err != nil {
+		if _, err := e.decider.checkResult(v); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -131,7 +131,7 @@ func BenchmarkCheckResult(b *testing.B) {
 func BenchmarkFold(b *testing.B) {
 	e, body := benchRequest(b)
 	r := routed(b, e, body)
-	res := e.decide(context.Background(), r, evaluation{})
+	res := e.decider.decide(context.Background(), r, evaluation{})
 	d, next := res.decision, res.next
 	require.NotNil(b, next, "%+v", d.Reasons)
 	now := formatTime(r.now)

@@ -81,7 +81,7 @@ func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 		}
 		return nil
 	}
-	pc, err := f.e.contracts.Pack(state.Pack)
+	pc, err := f.e.decider.contracts.Pack(state.Pack)
 	if err != nil {
 		return err
 	}

@@ -139,7 +139,7 @@ func (e *Engine) logEvent(rec store.Record, ent recordedEntry, state *State, str
 		// input.request is the redacted copy the log holds: say so.
 		ev.Custom["redaction"] = ent.Redaction
 	}
-	ev.Erased = e.mask(d.Pack, input, result)
+	ev.Erased = e.decider.mask(d.Pack, input, result)
 	return ev, nil
 }
 

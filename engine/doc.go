@@ -10,8 +10,8 @@
 //
 // The pipeline from a decoded request and the workflow's state to the decision and the
 // next state is one pure function, Decider.Decide: a Decider is the compiled bundle
-// alone, and an Engine is a Decider with a store (idempotency, routing reads, the
-// commit). Replay, explain and bench decide through the same function.
+// alone, and an Engine holds one (Engine.Decider) beside a store (idempotency, routing
+// reads, the commit). Replay, explain and bench decide through the same function.
 //
 // A block is a Decision, not an error. Evaluate and Submit return an error only when no
 // decision could be made (the store failed, the context ended); the host must then treat

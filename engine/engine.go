@@ -73,13 +73,13 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 }
 
-// Engine is a Decider with a store: it decides requests against the bundle and records
+// Engine holds a Decider and a store: it decides requests against the bundle and records
 // them in the log. All methods are safe for concurrent use.
 type Engine struct {
-	*Decider
-	opts   Options
-	log    store.Log
-	logger *slog.Logger
+	decider *Decider
+	opts    Options
+	log     store.Log
+	logger  *slog.Logger
 	// slots bounds the decisions being made at once (decode to decision, not the
 	// recording): the work is CPU-bound, so more in flight than a few per core only
 	// holds more memory.
@@ -89,6 +89,11 @@ type Engine struct {
 }
 
 var _ handoff.Service = (*Engine)(nil)
+
+// Decider is the compiled bundle the engine decides with: its packs, contract tables,
+// reason codes, what a workflow waits for and request templates. It is safe for
+// concurrent use and lives as long as the engine.
+func (e *Engine) Decider() *Decider { return e.decider }
 
 // Open compiles the bundle once and opens the store. It fails when a contract or policy
 // does not compile, or when another process holds the store
@@ -123,9 +128,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.Decider = opts.Decider
-	if e.Decider == nil {
-		e.Decider, err = NewDecider(ctx, DeciderOptions{Bundle: opts.Bundle, EvalTimeout: opts.EvalTimeout, Limits: opts.Limits, LazyPolicies: opts.LazyPolicies})
+	e.decider = opts.Decider
+	if e.decider == nil {
+		e.decider, err = NewDecider(ctx, DeciderOptions{Bundle: opts.Bundle, EvalTimeout: opts.EvalTimeout, Limits: opts.Limits, LazyPolicies: opts.LazyPolicies})
 		if err != nil {
 			return nil, errors.Join(err, l.Close())
 		}

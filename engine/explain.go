@@ -44,7 +44,7 @@ var ErrDecisionNotFound = handoff.ErrDecisionNotFound
 // decision, which is then explained with the state as it is now (Reproduced says
 // whether that gives the same decision). It is safe for concurrent use.
 func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation, error) {
-	res, prior, err := e.evaluate(ctx, body, e.opts.Clock(), nil, evaluation{explain: true, timeout: replayTimeout(e.Decider, 0)})
+	res, prior, err := e.evaluate(ctx, body, e.opts.Clock(), nil, evaluation{explain: true, timeout: replayTimeout(e.decider, 0)})
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation
 		d = prior
 	}
 	ex.Decision = d
-	e.attach(ex)
+	e.decider.attach(ex)
 	return ex.Explanation, nil
 }
 
@@ -89,15 +89,15 @@ func (e *Engine) explain(ctx context.Context, candidate *Decider, decisionID str
 	if loc.entry.Redaction != nil {
 		ex := &Explanation{Decision: loc.decision, Entrypoint: loc.decision.Policy.Entrypoint, Passed: []RuleInfo{},
 			Redaction: loc.entry.Redaction, Request: loc.entry.Request}
-		e.attach(&traced{Explanation: ex})
+		e.decider.attach(&traced{Explanation: ex})
 		return ex, nil
 	}
 	if loc.audit {
 		ex := &Explanation{Decision: loc.decision, Entrypoint: loc.decision.Policy.Entrypoint, Passed: []RuleInfo{}, Reproduced: true}
-		e.attach(&traced{Explanation: ex})
+		e.decider.attach(&traced{Explanation: ex})
 		return ex, nil
 	}
-	dc := e.Decider
+	dc := e.decider
 	if candidate != nil {
 		dc = candidate
 	}

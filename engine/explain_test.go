@@ -144,7 +144,7 @@ func TestExplainCandidate(t *testing.T) {
 	assert.Empty(t, ex.Reasons)
 	assert.NotEmpty(t, ex.Passed)
 
-	ex, err = e.ExplainCandidate(ctx, e.Decider, d.DecisionID)
+	ex, err = e.ExplainCandidate(ctx, e.Decider(), d.DecisionID)
 	require.NoError(t, err)
 	assert.True(t, ex.Candidate)
 	assert.True(t, ex.Reproduced)

@@ -56,15 +56,15 @@ func FuzzValidate(f *testing.F) {
 	f.Cleanup(func() { _ = e.Close() })
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, name := range e.contracts.PackNames() {
-			pc, err := e.contracts.Pack(name)
+		for _, name := range e.decider.contracts.PackNames() {
+			pc, err := e.decider.contracts.Pack(name)
 			require.NoError(t, err)
-			r := e.decodeRequest(body, now)
+			r := e.decider.decodeRequest(body, now)
 			if r.value == nil {
 				return
 			}
 			r.pack = pc
-			e.validate(r)
+			e.decider.validate(r)
 			for _, ve := range r.validation {
 				require.Regexp(t, validationCode, ve.Code)
 				require.NotEmpty(t, ve.Message, "%s at %s", ve.Code, ve.Path)

@@ -29,8 +29,8 @@ func (e *Engine) PolicyInput(ctx context.Context, body []byte) (PolicyInput, err
 	if err != nil {
 		return PolicyInput{}, err
 	}
-	e.validate(r)
-	r.derive(e.contracts.Scanner)
+	e.decider.validate(r)
+	r.derive(e.decider.contracts.Scanner)
 	in, err := r.input()
 	if err != nil {
 		return PolicyInput{}, fmt.Errorf("engine: policy input: %w", err)

@@ -129,7 +129,7 @@ var ErrReplayDiverged = errors.New("engine: replay: rebuilt state differs from t
 // fn is called from one goroutine at a time. Replay is safe for concurrent use.
 func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOptions, fn func(ReplayResult) error) error {
 	if candidate == nil {
-		candidate = e.Decider
+		candidate = e.decider
 	}
 	targets, audits, err := e.replayTargets(ctx, opts)
 	if err != nil {
@@ -164,9 +164,9 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 	}
 	plan := replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}
 	if opts.SkipUnchanged {
-		plan.recordedDigest, plan.unchanged = e.BundleDigest(), map[string]bool{}
-		for _, p := range e.contracts.PackNames() {
-			if d := e.PackDigest(p); d != "" && d == candidate.PackDigest(p) {
+		plan.recordedDigest, plan.unchanged = e.decider.BundleDigest(), map[string]bool{}
+		for _, p := range e.decider.contracts.PackNames() {
+			if d := e.decider.PackDigest(p); d != "" && d == candidate.PackDigest(p) {
 				plan.unchanged[p] = true
 			}
 		}

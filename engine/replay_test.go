@@ -131,7 +131,7 @@ func TestReplaySkipsUnchangedPacks(t *testing.T) {
 	assert.Equal(t, [2]int{0, 3}, [2]int{s, n}, "without SkipUnchanged every record is decided")
 	s, n = replay(e, campaignEdited, true)
 	assert.Equal(t, [2]int{0, 3}, [2]int{s, n}, "the campaign edit decides the campaign records")
-	assert.NotEqual(t, e.PackDigest("campaign"), "")
+	assert.NotEqual(t, e.Decider().PackDigest("campaign"), "")
 	require.NoError(t, e.Close())
 
 	// Read with a bundle that did not record the log, nothing vouches for the records:

@@ -20,7 +20,7 @@ func (e *Engine) route(ctx context.Context, r *request) error {
 	}
 	if r.kind == "start" {
 		name, _ := r.value["pack"].(string)
-		if e.contracts.HasPack(name) && r.workflow != "" {
+		if e.decider.contracts.HasPack(name) && r.workflow != "" {
 			_, found, err := e.log.Owner(ctx, r.workflow)
 			if err != nil {
 				return err
@@ -29,10 +29,10 @@ func (e *Engine) route(ctx context.Context, r *request) error {
 				r.refuse(ValidationError{Code: "WORKFLOW_EXISTS", Path: "workflow_id", Message: fmt.Sprintf("workflow %s already exists", r.workflow)})
 			}
 		}
-		return e.routeStart(r)
+		return e.decider.routeStart(r)
 	}
 	if r.workflow == "" {
-		return e.bind(r, nil)
+		return e.decider.bind(r, nil)
 	}
 	// The owner first: another tenant's state is never read.
 	owner, found, err := e.log.Owner(ctx, r.workflow)
@@ -62,7 +62,7 @@ func (e *Engine) route(ctx context.Context, r *request) error {
 	if st.StateVersion != head.StateVersion {
 		return fmt.Errorf("engine: workflow %s: snapshot version %d differs from head %d", r.workflow, st.StateVersion, head.StateVersion)
 	}
-	return e.routeState(r, st)
+	return e.decider.routeState(r, st)
 }
 
 func workflowNotFound(workflow string) ValidationError {

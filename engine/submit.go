@@ -63,7 +63,7 @@ func (e *Engine) evaluate(ctx context.Context, body []byte, at time.Time, from *
 	if prior != nil && !ev.explain {
 		return result{}, prior, nil
 	}
-	return e.decide(ctx, r, ev), prior, nil
+	return e.decider.decide(ctx, r, ev), prior, nil
 }
 
 // prepare decodes a request, checks it against the principal that sent it (when the
@@ -71,7 +71,7 @@ func (e *Engine) evaluate(ctx context.Context, body []byte, at time.Time, from *
 // is answered by prior, the recorded decision. keyFree says the request_id was looked
 // up and found unrecorded.
 func (e *Engine) prepare(ctx context.Context, body []byte, at time.Time, from *Principal) (r *request, prior *Decision, keyFree bool, err error) {
-	r = e.decodeRequest(body, at)
+	r = e.decider.decodeRequest(body, at)
 	r.decisionID = newDecisionID()
 	if r.authenticate(from) {
 		return r, nil, false, nil
@@ -192,7 +192,7 @@ func (e *Engine) decideForSubmit(ctx context.Context, body []byte, at time.Time,
 	if err := failpoint.Eval(ctx, "engine/before-decide"); err != nil {
 		return nil, nil, nil, false, err
 	}
-	res := e.decide(ctx, r, evaluation{stages: st})
+	res := e.decider.decide(ctx, r, evaluation{stages: st})
 	if err := failpoint.Eval(ctx, "engine/after-decide"); err != nil {
 		return nil, nil, nil, false, err
 	}

@@ -25,15 +25,15 @@ func TestValidateFromManyGoroutines(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for _, body := range bodies {
-				r := e.decodeRequest(body, time.Now())
+				r := e.decider.decodeRequest(body, time.Now())
 				if r.value == nil {
 					continue
 				}
-				for _, name := range e.contracts.PackNames() {
-					pc, err := e.contracts.Pack(name)
+				for _, name := range e.decider.contracts.PackNames() {
+					pc, err := e.decider.contracts.Pack(name)
 					require.NoError(t, err)
 					r.pack, r.validation = pc, nil
-					e.validate(r)
+					e.decider.validate(r)
 					got[g] = append(got[g], fmt.Sprint(r.validation))
 				}
 			}

@@ -92,7 +92,7 @@ func TestWaitingFollowsScenarios(t *testing.T) {
 				replay := sent[id.RequestID] // answered with the recorded decision: not a step
 				sent[id.RequestID] = true
 				if st != nil && step.Expect.Outcome != engine.Block && !replay && ofWorkflow(body, st) {
-					w, err := eng.WaitingAt(ctx, st, at)
+					w, err := eng.Decider().WaitingAt(ctx, st, at)
 					require.NoError(t, err)
 					checkOffered(t, i+1, w, body)
 					checkActors(t, i+1, eng, st, w)
@@ -111,7 +111,7 @@ func TestWaitingFollowsScenarios(t *testing.T) {
 					require.NoError(t, err)
 				}
 			}
-			w, err := eng.WaitingAt(ctx, st, time.Now())
+			w, err := eng.Decider().WaitingAt(ctx, st, time.Now())
 			require.NoError(t, err)
 			assert.Equal(t, st.Terminal, w.Terminal)
 		})
@@ -124,7 +124,7 @@ func TestWaitingFollowsScenarios(t *testing.T) {
 // step more: an agent's handoff the policy takes only from the host.)
 func checkActors(t *testing.T, n int, eng *engine.Engine, st *engine.State, w *engine.Waiting) {
 	t.Helper()
-	parties, err := eng.Actors(st)
+	parties, err := eng.Decider().Actors(st)
 	require.NoError(t, err)
 	for _, p := range w.Parties {
 		i := slices.IndexFunc(parties, func(a engine.Party) bool { return a.ID == p.ID && a.Type == p.Type })

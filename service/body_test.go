@@ -53,7 +53,7 @@ func sized(t *testing.T, n int, id string) []byte {
 // more is 413 PAYLOAD_TOO_LARGE and nothing is recorded.
 func TestBodyLimitIsTheEngines(t *testing.T) {
 	a := newAPI(t)
-	limit := a.e.Limits().MaxBytes
+	limit := a.e.Decider().Limits().MaxBytes
 	for _, c := range []struct {
 		size   int
 		status int

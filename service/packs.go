@@ -8,7 +8,7 @@ import (
 )
 
 func (h *Handler) packs(w http.ResponseWriter, r *http.Request, _ *Principal) {
-	writeJSON(w, http.StatusOK, map[string]any{"bundle_digest": h.e.BundleDigest(), "packs": h.e.Packs()})
+	writeJSON(w, http.StatusOK, map[string]any{"bundle_digest": h.e.Decider().BundleDigest(), "packs": h.e.Decider().Packs()})
 }
 
 // contract answers one pack's contract tables as exported from its CUE (the data its
@@ -16,14 +16,14 @@ func (h *Handler) packs(w http.ResponseWriter, r *http.Request, _ *Principal) {
 // context packages, limits, the workflow. Hosts derive their agents' tools from it.
 func (h *Handler) contract(w http.ResponseWriter, r *http.Request, _ *Principal) {
 	pack := r.PathValue("pack")
-	tables, ok := h.e.Tables(pack)
+	tables, ok := h.e.Decider().Tables(pack)
 	if !ok {
 		writeError(w, handoff.Error{Status: http.StatusNotFound, Code: handoff.CodeNotFound, Message: fmt.Sprintf("no pack %q", pack), Hint: "the packs are listed at /v1/packs"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"bundle_digest": h.e.BundleDigest(), "pack": pack, "tables": tables})
+	writeJSON(w, http.StatusOK, map[string]any{"bundle_digest": h.e.Decider().BundleDigest(), "pack": pack, "tables": tables})
 }
 
 func (h *Handler) reasons(w http.ResponseWriter, r *http.Request, _ *Principal) {
-	writeJSON(w, http.StatusOK, map[string]any{"bundle_digest": h.e.BundleDigest(), "reasons": h.e.Reasons()})
+	writeJSON(w, http.StatusOK, map[string]any{"bundle_digest": h.e.Decider().BundleDigest(), "reasons": h.e.Decider().Reasons()})
 }

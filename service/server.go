@@ -51,7 +51,7 @@ func New(e *engine.Engine, opts Options) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{e: e, opts: opts, limit: int64(e.Limits().MaxBytes), mux: http.NewServeMux()}
+	h := &Handler{e: e, opts: opts, limit: int64(e.Decider().Limits().MaxBytes), mux: http.NewServeMux()}
 	h.metrics = newMetrics(&h.opts, e)
 	e.SetObserver(h.metrics)
 	h.routes()

@@ -95,7 +95,7 @@ and the steps refused; leads).`,
 // engine's own, or the local bundle's for a server.
 func (c *cli) tablesOf(ctx context.Context, b backend) (*engine.Decider, error) {
 	if e, ok := b.(*engine.Engine); ok {
-		return e.Decider, nil
+		return e.Decider(), nil
 	}
 	return c.decider(ctx, true)
 }

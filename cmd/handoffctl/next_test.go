@@ -74,7 +74,7 @@ func TestNextThroughServer(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"--server", srv.URL, "next", "--tenant", "acme", st.WorkflowID}, strings.NewReader(""), &stdout, &stderr)
 	require.Equal(t, exitOK, code, stderr.String())
-	w, err := eng.Waiting(st)
+	w, err := eng.Decider().Waiting(st)
 	require.NoError(t, err)
 	var want bytes.Buffer
 	printWaiting(&want, w)

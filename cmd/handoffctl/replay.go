@@ -104,8 +104,8 @@ change.`,
 
 			rep := replayReport{BundleDigest: cand.BundleDigest(), Transitions: []*replayTransition{}, Codes: []replayCode{}, SkippedRecords: []replaySkip{}, UnchangedPacks: []string{}}
 			if !*all {
-				for _, p := range e.Packs() {
-					if cand.PackDigest(p.Name) == e.PackDigest(p.Name) {
+				for _, p := range e.Decider().Packs() {
+					if cand.PackDigest(p.Name) == e.Decider().PackDigest(p.Name) {
 						rep.UnchangedPacks = append(rep.UnchangedPacks, p.Name)
 					}
 				}

@@ -189,8 +189,8 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 				}
 				defer os.Remove(urlFile)
 			}
-			c.say(map[string]string{"event": "serving", "url": url, "store": where, "bundle_digest": e.BundleDigest()},
-				fmt.Sprintf("serving handoff on %s (store %s, bundle %s)", url, where, e.BundleDigest()))
+			c.say(map[string]string{"event": "serving", "url": url, "store": where, "bundle_digest": e.Decider().BundleDigest()},
+				fmt.Sprintf("serving handoff on %s (store %s, bundle %s)", url, where, e.Decider().BundleDigest()))
 			// SIGHUP drains too: its default would end the process with calls in flight.
 			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)
 			defer stop()

@@ -515,7 +515,7 @@ func TestConsoleReasonTitlesOfThePack(t *testing.T) {
 	s.flow("28-identity-is-type-and-id").until("", withID("wf-identity"))
 	codes := map[string]string{"OUT_OF_SEQUENCE": "wf-sequence", "UNAUTHORIZED_SUBJECT": "wf-identity"}
 	own, foreign := map[string]bool{}, map[string]bool{}
-	for _, r := range s.e.Reasons() {
+	for _, r := range s.e.Decider().Reasons() {
 		if _, ok := codes[r.Code]; !ok {
 			continue
 		}
@@ -550,7 +550,7 @@ func TestConsoleReasonTitlesOfThePack(t *testing.T) {
 	s.open("/console/decisions/" + url.PathEscape(d.DecisionID))
 	assert.Contains(t, s.text(`.reason[data-code="SCHEMA_INVALID"]`), "handoff.core", "core's rules are named")
 	support := map[string]bool{}
-	for _, r := range s.e.Reasons() {
+	for _, r := range s.e.Decider().Reasons() {
 		if r.Code == "SCHEMA_INVALID" && r.Package == "handoff.support" {
 			support[r.Title] = true
 		}

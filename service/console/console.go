@@ -64,7 +64,7 @@ func New(e *engine.Engine, opts Options) *Console {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock),
-		titles: newTitles(e.Reasons())}
+		titles: newTitles(e.Decider().Reasons())}
 	c.pages = template.Must(template.New("").Funcs(c.funcs()).ParseFS(files, "templates/*.html"))
 	c.routes()
 	return c

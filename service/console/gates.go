@@ -44,11 +44,11 @@ type transition struct {
 
 // packOf reads a pack's tables; ok is false for a pack the bundle does not have.
 func (c *Console) packOf(name string) (*pack, bool) {
-	t, ok := c.e.Tables(name)
+	t, ok := c.e.Decider().Tables(name)
 	if !ok {
 		return nil, false
 	}
-	p := pack{waiting: c.e.Waiting, parties: c.e.Actors}
+	p := pack{waiting: c.e.Decider().Waiting, parties: c.e.Decider().Actors}
 	if !decodeTable(t["roles"], &p.roles) || !decodeTable(t["agents"], &p.agents) {
 		return nil, false
 	}

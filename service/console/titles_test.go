@@ -62,10 +62,10 @@ func TestReasonTitlesOfTheShippedBundle(t *testing.T) {
 	e, err := engine.Open(context.Background(), engine.Options{Dir: t.TempDir(), LazyPolicies: true})
 	require.NoError(t, err)
 	defer e.Close()
-	rules := e.Reasons()
+	rules := e.Decider().Reasons()
 	tt := newTitles(rules)
 	packs := []string{""}
-	for _, p := range e.Packs() {
+	for _, p := range e.Decider().Packs() {
 		packs = append(packs, p.Name)
 	}
 	require.Len(t, packs, 5)

@@ -29,5 +29,5 @@ func newPolicyJob(ctx context.Context, e *engine.Engine, body []byte) (policyJob
 
 // eval evaluates the job's query alone on e.
 func (j policyJob) eval(ctx context.Context, e *engine.Engine) error {
-	return e.EvalPolicy(ctx, j.in)
+	return e.Decider().EvalPolicy(ctx, j.in)
 }

@@ -51,7 +51,7 @@ func (r *run) templates(ctx context.Context, fsys fs.FS) (tpls []*template, fill
 	}
 	defer closeEngine(e, &err)
 	known := map[string]bool{}
-	for _, p := range e.Packs() {
+	for _, p := range e.Decider().Packs() {
 		known[p.Name] = true
 	}
 	pack := r.o.Pack
