@@ -11,7 +11,7 @@ import (
 )
 
 // repoScenarios is the repository's scenario directory.
-var repoScenarios = filepath.Join("..", "..", "policies_test")
+var repoScenarios = filepath.Join("..", "..", "..", "..", "policies_test")
 
 func TestRunErrors(t *testing.T) {
 	ctx := context.Background()
