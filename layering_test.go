@@ -21,7 +21,7 @@ var heavy = []string{
 }
 
 // layer is one rule of the tree's layering: the packages matched link none of the
-// forbidden import-path prefixes, except those allowed.
+// forbidden packages (matchesAny), except those allowed.
 type layer struct {
 	name     string
 	packages string // a go list pattern
@@ -33,9 +33,14 @@ var layers = []layer{
 	{name: "the vocabulary links the standard library only", packages: module,
 		forbid: []string{module + "/", "github.com/", "golang.org/", "cuelang.org/", "google.golang.org/", "go.opentelemetry.io/"}},
 	{name: "internal packages link only internal packages of the module", packages: module + "/internal/...",
-		forbid: []string{module + "/"}, allow: []string{module + "/internal/"}},
+		forbid: []string{module}, allow: []string{module + "/internal/"}},
 	{name: "the Go client links no policy engine, CUE or backend", packages: module + "/service/client",
 		forbid: heavy},
+	{name: "the store contract links neither backend", packages: module + "/store",
+		forbid: []string{"github.com/dgraph-io/badger", "github.com/jackc/pgx"}},
+	{name: "the engine's internal packages link only the vocabulary, internal leaves and each other",
+		packages: module + "/engine/internal/...", forbid: []string{module + "/"},
+		allow: []string{module + "/engine/internal/", module + "/internal/"}},
 }
 
 // TestLayering keeps the tree's imports pointing down (go list -deps of each rule's
@@ -45,7 +50,7 @@ func TestLayering(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			for pkg, deps := range depsOf(t, l.packages) {
 				for _, d := range deps {
-					if d == pkg || !hasAnyPrefix(d, l.forbid) || hasAnyPrefix(d, l.allow) {
+					if d == pkg || !matchesAny(d, l.forbid) || matchesAny(d, l.allow) {
 						continue
 					}
 					assert.Fail(t, "forbidden dependency", "%s links %s", pkg, d)
@@ -93,9 +98,12 @@ func golist(t *testing.T, args ...string) []string {
 	return strings.Split(strings.TrimSpace(string(b)), "\n")
 }
 
-func hasAnyPrefix(s string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(s, p) || s == strings.TrimSuffix(p, "/") {
+// matchesAny reports whether the import path s is one of patterns: a pattern ending in
+// "/" is a prefix (module+"/" is every package below the root, not the root); any other
+// is that package and those below it.
+func matchesAny(s string, patterns []string) bool {
+	for _, p := range patterns {
+		if strings.HasSuffix(p, "/") && strings.HasPrefix(s, p) || s == p || strings.HasPrefix(s, p+"/") {
 			return true
 		}
 	}
