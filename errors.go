@@ -6,7 +6,7 @@ import "errors"
 // values (store.ErrNotFound is ErrNotFound), so a host branches on them whether it
 // embeds the engine or calls a server. Their text is the store's and the engine's.
 var (
-	// ErrNotFound reports a workflow the tenant asked for does not hold. Another
+	// ErrNotFound reports that the tenant asked for holds no such workflow. Another
 	// tenant's workflow is not found either: every read is scoped by tenant.
 	ErrNotFound = errors.New("store: workflow not found")
 

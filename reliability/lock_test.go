@@ -66,10 +66,10 @@ func TestSecondProcessLocked(t *testing.T) {
 	require.NoError(t, err, "child: %s", out)
 	var res lockResult
 	require.NoError(t, json.Unmarshal(out, &res), "child said %s", out)
-	t.Logf("store.Open failed after %.2f ms, engine.Open after %.2f ms: %s", res.StoreMS, res.EngineMS, res.Message)
-	require.True(t, res.StoreLocked, "store.Open in a second process: %s", res.Message)
+	t.Logf("backend.Open failed after %.2f ms, engine.Open after %.2f ms: %s", res.StoreMS, res.EngineMS, res.Message)
+	require.True(t, res.StoreLocked, "backend.Open in a second process: %s", res.Message)
 	assert.Contains(t, res.Message, "store locked")
-	assert.Less(t, res.StoreMS, 100.0, "store.Open must fail within 100 ms")
+	assert.Less(t, res.StoreMS, 100.0, "backend.Open must fail within 100 ms")
 	require.True(t, res.EngineLocked, "engine.Open in a second process")
 	// engine.Open opens the store before it compiles the bundle, so the lock is reported
 	// before any compile work; the bound leaves room for a loaded machine.
