@@ -18,10 +18,10 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-// Is matches the errors the answer stands for in ErrorAnswers: a NOT_FOUND answer is
+// Is matches the errors the answer stands for in the table AnswerFor reads: a NOT_FOUND answer is
 // ErrNotFound and ErrDecisionNotFound, a STORE_UNAVAILABLE one ErrUnavailable, and so on.
 func (e *Error) Is(target error) bool {
-	for _, a := range ErrorAnswers {
+	for _, a := range errorAnswers {
 		if a.Code == e.Code && a.Status == e.Status && a.matches(target) {
 			return true
 		}
@@ -51,13 +51,13 @@ const (
 	CodeNotReady         = "NOT_READY"
 )
 
-// ErrorAnswer is one class of errors and the answer the API gives them.
-type ErrorAnswer struct {
+// errorAnswer is one class of errors and the answer the API gives them.
+type errorAnswer struct {
 	Errs []error // the errors of the class, matched with errors.Is
 	Error
 }
 
-func (a ErrorAnswer) matches(err error) bool {
+func (a errorAnswer) matches(err error) bool {
 	for _, t := range a.Errs {
 		if errors.Is(err, t) {
 			return true
@@ -66,12 +66,12 @@ func (a ErrorAnswer) matches(err error) bool {
 	return false
 }
 
-// ErrorAnswers map the errors of the engine and the store to their answer, first match
+// errorAnswers map the errors of the engine and the store to their answer, first match
 // first: the server answers every error through it, and the Go client reads an answer
 // back into the errors it stands for, so one class of error has one status and code on
 // every route. No error's own text (a socket address, a database message) reaches a
 // client: the server's log has it.
-var ErrorAnswers = []ErrorAnswer{
+var errorAnswers = []errorAnswer{
 	{[]error{ErrUnavailable, ErrClosed}, Error{Status: http.StatusServiceUnavailable, Code: CodeStoreUnavailable,
 		Message: "the store cannot be reached: nothing was read, decided or recorded",
 		Hint:    "try again once it is back; a request is treated as blocked until then, and sent again with the same request_id"}},
@@ -103,10 +103,10 @@ var ErrorAnswers = []ErrorAnswer{
 // existence is its tenant's business.
 var DecisionNotFound = Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no decision with this id", Hint: "decision ids are in every decision and log entry"}
 
-// AnswerFor returns the answer ErrorAnswers give err; ok is false when no class names
+// AnswerFor returns the answer errorAnswers give err; ok is false when no class names
 // err.
 func AnswerFor(err error) (ans Error, ok bool) {
-	for _, a := range ErrorAnswers {
+	for _, a := range errorAnswers {
 		if a.matches(err) {
 			return a.Error, true
 		}

@@ -10,11 +10,11 @@ import (
 	"github.com/handoff-dev/handoff"
 )
 
-// internalError answers an error ErrorAnswers do not name.
+// internalError answers an error the table of handoff.AnswerFor does not name.
 var internalError = handoff.Error{Status: http.StatusInternalServerError, Code: handoff.CodeInternal,
 	Message: "the server failed to answer", Hint: "the server's log has the cause; try again"}
 
-// answerFor is the answer handoff.ErrorAnswers give err, or otherwise. Every handler
+// answerFor is the answer handoff.AnswerFor gives err, or otherwise. Every handler
 // answers an error through it (Handler.fail), so one class of error has one status and
 // code on every route.
 func answerFor(err error, otherwise handoff.Error) handoff.Error {

@@ -38,7 +38,7 @@ func New(base, token string, httpClient *http.Client) *Client {
 
 // Error is an error answer of the service: its status, code, message and hint. An
 // IDENTITY_MISMATCH error carries the recorded decision. It matches the errors its code
-// stands for with errors.Is (handoff.ErrorAnswers, the table the server answers by): a
+// stands for with errors.Is (the table the server answers by, handoff.AnswerFor): a
 // NOT_FOUND is handoff.ErrNotFound or handoff.ErrDecisionNotFound, a STORE_UNAVAILABLE
 // handoff.ErrUnavailable.
 type Error struct {
