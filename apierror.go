@@ -18,8 +18,9 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-// Is matches the errors the answer stands for in the table AnswerFor reads: a NOT_FOUND answer is
-// ErrNotFound and ErrDecisionNotFound, a STORE_UNAVAILABLE one ErrUnavailable, and so on.
+// Is matches the errors the answer stands for in the table AnswerFor reads: a
+// NOT_FOUND answer is ErrNotFound and ErrDecisionNotFound, a STORE_UNAVAILABLE one
+// ErrUnavailable, and so on.
 func (e *Error) Is(target error) bool {
 	for _, a := range errorAnswers {
 		if a.Code == e.Code && a.Status == e.Status && a.matches(target) {
