@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/handoff-dev/handoff"
-
 	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/scan"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -169,9 +169,9 @@ func (dc *Decider) mask(pack string, input map[string]any, result any) []string 
 		// Recorded versions of the artifact in the state.
 		if st, ok := input["state"].(map[string]any); ok {
 			arts, _ := st["artifacts"].(map[string]any)
-			for _, typ := range sortedMapKeys(arts) {
+			for _, typ := range scan.SortedKeys(arts) {
 				versions, _ := arts[typ].(map[string]any)["versions"].(map[string]any)
-				for _, n := range sortedMapKeys(versions) {
+				for _, n := range scan.SortedKeys(versions) {
 					v, _ := versions[n].(map[string]any)
 					erase(v["content"], sub, []string{"input", "state", "artifacts", typ, "versions", n, "content"})
 				}
@@ -261,7 +261,7 @@ func eraseValues(v any, values map[string]bool, at []string) []string {
 	var out []string
 	switch v := v.(type) {
 	case map[string]any:
-		for _, k := range sortedMapKeys(v) {
+		for _, k := range scan.SortedKeys(v) {
 			if s, ok := v[k].(string); ok && values[s] {
 				delete(v, k)
 				out = append(out, pointer(append(slices.Clip(at), k)))
@@ -318,13 +318,4 @@ func pointer(parts []string) string {
 		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(p, "~", "~0"), "/", "~1"))
 	}
 	return b.String()
-}
-
-func sortedMapKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

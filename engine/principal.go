@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/handoff-dev/handoff"
-
 	"github.com/handoff-dev/handoff/internal/canary"
 )
 

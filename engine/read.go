@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/handoff-dev/handoff"
-
 	"github.com/handoff-dev/handoff/store"
 )
 

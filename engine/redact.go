@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/handoff-dev/handoff"
-
 	"github.com/handoff-dev/handoff/engine/internal/scan"
 	"github.com/handoff-dev/handoff/internal/canary"
 )

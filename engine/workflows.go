@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/handoff-dev/handoff"
-
 	"github.com/handoff-dev/handoff/store"
 )
 

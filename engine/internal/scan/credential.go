@@ -615,7 +615,7 @@ func (c *credentials) splitHits(v any, texts map[string]*scanText) []handoff.Tex
 		}
 		switch x := v.(type) {
 		case map[string]any:
-			for _, k := range sortedKeys(x) {
+			for _, k := range SortedKeys(x) {
 				if str, ok := x[k].(string); ok {
 					add(joinKey(path, k), str)
 				}

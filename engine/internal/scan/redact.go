@@ -167,7 +167,7 @@ func (rd *redactor) string(s string) any {
 func (rd *redactor) object(m map[string]any, path []string) any {
 	out := make(map[string]any, len(m))
 	n := 0
-	for _, k := range sortedKeys(m) {
+	for _, k := range SortedKeys(m) {
 		p := append(slices.Clone(path), k)
 		key := k
 		if !plainKey.MatchString(k) || rd.offending[k] {
@@ -269,7 +269,7 @@ func walkPath(v any, path string, found func(key string, at any)) bool {
 	switch x := v.(type) {
 	case map[string]any:
 		// Longest key first, so a key with a dot in it wins over a shorter one.
-		keys := sortedKeys(x)
+		keys := SortedKeys(x)
 		sort.SliceStable(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
 		for _, k := range keys {
 			rest, ok := strings.CutPrefix(path, k)

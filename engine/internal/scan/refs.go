@@ -2,7 +2,6 @@ package scan
 
 import (
 	"encoding/json"
-	"maps"
 	"slices"
 	"strconv"
 )
@@ -36,7 +35,7 @@ func walkJSON(v any, path string, fn func(path string, v any)) {
 	fn(path, v)
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range SortedKeys(x) {
 			walkJSON(x[k], joinKey(path, k), fn)
 		}
 	case []any:
@@ -83,7 +82,13 @@ func refOf(m map[string]any) (map[string]any, bool) {
 	return map[string]any{"id": id, "type": typ, "version": version, "hash": hash}, true
 }
 
-// sortedKeys are an object's keys in sorted order.
-func sortedKeys(m map[string]any) []string {
-	return slices.Sorted(maps.Keys(m))
+// SortedKeys returns the keys of m in order: the walks visit objects deterministically.
+// The slice is made at its size once (a walk calls it for every object of a request).
+func SortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

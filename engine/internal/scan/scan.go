@@ -440,7 +440,7 @@ func collectTexts(v any, path string, out *[]scanText) {
 		case string:
 			*out = append(*out, scanText{path: path, text: x})
 		case map[string]any:
-			for _, k := range sortedKeys(x) {
+			for _, k := range SortedKeys(x) {
 				*out = append(*out, scanText{path: joinKey(path, k), text: k})
 			}
 		}
