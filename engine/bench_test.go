@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine/internal/contract"
-	"github.com/handoff-dev/handoff/engine/internal/policy"
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 )
 
 // The benchmarks measure the pieces of one decision on the shipped campaign pack: the
@@ -44,30 +45,28 @@ func benchRequest(b testing.TB) (*Engine, []byte) {
 	return e, reqs[len(reqs)-1].Data
 }
 
-// routed returns the last request decoded and routed, with its derived values.
-func routed(b *testing.B, e *Engine, body []byte) *request {
-	r := e.decider.decodeRequest(body, e.opts.Clock())
-	require.NoError(b, e.route(context.Background(), r))
-	require.NotNil(b, r.pack)
-	require.NotNil(b, r.state)
-	r.derive(e.decider.contracts.Scanner)
-	return r
+// routed returns the last request decoded, with what the store knows of it.
+func routed(b *testing.B, e *Engine, body []byte) pipeline.Input {
+	in, _, _, err := e.input(context.Background(), body, e.opts.Clock(), nil)
+	require.NoError(b, err)
+	require.NotNil(b, in.State)
+	return in
 }
 
 func BenchmarkDecode(b *testing.B) {
 	e, body := benchRequest(b)
-	now := e.opts.Clock()
 	for b.Loop() {
-		e.decider.decodeRequest(body, now)
+		e.decider.p.Decode(body)
 	}
 }
 
 func BenchmarkStateRead(b *testing.B) {
 	e, body := benchRequest(b)
-	r := e.decider.decodeRequest(body, e.opts.Clock())
+	req := e.decider.p.Decode(body)
 	ctx := context.Background()
 	for b.Loop() {
-		if err := e.route(ctx, r); err != nil {
+		var in pipeline.Input
+		if err := e.route(ctx, req, &in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -75,33 +74,42 @@ func BenchmarkStateRead(b *testing.B) {
 
 func BenchmarkValidate(b *testing.B) {
 	e, body := benchRequest(b)
-	r := routed(b, e, body)
+	in := routed(b, e, body)
+	var errs []ValidationError
 	for b.Loop() {
-		r.validation = nil
-		e.decider.validate(r)
+		var err error
+		if errs, err = e.decider.p.Validate(in); err != nil {
+			b.Fatal(err)
+		}
 	}
-	require.Empty(b, r.validation)
+	require.Empty(b, errs)
 }
 
+// BenchmarkInput runs every stage before the policy: validate, derive, the input.
 func BenchmarkInput(b *testing.B) {
 	e, body := benchRequest(b)
-	r := routed(b, e, body)
+	in := routed(b, e, body)
 	for b.Loop() {
-		if _, err := r.input(); err != nil {
+		if _, _, err := e.decider.p.PolicyInput(in); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
+// policyInput is the input document the last request is evaluated on, and its query.
+func policyInput(b *testing.B, e *Engine, body []byte) (rego.PreparedEvalQuery, ast.Value) {
+	entrypoint, v, err := e.decider.p.PolicyInput(routed(b, e, body))
+	require.NoError(b, err)
+	q, err := e.decider.policies.Query(context.Background(), entrypoint)
+	require.NoError(b, err)
+	return q, v
+}
+
 // BenchmarkEvaluatePolicy is the prepared query alone on a ready input: raw OPA.
 func BenchmarkEvaluatePolicy(b *testing.B) {
 	e, body := benchRequest(b)
-	r := routed(b, e, body)
-	in, err := r.input()
-	require.NoError(b, err)
+	q, in := policyInput(b, e, body)
 	ctx := context.Background()
-	q, err := e.decider.policies.Query(ctx, policy.PackEntrypoint(r.pack.Name))
-	require.NoError(b, err)
 	for b.Loop() {
 		if _, err := q.Eval(ctx, rego.EvalParsedInput(in)); err != nil {
 			b.Fatal(err)
@@ -112,16 +120,12 @@ func BenchmarkEvaluatePolicy(b *testing.B) {
 // BenchmarkCheckResult checks a policy result against #PolicyResult and decodes it.
 func BenchmarkCheckResult(b *testing.B) {
 	e, body := benchRequest(b)
-	r := routed(b, e, body)
-	in, err := r.input()
-	require.NoError(b, err)
-	q, err := e.decider.policies.Query(context.Background(), policy.PackEntrypoint(r.pack.Name))
-	require.NoError(b, err)
+	q, in := policyInput(b, e, body)
 	rs, err := q.Eval(context.Background(), rego.EvalParsedInput(in))
 	require.NoError(b, err)
 	v := rs[0].Expressions[0].Value
 	for b.Loop() {
-		if _, err := e.decider.checkResult(v); err != nil {
+		if _, err := e.decider.p.CheckResult(v); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -130,17 +134,20 @@ func BenchmarkCheckResult(b *testing.B) {
 // BenchmarkFold copies the state and folds a decision's events into it.
 func BenchmarkFold(b *testing.B) {
 	e, body := benchRequest(b)
-	r := routed(b, e, body)
-	res := e.decider.decide(context.Background(), r, evaluation{})
-	d, next := res.decision, res.next
+	in := routed(b, e, body)
+	res, err := e.decider.p.Decide(context.Background(), in)
+	require.NoError(b, err)
+	d, next := res.Decision, res.Next
 	require.NotNil(b, next, "%+v", d.Reasons)
-	now := formatTime(r.now)
+	pc, err := e.decider.contracts.Pack(in.State.Pack)
+	require.NoError(b, err)
+	now := pipeline.FormatTime(in.Now)
 	for b.Loop() {
-		s, err := cloneState(r.state)
+		s, err := pipeline.CloneState(in.State)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := foldState(s, d, r.pack, now); err != nil {
+		if err := pipeline.Fold(s, d, pc, now); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -191,7 +198,7 @@ func BenchmarkScan(b *testing.B) {
 	cc, err := contract.Compile(os.DirFS("../contracts"), false)
 	require.NoError(b, err)
 	_, body := benchRequest(b)
-	v, err := decodeJSON(body)
+	v, err := pipeline.DecodeJSON(body)
 	require.NoError(b, err)
 	value := v.(map[string]any)
 	for b.Loop() {

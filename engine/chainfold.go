@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/store"
@@ -16,7 +17,7 @@ import (
 // own: a visitor reads it and must not keep or change it.
 type visit struct {
 	rec      store.Record
-	ent      recordedEntry
+	ent      pipeline.RecordedEntry
 	recorded *Decision
 	state    *State
 	now      time.Time
@@ -44,7 +45,7 @@ func (f *chainFold) diverged(seq uint64, format string, args ...any) error {
 // record's decision and checks the recorded state_version against the fold.
 func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 	t := f.t
-	ent, err := decodeRecordedEntry(rec.Payload)
+	ent, err := pipeline.DecodeRecordedEntry(rec.Payload)
 	if err != nil {
 		return fmt.Errorf("engine: tenant %s workflow %s record %d: %w", t.tenant, t.workflow, rec.Seq, err)
 	}
@@ -63,7 +64,7 @@ func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 		}
 		org, _ := ent.Request["organization_id"].(string)
 		subject, _ := ent.Request["subject_id"].(string)
-		f.state = newState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
+		f.state = pipeline.NewState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
 	}
 	state := f.state
 	f.last = rec.Seq
@@ -89,7 +90,7 @@ func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 		return f.diverged(rec.Seq, "pack %s is not in the bundle the store was opened with", state.Pack)
 	}
 	// The state is folded in place: visitors never keep or change it.
-	if err := foldState(state, recorded, pc, ent.Now); err != nil {
+	if err := pipeline.Fold(state, recorded, pc, ent.Now); err != nil {
 		return f.diverged(rec.Seq, "%v", err)
 	}
 	state.StateVersion++
@@ -153,7 +154,7 @@ func (f *chainFold) compare(snap []byte, head store.Head) error {
 		return nil
 	}
 	t := f.t
-	stored, err := decodeState(snap)
+	stored, err := pipeline.DecodeState(snap)
 	if err != nil {
 		return fmt.Errorf("%w: tenant %s workflow %s: the stored state snapshot is undecodable", ErrReplayDiverged, t.tenant, t.workflow)
 	}

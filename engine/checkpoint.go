@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -88,7 +89,7 @@ func NewCheckpoint(heads []ChainHead, now time.Time, key ed25519.PrivateKey) (*C
 		return nil, err
 	}
 	cp := &Checkpoint{
-		Format: CheckpointFormat, CreatedAt: formatTime(now), Heads: hs, Root: root,
+		Format: CheckpointFormat, CreatedAt: pipeline.FormatTime(now), Heads: hs, Root: root,
 		PublicKey: base64.StdEncoding.EncodeToString(key.Public().(ed25519.PublicKey)),
 	}
 	msg, err := cp.SignedBytes()

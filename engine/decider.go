@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/engine/internal/policy"
 )
 
@@ -18,6 +19,7 @@ import (
 // Decider plus a store, and replay, explain, the decision log and bench decide through
 // the same function. A Decider is safe for concurrent use.
 type Decider struct {
+	p         *pipeline.Pipeline
 	contracts *contract.Contracts
 	policies  *policy.Policies
 	digest    string
@@ -65,7 +67,8 @@ func NewDecider(ctx context.Context, opts DeciderOptions) (*Decider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: bundle digest: %w", err)
 	}
-	return &Decider{contracts: cc, policies: pc, digest: digest, packDigests: packDigests, limits: opts.Limits, timeout: opts.EvalTimeout}, nil
+	p := pipeline.New(cc, pc, digest, opts.Limits.decoder(), opts.EvalTimeout)
+	return &Decider{p: p, contracts: cc, policies: pc, digest: digest, packDigests: packDigests, limits: opts.Limits, timeout: opts.EvalTimeout}, nil
 }
 
 // Input is everything one decision depends on.
@@ -90,16 +93,15 @@ type Input struct {
 // for the workflow head) is Engine's. A block is a Decision, not an error: the error
 // is non-nil only when no decision could be made.
 func (dc *Decider) Decide(ctx context.Context, in Input) (*Decision, *State, error) {
-	r := dc.decodeRequest(in.Request, in.Now)
-	r.decisionID = in.DecisionID
-	if r.decisionID == "" {
-		r.decisionID = newDecisionID()
+	id := in.DecisionID
+	if id == "" {
+		id = newDecisionID()
 	}
-	if err := dc.bind(r, in.State); err != nil {
+	res, err := dc.p.Decide(ctx, pipeline.Input{Request: dc.p.Decode(in.Request), State: in.State, Now: in.Now, DecisionID: id})
+	if err != nil {
 		return nil, nil, err
 	}
-	res := dc.decide(ctx, r, evaluation{})
-	return res.decision, res.next, nil
+	return res.Decision, res.Next, nil
 }
 
 // Validate checks a request against its contract, as Decide does before the policy:
@@ -107,31 +109,7 @@ func (dc *Decider) Decide(ctx context.Context, in Input) (*Decision, *State, err
 // request kind's definition and, for an output, the artifact type's. It lists every
 // error with its path; none means valid. The policy is not asked.
 func (dc *Decider) Validate(body []byte, st *State) ([]ValidationError, error) {
-	r := dc.decodeRequest(body, time.Time{})
-	if err := dc.bind(r, st); err != nil {
-		return nil, err
-	}
-	dc.validate(r)
-	return r.validation, nil
-}
-
-// bind routes a decoded request to the state it is given, as Engine's routing does
-// with the state it reads from the store.
-func (dc *Decider) bind(r *request, st *State) error {
-	switch {
-	case r.value == nil:
-	case r.kind == "start":
-		return dc.routeStart(r)
-	case r.workflow == "":
-		r.refuse(ValidationError{Code: "SCHEMA_INVALID", Path: "workflow_id", Message: "workflow_id is required and must be a valid id"})
-	case st == nil || st.WorkflowID != r.workflow:
-		r.refuse(workflowNotFound(r.workflow))
-	case st.TenantID != r.tenant:
-		r.refuse(tenantMismatch(r.workflow, r.tenant))
-	default:
-		return dc.routeState(r, st)
-	}
-	return nil
+	return dc.p.Validate(pipeline.Input{Request: dc.p.Decode(body), State: st})
 }
 
 // newDecisionID draws a decision id: a UUIDv7, so ids sort by time.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/engine/internal/scan"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -66,7 +67,7 @@ func (e *Engine) DecisionLog(ctx context.Context, opts DecisionLogOptions, fn fu
 			if rec.Time.Before(opts.Since) {
 				return nil
 			}
-			ent, err := decodeRecordedEntry(rec.Payload)
+			ent, err := pipeline.DecodeRecordedEntry(rec.Payload)
 			if err != nil {
 				return fmt.Errorf("engine: audit record %d of tenant %s: %w", rec.Seq, t, err)
 			}
@@ -95,18 +96,18 @@ func compareBool(a, b bool) int {
 }
 
 // logEvent builds the event of one record.
-func (e *Engine) logEvent(rec store.Record, ent recordedEntry, state *State, stream string) (DecisionLogEvent, error) {
+func (e *Engine) logEvent(rec store.Record, ent pipeline.RecordedEntry, state *State, stream string) (DecisionLogEvent, error) {
 	d, err := decodeDecision(ent.Decision)
 	if err != nil {
 		return DecisionLogEvent{}, err
 	}
-	result, err := decodeJSON(ent.Decision)
+	result, err := pipeline.DecodeJSON(ent.Decision)
 	if err != nil {
 		return DecisionLogEvent{}, err
 	}
 	var st any
 	if state != nil {
-		if st, err = toValue(state); err != nil {
+		if st, err = pipeline.ToValue(state); err != nil {
 			return DecisionLogEvent{}, err
 		}
 	}
@@ -119,7 +120,7 @@ func (e *Engine) logEvent(rec store.Record, ent recordedEntry, state *State, str
 		validation = []ValidationError{}
 	}
 	input := map[string]any{
-		"pack": d.Pack, "request": req, "validation": map[string]any{"errors": validationValues(validation)},
+		"pack": d.Pack, "request": req, "validation": map[string]any{"errors": pipeline.ValidationValues(validation)},
 		"state": st, "derived": ent.Derived, "now": ent.Now,
 	}
 	ev := DecisionLogEvent{

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/engine/internal/policy"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -173,25 +174,25 @@ func TestFailClosed(t *testing.T) {
 		code string
 		opts func(*Options)
 	}{
-		"malformed result": {"package handoff.toy\n\ndecision := 1\n", codePolicyError, nil},
-		"unknown outcome":  {"package handoff.toy\n\ndecision := {\"outcome\": \"maybe\", \"status_after\": \"OPEN\"}\n", codePolicyError, nil},
-		"undefined":        {"package handoff.toy\n\ndecision := 1 if input.never\n", codePolicyError, nil},
-		"runtime error":    {"package handoff.toy\n\ndecision := {\"outcome\": \"allow\", \"status_after\": \"OPEN\", \"n\": to_number(\"x\")}\n", codePolicyError, nil},
-		"unknown status":   {"package handoff.toy\n\ndecision := {\"outcome\": \"allow\", \"status_after\": \"GONE\"}\n", codePolicyError, nil},
+		"malformed result": {"package handoff.toy\n\ndecision := 1\n", pipeline.CodePolicyError, nil},
+		"unknown outcome":  {"package handoff.toy\n\ndecision := {\"outcome\": \"maybe\", \"status_after\": \"OPEN\"}\n", pipeline.CodePolicyError, nil},
+		"undefined":        {"package handoff.toy\n\ndecision := 1 if input.never\n", pipeline.CodePolicyError, nil},
+		"runtime error":    {"package handoff.toy\n\ndecision := {\"outcome\": \"allow\", \"status_after\": \"OPEN\", \"n\": to_number(\"x\")}\n", pipeline.CodePolicyError, nil},
+		"unknown status":   {"package handoff.toy\n\ndecision := {\"outcome\": \"allow\", \"status_after\": \"GONE\"}\n", pipeline.CodePolicyError, nil},
 		"block with events": {`package handoff.toy
 
 decision := {"outcome": "block", "status_after": "NEW", "reasons": [{"code": "X", "message": "x"}], "events": [{"type": "counter", "name": "n", "delta": 1}]}
-`, codePolicyError, nil},
+`, pipeline.CodePolicyError, nil},
 		"artifact version skipped": {`package handoff.toy
 
 decision := {"outcome": "allow", "status_after": "OPEN", "events": [{"type": "artifact_recorded", "ref": {"id": "n", "type": "NOTE", "version": 3, "hash": "sha256:0000000000000000000000000000000000000000000000000000000000000000"}, "status": "draft", "producer": "writer"}]}
-`, codePolicyError, nil},
+`, pipeline.CodePolicyError, nil},
 		"timeout": {`package handoff.toy
 
 decision := {"outcome": "allow", "status_after": "OPEN"} if {
 	count([x | some x in numbers.range(1, 100000000); x > 0]) > 0
 }
-`, codePolicyTimeout, func(o *Options) { o.EvalTimeout = 50 * time.Millisecond }},
+`, pipeline.CodePolicyTimeout, func(o *Options) { o.EvalTimeout = 50 * time.Millisecond }},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -204,7 +205,7 @@ decision := {"outcome": "allow", "status_after": "OPEN"} if {
 			assert.Equal(t, Block, d.Outcome)
 			assert.Equal(t, []string{c.code}, d.Codes(), "%+v", d.Reasons)
 			// No rule produced the reason: the engine titles it itself.
-			assert.Equal(t, map[string]string{codePolicyError: "Policy error", codePolicyTimeout: "Policy timeout"}[c.code], d.Reasons[0].Title)
+			assert.Equal(t, map[string]string{pipeline.CodePolicyError: "Policy error", pipeline.CodePolicyTimeout: "Policy timeout"}[c.code], d.Reasons[0].Title)
 			assert.Equal(t, d.StatusBefore, d.StatusAfter)
 			assert.Empty(t, d.Events)
 			_, err := e.State(context.Background(), "t1", "wf-1")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/store"
@@ -16,7 +17,7 @@ import (
 // the digest the key was recorded with. Anything else is an altered store, and no
 // decision is given: the host treats the request as blocked.
 func answerOf(rec store.Record, requestID, digest string) (*Decision, error) {
-	ent, err := decodeRecordedEntry(rec.Payload)
+	ent, err := pipeline.DecodeRecordedEntry(rec.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("engine: the answer to request_id %s: record %d: %w", requestID, rec.Seq, err)
 	}
@@ -46,8 +47,8 @@ func answerOf(rec store.Record, requestID, digest string) (*Decision, error) {
 // transaction as the state the loser read, so the key is visible now; errRedecide
 // makes Submit decide again, and the new lookup answers with the recorded decision (or
 // IDEMPOTENCY_KEY_REUSED when the payloads differ).
-func (e *Engine) keyStillFree(ctx context.Context, r *request) error {
-	_, _, found, err := e.log.Idempotent(ctx, r.tenant, r.requestID)
+func (e *Engine) keyStillFree(ctx context.Context, tenant, requestID string) error {
+	_, _, found, err := e.log.Idempotent(ctx, tenant, requestID)
 	if err != nil {
 		return err
 	}

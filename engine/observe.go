@@ -9,14 +9,16 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 )
 
 // The stages of a decision, as Observer.Stage names them and as their spans are named.
 const (
-	StageDecode   = "decode"   // strict decode, the principal check, the idempotency and routing reads
-	StageValidate = "validate" // contract validation and the derived facts
-	StagePolicy   = "policy"   // the Rego evaluation and the checks of its result
-	StageCommit   = "commit"   // the durable write
+	StageDecode   = "decode"               // strict decode, the principal check, the idempotency and routing reads
+	StageValidate = pipeline.StageValidate // contract validation and the derived facts
+	StagePolicy   = pipeline.StagePolicy   // the Rego evaluation and the checks of its result
+	StageCommit   = "commit"               // the durable write
 )
 
 // Observer receives what the engine measures while it decides: a service exports it as

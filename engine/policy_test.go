@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -57,7 +58,7 @@ func TestLazyPoliciesFailTheDecisionThatNeedsThem(t *testing.T) {
 	for range 2 { // the compile error is kept, not retried into an allow
 		d := submit(t, e, toyStart)
 		assert.Equal(t, Block, d.Outcome)
-		assert.Equal(t, []string{codePolicyError}, d.Codes(), "%+v", d.Reasons)
+		assert.Equal(t, []string{pipeline.CodePolicyError}, d.Codes(), "%+v", d.Reasons)
 	}
 	_, err = e.State(context.Background(), "t1", "wf-1")
 	assert.ErrorIs(t, err, store.ErrNotFound, "a failed start creates no workflow")
@@ -101,6 +102,6 @@ func TestLazyPoliciesKeepPackagesInTheirDirectories(t *testing.T) {
 	defer e.Close()
 	d := submit(t, e, toyStart)
 	assert.Equal(t, Block, d.Outcome)
-	require.Equal(t, []string{codePolicyError}, d.Codes())
+	require.Equal(t, []string{pipeline.CodePolicyError}, d.Codes())
 	assert.Contains(t, d.Reasons[0].Message, "outside its directory")
 }

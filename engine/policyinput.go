@@ -25,17 +25,15 @@ func (in PolicyInput) Entrypoint() string { return in.entrypoint }
 // it measures the cost of the policy alone, beside the whole decision. It is safe for
 // concurrent use.
 func (e *Engine) PolicyInput(ctx context.Context, body []byte) (PolicyInput, error) {
-	r, _, _, err := e.prepare(ctx, body, e.opts.Clock(), nil)
+	in, _, _, err := e.input(ctx, body, e.opts.Clock(), nil)
 	if err != nil {
 		return PolicyInput{}, err
 	}
-	e.decider.validate(r)
-	r.derive(e.decider.contracts.Scanner)
-	in, err := r.input()
+	entrypoint, value, err := e.decider.p.PolicyInput(in)
 	if err != nil {
 		return PolicyInput{}, fmt.Errorf("engine: policy input: %w", err)
 	}
-	return PolicyInput{entrypoint: r.entrypoint(), value: in}, nil
+	return PolicyInput{entrypoint: entrypoint, value: value}, nil
 }
 
 // EvalPolicy evaluates the prepared query of the input's entrypoint on it and nothing

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/handoff-dev/handoff"
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -17,7 +18,7 @@ func (e *Engine) State(ctx context.Context, tenant, workflow string) (*State, er
 	if err != nil {
 		return nil, err
 	}
-	return decodeState(snap)
+	return pipeline.DecodeState(snap)
 }
 
 // Entry is handoff.Entry.
@@ -46,11 +47,11 @@ func (e *Engine) Audit(ctx context.Context, tenant string, fn func(Entry) error)
 }
 
 func decodeEntry(rec store.Record) (Entry, error) {
-	raw, err := decodeLogEntry[json.RawMessage, *Decision](rec.Payload)
+	raw, err := pipeline.DecodeLogEntry[json.RawMessage, *Decision](rec.Payload)
 	if err != nil {
 		return Entry{}, fmt.Errorf("engine: record %d: %w", rec.Seq, err)
 	}
-	return Entry{Seq: rec.Seq, Time: formatTime(rec.Time), Hash: rec.Hash, Request: raw.Request,
+	return Entry{Seq: rec.Seq, Time: pipeline.FormatTime(rec.Time), Hash: rec.Hash, Request: raw.Request,
 		Validation: raw.Validation, Derived: raw.Derived, Now: raw.Now, Decision: raw.Decision, Redaction: raw.Redaction}, nil
 }
 

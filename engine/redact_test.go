@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -106,7 +108,8 @@ func TestRedactedRequestNeverReachesTheStore(t *testing.T) {
 	digest, err := canonjson.Hash(mustDecode(t, leaky))
 	require.NoError(t, err)
 	assert.Equal(t, digest, leak.Redaction.RequestDigest, "an auditor holding the original proves it")
-	assert.Equal(t, bodySHA256([]byte(leaky)), leak.Redaction.BodySHA256)
+	sum := sha256.Sum256([]byte(leaky))
+	assert.Equal(t, "sha256:"+hex.EncodeToString(sum[:]), leak.Redaction.BodySHA256)
 	var req map[string]any
 	require.NoError(t, json.Unmarshal(leak.Request, &req))
 	assert.Equal(t, "r-leak", req["request_id"])

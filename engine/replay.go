@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/handoff-dev/handoff/engine/internal/policy"
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -85,7 +85,7 @@ type ReplayResult struct {
 	// request is the recorded (redacted) request of a skipped record.
 	request map[string]any
 
-	explanation *traced // set when the replay explains
+	explanation *pipeline.Traced // set when the replay explains
 }
 
 // ErrReplayDiverged reports that the state rebuilt from the recorded decisions differs
@@ -209,7 +209,7 @@ func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tena
 		if rec.Time.Before(plan.since) {
 			return nil
 		}
-		ent, err := decodeRecordedEntry(rec.Payload)
+		ent, err := pipeline.DecodeRecordedEntry(rec.Payload)
 		if err != nil {
 			return fmt.Errorf("engine: replay: audit record %d of tenant %s: %w", rec.Seq, tenant, err)
 		}
@@ -245,7 +245,7 @@ func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tena
 		}
 		org, _ := ent.Request["organization_id"].(string)
 		subject, _ := ent.Request["subject_id"].(string)
-		state := newState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
+		state := pipeline.NewState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
 		res, err := candidate.replayOne(ent, recorded, state, now, true, false, plan.timeout, seed...)
 		if err != nil {
 			return err
@@ -294,7 +294,7 @@ func (p replayPlan) skips(recorded *Decision) bool {
 
 // skip is the result for a record that is reported, not re-decided: its request is
 // recorded redacted, or its pack is unchanged.
-func (p replayPlan) skip(ent recordedEntry, recorded *Decision) ReplayResult {
+func (p replayPlan) skip(ent pipeline.RecordedEntry, recorded *Decision) ReplayResult {
 	if ent.Redaction != nil {
 		return ReplayResult{Recorded: recorded, Skipped: "redacted", Redaction: ent.Redaction, Changed: []string{}, request: ent.Request}
 	}
@@ -385,32 +385,31 @@ func (d *decisionIdentity) decision() *Decision {
 }
 
 // replayOne decides one recorded request with this engine's bundle on the recorded input
-// and the rebuilt state before it. It mirrors decide, without drawing a decision id.
-// With explain, the evaluation is traced.
-func (dc *Decider) replayOne(ent recordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool, timeout time.Duration, seed ...ValidationError) (ReplayResult, error) {
-	// The policy only reads the state and enforce folds into a copy, so the rebuilt
-	// state is passed as it is.
-	r := &request{
-		value: ent.Request, tenant: recorded.TenantID, workflow: recorded.WorkflowID,
-		requestID: recorded.RequestID, kind: recorded.Kind, trace: recorded.TraceID,
-		state: state, create: create, now: now, validation: seed, decisionID: recorded.DecisionID,
+// and the rebuilt state before it, through the pipeline as Submit does, with the
+// recorded decision's id. With explain, the evaluation is traced.
+func (dc *Decider) replayOne(ent pipeline.RecordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool, timeout time.Duration, seed ...ValidationError) (ReplayResult, error) {
+	// The policy only reads the state and the pipeline folds into a copy, so the
+	// rebuilt state is passed as it is.
+	in := pipeline.Input{Request: pipeline.Recorded(ent.Request, recorded), State: state, Start: create,
+		Facts: pipeline.Facts{Routing: seed}, Now: now, DecisionID: recorded.DecisionID}
+	opts := []pipeline.Option{pipeline.WithTimeout(timeout), pipeline.WithDerived(dc.p.Rederive(ent.Request, ent.Derived))}
+	if explain {
+		opts = append(opts, pipeline.WithExplain())
 	}
-	r.derived = dc.replayDerived(ent.Request, ent.Derived)
-	var out result
+	var out *pipeline.Result
 	if pc, err := dc.contracts.Pack(state.Pack); pc != nil {
-		r.pack = pc
-		out = dc.decide(context.Background(), r, evaluation{timeout: timeout, explain: explain})
+		if out, err = dc.p.Decide(context.Background(), in, opts...); err != nil {
+			return ReplayResult{}, err
+		}
 	} else {
-		r.audit = true
 		msg := fmt.Sprintf("pack %s is not in this bundle", state.Pack)
 		if err != nil {
 			msg = err.Error()
 		}
-		d := dc.failClosed(codePolicyError, msg)
-		dc.settle(r, d, policy.CoreEntrypoint)
-		out.decision = d
+		out = dc.p.Unroutable(in, msg)
 	}
-	d, ex := out.decision, out.explanation
+	validation := out.Validation()
+	d, ex := out.Decision, out.Explanation
 	if _, seen := ent.Derived["jitter_permille"]; !seen && d.Retry != nil && recorded.Retry != nil {
 		base := d.Retry.DelayMS
 		if got := recorded.Retry.DelayMS; base > 0 && got >= base && got <= base+base/10 {
@@ -441,22 +440,8 @@ func (dc *Decider) replayOne(ent recordedEntry, recorded *Decision, state *State
 			return ReplayResult{}, err
 		}
 	}
-	res.ValidationChanged = !sameValidation(r.validation, ent.Validation)
+	res.ValidationChanged = !sameValidation(validation, ent.Validation)
 	return res, nil
-}
-
-// replayDerived is the derived input of a recorded request decided again: derived anew
-// from the request with e's scanner, with the recorded payload size (the log does not
-// keep the bytes) and jitter.
-func (dc *Decider) replayDerived(value map[string]any, recorded map[string]any) map[string]any {
-	r := &request{value: value}
-	r.derive(dc.contracts.Scanner)
-	for _, k := range []string{"payload_bytes", "jitter_permille"} {
-		if v, ok := recorded[k]; ok {
-			r.derived[k] = v
-		}
-	}
-	return r.derived
 }
 
 func sameValidation(a, b []ValidationError) bool {

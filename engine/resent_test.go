@@ -28,13 +28,14 @@ func TestResentDecisionsSaySo(t *testing.T) {
 	// Decided while the key was free, then met in the store by its twin's record (the
 	// store's DuplicateError): the twin's decision is the answer.
 	body := []byte(toyHandoff("r-twin", 1, ""))
-	r, d, next, _, err := e.decideForSubmit(ctx, body, e.opts.Clock(), nil, e.stages(ctx))
+	res, prior, _, err := e.decideOnStore(ctx, body, e.opts.Clock(), nil, nil, false)
 	require.NoError(t, err)
-	require.NotNil(t, r, "the key was free")
+	require.Nil(t, prior, "the key was free")
 	twin := submit(t, e, string(body))
 	require.False(t, twin.Resent())
+	d := res.Decision
 	d.Recorded = true
-	require.NoError(t, e.record(ctx, r, d, next))
+	require.NoError(t, e.record(ctx, res, d))
 	assert.True(t, d.Resent())
 	assertSameBytes(t, twin, d)
 }

@@ -3,7 +3,9 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 )
 
 // tester is what both *testing.T and *rapid.T offer.
@@ -60,7 +63,7 @@ func seedRequests(t testing.TB) []map[string]any {
 	}
 	var out []map[string]any
 	for _, raw := range raws {
-		v, err := decodeJSON(raw)
+		v, err := pipeline.DecodeJSON(raw)
 		if m, ok := v.(map[string]any); err == nil && ok {
 			out = append(out, m)
 		}
@@ -235,7 +238,7 @@ func TestSchemaComparesNumbersExactly(t *testing.T) {
 func roundTrip(t tester, v any) any {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
-	out, err := decodeJSON(b)
+	out, err := pipeline.DecodeJSON(b)
 	require.NoError(t, err)
 	return out
 }
@@ -411,4 +414,34 @@ func compiledPack(t *testing.T, cc *contract.Contracts, name string) *contract.P
 	require.NoError(t, err)
 	require.NotNil(t, p, "pack %s", name)
 	return p
+}
+
+// scenarioRequests returns every request of the shipped scenario files, as seeds.
+func scenarioRequests(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
+	fsys := os.DirFS("../policies_test")
+	require.NoError(t, fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".scenario" {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		var sc struct {
+			Steps []struct {
+				Request json.RawMessage `json:"request"`
+			} `json:"steps"`
+		}
+		if err := json.Unmarshal(b, &sc); err != nil {
+			return err
+		}
+		for _, st := range sc.Steps {
+			out = append(out, st.Request)
+		}
+		return nil
+	}))
+	require.NotEmpty(t, out)
+	return out
 }

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/handoff-dev/handoff/internal/canonjson"
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/internal/failpoint"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -40,70 +40,75 @@ func (e *Engine) EvaluateAt(ctx context.Context, body []byte, at time.Time) (*De
 func (e *Engine) evaluateTraced(ctx context.Context, body []byte, at time.Time, from *Principal) (d *Decision, err error) {
 	ctx, span := e.decisionSpan(ctx, "handoff.evaluate")
 	defer func() { endDecisionSpan(span, d, err) }()
-	res, prior, err := e.evaluate(ctx, body, at, from, evaluation{stages: e.stages(ctx)})
+	res, prior, _, err := e.decideOnStore(ctx, body, at, from, e.stages(ctx), false)
 	if err != nil || prior != nil {
 		return prior, err
 	}
-	return res.decision, nil
+	return res.Decision, nil
 }
 
-// evaluate decides a request on the state of the store, recording nothing. A request
-// decided before is answered by prior, the recorded decision.
-func (e *Engine) evaluate(ctx context.Context, body []byte, at time.Time, from *Principal, ev evaluation) (res result, prior *Decision, err error) {
+// decideOnStore decides a request on the state of the store, recording nothing: it
+// decodes the request once, reads what the store knows of it (the request_id, the
+// workflow's owner and state) and enters the pipeline once. A request decided before is
+// answered by prior, the recorded decision (decided again too when again is set).
+// keyFree says the request_id was looked up and found unrecorded.
+func (e *Engine) decideOnStore(ctx context.Context, body []byte, at time.Time, from *Principal, st *stages, again bool, opts ...pipeline.Option) (res *pipeline.Result, prior *Decision, keyFree bool, err error) {
 	if err := e.acquire(ctx); err != nil {
-		return result{}, nil, err
+		return nil, nil, false, err
 	}
 	defer e.release()
-	end := ev.stages.start(StageDecode)
-	r, prior, _, err := e.prepare(ctx, body, at, from)
+	end := st.start(StageDecode)
+	in, prior, keyFree, err := e.input(ctx, body, at, from)
 	end()
+	if err != nil || prior != nil && !again {
+		return nil, prior, false, err
+	}
+	if err := failpoint.Eval(ctx, "engine/before-decide"); err != nil {
+		return nil, nil, false, err
+	}
+	res, err = e.decider.p.Decide(ctx, in, append(opts, pipeline.WithStages(st.start))...)
 	if err != nil {
-		return result{}, nil, err
+		return nil, nil, false, err
 	}
-	if prior != nil && !ev.explain {
-		return result{}, prior, nil
+	if err := failpoint.Eval(ctx, "engine/after-decide"); err != nil {
+		return nil, nil, false, err
 	}
-	return e.decider.decide(ctx, r, ev), prior, nil
+	return res, prior, keyFree, nil
 }
 
-// prepare decodes a request, checks it against the principal that sent it (when the
-// host authenticated one) and routes it on the store's state. A request decided before
-// is answered by prior, the recorded decision. keyFree says the request_id was looked
-// up and found unrecorded.
-func (e *Engine) prepare(ctx context.Context, body []byte, at time.Time, from *Principal) (r *request, prior *Decision, keyFree bool, err error) {
-	r = e.decider.decodeRequest(body, at)
-	r.decisionID = newDecisionID()
-	if r.authenticate(from) {
-		return r, nil, false, nil
+// input decodes a request and reads what the store knows of it: the decision recorded
+// for its request_id (prior), whether that id was used for another request, and the
+// workflow's owner and state. keyFree says the request_id was looked up and found
+// unrecorded. A request that is not its principal's reads nothing.
+func (e *Engine) input(ctx context.Context, body []byte, at time.Time, from *Principal) (in pipeline.Input, prior *Decision, keyFree bool, err error) {
+	req := e.decider.p.Decode(body)
+	in = pipeline.Input{Request: req, Principal: from, Now: at, DecisionID: newDecisionID()}
+	if _, mismatch := req.Sender(from); mismatch != nil || !req.Decoded() {
+		return in, nil, false, nil
 	}
-	if prior, err = e.idempotency(ctx, r); err != nil {
-		return nil, nil, false, err
+	if prior, in.Facts.KeyReused, err = e.idempotency(ctx, req); err != nil {
+		return in, nil, false, err
 	}
-	keyFree = r.requestID != "" && !r.audit
-	if err := e.route(ctx, r); err != nil {
-		return nil, nil, false, err
-	}
-	return r, prior, keyFree, nil
+	keyFree = req.ID() != "" && !in.Facts.KeyReused
+	err = e.route(ctx, req, &in)
+	return in, prior, keyFree, err
 }
 
 // idempotency looks the request_id up: the recorded decision when the same request was
-// decided before; otherwise nil, with IDEMPOTENCY_KEY_REUSED added to the request's
-// validation errors when the id was used for another request.
-func (e *Engine) idempotency(ctx context.Context, r *request) (*Decision, error) {
-	if r.value == nil || r.requestID == "" {
-		return nil, nil
+// decided before; reused when the id was used for another request.
+func (e *Engine) idempotency(ctx context.Context, req *pipeline.Request) (prior *Decision, reused bool, err error) {
+	if req.ID() == "" {
+		return nil, false, nil
 	}
-	digest, answer, found, err := e.log.Idempotent(ctx, r.tenant, r.requestID)
+	digest, answer, found, err := e.log.Idempotent(ctx, req.Tenant(), req.ID())
 	if err != nil || !found {
-		return nil, err
+		return nil, false, err
 	}
-	if digest == r.digest {
-		return answerOf(answer, r.requestID, digest)
+	if digest == req.Digest() {
+		prior, err = answerOf(answer, req.ID(), digest)
+		return prior, false, err
 	}
-	r.validation = append(r.validation, ValidationError{Code: "IDEMPOTENCY_KEY_REUSED", Path: "request_id",
-		Message: fmt.Sprintf("request_id %s was already used for another request", r.requestID)})
-	r.audit = true
-	return nil, nil
+	return nil, true, nil
 }
 
 // Submit decides a request and records it atomically with the state it produces: the
@@ -140,27 +145,28 @@ func (e *Engine) submitRetrying(ctx context.Context, body []byte, at time.Time, 
 
 func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time, from *Principal) (*Decision, error) {
 	st := e.stages(ctx)
-	r, d, next, keyFree, err := e.decideForSubmit(ctx, body, at, from, st)
-	if r == nil || err != nil {
-		return d, err
+	res, prior, keyFree, err := e.decideOnStore(ctx, body, at, from, st, false)
+	if err != nil || prior != nil {
+		return prior, err
 	}
-	if r.redactErr != nil {
-		return nil, r.redactErr
+	if err := res.Unrecordable(); err != nil {
+		return nil, err
 	}
+	d := res.Decision
 	d.Recorded = true
 	if err := failpoint.Eval(ctx, "engine/before-commit"); err != nil {
 		return nil, err
 	}
 	end := st.start(StageCommit)
-	if r.audit || (r.create && next == nil) {
+	if res.Audit() || (res.Creates() && res.Next == nil) {
 		if keyFree {
-			err = e.keyStillFree(ctx, r)
+			err = e.keyStillFree(ctx, res.Tenant(), res.Request().ID())
 		}
 		if err == nil {
-			err = e.recordAudit(ctx, r, d)
+			err = e.recordAudit(ctx, res, d)
 		}
 	} else {
-		err = e.record(ctx, r, d, next)
+		err = e.record(ctx, res, d)
 	}
 	end()
 	if err != nil {
@@ -175,30 +181,6 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time, from
 	return d, nil
 }
 
-// decideForSubmit decides a request to be recorded. r is nil when the request was
-// decided before: d is then the recorded decision. keyFree says the request_id was
-// looked up and found unrecorded.
-func (e *Engine) decideForSubmit(ctx context.Context, body []byte, at time.Time, from *Principal, st *stages) (r *request, d *Decision, next *State, keyFree bool, err error) {
-	if err := e.acquire(ctx); err != nil {
-		return nil, nil, nil, false, err
-	}
-	defer e.release()
-	end := st.start(StageDecode)
-	r, prior, keyFree, err := e.prepare(ctx, body, at, from)
-	end()
-	if err != nil || prior != nil {
-		return nil, prior, nil, false, err
-	}
-	if err := failpoint.Eval(ctx, "engine/before-decide"); err != nil {
-		return nil, nil, nil, false, err
-	}
-	res := e.decider.decide(ctx, r, evaluation{stages: st})
-	if err := failpoint.Eval(ctx, "engine/after-decide"); err != nil {
-		return nil, nil, nil, false, err
-	}
-	return r, res.decision, res.next, keyFree, nil
-}
-
 // acquire takes a decision slot, waiting while every slot is taken.
 func (e *Engine) acquire(ctx context.Context) error {
 	select {
@@ -211,49 +193,34 @@ func (e *Engine) acquire(ctx context.Context) error {
 
 func (e *Engine) release() { <-e.slots }
 
-// entry is the log record of a decision.
-func (r *request) entry(d *Decision) writtenEntry {
-	var req any = r.value
-	if r.value == nil {
-		req = map[string]any{"undecodable": true, "digest": r.digest, "bytes": len(r.body)}
-	}
-	v := r.validation
-	if v == nil {
-		v = []ValidationError{}
-	}
-	if r.redaction != nil {
-		req = r.redacted
-	}
-	return writtenEntry{Request: req, Validation: v, Derived: r.derived, Now: formatTime(r.now), Decision: d, Redaction: r.redaction}
-}
-
 // record appends the decision to its workflow's log with the new state, head and
 // idempotency key in one transaction.
-func (e *Engine) record(ctx context.Context, r *request, d *Decision, next *State) error {
-	payload, err := canonjson.Marshal(r.entry(d))
+func (e *Engine) record(ctx context.Context, res *pipeline.Result, d *Decision) error {
+	payload, err := res.Entry(d)
 	if err != nil {
-		return fmt.Errorf("engine: encode log record: %w", err)
+		return fmt.Errorf("engine: %w", err)
 	}
+	req := res.Request()
 	a := store.Append{
-		Tenant: r.tenant, Workflow: r.workflow, Create: r.create,
-		ExpectedVersion: r.state.StateVersion, BumpVersion: next != nil,
+		Tenant: res.Tenant(), Workflow: res.Workflow(), Create: res.Creates(),
+		ExpectedVersion: res.StateVersion(), BumpVersion: res.Next != nil,
 		Records:        []store.NewRecord{{Type: "decision", Payload: payload, ID: d.DecisionID}},
-		IdempotencyKey: r.requestID, RequestDigest: r.digest, Time: r.now,
+		IdempotencyKey: req.ID(), RequestDigest: req.Digest(), Time: res.Now(),
 	}
 	if d.Outcome != Block {
 		// The decision the workflow now stands on: the head keeps it, so that Standing
 		// and the workflow lists read it at once, however many blocks follow.
 		a.Standing = string(d.Outcome)
 	}
-	if next != nil {
-		if a.State, err = json.Marshal(next); err != nil {
+	if res.Next != nil {
+		if a.State, err = json.Marshal(res.Next); err != nil {
 			return fmt.Errorf("engine: encode state: %w", err)
 		}
 	}
 	_, err = e.log.Append(ctx, a)
 	var dup *store.DuplicateError
 	if errors.As(err, &dup) {
-		orig, derr := answerOf(dup.Record, r.requestID, r.digest)
+		orig, derr := answerOf(dup.Record, req.ID(), req.Digest())
 		if derr != nil {
 			return derr
 		}
@@ -270,12 +237,12 @@ func (e *Engine) record(ctx context.Context, r *request, d *Decision, next *Stat
 }
 
 // recordAudit appends a request too broken to trust to its tenant's security audit stream.
-func (e *Engine) recordAudit(ctx context.Context, r *request, d *Decision) error {
-	payload, err := canonjson.Marshal(r.entry(d))
+func (e *Engine) recordAudit(ctx context.Context, res *pipeline.Result, d *Decision) error {
+	payload, err := res.Entry(d)
 	if err != nil {
-		return fmt.Errorf("engine: encode audit record: %w", err)
+		return fmt.Errorf("engine: %w", err)
 	}
-	_, err = e.log.Audit(ctx, r.tenant, store.NewRecord{Type: "security", Payload: payload, ID: d.DecisionID}, r.now)
+	_, err = e.log.Audit(ctx, res.Tenant(), store.NewRecord{Type: "security", Payload: payload, ID: d.DecisionID}, res.Now())
 	return err
 }
 

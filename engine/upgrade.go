@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/store"
 	"github.com/handoff-dev/handoff/store/badger"
 )
@@ -38,7 +39,7 @@ func (e *Engine) upgradeIdempotency(ctx context.Context, l *badger.Log) error {
 		if index[w] == nil {
 			index[w] = map[string]located{}
 			err := l.Records(ctx, tenant, workflow, 1, func(rec store.Record) error {
-				ent, err := decodeRecordedEntry(rec.Payload)
+				ent, err := pipeline.DecodeRecordedEntry(rec.Payload)
 				if err != nil {
 					return nil
 				}
@@ -75,7 +76,7 @@ func (e *Engine) upgradeIndex(ctx context.Context, l *badger.Log) error {
 
 // recordDecisionID is the id of the decision a log record holds, "" for none.
 func recordDecisionID(payload []byte) string {
-	ent, err := decodeRecordedEntry(payload)
+	ent, err := pipeline.DecodeRecordedEntry(payload)
 	if err != nil {
 		return ""
 	}

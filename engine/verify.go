@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/store"
@@ -161,7 +162,7 @@ func (e *Engine) verifyTenant(ctx context.Context, tenant string, refs []store.V
 // recordClaims is what a log record says of itself: the request its decision answers,
 // with the request's digest, and the decision id.
 func recordClaims(payload []byte) store.Claims {
-	ent, err := decodeRecordedEntry(payload)
+	ent, err := pipeline.DecodeRecordedEntry(payload)
 	if err != nil {
 		return store.Claims{}
 	}
@@ -268,7 +269,7 @@ func (e *Engine) checkIndexed(ctx context.Context, t replayTarget, rec store.Rec
 
 // recordedDigest is the digest of the request a record answers: the one its redaction
 // kept, or the digest of the request as recorded.
-func recordedDigest(ent recordedEntry) string {
+func recordedDigest(ent pipeline.RecordedEntry) string {
 	if ent.Redaction != nil {
 		return ent.Redaction.RequestDigest
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/handoff-dev/handoff"
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -32,7 +33,7 @@ func (e *Engine) ListWorkflows(ctx context.Context, tenant string, f WorkflowFil
 		if err != nil {
 			return nil, err
 		}
-		st, err := decodeState(snap)
+		st, err := pipeline.DecodeState(snap)
 		if err != nil {
 			return nil, err
 		}

@@ -87,6 +87,11 @@ func HashBytes(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// Encoded is a value's canonical encoding, as Marshal returned it: Marshal writes it
+// as it is, so a value encoded once (to hash it) is not encoded again where a larger
+// value holds it.
+type Encoded []byte
+
 type encoder struct {
 	buf   []byte
 	depth int
@@ -166,6 +171,8 @@ func (e *encoder) value(v any) error {
 		e.buf = strconv.AppendUint(e.buf, uint64(v), 10)
 	case uint64:
 		e.buf, err = appendUint(e.buf, v)
+	case Encoded:
+		e.buf = append(e.buf, v...)
 	case map[string]any:
 		if v == nil {
 			e.buf = append(e.buf, "null"...)

@@ -467,3 +467,22 @@ func BenchmarkMarshalStruct(b *testing.B) {
 		}
 	}
 }
+
+func TestEncodedIsWrittenAsItIs(t *testing.T) {
+	inner := map[string]any{"b": json.Number("1.0"), "a": []any{"x"}}
+	enc, err := canonjson.Marshal(inner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := canonjson.Marshal(map[string]any{"inner": inner, "n": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reused, err := canonjson.Marshal(map[string]any{"inner": canonjson.Encoded(enc), "n": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(whole) != string(reused) {
+		t.Fatalf("Encoded changed the encoding: %s != %s", reused, whole)
+	}
+}

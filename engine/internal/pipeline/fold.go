@@ -1,4 +1,4 @@
-package engine
+package pipeline
 
 import (
 	"fmt"
@@ -19,9 +19,9 @@ var artifactTransitions = map[string]map[string]bool{
 	"rejected":          {},
 }
 
-// fold applies a decision's events and status to the state. It refuses any event that
+// Fold applies a decision's events and status to the state. It refuses any event that
 // would break an engine invariant; the caller then fails closed.
-func foldState(s *State, d *Decision, pc *contract.Pack, now string) error {
+func Fold(s *State, d *Decision, pc *contract.Pack, now string) error {
 	for i, e := range d.Events {
 		if err := applyEvent(s, e, pc.Window, now); err != nil {
 			return fmt.Errorf("event %d (%s): %w", i, e.Type, err)

@@ -1,12 +1,6 @@
-package engine
+package pipeline
 
-import (
-	"github.com/handoff-dev/handoff"
-	"github.com/handoff-dev/handoff/engine/internal/scan"
-)
-
-// TextHit is handoff.TextHit.
-type TextHit = handoff.TextHit
+import "github.com/handoff-dev/handoff/engine/internal/scan"
 
 // wrapUntrusted wraps every value of every context package of the decision as
 // {"untrusted_data": value}, leaving values a policy already wrapped as they are, and

@@ -1,6 +1,7 @@
-package engine
+package pipeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -46,8 +47,8 @@ func TestFoldInvariants(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := newState("wf", "t", "", "toy", "s", "OPEN", "now")
-			err := foldState(s, &Decision{StatusAfter: "DONE", Events: c.events}, pc, "now")
+			s := NewState("wf", "t", "", "toy", "s", "OPEN", "now")
+			err := Fold(s, &Decision{StatusAfter: "DONE", Events: c.events}, pc, "now")
 			if c.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), c.err)
@@ -65,12 +66,12 @@ func TestFoldInvariants(t *testing.T) {
 
 func TestFoldKeepsRecentEdgesToTheWindow(t *testing.T) {
 	pc := &contract.Pack{Window: 3}
-	s := newState("wf", "t", "", "toy", "s", "OPEN", "now")
+	s := NewState("wf", "t", "", "toy", "s", "OPEN", "now")
 	var events []Event
 	for _, e := range []string{"a", "b", "a", "b"} {
 		events = append(events, Event{Type: "handoff_accepted", Source: e, Target: "x", InputHash: "sha256:1", Stage: "OPEN"})
 	}
-	require.NoError(t, foldState(s, &Decision{StatusAfter: "OPEN", Events: events}, pc, "now"))
+	require.NoError(t, Fold(s, &Decision{StatusAfter: "OPEN", Events: events}, pc, "now"))
 	assert.Equal(t, []string{"b>x", "a>x", "b>x"}, s.RecentEdges)
 	assert.Equal(t, 2, s.Edges["a>x"])
 	assert.Equal(t, 4, s.StageHandoffs["OPEN"])
@@ -104,15 +105,17 @@ func TestFoldIsTheSameAfterTheLogRoundTrip(t *testing.T) {
 		{Type: "approval_recorded", Decision: "APPROVE", By: "p", Stage: "GATE", Artifacts: []ArtifactRef{}},
 		{Type: "conflict_opened", ID: "c", Artifacts: []ArtifactRef{}},
 	}}
-	live := newState("wf", "t", "", "toy", "s", "OPEN", "now")
-	require.NoError(t, foldState(live, d, pc, "now"))
+	live := NewState("wf", "t", "", "toy", "s", "OPEN", "now")
+	require.NoError(t, Fold(live, d, pc, "now"))
 
 	b, err := json.Marshal(d)
 	require.NoError(t, err)
-	back, err := decodeDecision(b)
-	require.NoError(t, err)
-	replayed := newState("wf", "t", "", "toy", "s", "OPEN", "now")
-	require.NoError(t, foldState(replayed, back, pc, "now"))
+	var back Decision
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	require.NoError(t, dec.Decode(&back))
+	replayed := NewState("wf", "t", "", "toy", "s", "OPEN", "now")
+	require.NoError(t, Fold(replayed, &back, pc, "now"))
 
 	a, err := canonjson.Marshal(live)
 	require.NoError(t, err)

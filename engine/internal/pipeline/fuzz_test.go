@@ -1,23 +1,25 @@
-package engine
+package pipeline
 
 import (
-	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
 	"path"
 	"regexp"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/contracts"
+	"github.com/handoff-dev/handoff/engine/internal/contract"
+	"github.com/handoff-dev/handoff/internal/strictjson"
 )
 
 // scenarioRequests returns every request of the shipped scenario files, as seeds.
 func scenarioRequests(t testing.TB) [][]byte {
 	t.Helper()
 	var out [][]byte
-	fsys := os.DirFS("../policies_test")
+	fsys := os.DirFS("../../../policies_test")
 	require.NoError(t, fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || path.Ext(p) != ".scenario" {
 			return err
@@ -51,24 +53,34 @@ func FuzzValidate(f *testing.F) {
 	for _, s := range scenarioRequests(f) {
 		f.Add(s)
 	}
-	e, err := Open(context.Background(), Options{InMemory: true})
-	require.NoError(f, err)
-	f.Cleanup(func() { _ = e.Close() })
-	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	p := contractsOnly(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, name := range e.decider.contracts.PackNames() {
-			pc, err := e.decider.contracts.Pack(name)
-			require.NoError(t, err)
-			r := e.decider.decodeRequest(body, now)
-			if r.value == nil {
-				return
-			}
-			r.pack = pc
-			e.decider.validate(r)
-			for _, ve := range r.validation {
+		req := p.Decode(body)
+		if !req.Decoded() {
+			return
+		}
+		for _, name := range p.contracts.PackNames() {
+			for _, ve := range validateAs(t, p, req, name) {
 				require.Regexp(t, validationCode, ve.Code)
 				require.NotEmpty(t, ve.Message, "%s at %s", ve.Code, ve.Path)
 			}
 		}
 	})
+}
+
+// contractsOnly is a pipeline of the shipped contracts and no policies: enough to
+// validate.
+func contractsOnly(t testing.TB) *Pipeline {
+	t.Helper()
+	cc, err := contract.Compile(contracts.FS, false)
+	require.NoError(t, err)
+	return New(cc, nil, "", strictjson.Limits{}, 0)
+}
+
+// validateAs validates a request against one pack's contract, whatever pack it names.
+func validateAs(t testing.TB, p *Pipeline, req *Request, pack string) []ValidationError {
+	t.Helper()
+	pc, err := p.contracts.Pack(pack)
+	require.NoError(t, err)
+	return p.validate(&flight{req: req, pack: pc})
 }

@@ -1,4 +1,4 @@
-package engine
+package pipeline
 
 import (
 	"crypto/sha256"
@@ -13,37 +13,28 @@ import (
 	"github.com/handoff-dev/handoff/internal/canary"
 )
 
-// Redaction is handoff.Redaction.
-type Redaction = handoff.Redaction
-
-// ErrUnrecordable is returned by Submit for a request that carries a string to redact (a
-// secret) in a field the store keys records by (request_id, tenant_id, workflow_id): it
-// cannot be recorded at all, redacted or not, so nothing is. Sending it again gets the
-// same answer; the host treats it as blocked.
-var ErrUnrecordable = handoff.ErrUnrecordable
-
 // redact runs at the end of decide. When the scan found forbidden content in the request,
 // or a reason of the decision has a code of guardrails.redaction, whatever else the
 // decision says (a request refused UNKNOWN_FIELD is redacted too), it prepares the
-// redacted copy of the request the log will record (r.redacted, r.redaction), derives
+// redacted copy of the request the log will record (f.redacted, f.redaction), derives
 // the recorded derived values from that copy, removes the offending strings (and quoted
 // replaced ones) from the decision's and the validation's messages and paths and from
 // the decision's trace_id, and makes sure the decision blocks. It returns the state to
-// record (nil when it forced a block). When the copy cannot be made safe, r.redactErr is
+// record (nil when it forced a block). When the copy cannot be made safe, f.unrecordable is
 // set and Submit records nothing.
-func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
-	tab := scan.ReadRedactionTable(dc.contracts.Guardrails)
+func (p *Pipeline) redact(f *flight, d *Decision, next *State) *State {
+	tab := scan.ReadRedactionTable(p.contracts.Guardrails)
 	var codes []string
 	for _, rs := range d.Reasons {
 		if tab.Codes[rs.Code] && !slices.Contains(codes, rs.Code) {
 			codes = append(codes, rs.Code)
 		}
 	}
-	hits := scan.ForbiddenPaths(r.derived)
+	hits := scan.ForbiddenPaths(f.derived)
 	if len(hits) > 0 && !slices.Contains(codes, codeForbiddenContent) {
 		codes = append(codes, codeForbiddenContent)
 	}
-	if len(codes) == 0 || r.value == nil {
+	if len(codes) == 0 || f.req.value == nil {
 		return next
 	}
 	sort.Strings(codes)
@@ -54,35 +45,35 @@ func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
 			paths = append(paths, rs.Path)
 		}
 	}
-	rd := tab.Redact(r.value, append(paths, hits...))
+	rd := tab.Redact(f.req.value, append(paths, hits...))
 	cp, secrets, quoted := rd.Value, rd.Secrets, rd.Quoted
 	if d.Outcome != Block {
-		*d = *dc.rebase(d, dc.failClosed(codePolicyError, fmt.Sprintf("the policy's decision carries %s but does not block: a request carrying content to redact never changes a workflow", strings.Join(codes, ", "))))
+		*d = *p.rebase(d, p.failClosed(CodePolicyError, fmt.Sprintf("the policy's decision carries %s but does not block: a request carrying content to redact never changes a workflow", strings.Join(codes, ", "))))
 		next = nil
 	}
 	scrubDecision(d, secrets, quoted, tab.Marker)
-	for i := range r.validation {
-		r.validation[i].Message = scan.ScrubAll(r.validation[i].Message, secrets, quoted, tab.Marker)
-		r.validation[i].Path = scan.Scrub(r.validation[i].Path, secrets, tab.Marker)
+	for i := range f.validation {
+		f.validation[i].Message = scan.ScrubAll(f.validation[i].Message, secrets, quoted, tab.Marker)
+		f.validation[i].Path = scan.Scrub(f.validation[i].Path, secrets, tab.Marker)
 	}
 	if !canary.RecordRawDerived {
-		r.derived = dc.contracts.Scanner.RedactedDerived(r.derived, cp, rd.Keys, secrets, tab.Marker)
+		f.derived = p.contracts.Scanner.RedactedDerived(f.derived, cp, rd.Keys, secrets, tab.Marker)
 	}
-	red := &Redaction{Codes: codes, Marker: tab.Marker, Replaced: rd.Replaced, RequestDigest: r.digest, BodySHA256: bodySHA256(r.body)}
+	red := &Redaction{Codes: codes, Marker: tab.Marker, Replaced: rd.Replaced, RequestDigest: f.req.digest, BodySHA256: bodySHA256(f.req.body)}
 	for _, k := range tab.Keep {
 		red.Kept = append(red.Kept, strings.Join(k, "."))
 	}
 	if scan.Holds(d.RequestID, secrets) || scan.Holds(d.TenantID, secrets) || scan.Holds(d.WorkflowID, secrets) {
-		r.redactErr = ErrUnrecordable
+		f.unrecordable = handoff.ErrUnrecordable
 		return nil
 	}
 	// Whatever else of the decision a policy filled from the request (a conflict id,
 	// a gate) must not carry a secret either: such a decision fails closed.
 	if scan.Leaks(d, secrets) {
-		*d = *dc.rebase(d, dc.failClosed(codePolicyError, "the policy's decision quotes content that must be redacted"))
+		*d = *p.rebase(d, p.failClosed(CodePolicyError, "the policy's decision quotes content that must be redacted"))
 		scrubDecision(d, secrets, quoted, tab.Marker)
 		if scan.Leaks(d, secrets) {
-			r.redactErr = ErrUnrecordable
+			f.unrecordable = handoff.ErrUnrecordable
 			return nil
 		}
 	}
@@ -91,11 +82,11 @@ func (dc *Decider) redact(r *request, d *Decision, next *State) *State {
 		cp = map[string]any{"request_id": d.RequestID, "kind": d.Kind, "tenant_id": d.TenantID, "workflow_id": d.WorkflowID}
 		red.Stub, red.Kept = true, []string{"request_id", "kind", "tenant_id", "workflow_id"}
 		if scan.Leaks(cp, secrets) {
-			r.redactErr = ErrUnrecordable
+			f.unrecordable = handoff.ErrUnrecordable
 			return nil
 		}
 	}
-	r.redacted, r.redaction = cp, red
+	f.redacted, f.redaction = cp, red
 	return next
 }
 
