@@ -572,19 +572,3 @@ func (rep *replayReport) print(c *cli) {
 		t.flush()
 	}
 }
-
-// reasonLine is one reason of a replayed change: its code, gate and the field it points
-// at, then its message.
-func reasonLine(r engine.Reason) string {
-	s := r.Code
-	if r.Gate != "" {
-		s += " [" + r.Gate + "]"
-	}
-	if r.Path != "" {
-		s += "  " + r.Path
-	}
-	if r.Message != "" {
-		s += ": " + r.Message
-	}
-	return s
-}
