@@ -163,14 +163,10 @@ func walkRecords(ctx context.Context, txn *badger.Txn, prefix []byte, from uint6
 		if err != nil {
 			return n, fmt.Errorf("record: %w", err)
 		}
-		rec, err := sr.Record()
-		if err != nil {
-			return n, fmt.Errorf("record %d: %w", sr.Seq, err)
+		if err := chain.Deliver(&sr, fn); err != nil {
+			return n, err
 		}
 		n++
-		if err := fn(rec); err != nil {
-			return n, chain.CallbackError{Err: err}
-		}
 	}
 	return n, nil
 }

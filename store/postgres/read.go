@@ -298,14 +298,10 @@ func walkRows(ctx context.Context, q querier, fn func(store.Record) error, sql s
 		if err := rows.Scan(&sr.Seq, &sr.Time, (*bytesString)(&sr.Type), &sr.Payload, &sr.PrevHash, &sr.Hash); err != nil {
 			return n, err
 		}
-		rec, err := sr.Record()
-		if err != nil {
-			return n, fmt.Errorf("record %d: %w", sr.Seq, err)
+		if err := chain.Deliver(&sr, fn); err != nil {
+			return n, err
 		}
 		n++
-		if err := fn(rec); err != nil {
-			return n, chain.CallbackError{Err: err}
-		}
 	}
 	return n, rows.Err()
 }
