@@ -99,11 +99,7 @@ func verifyOwners(ctx context.Context, txn *badger.Txn, c store.IndexCheck, v *c
 				return err
 			}
 		}
-		workflow, rest, ok := readComponent(it.Item().Key()[len(prefix):])
-		if !ok || len(rest) != 0 {
-			return fmt.Errorf("owner key: %w", chain.ErrCorrupt)
-		}
-		owner, err := itemValue(it.Item())
+		workflow, owner, err := readEntry(it.Item(), prefix, "owner")
 		if err != nil {
 			return err
 		}
@@ -201,12 +197,7 @@ func (l *Log) VerifyIndexes(ctx context.Context, c store.IndexCheck) ([]store.Ve
 						return err
 					}
 				}
-				key, rest, ok := readComponent(it.Item().Key()[len(prefix):])
-				if !ok || len(rest) != 0 {
-					it.Close()
-					return fmt.Errorf("idempotency key: %w", chain.ErrCorrupt)
-				}
-				val, err := itemValue(it.Item())
+				key, val, err := readEntry(it.Item(), prefix, "idempotency")
 				if err != nil {
 					it.Close()
 					return err
@@ -240,11 +231,7 @@ func (l *Log) VerifyIndexes(ctx context.Context, c store.IndexCheck) ([]store.Ve
 					return err
 				}
 			}
-			id, rest, ok := readComponent(it.Item().Key()[len(prefix):])
-			if !ok || len(rest) != 0 {
-				return fmt.Errorf("index key: %w", chain.ErrCorrupt)
-			}
-			val, err := itemValue(it.Item())
+			id, val, err := readEntry(it.Item(), prefix, "index")
 			if err != nil {
 				return err
 			}
