@@ -155,3 +155,48 @@ func testAuditInvalid(t *testing.T, bs []Backend) {
 	require.ErrorIs(t, err, store.ErrInvalid)
 	assert.Empty(t, AuditRecords(t, l, "a"))
 }
+
+func testAuditHeadIsTheLastAuditRecord(ctx context.Context, t *testing.T, _ Backend, l store.Log) {
+	head, err := l.AuditHead(ctx, "acme")
+	require.NoError(t, err)
+	assert.Equal(t, store.Head{}, head, "an empty stream")
+	for i := range 4 {
+		_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
+		require.NoError(t, err)
+		got := AuditRecords(t, l, "acme")
+		last := got[len(got)-1]
+		head, err := l.AuditHead(ctx, "acme")
+		require.NoError(t, err)
+		assert.Equal(t, store.Head{Seq: last.Seq, Hash: last.Hash}, head)
+	}
+	head, err = l.AuditHead(ctx, "other")
+	require.NoError(t, err)
+	assert.Equal(t, store.Head{}, head, "another tenant's stream is its own")
+}
+
+func testAuditRecordsFromASeq(t *testing.T, bs []Backend) {
+	l := openFirst(t, bs)
+	ctx := context.Background()
+	for i := range 5 {
+		_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
+		require.NoError(t, err)
+	}
+	all := AuditRecords(t, l, "acme")
+	for _, tc := range []struct {
+		from uint64
+		want []store.Record
+	}{
+		{0, all},
+		{1, all},
+		{3, all[2:]},
+		{5, all[4:]},
+		{6, nil},
+	} {
+		var got []store.Record
+		require.NoError(t, l.AuditRecords(ctx, "acme", tc.from, func(r store.Record) error {
+			got = append(got, r)
+			return nil
+		}))
+		assert.Equal(t, tc.want, got, "from %d", tc.from)
+	}
+}

@@ -11,24 +11,6 @@ import (
 	"github.com/handoff-dev/handoff/store"
 )
 
-func testAuditHeadIsTheLastAuditRecord(ctx context.Context, t *testing.T, _ Backend, l store.Log) {
-	head, err := l.AuditHead(ctx, "acme")
-	require.NoError(t, err)
-	assert.Equal(t, store.Head{}, head, "an empty stream")
-	for i := range 4 {
-		_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
-		require.NoError(t, err)
-		got := AuditRecords(t, l, "acme")
-		last := got[len(got)-1]
-		head, err := l.AuditHead(ctx, "acme")
-		require.NoError(t, err)
-		assert.Equal(t, store.Head{Seq: last.Seq, Hash: last.Hash}, head)
-	}
-	head, err = l.AuditHead(ctx, "other")
-	require.NoError(t, err)
-	assert.Equal(t, store.Head{}, head, "another tenant's stream is its own")
-}
-
 func testChainsListsEveryChainInKeyOrder(ctx context.Context, t *testing.T, _ Backend, l store.Log) {
 	assert.Empty(t, Chains(t, l), "an empty store")
 
@@ -90,31 +72,4 @@ func Chains(t *testing.T, l store.Log) []store.Chain {
 		return nil
 	}))
 	return out
-}
-
-func testAuditRecordsFromASeq(t *testing.T, bs []Backend) {
-	l := openFirst(t, bs)
-	ctx := context.Background()
-	for i := range 5 {
-		_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
-		require.NoError(t, err)
-	}
-	all := AuditRecords(t, l, "acme")
-	for _, tc := range []struct {
-		from uint64
-		want []store.Record
-	}{
-		{0, all},
-		{1, all},
-		{3, all[2:]},
-		{5, all[4:]},
-		{6, nil},
-	} {
-		var got []store.Record
-		require.NoError(t, l.AuditRecords(ctx, "acme", tc.from, func(r store.Record) error {
-			got = append(got, r)
-			return nil
-		}))
-		assert.Equal(t, tc.want, got, "from %d", tc.from)
-	}
 }
