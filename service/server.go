@@ -85,12 +85,12 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/openapi.json", true, h.openapi},
 		{"POST", "/v1/requests", false, h.submit},
 		{"POST", "/v1/evaluate", false, h.evaluate},
-		{"GET", "/v1/tenants/{tenant}/workflows", false, h.workflows},
-		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}", false, h.state},
-		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}/log", false, h.history},
-		{"GET", "/v1/tenants/{tenant}/audit", false, h.audit},
-		{"GET", "/v1/tenants/{tenant}/verify", false, h.verify},
-		{"GET", "/v1/tenants/{tenant}/decisions", false, h.decisionLog},
+		{"GET", "/v1/tenants/{tenant}/workflows", false, ofTenant(h.workflows)},
+		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}", false, ofTenant(h.state)},
+		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}/log", false, ofTenant(h.history)},
+		{"GET", "/v1/tenants/{tenant}/audit", false, ofTenant(h.audit)},
+		{"GET", "/v1/tenants/{tenant}/verify", false, ofTenant(h.verify)},
+		{"GET", "/v1/tenants/{tenant}/decisions", false, ofTenant(h.decisionLog)},
 		{"GET", "/v1/decisions/{id}", false, h.decision},
 		{"GET", "/v1/decisions/{id}/explain", false, h.explain},
 		{"GET", "/v1/backup", false, h.backup},
@@ -212,13 +212,15 @@ func (w *statusWriter) Flush() {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// tenant returns the call's tenant when the principal may read it; otherwise it answers
-// 403 and returns false.
-func tenant(w http.ResponseWriter, r *http.Request, p *Principal) (string, bool) {
-	t := r.PathValue("tenant")
-	if !p.may(t) {
-		writeError(w, handoff.Error{Status: http.StatusForbidden, Code: handoff.CodeForbidden, Message: "the token may not read tenant " + t, Hint: "a token reads its own tenant only, unless its principal is an admin"})
-		return "", false
+// ofTenant serves a route under /v1/tenants/{tenant} with the call's tenant when the
+// principal may read it, and answers 403 otherwise: no such route can skip the check.
+func ofTenant(fn func(w http.ResponseWriter, r *http.Request, tenant string)) func(http.ResponseWriter, *http.Request, *Principal) {
+	return func(w http.ResponseWriter, r *http.Request, p *Principal) {
+		t := r.PathValue("tenant")
+		if !p.may(t) {
+			writeError(w, handoff.Error{Status: http.StatusForbidden, Code: handoff.CodeForbidden, Message: "the token may not read tenant " + t, Hint: "a token reads its own tenant only, unless its principal is an admin"})
+			return
+		}
+		fn(w, r, t)
 	}
-	return t, true
 }

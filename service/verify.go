@@ -6,11 +6,7 @@ import (
 	"github.com/handoff-dev/handoff/store"
 )
 
-func (h *Handler) verify(w http.ResponseWriter, r *http.Request, p *Principal) {
-	t, ok := tenant(w, r, p)
-	if !ok {
-		return
-	}
+func (h *Handler) verify(w http.ResponseWriter, r *http.Request, t string) {
 	var reports []store.VerifyReport
 	var err error
 	if wf := r.URL.Query().Get("workflow"); wf != "" {

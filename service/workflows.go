@@ -7,11 +7,7 @@ import (
 	"github.com/handoff-dev/handoff/engine"
 )
 
-func (h *Handler) workflows(w http.ResponseWriter, r *http.Request, p *Principal) {
-	t, ok := tenant(w, r, p)
-	if !ok {
-		return
-	}
+func (h *Handler) workflows(w http.ResponseWriter, r *http.Request, t string) {
 	q := r.URL.Query()
 	awaiting := q.Get("awaiting")
 	if awaiting != "" && awaiting != "human" {
@@ -26,11 +22,7 @@ func (h *Handler) workflows(w http.ResponseWriter, r *http.Request, p *Principal
 	writeJSON(w, http.StatusOK, map[string]any{"tenant_id": t, "workflows": out})
 }
 
-func (h *Handler) state(w http.ResponseWriter, r *http.Request, p *Principal) {
-	t, ok := tenant(w, r, p)
-	if !ok {
-		return
-	}
+func (h *Handler) state(w http.ResponseWriter, r *http.Request, t string) {
 	st, err := h.e.State(r.Context(), t, r.PathValue("workflow"))
 	if err != nil {
 		h.fail(w, r, err)
@@ -39,11 +31,7 @@ func (h *Handler) state(w http.ResponseWriter, r *http.Request, p *Principal) {
 	writeJSON(w, http.StatusOK, st)
 }
 
-func (h *Handler) history(w http.ResponseWriter, r *http.Request, p *Principal) {
-	t, ok := tenant(w, r, p)
-	if !ok {
-		return
-	}
+func (h *Handler) history(w http.ResponseWriter, r *http.Request, t string) {
 	wf := r.PathValue("workflow")
 	if _, err := h.e.State(r.Context(), t, wf); err != nil {
 		h.fail(w, r, err)

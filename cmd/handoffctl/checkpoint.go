@@ -206,35 +206,34 @@ func (c *cli) verifyCheckpoint(ctx context.Context, e *engine.Engine, file, pubF
 }
 
 func readPrivateKey(file string) (ed25519.PrivateKey, error) {
-	block, err := readPEM(file, "PRIVATE KEY")
-	if err != nil {
-		return nil, err
-	}
-	k, err := x509.ParsePKCS8PrivateKey(block)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	priv, ok := k.(ed25519.PrivateKey)
-	if !ok {
+	priv, ok, err := readKey[ed25519.PrivateKey](file, "PRIVATE KEY", x509.ParsePKCS8PrivateKey)
+	if err == nil && !ok {
 		return nil, withHint(fmt.Errorf("%s is not an Ed25519 private key", file), "make one with handoffctl keygen --out FILE")
 	}
-	return priv, nil
+	return priv, err
 }
 
 func readPublicKey(file string) (ed25519.PublicKey, error) {
-	block, err := readPEM(file, "PUBLIC KEY")
-	if err != nil {
-		return nil, err
-	}
-	k, err := x509.ParsePKIXPublicKey(block)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	pub, ok := k.(ed25519.PublicKey)
-	if !ok {
+	pub, ok, err := readKey[ed25519.PublicKey](file, "PUBLIC KEY", x509.ParsePKIXPublicKey)
+	if err == nil && !ok {
 		return nil, fmt.Errorf("%s is not an Ed25519 public key", file)
 	}
-	return pub, nil
+	return pub, err
+}
+
+// readKey reads the PEM block of type typ in file and parses it with parse; ok is false
+// when the key parses but is not a K.
+func readKey[K any](file, typ string, parse func([]byte) (any, error)) (key K, ok bool, err error) {
+	block, err := readPEM(file, typ)
+	if err != nil {
+		return key, false, err
+	}
+	k, err := parse(block)
+	if err != nil {
+		return key, false, fmt.Errorf("%s: %w", file, err)
+	}
+	key, ok = k.(K)
+	return key, ok, nil
 }
 
 func readPEM(file, typ string) ([]byte, error) {

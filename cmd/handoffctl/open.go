@@ -20,12 +20,16 @@ func (c *cli) loadBundle() (engine.Bundle, error) {
 	if !c.bundle.set {
 		return engine.ShippedBundle(), nil
 	}
-	dir := c.bundle.value
+	return dirBundle(c.bundle.value, "--bundle DIR names a directory laid out as the repository: DIR/contracts (a CUE module) and DIR/policies")
+}
+
+// dirBundle checks that dir is laid out as a bundle and returns its bundle; hint says
+// how the directory should look to whoever named it.
+func dirBundle(dir, hint string) (engine.Bundle, error) {
 	for _, sub := range []string{"contracts", "policies"} {
 		fi, err := os.Stat(filepath.Join(dir, sub))
 		if err != nil || !fi.IsDir() {
-			return engine.Bundle{}, withHint(fmt.Errorf("bundle %s has no %s directory", dir, sub),
-				"--bundle DIR names a directory laid out as the repository: DIR/contracts (a CUE module) and DIR/policies")
+			return engine.Bundle{}, withHint(fmt.Errorf("bundle %s has no %s directory", dir, sub), hint)
 		}
 	}
 	return engine.DirBundle(dir), nil

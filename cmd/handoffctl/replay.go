@@ -191,7 +191,7 @@ func recordCount(ctx context.Context, e *engine.Engine, tenant, workflow string)
 func (c *cli) recordedLog(ctx context.Context, recorded string) (e *engine.Engine, done func(*error), err error) {
 	rec := engine.ShippedBundle()
 	if recorded != "" {
-		if rec, err = dirBundle(recorded); err != nil {
+		if rec, err = dirBundle(recorded, "a bundle DIR is laid out as the repository: DIR/contracts (a CUE module) and DIR/policies"); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -270,18 +270,6 @@ func (c *cli) openStore(ctx context.Context, b *engine.Bundle) (*engine.Engine, 
 	opts.Dir = c.db.value
 	e, err := engine.Open(ctx, opts)
 	return e, c.lockedHint(err)
-}
-
-// dirBundle checks a bundle directory and returns its bundle.
-func dirBundle(dir string) (engine.Bundle, error) {
-	for _, sub := range []string{"contracts", "policies"} {
-		fi, err := os.Stat(filepath.Join(dir, sub))
-		if err != nil || !fi.IsDir() {
-			return engine.Bundle{}, withHint(fmt.Errorf("bundle %s has no %s directory", dir, sub),
-				"a bundle DIR is laid out as the repository: DIR/contracts (a CUE module) and DIR/policies")
-		}
-	}
-	return engine.DirBundle(dir), nil
 }
 
 func parseSince(s string) (time.Time, error) {
@@ -571,20 +559,4 @@ func (rep *replayReport) print(c *cli) {
 		}
 		t.flush()
 	}
-}
-
-// reasonLine is one reason of a replayed change: its code, gate and the field it points
-// at, then its message.
-func reasonLine(r engine.Reason) string {
-	s := r.Code
-	if r.Gate != "" {
-		s += " [" + r.Gate + "]"
-	}
-	if r.Path != "" {
-		s += "  " + r.Path
-	}
-	if r.Message != "" {
-		s += ": " + r.Message
-	}
-	return s
 }

@@ -453,18 +453,24 @@ func printDecision(w io.Writer, d *engine.Decision, n decisionNotes) {
 // printReasons writes one reason per line: code, gate, path and message.
 func printReasons(w io.Writer, indent string, reasons []engine.Reason) {
 	for _, r := range reasons {
-		s := indent + r.Code
-		if r.Gate != "" {
-			s += " [" + r.Gate + "]"
-		}
-		if r.Path != "" {
-			s += "  " + r.Path
-		}
-		if r.Message != "" {
-			s += ": " + r.Message
-		}
-		fmt.Fprintln(w, s)
+		fmt.Fprintln(w, indent+reasonLine(r))
 	}
+}
+
+// reasonLine is one reason on one line: its code, gate and the field it points at, then
+// its message; replay's changes print their reasons the same way.
+func reasonLine(r engine.Reason) string {
+	s := r.Code
+	if r.Gate != "" {
+		s += " [" + r.Gate + "]"
+	}
+	if r.Path != "" {
+		s += "  " + r.Path
+	}
+	if r.Message != "" {
+		s += ": " + r.Message
+	}
+	return s
 }
 
 func upper(o engine.Outcome) string { return strings.ToUpper(string(o)) }

@@ -174,49 +174,13 @@ func (e *encoder) value(v any) error {
 	case Encoded:
 		e.buf = append(e.buf, v...)
 	case map[string]any:
-		if v == nil {
-			e.buf = append(e.buf, "null"...)
-			return nil
-		}
 		return writeObject(e, v)
 	case map[string]string:
-		if v == nil {
-			e.buf = append(e.buf, "null"...)
-			return nil
-		}
 		return writeObject(e, v)
 	case []any:
-		if v == nil {
-			e.buf = append(e.buf, "null"...)
-			return nil
-		}
-		e.buf = append(e.buf, '[')
-		e.depth++
-		for i, x := range v {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			if err := e.value(x); err != nil {
-				return at(err, i)
-			}
-		}
-		e.depth--
-		e.buf = append(e.buf, ']')
+		return writeArray(e, v, e.value)
 	case []string:
-		if v == nil {
-			e.buf = append(e.buf, "null"...)
-			return nil
-		}
-		e.buf = append(e.buf, '[')
-		for i, x := range v {
-			if i > 0 {
-				e.buf = append(e.buf, ',')
-			}
-			if err := e.string(x); err != nil {
-				return at(err, i)
-			}
-		}
-		e.buf = append(e.buf, ']')
+		return writeArray(e, v, e.string)
 	default:
 		return e.generic(v)
 	}
@@ -226,8 +190,12 @@ func (e *encoder) value(v any) error {
 	return nil
 }
 
-// writeObject writes m with its keys sorted by their UTF-8 bytes.
+// writeObject writes m with its keys sorted by their UTF-8 bytes, and a nil m as null.
 func writeObject[V any](e *encoder, m map[string]V) error {
+	if m == nil {
+		e.buf = append(e.buf, "null"...)
+		return nil
+	}
 	keys := slices.Sorted(maps.Keys(m))
 	e.buf = append(e.buf, '{')
 	e.depth++
@@ -245,6 +213,27 @@ func writeObject[V any](e *encoder, m map[string]V) error {
 	}
 	e.depth--
 	e.buf = append(e.buf, '}')
+	return nil
+}
+
+// writeArray writes a's elements in order, each with elem, and a nil a as null.
+func writeArray[V any](e *encoder, a []V, elem func(V) error) error {
+	if a == nil {
+		e.buf = append(e.buf, "null"...)
+		return nil
+	}
+	e.buf = append(e.buf, '[')
+	e.depth++
+	for i, x := range a {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		if err := elem(x); err != nil {
+			return at(err, i)
+		}
+	}
+	e.depth--
+	e.buf = append(e.buf, ']')
 	return nil
 }
 

@@ -252,18 +252,15 @@ func (d *decoder) enter() error {
 }
 
 func (d *decoder) object() (any, error) {
-	if err := d.enter(); err != nil {
+	m := make(map[string]any)
+	empty, err := d.open('}')
+	if err != nil {
 		return nil, err
 	}
-	d.pos++ // '{'
-	m := make(map[string]any)
-	var folded map[string]string // case-folded key -> key as first seen
-	d.skipSpace()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-		d.depth--
+	if empty {
 		return m, nil
 	}
+	var folded map[string]string // case-folded key -> key as first seen
 	for {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, d.unexpected("where an object key was expected")
@@ -303,33 +300,23 @@ func (d *decoder) object() (any, error) {
 		}
 		m[key] = v
 		d.path = d.path[:len(d.path)-1]
-		d.skipSpace()
-		if d.pos < len(d.data) {
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-				d.skipSpace()
-				continue
-			case '}':
-				d.pos++
-				d.depth--
-				return m, nil
-			}
+		more, err := d.next('}')
+		if err != nil {
+			return nil, err
 		}
-		return nil, d.unexpected("where ',' or '}' was expected")
+		if !more {
+			return m, nil
+		}
 	}
 }
 
 func (d *decoder) array() (any, error) {
-	if err := d.enter(); err != nil {
+	a := []any{}
+	empty, err := d.open(']')
+	if err != nil {
 		return nil, err
 	}
-	d.pos++ // '['
-	a := []any{}
-	d.skipSpace()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
-		d.depth--
+	if empty {
 		return a, nil
 	}
 	for {
@@ -340,21 +327,50 @@ func (d *decoder) array() (any, error) {
 		}
 		d.path = d.path[:len(d.path)-1]
 		a = append(a, v)
-		d.skipSpace()
-		if d.pos < len(d.data) {
-			switch d.data[d.pos] {
-			case ',':
-				d.pos++
-				d.skipSpace()
-				continue
-			case ']':
-				d.pos++
-				d.depth--
-				return a, nil
-			}
+		more, err := d.next(']')
+		if err != nil {
+			return nil, err
 		}
-		return nil, d.unexpected("where ',' or ']' was expected")
+		if !more {
+			return a, nil
+		}
 	}
+}
+
+// open enters the object or array whose opening byte is at d.pos and reports whether
+// end closes it at once.
+func (d *decoder) open(end byte) (empty bool, err error) {
+	if err := d.enter(); err != nil {
+		return false, err
+	}
+	d.pos++
+	d.skipSpace()
+	return d.close(end), nil
+}
+
+// next reads what follows a member or an element: true after a ',' (another one
+// follows), false after end (the object or array is done).
+func (d *decoder) next(end byte) (more bool, err error) {
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ',' {
+		d.pos++
+		d.skipSpace()
+		return true, nil
+	}
+	if d.close(end) {
+		return false, nil
+	}
+	return false, d.unexpected("where ',' or '" + string(rune(end)) + "' was expected")
+}
+
+// close leaves the object or array if end is at d.pos.
+func (d *decoder) close(end byte) bool {
+	if d.pos < len(d.data) && d.data[d.pos] == end {
+		d.pos++
+		d.depth--
+		return true
+	}
+	return false
 }
 
 // str decodes the string starting at the '"' at d.pos.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/handoff-dev/handoff/store"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
 )
 
 // forms are the forms the signed-in person may send at a workflow's gate, each with an

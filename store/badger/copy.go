@@ -90,11 +90,7 @@ func (l *Log) IndexEntries(ctx context.Context, fn func(id string, loc store.Loc
 		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, Prefix: prefix})
 		defer it.Close()
 		for it.Seek(prefix); it.Valid(); it.Next() {
-			id, rest, ok := readComponent(it.Item().Key()[len(prefix):])
-			if !ok || len(rest) != 0 {
-				return fmt.Errorf("index key: %w", chain.ErrCorrupt)
-			}
-			v, err := itemValue(it.Item())
+			id, v, err := readEntry(it.Item(), prefix, "index")
 			if err != nil {
 				return err
 			}

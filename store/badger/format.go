@@ -181,16 +181,26 @@ func (l *Log) UpgradeIdempotency(ctx context.Context, answer func(tenant, workfl
 		}
 	}
 	left = len(keys) - bound
-	l.mu.Lock()
-	l.legacyIdem = false
-	l.mu.Unlock()
-	if err := l.markUpgraded(); err != nil {
-		l.mu.Lock()
-		l.legacyIdem = true
-		l.mu.Unlock()
+	if err := l.finishUpgrade(&l.legacyIdem); err != nil {
 		return bound, left, wrap("upgrade idempotency", err)
 	}
 	return bound, left, nil
+}
+
+// finishUpgrade clears legacy, the flag (guarded by l.mu) of the earlier format an upgrade
+// has left behind, and marks the store upgraded; the flag is set again if the mark cannot
+// be written, so that the upgrade is tried again.
+func (l *Log) finishUpgrade(legacy *bool) error {
+	l.mu.Lock()
+	*legacy = false
+	l.mu.Unlock()
+	if err := l.markUpgraded(); err != nil {
+		l.mu.Lock()
+		*legacy = true
+		l.mu.Unlock()
+		return err
+	}
+	return nil
 }
 
 // Unindexed reports whether the store was written by an earlier version that kept no
@@ -283,13 +293,7 @@ func (l *Log) UpgradeIndex(ctx context.Context, id func(payload []byte) string) 
 		}
 		indexed, duplicates = indexed+in, duplicates+dup
 	}
-	l.mu.Lock()
-	l.unindexed = false
-	l.mu.Unlock()
-	if err := l.markUpgraded(); err != nil {
-		l.mu.Lock()
-		l.unindexed = true
-		l.mu.Unlock()
+	if err := l.finishUpgrade(&l.unindexed); err != nil {
 		return indexed, duplicates, wrap("upgrade index", err)
 	}
 	return indexed, duplicates, nil

@@ -2,7 +2,6 @@ package badger
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -80,11 +79,7 @@ func (l *Log) IdempotencyKeys(ctx context.Context, tenant string, fn func(store.
 				}
 			}
 			n++
-			key, rest, ok := readComponent(it.Item().Key()[len(prefix):])
-			if !ok || len(rest) != 0 {
-				return fmt.Errorf("idempotency key: %w", chain.ErrCorrupt)
-			}
-			v, err := itemValue(it.Item())
+			key, v, err := readEntry(it.Item(), prefix, "idempotency")
 			if err != nil {
 				return err
 			}

@@ -163,14 +163,10 @@ func walkRecords(ctx context.Context, txn *badger.Txn, prefix []byte, from uint6
 		if err != nil {
 			return n, fmt.Errorf("record: %w", err)
 		}
-		rec, err := sr.Record()
-		if err != nil {
-			return n, fmt.Errorf("record %d: %w", sr.Seq, err)
+		if err := chain.Deliver(&sr, fn); err != nil {
+			return n, err
 		}
 		n++
-		if err := fn(rec); err != nil {
-			return n, chain.CallbackError{Err: err}
-		}
 	}
 	return n, nil
 }
@@ -193,29 +189,36 @@ func (l *Log) Workflows(ctx context.Context, tenant string, fn func(workflow str
 	}
 	defer l.end()
 	err := l.db.View(func(txn *badger.Txn) error {
-		prefix := workflowsPrefix(tenant)
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: workflowsPrefix(tenant)})
 		defer it.Close()
-		for it.Seek(prefix); it.Valid(); {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			workflow, _, ok := readComponent(it.Item().Key()[len(prefix):])
-			if !ok {
-				return fmt.Errorf("workflow key: %w", chain.ErrCorrupt)
-			}
-			head, _, err := getHead(txn, headKey(tenant, workflow))
-			if err != nil {
-				return err
-			}
-			if err := fn(workflow, head); err != nil {
-				return chain.CallbackError{Err: err}
-			}
-			it.Seek(skipPast(workflowPrefix(tenant, workflow)))
-		}
-		return nil
+		return walkWorkflows(ctx, txn, it, tenant, fn)
 	})
 	return unwrapCallback("workflows", err)
+}
+
+// walkWorkflows calls fn with each workflow of tenant and its head, in workflow id
+// order, seeking it past the keys of each. An error from fn comes back as a
+// CallbackError.
+func walkWorkflows(ctx context.Context, txn *badger.Txn, it *badger.Iterator, tenant string, fn func(workflow string, head store.Head) error) error {
+	prefix := workflowsPrefix(tenant)
+	for it.Seek(prefix); it.ValidForPrefix(prefix); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		workflow, _, ok := readComponent(it.Item().Key()[len(prefix):])
+		if !ok {
+			return fmt.Errorf("workflow key: %w", chain.ErrCorrupt)
+		}
+		head, _, err := getHead(txn, headKey(tenant, workflow))
+		if err != nil {
+			return err
+		}
+		if err := fn(workflow, head); err != nil {
+			return chain.CallbackError{Err: err}
+		}
+		it.Seek(skipPast(workflowPrefix(tenant, workflow)))
+	}
+	return nil
 }
 
 // Tenants returns every tenant with at least one workflow, idempotency key
@@ -330,23 +333,11 @@ func (l *Log) Chains(ctx context.Context, fn func(store.Chain) error) error {
 					return chain.CallbackError{Err: err}
 				}
 			}
-			wp := workflowsPrefix(tenant)
-			for it.Seek(wp); it.ValidForPrefix(wp); {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				workflow, _, ok := readComponent(it.Item().Key()[len(wp):])
-				if !ok {
-					return fmt.Errorf("workflow key: %w", chain.ErrCorrupt)
-				}
-				head, _, err := getHead(txn, headKey(tenant, workflow))
-				if err != nil {
-					return err
-				}
-				if err := fn(store.Chain{Tenant: tenant, Workflow: workflow, Head: head}); err != nil {
-					return chain.CallbackError{Err: err}
-				}
-				it.Seek(skipPast(workflowPrefix(tenant, workflow)))
+			err = walkWorkflows(ctx, txn, it, tenant, func(workflow string, head store.Head) error {
+				return fn(store.Chain{Tenant: tenant, Workflow: workflow, Head: head})
+			})
+			if err != nil {
+				return err
 			}
 			it.Seek(skipPast(tenantPrefix(tenant)))
 		}

@@ -89,24 +89,8 @@ func verifyOwners(ctx context.Context, txn *badger.Txn, c store.IndexCheck, v *c
 	if canary.SkipReferenceCheck {
 		return nil
 	}
-	prefix := []byte(tagOwner)
-	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
-	defer it.Close()
 	n := 0
-	for it.Seek(prefix); it.Valid(); it.Next() {
-		if n++; n%ctxCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		workflow, rest, ok := readComponent(it.Item().Key()[len(prefix):])
-		if !ok || len(rest) != 0 {
-			return fmt.Errorf("owner key: %w", chain.ErrCorrupt)
-		}
-		owner, err := itemValue(it.Item())
-		if err != nil {
-			return err
-		}
+	return walkEntries(ctx, txn, []byte(tagOwner), "owner", &n, func(workflow string, owner []byte) error {
 		if c.All || string(owner) == c.Tenant {
 			_, found, err := getValue(txn, headKey(string(owner), workflow))
 			if err != nil {
@@ -116,8 +100,8 @@ func verifyOwners(ctx context.Context, txn *badger.Txn, c store.IndexCheck, v *c
 				v.Fail("owner", string(owner), workflow, 0, "the owner index names tenant %q for workflow %q, which that tenant does not have: the id can never be used", owner, workflow)
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // walk checks every record under prefix until the first problem, which it
@@ -192,25 +176,7 @@ func (l *Log) VerifyIndexes(ctx context.Context, c store.IndexCheck) ([]store.Ve
 		}
 		n := 0
 		for _, tenant := range tenants {
-			prefix := append(tenantPrefix(tenant), tagIdem...)
-			it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
-			for it.Seek(prefix); it.Valid(); it.Next() {
-				if n++; n%ctxCheckEvery == 0 {
-					if err := ctx.Err(); err != nil {
-						it.Close()
-						return err
-					}
-				}
-				key, rest, ok := readComponent(it.Item().Key()[len(prefix):])
-				if !ok || len(rest) != 0 {
-					it.Close()
-					return fmt.Errorf("idempotency key: %w", chain.ErrCorrupt)
-				}
-				val, err := itemValue(it.Item())
-				if err != nil {
-					it.Close()
-					return err
-				}
+			err := walkEntries(ctx, txn, append(tenantPrefix(tenant), tagIdem...), "idempotency", &n, func(key string, val []byte) error {
 				e, err := chain.DecodeIdem(val)
 				legacy := false
 				if err != nil {
@@ -219,49 +185,29 @@ func (l *Log) VerifyIndexes(ctx context.Context, c store.IndexCheck) ([]store.Ve
 					}
 				}
 				if c.Workflow != "" && (err != nil && !legacy || e.Workflow != c.Workflow) {
-					continue // another workflow's, or for the check of the whole tenant to report
+					return nil // another workflow's, or for the check of the whole tenant to report
 				}
-				if err := v.Key(tenant, key, e, err == nil, legacy, read, head); err != nil {
-					it.Close()
-					return err
-				}
+				return v.Key(tenant, key, e, err == nil, legacy, read, head)
+			})
+			if err != nil {
+				return err
 			}
-			it.Close()
 		}
 		if err := verifyOwners(ctx, txn, c, v); err != nil {
 			return err
 		}
-		prefix := []byte(tagIndex)
-		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64, Prefix: prefix})
-		defer it.Close()
-		for it.Seek(prefix); it.Valid(); it.Next() {
-			if n++; n%ctxCheckEvery == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			id, rest, ok := readComponent(it.Item().Key()[len(prefix):])
-			if !ok || len(rest) != 0 {
-				return fmt.Errorf("index key: %w", chain.ErrCorrupt)
-			}
-			val, err := itemValue(it.Item())
-			if err != nil {
-				return err
-			}
+		return walkEntries(ctx, txn, []byte(tagIndex), "index", &n, func(id string, val []byte) error {
 			loc, err := chain.DecodeLocation(val)
 			switch {
 			case err != nil && !c.All:
-				continue // its tenant cannot be told: the check of every tenant reports it
+				return nil // its tenant cannot be told: the check of every tenant reports it
 			case err == nil && !c.All && loc.Tenant != c.Tenant:
-				continue
+				return nil
 			case c.Workflow != "" && (err != nil || loc.Workflow != c.Workflow):
-				continue
+				return nil
 			}
-			if err := v.ID(id, loc, err == nil, read, head); err != nil {
-				return err
-			}
-		}
-		return nil
+			return v.ID(id, loc, err == nil, read, head)
+		})
 	})
 	if err != nil {
 		return nil, wrap("verify indexes", err)

@@ -294,9 +294,8 @@ func (p *Log) auditTx(ctx context.Context, tenant string, rec store.NewRecord, t
 			return store.Record{}, &store.DuplicateIDError{ID: rec.ID, Existing: loc}
 		}
 	}
-	var head store.Head
-	err = conn.QueryRow(ctx, `SELECT seq, hash FROM handoff_audit_heads WHERE tenant = $1`, []byte(tenant)).Scan(&head.Seq, &head.Hash)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	head, _, err := readAuditHead(ctx, conn, tenant)
+	if err != nil {
 		return store.Record{}, err
 	}
 	sr := chain.Record{Seq: head.Seq + 1, Time: store.FormatTime(t), Type: rec.Type, Payload: rec.Payload, PrevHash: head.Hash}

@@ -88,6 +88,17 @@ func readLocation(ctx context.Context, q querier, id string) (store.Location, bo
 	return loc, err == nil, err
 }
 
+// readAuditHead reads the head of the audit stream of tenant: the zero Head and false
+// when the stream is empty.
+func readAuditHead(ctx context.Context, q querier, tenant string) (store.Head, bool, error) {
+	var h store.Head
+	err := q.QueryRow(ctx, `SELECT seq, hash FROM handoff_audit_heads WHERE tenant = $1`, []byte(tenant)).Scan(&h.Seq, &h.Hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Head{}, false, nil
+	}
+	return h, err == nil, err
+}
+
 // Idempotent looks up an idempotency key of tenant, as Badger's Idempotent does: the
 // key and the record it names are read in one statement.
 func (p *Log) Idempotent(ctx context.Context, tenant, key string) (digest string, answer store.Record, found bool, err error) {
@@ -223,11 +234,7 @@ func (p *Log) AuditHead(ctx context.Context, tenant string) (store.Head, error) 
 		return store.Head{}, err
 	}
 	defer p.end()
-	var h store.Head
-	err := p.pool.QueryRow(ctx, `SELECT seq, hash FROM handoff_audit_heads WHERE tenant = $1`, []byte(tenant)).Scan(&h.Seq, &h.Hash)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Head{}, nil
-	}
+	h, _, err := readAuditHead(ctx, p.pool, tenant)
 	return h, pgWrap("audit head", err)
 }
 
@@ -291,14 +298,10 @@ func walkRows(ctx context.Context, q querier, fn func(store.Record) error, sql s
 		if err := rows.Scan(&sr.Seq, &sr.Time, (*bytesString)(&sr.Type), &sr.Payload, &sr.PrevHash, &sr.Hash); err != nil {
 			return n, err
 		}
-		rec, err := sr.Record()
-		if err != nil {
-			return n, fmt.Errorf("record %d: %w", sr.Seq, err)
+		if err := chain.Deliver(&sr, fn); err != nil {
+			return n, err
 		}
 		n++
-		if err := fn(rec); err != nil {
-			return n, chain.CallbackError{Err: err}
-		}
 	}
 	return n, rows.Err()
 }

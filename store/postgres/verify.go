@@ -66,10 +66,8 @@ func (p *Log) VerifyAudit(ctx context.Context, tenant string) (store.VerifyRepor
 	defer p.end()
 	rep := store.VerifyReport{Tenant: tenant, OK: true}
 	err := p.readTx(ctx, "verify audit", func(tx pgx.Tx) error {
-		var head store.Head
-		err := tx.QueryRow(ctx, `SELECT seq, hash FROM handoff_audit_heads WHERE tenant = $1`, []byte(tenant)).Scan(&head.Seq, &head.Hash)
-		headFound := err == nil
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		head, headFound, err := readAuditHead(ctx, tx, tenant)
+		if err != nil {
 			return err
 		}
 		c := chain.Checker{Domain: store.DomainAudit, Tenant: tenant, Rep: &rep}

@@ -12,77 +12,71 @@ import (
 	"github.com/handoff-dev/handoff/store/internal/chain"
 )
 
-func testAuditStream(t *testing.T, bs []Backend) {
-	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
-		ctx := context.Background()
-		rep, err := l.VerifyAudit(ctx, "acme")
-		require.NoError(t, err)
-		assert.Equal(t, store.VerifyReport{Tenant: "acme", OK: true}, rep, "an empty stream is intact")
-		assert.Empty(t, AuditRecords(t, l, "acme"))
+func testAuditStream(ctx context.Context, t *testing.T, _ Backend, l store.Log) {
+	rep, err := l.VerifyAudit(ctx, "acme")
+	require.NoError(t, err)
+	assert.Equal(t, store.VerifyReport{Tenant: "acme", OK: true}, rep, "an empty stream is intact")
+	assert.Empty(t, AuditRecords(t, l, "acme"))
 
-		var made []store.Record
-		for i := range 3 {
-			r, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
-			require.NoError(t, err)
-			made = append(made, r)
-		}
-		_, err = l.Audit(ctx, "other", Rec("rejected", 9), T0)
+	var made []store.Record
+	for i := range 3 {
+		r, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
 		require.NoError(t, err)
-		_, err = l.Audit(ctx, "", store.NewRecord{Type: "undecodable", Payload: []byte(`{"raw":"AAEC"}`)}, T0)
-		require.NoError(t, err, "requests without a tenant are audited under \"\"")
+		made = append(made, r)
+	}
+	_, err = l.Audit(ctx, "other", Rec("rejected", 9), T0)
+	require.NoError(t, err)
+	_, err = l.Audit(ctx, "", store.NewRecord{Type: "undecodable", Payload: []byte(`{"raw":"AAEC"}`)}, T0)
+	require.NoError(t, err, "requests without a tenant are audited under \"\"")
 
-		got := AuditRecords(t, l, "acme")
-		assert.Equal(t, made, got)
-		prev := ""
-		for i, r := range got {
-			assert.Equal(t, uint64(i+1), r.Seq)
-			assert.Equal(t, prev, r.PrevHash)
-			assert.Equal(t, "rejected", r.Type)
-			assert.True(t, r.Time.Equal(T0))
-			prev = r.Hash
-		}
-		other := AuditRecords(t, l, "other")
-		require.Len(t, other, 1)
-		assert.Equal(t, uint64(1), other[0].Seq)
-		assert.Empty(t, other[0].PrevHash)
+	got := AuditRecords(t, l, "acme")
+	assert.Equal(t, made, got)
+	prev := ""
+	for i, r := range got {
+		assert.Equal(t, uint64(i+1), r.Seq)
+		assert.Equal(t, prev, r.PrevHash)
+		assert.Equal(t, "rejected", r.Type)
+		assert.True(t, r.Time.Equal(T0))
+		prev = r.Hash
+	}
+	other := AuditRecords(t, l, "other")
+	require.Len(t, other, 1)
+	assert.Equal(t, uint64(1), other[0].Seq)
+	assert.Empty(t, other[0].PrevHash)
 
-		for _, tenant := range []string{"acme", "other", ""} {
-			rep, err := l.VerifyAudit(ctx, tenant)
-			require.NoError(t, err)
-			assert.True(t, rep.OK, "%q: %s", tenant, rep.Problem)
-		}
-		rep, err = l.VerifyAudit(ctx, "acme")
+	for _, tenant := range []string{"acme", "other", ""} {
+		rep, err := l.VerifyAudit(ctx, tenant)
 		require.NoError(t, err)
-		assert.Equal(t, uint64(3), rep.Records)
+		assert.True(t, rep.OK, "%q: %s", tenant, rep.Problem)
+	}
+	rep, err = l.VerifyAudit(ctx, "acme")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(3), rep.Records)
 
-		// The audit stream is not a workflow.
-		require.NoError(t, l.Workflows(ctx, "acme", func(wf string, _ store.Head) error {
-			t.Errorf("audit shows up as workflow %q", wf)
-			return nil
-		}))
-		tenants, err := l.Tenants(ctx)
-		require.NoError(t, err)
-		assert.Equal(t, []string{"", "acme", "other"}, tenants)
-	})
+	// The audit stream is not a workflow.
+	require.NoError(t, l.Workflows(ctx, "acme", func(wf string, _ store.Head) error {
+		t.Errorf("audit shows up as workflow %q", wf)
+		return nil
+	}))
+	tenants, err := l.Tenants(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"", "acme", "other"}, tenants)
 }
 
-func testAuditConcurrent(t *testing.T, bs []Backend) {
+func testAuditConcurrent(ctx context.Context, t *testing.T, _ Backend, l store.Log) {
 	const n = 32
-	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
-		ctx := context.Background()
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
-				assert.NoError(t, err)
-			})
-		}
-		wg.Wait()
-		rep, err := l.VerifyAudit(ctx, "acme")
-		require.NoError(t, err)
-		assert.True(t, rep.OK, rep.Problem)
-		assert.Equal(t, uint64(n), rep.Records)
-	})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	rep, err := l.VerifyAudit(ctx, "acme")
+	require.NoError(t, err)
+	assert.True(t, rep.OK, rep.Problem)
+	assert.Equal(t, uint64(n), rep.Records)
 }
 
 func testVerifyAuditDetectsTampering(t *testing.T, bs []Backend) {
@@ -160,4 +154,49 @@ func testAuditInvalid(t *testing.T, bs []Backend) {
 	_, err = l.Audit(ctx, "a", store.NewRecord{Payload: []byte(`{}`)}, T0)
 	require.ErrorIs(t, err, store.ErrInvalid)
 	assert.Empty(t, AuditRecords(t, l, "a"))
+}
+
+func testAuditHeadIsTheLastAuditRecord(ctx context.Context, t *testing.T, _ Backend, l store.Log) {
+	head, err := l.AuditHead(ctx, "acme")
+	require.NoError(t, err)
+	assert.Equal(t, store.Head{}, head, "an empty stream")
+	for i := range 4 {
+		_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
+		require.NoError(t, err)
+		got := AuditRecords(t, l, "acme")
+		last := got[len(got)-1]
+		head, err := l.AuditHead(ctx, "acme")
+		require.NoError(t, err)
+		assert.Equal(t, store.Head{Seq: last.Seq, Hash: last.Hash}, head)
+	}
+	head, err = l.AuditHead(ctx, "other")
+	require.NoError(t, err)
+	assert.Equal(t, store.Head{}, head, "another tenant's stream is its own")
+}
+
+func testAuditRecordsFromASeq(t *testing.T, bs []Backend) {
+	l := openFirst(t, bs)
+	ctx := context.Background()
+	for i := range 5 {
+		_, err := l.Audit(ctx, "acme", Rec("rejected", i), T0)
+		require.NoError(t, err)
+	}
+	all := AuditRecords(t, l, "acme")
+	for _, tc := range []struct {
+		from uint64
+		want []store.Record
+	}{
+		{0, all},
+		{1, all},
+		{3, all[2:]},
+		{5, all[4:]},
+		{6, nil},
+	} {
+		var got []store.Record
+		require.NoError(t, l.AuditRecords(ctx, "acme", tc.from, func(r store.Record) error {
+			got = append(got, r)
+			return nil
+		}))
+		assert.Equal(t, tc.want, got, "from %d", tc.from)
+	}
 }

@@ -13,151 +13,142 @@ import (
 	"github.com/handoff-dev/handoff/store/internal/chain"
 )
 
-func testFindLocatesIndexedRecords(t *testing.T, bs []Backend) {
-	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
-		ctx := context.Background()
-		h1, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true, Time: T0,
-			Records: []store.NewRecord{IDRec("decision", "d-1"), Rec("note", 1), IDRec("decision", "d-2")}})
-		require.NoError(t, err)
-		got := Records(t, l, "acme", "wf-1", 1)
-		a1, err := l.Audit(ctx, "acme", IDRec("security", "d-3"), T0)
-		require.NoError(t, err)
-		a2, err := l.Audit(ctx, "", IDRec("security", "d-4"), T0)
-		require.NoError(t, err)
-		_, err = l.Audit(ctx, "acme", Rec("security", 9), T0)
-		require.NoError(t, err, "an audit record without an id")
+func testFindLocatesIndexedRecords(ctx context.Context, t *testing.T, _ Backend, l store.Log) {
+	h1, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true, Time: T0,
+		Records: []store.NewRecord{IDRec("decision", "d-1"), Rec("note", 1), IDRec("decision", "d-2")}})
+	require.NoError(t, err)
+	got := Records(t, l, "acme", "wf-1", 1)
+	a1, err := l.Audit(ctx, "acme", IDRec("security", "d-3"), T0)
+	require.NoError(t, err)
+	a2, err := l.Audit(ctx, "", IDRec("security", "d-4"), T0)
+	require.NoError(t, err)
+	_, err = l.Audit(ctx, "acme", Rec("security", 9), T0)
+	require.NoError(t, err, "an audit record without an id")
 
-		for _, tc := range []struct {
-			id   string
-			want store.Location
-		}{
-			{"d-1", store.Location{Tenant: "acme", Workflow: "wf-1", Seq: 1, Hash: got[0].Hash}},
-			{"d-2", store.Location{Tenant: "acme", Workflow: "wf-1", Seq: 3, Hash: h1.Hash}},
-			{"d-3", store.Location{Tenant: "acme", Seq: 1, Hash: a1.Hash}},
-			{"d-4", store.Location{Tenant: "", Seq: 1, Hash: a2.Hash}},
-		} {
-			loc, err := l.Find(ctx, tc.id)
-			require.NoError(t, err, tc.id)
-			assert.Equal(t, tc.want, loc, tc.id)
-			assert.Equal(t, tc.want.Workflow == "", loc.Audit(), tc.id)
-		}
-		for _, id := range []string{"d-5", "d", "d-1\x00", ""} {
-			_, err := l.Find(ctx, id)
-			assert.ErrorIs(t, err, store.ErrNotFound, "%q", id)
-			assert.EqualError(t, err, fmt.Sprintf("store: no record with id %q", id))
-		}
-	})
+	for _, tc := range []struct {
+		id   string
+		want store.Location
+	}{
+		{"d-1", store.Location{Tenant: "acme", Workflow: "wf-1", Seq: 1, Hash: got[0].Hash}},
+		{"d-2", store.Location{Tenant: "acme", Workflow: "wf-1", Seq: 3, Hash: h1.Hash}},
+		{"d-3", store.Location{Tenant: "acme", Seq: 1, Hash: a1.Hash}},
+		{"d-4", store.Location{Tenant: "", Seq: 1, Hash: a2.Hash}},
+	} {
+		loc, err := l.Find(ctx, tc.id)
+		require.NoError(t, err, tc.id)
+		assert.Equal(t, tc.want, loc, tc.id)
+		assert.Equal(t, tc.want.Workflow == "", loc.Audit(), tc.id)
+	}
+	for _, id := range []string{"d-5", "d", "d-1\x00", ""} {
+		_, err := l.Find(ctx, id)
+		assert.ErrorIs(t, err, store.ErrNotFound, "%q", id)
+		assert.EqualError(t, err, fmt.Sprintf("store: no record with id %q", id))
+	}
 }
 
-func testADuplicateIDIsRefused(t *testing.T, bs []Backend) {
-	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
-		ctx := context.Background()
-		h, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true, Time: T0,
-			Records: []store.NewRecord{IDRec("decision", "d-1")}})
-		require.NoError(t, err)
-		a, err := l.Audit(ctx, "acme", IDRec("security", "d-2"), T0)
-		require.NoError(t, err)
-		first := store.Location{Tenant: "acme", Workflow: "wf-1", Seq: 1, Hash: h.Hash}
-		audited := store.Location{Tenant: "acme", Seq: 1, Hash: a.Hash}
+func testADuplicateIDIsRefused(ctx context.Context, t *testing.T, _ Backend, l store.Log) {
+	h, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", Create: true, BumpVersion: true, Time: T0,
+		Records: []store.NewRecord{IDRec("decision", "d-1")}})
+	require.NoError(t, err)
+	a, err := l.Audit(ctx, "acme", IDRec("security", "d-2"), T0)
+	require.NoError(t, err)
+	first := store.Location{Tenant: "acme", Workflow: "wf-1", Seq: 1, Hash: h.Hash}
+	audited := store.Location{Tenant: "acme", Seq: 1, Hash: a.Hash}
 
-		for _, tc := range []struct {
-			name     string
-			write    func() error
-			id       string
-			existing store.Location
-		}{
-			{"the same workflow", func() error {
-				_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, BumpVersion: true, Time: T0,
-					Records: []store.NewRecord{IDRec("decision", "d-1")}})
-				return err
-			}, "d-1", first},
-			{"a new workflow of another tenant", func() error {
-				_, err := l.Append(ctx, store.Append{Tenant: "other", Workflow: "wf-2", Create: true, Time: T0,
-					Records: []store.NewRecord{IDRec("decision", "d-1")}, IdempotencyKey: "req-1", RequestDigest: "x"})
-				return err
-			}, "d-1", first},
-			{"an audit record naming a workflow record's id", func() error {
-				_, err := l.Audit(ctx, "other", IDRec("security", "d-1"), T0)
-				return err
-			}, "d-1", first},
-			{"a workflow record naming an audit record's id", func() error {
-				_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, Time: T0,
-					Records: []store.NewRecord{IDRec("decision", "d-2")}})
-				return err
-			}, "d-2", audited},
-			{"two records of one append", func() error {
-				_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, Time: T0,
-					Records: []store.NewRecord{IDRec("decision", "d-9"), IDRec("decision", "d-9")}})
-				return err
-			}, "d-9", store.Location{}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				err := tc.write()
-				require.ErrorIs(t, err, store.ErrDuplicateID)
-				var de *store.DuplicateIDError
-				require.ErrorAs(t, err, &de)
-				assert.Equal(t, tc.id, de.ID)
-				assert.Equal(t, tc.existing, de.Existing)
-				assert.Equal(t, fmt.Sprintf("store: record id already indexed: %q", tc.id), err.Error())
+	for _, tc := range []struct {
+		name     string
+		write    func() error
+		id       string
+		existing store.Location
+	}{
+		{"the same workflow", func() error {
+			_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, BumpVersion: true, Time: T0,
+				Records: []store.NewRecord{IDRec("decision", "d-1")}})
+			return err
+		}, "d-1", first},
+		{"a new workflow of another tenant", func() error {
+			_, err := l.Append(ctx, store.Append{Tenant: "other", Workflow: "wf-2", Create: true, Time: T0,
+				Records: []store.NewRecord{IDRec("decision", "d-1")}, IdempotencyKey: "req-1", RequestDigest: "x"})
+			return err
+		}, "d-1", first},
+		{"an audit record naming a workflow record's id", func() error {
+			_, err := l.Audit(ctx, "other", IDRec("security", "d-1"), T0)
+			return err
+		}, "d-1", first},
+		{"a workflow record naming an audit record's id", func() error {
+			_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, Time: T0,
+				Records: []store.NewRecord{IDRec("decision", "d-2")}})
+			return err
+		}, "d-2", audited},
+		{"two records of one append", func() error {
+			_, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-1", ExpectedVersion: 1, Time: T0,
+				Records: []store.NewRecord{IDRec("decision", "d-9"), IDRec("decision", "d-9")}})
+			return err
+		}, "d-9", store.Location{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.write()
+			require.ErrorIs(t, err, store.ErrDuplicateID)
+			var de *store.DuplicateIDError
+			require.ErrorAs(t, err, &de)
+			assert.Equal(t, tc.id, de.ID)
+			assert.Equal(t, tc.existing, de.Existing)
+			assert.Equal(t, fmt.Sprintf("store: record id already indexed: %q", tc.id), err.Error())
 
-				// Nothing was written.
-				_, head, err := l.State(ctx, "acme", "wf-1")
-				require.NoError(t, err)
-				assert.Equal(t, h, head)
-				auditHead, err := l.AuditHead(ctx, "acme")
-				require.NoError(t, err)
-				assert.Equal(t, store.Head{Seq: a.Seq, Hash: a.Hash}, auditHead)
-				_, _, err = l.State(ctx, "other", "wf-2")
-				assert.ErrorIs(t, err, store.ErrNotFound)
-				_, owned, err := l.Owner(ctx, "wf-2")
-				require.NoError(t, err)
-				assert.False(t, owned)
-				_, _, found, err := l.Idempotent(ctx, "other", "req-1")
-				require.NoError(t, err)
-				assert.False(t, found)
-				_, err = l.Find(ctx, "d-9")
-				assert.ErrorIs(t, err, store.ErrNotFound)
-				tenants, err := l.Tenants(ctx)
-				require.NoError(t, err)
-				assert.Equal(t, []string{"acme"}, tenants)
-			})
-		}
-	})
+			// Nothing was written.
+			_, head, err := l.State(ctx, "acme", "wf-1")
+			require.NoError(t, err)
+			assert.Equal(t, h, head)
+			auditHead, err := l.AuditHead(ctx, "acme")
+			require.NoError(t, err)
+			assert.Equal(t, store.Head{Seq: a.Seq, Hash: a.Hash}, auditHead)
+			_, _, err = l.State(ctx, "other", "wf-2")
+			assert.ErrorIs(t, err, store.ErrNotFound)
+			_, owned, err := l.Owner(ctx, "wf-2")
+			require.NoError(t, err)
+			assert.False(t, owned)
+			_, _, found, err := l.Idempotent(ctx, "other", "req-1")
+			require.NoError(t, err)
+			assert.False(t, found)
+			_, err = l.Find(ctx, "d-9")
+			assert.ErrorIs(t, err, store.ErrNotFound)
+			tenants, err := l.Tenants(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"acme"}, tenants)
+		})
+	}
 }
 
 // testConcurrentAppendsOfOneID races writers that carry the same id to different
 // chains: exactly one is indexed, the others are refused and write nothing.
-func testConcurrentAppendsOfOneID(t *testing.T, bs []Backend) {
-	eachBackend(t, bs, func(t *testing.T, _ Backend, l store.Log) {
-		ctx := context.Background()
-		const n = 16
-		errs := make(chan error, n)
-		for i := range n {
-			go func() {
-				var err error
-				if i%4 == 0 {
-					_, err = l.Audit(ctx, "acme", IDRec("security", "d-1"), T0)
-				} else {
-					_, err = l.Append(ctx, store.Append{Tenant: "acme", Workflow: fmt.Sprintf("wf-%d", i), Create: true, Time: T0,
-						Records: []store.NewRecord{IDRec("decision", "d-1")}})
-				}
-				errs <- err
-			}()
-		}
-		won := 0
-		for range n {
-			if err := <-errs; err == nil {
-				won++
+func testConcurrentAppendsOfOneID(ctx context.Context, t *testing.T, _ Backend, l store.Log) {
+	const n = 16
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			var err error
+			if i%4 == 0 {
+				_, err = l.Audit(ctx, "acme", IDRec("security", "d-1"), T0)
 			} else {
-				require.ErrorIs(t, err, store.ErrDuplicateID)
+				_, err = l.Append(ctx, store.Append{Tenant: "acme", Workflow: fmt.Sprintf("wf-%d", i), Create: true, Time: T0,
+					Records: []store.NewRecord{IDRec("decision", "d-1")}})
 			}
+			errs <- err
+		}()
+	}
+	won := 0
+	for range n {
+		if err := <-errs; err == nil {
+			won++
+		} else {
+			require.ErrorIs(t, err, store.ErrDuplicateID)
 		}
-		assert.Equal(t, 1, won)
-		loc, err := l.Find(ctx, "d-1")
-		require.NoError(t, err)
-		assert.Len(t, Chains(t, l), 1, "the losers created nothing")
-		assert.Equal(t, uint64(1), loc.Seq)
-	})
+	}
+	assert.Equal(t, 1, won)
+	loc, err := l.Find(ctx, "d-1")
+	require.NoError(t, err)
+	assert.Len(t, Chains(t, l), 1, "the losers created nothing")
+	assert.Equal(t, uint64(1), loc.Seq)
 }
 
 // testVerifyIndexes cuts the last record of a chain and sets its head back one step,

@@ -13,33 +13,30 @@ import (
 // testStandingRecordKeptWithTheHead appends decisions that name a standing record and
 // blocks that do not: the head names the last one named, whatever came after it, in
 // every read that returns a head.
-func testStandingRecordKeptWithTheHead(t *testing.T, bs []Backend) {
-	eachBackend(t, bs, func(t *testing.T, b Backend, l store.Log) {
-		ctx := context.Background()
-		h := Decide(t, l, "wf", 0, "allow")
-		assert.Equal(t, store.Head{Seq: 1, StateVersion: 1, Hash: h.Hash, StandingSeq: 1, Standing: "allow"}, h)
-		for range 3 {
-			h = Decide(t, l, "wf", 1, "")
-		}
-		assert.Equal(t, uint64(1), h.StandingSeq, "blocks leave the standing record where it was")
-		assert.Equal(t, "allow", h.Standing)
-		h, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf", ExpectedVersion: 1, Standing: "await_human", Time: T0,
-			Records: []store.NewRecord{Rec("request", 5), Rec("decision", 6)}})
-		require.NoError(t, err)
-		assert.Equal(t, store.Head{Seq: 6, StateVersion: 1, Hash: h.Hash, StandingSeq: 6, Standing: "await_human"}, h, "the last record of the append")
+func testStandingRecordKeptWithTheHead(ctx context.Context, t *testing.T, b Backend, l store.Log) {
+	h := Decide(t, l, "wf", 0, "allow")
+	assert.Equal(t, store.Head{Seq: 1, StateVersion: 1, Hash: h.Hash, StandingSeq: 1, Standing: "allow"}, h)
+	for range 3 {
+		h = Decide(t, l, "wf", 1, "")
+	}
+	assert.Equal(t, uint64(1), h.StandingSeq, "blocks leave the standing record where it was")
+	assert.Equal(t, "allow", h.Standing)
+	h, err := l.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf", ExpectedVersion: 1, Standing: "await_human", Time: T0,
+		Records: []store.NewRecord{Rec("request", 5), Rec("decision", 6)}})
+	require.NoError(t, err)
+	assert.Equal(t, store.Head{Seq: 6, StateVersion: 1, Hash: h.Hash, StandingSeq: 6, Standing: "await_human"}, h, "the last record of the append")
 
-		_, got, err := l.State(ctx, "acme", "wf")
-		require.NoError(t, err)
-		assert.Equal(t, h, got)
-		require.NoError(t, l.Workflows(ctx, "acme", func(_ string, got store.Head) error { assert.Equal(t, h, got); return nil }))
-		require.NoError(t, l.Chains(ctx, func(c store.Chain) error { assert.Equal(t, h, c.Head); return nil }))
+	_, got, err := l.State(ctx, "acme", "wf")
+	require.NoError(t, err)
+	assert.Equal(t, h, got)
+	require.NoError(t, l.Workflows(ctx, "acme", func(_ string, got store.Head) error { assert.Equal(t, h, got); return nil }))
+	require.NoError(t, l.Chains(ctx, func(c store.Chain) error { assert.Equal(t, h, c.Head); return nil }))
 
-		blocked := Decide(t, l, "only-blocks", 0, "")
-		assert.Equal(t, store.Head{Seq: 1, StateVersion: 1, Hash: blocked.Hash}, blocked, "no standing record yet, and that is known")
-		rep, err := l.Verify(ctx, "acme", "wf")
-		require.NoError(t, err)
-		assert.True(t, rep.OK, rep.Problem)
-	})
+	blocked := Decide(t, l, "only-blocks", 0, "")
+	assert.Equal(t, store.Head{Seq: 1, StateVersion: 1, Hash: blocked.Hash}, blocked, "no standing record yet, and that is known")
+	rep, err := l.Verify(ctx, "acme", "wf")
+	require.NoError(t, err)
+	assert.True(t, rep.OK, rep.Problem)
 }
 
 // testStandingRecordOfAnEarlierVersion writes a head as an earlier version did, without

@@ -45,13 +45,15 @@ func openFirst(t *testing.T, bs []Backend) store.Log {
 	return l
 }
 
-// eachBackend runs fn once per backend of bs as a subtest.
-func eachBackend(t *testing.T, bs []Backend, fn func(t *testing.T, b Backend, l store.Log)) {
-	for _, b := range bs {
-		t.Run(b.Name, func(t *testing.T) {
-			l, _ := b.Open(t)
-			fn(t, b, l)
-		})
+// eachBackend runs test once per backend as a subtest, on a new store of that backend.
+func eachBackend(test func(ctx context.Context, t *testing.T, b Backend, l store.Log)) func(t *testing.T, bs []Backend) {
+	return func(t *testing.T, bs []Backend) {
+		for _, b := range bs {
+			t.Run(b.Name, func(t *testing.T) {
+				l, _ := b.Open(t)
+				test(context.Background(), t, b, l)
+			})
+		}
 	}
 }
 
@@ -100,33 +102,33 @@ var suite = []struct {
 	name string
 	run  func(t *testing.T, bs []Backend)
 }{
-	{"AppendReadState", testAppendReadState},
-	{"AppendErrors", testAppendErrors},
-	{"ConcurrentAppendersSameVersion", testConcurrentAppendersSameVersion},
-	{"ConcurrentBlocksNeverStale", testConcurrentBlocksNeverStale},
-	{"ConcurrentWorkflows", testConcurrentWorkflows},
-	{"Idempotency", testIdempotency},
-	{"ConcurrentIdempotentRequests", testConcurrentIdempotentRequests},
-	{"ConcurrentCreate", testConcurrentCreate},
-	{"AppendCanceledContext", testAppendCanceledContext},
-	{"AuditStream", testAuditStream},
-	{"AuditConcurrent", testAuditConcurrent},
+	{"AppendReadState", eachBackend(testAppendReadState)},
+	{"AppendErrors", eachBackend(testAppendErrors)},
+	{"ConcurrentAppendersSameVersion", eachBackend(testConcurrentAppendersSameVersion)},
+	{"ConcurrentBlocksNeverStale", eachBackend(testConcurrentBlocksNeverStale)},
+	{"ConcurrentWorkflows", eachBackend(testConcurrentWorkflows)},
+	{"Idempotency", eachBackend(testIdempotency)},
+	{"ConcurrentIdempotentRequests", eachBackend(testConcurrentIdempotentRequests)},
+	{"ConcurrentCreate", eachBackend(testConcurrentCreate)},
+	{"AppendCanceledContext", eachBackend(testAppendCanceledContext)},
+	{"AuditStream", eachBackend(testAuditStream)},
+	{"AuditConcurrent", eachBackend(testAuditConcurrent)},
 	{"VerifyAuditDetectsTampering", testVerifyAuditDetectsTampering},
-	{"AuditHeadIsTheLastAuditRecord", testAuditHeadIsTheLastAuditRecord},
-	{"ChainsListsEveryChainInKeyOrder", testChainsListsEveryChainInKeyOrder},
-	{"IdempotencyKeysListsEveryKeyOfTheTenant", testIdempotencyKeysListsEveryKeyOfTheTenant},
-	{"IdempotencyKeysAreExact", testIdempotencyKeysAreExact},
-	{"FindLocatesIndexedRecords", testFindLocatesIndexedRecords},
-	{"ADuplicateIDIsRefused", testADuplicateIDIsRefused},
-	{"ConcurrentAppendsOfOneID", testConcurrentAppendsOfOneID},
+	{"AuditHeadIsTheLastAuditRecord", eachBackend(testAuditHeadIsTheLastAuditRecord)},
+	{"ChainsListsEveryChainInKeyOrder", eachBackend(testChainsListsEveryChainInKeyOrder)},
+	{"IdempotencyKeysListsEveryKeyOfTheTenant", eachBackend(testIdempotencyKeysListsEveryKeyOfTheTenant)},
+	{"IdempotencyKeysAreExact", eachBackend(testIdempotencyKeysAreExact)},
+	{"FindLocatesIndexedRecords", eachBackend(testFindLocatesIndexedRecords)},
+	{"ADuplicateIDIsRefused", eachBackend(testADuplicateIDIsRefused)},
+	{"ConcurrentAppendsOfOneID", eachBackend(testConcurrentAppendsOfOneID)},
 	{"VerifyIndexes", testVerifyIndexes},
 	{"Closed", testClosed},
-	{"RecordReadsOne", testRecordReadsOne},
-	{"StandingRecordKeptWithTheHead", testStandingRecordKeptWithTheHead},
+	{"RecordReadsOne", eachBackend(testRecordReadsOne)},
+	{"StandingRecordKeptWithTheHead", eachBackend(testStandingRecordKeptWithTheHead)},
 	{"StandingRecordOfAnEarlierVersion", testStandingRecordOfAnEarlierVersion},
 	{"VerifyChecksTheStandingRecord", testVerifyChecksTheStandingRecord},
 	{"ReadsRefuseTamperedAnswers", testReadsRefuseTamperedAnswers},
-	{"TenantIsolation", testTenantIsolation},
+	{"TenantIsolation", eachBackend(testTenantIsolation)},
 	{"VerifyDetectsTampering", testVerifyDetectsTampering},
 	{"AppendSnapshotNilAndEmpty", testAppendSnapshotNilAndEmpty},
 	{"RecordsCallbackError", testRecordsCallbackError},

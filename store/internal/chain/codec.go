@@ -177,12 +177,7 @@ type IdemEntry struct {
 
 // Encode is the value e is kept as.
 func (e *IdemEntry) Encode() []byte {
-	b := make([]byte, 0, 1+4*8+len(e.Digest)+len(e.Workflow)+len(e.Hash))
-	b = append(b, ValueFormat)
-	b = AppendField(b, []byte(e.Digest))
-	b = AppendField(b, []byte(e.Workflow))
-	b = binary.BigEndian.AppendUint64(b, e.Seq)
-	return AppendField(b, []byte(e.Hash))
+	return encodeEntry(e.Digest, e.Workflow, e.Seq, e.Hash)
 }
 
 func DecodeIdem(b []byte) (IdemEntry, error) {
@@ -193,12 +188,18 @@ func DecodeIdem(b []byte) (IdemEntry, error) {
 
 // EncodeLocation is the value the index entry l is kept as.
 func EncodeLocation(l *store.Location) []byte {
-	b := make([]byte, 0, 1+4*8+len(l.Tenant)+len(l.Workflow)+len(l.Hash))
+	return encodeEntry(l.Tenant, l.Workflow, l.Seq, l.Hash)
+}
+
+// encodeEntry is the layout an idempotency entry and an index entry share: two fields,
+// a seq and a hash, after the format byte.
+func encodeEntry(first, second string, seq uint64, hash string) []byte {
+	b := make([]byte, 0, 1+4*8+len(first)+len(second)+len(hash))
 	b = append(b, ValueFormat)
-	b = AppendField(b, []byte(l.Tenant))
-	b = AppendField(b, []byte(l.Workflow))
-	b = binary.BigEndian.AppendUint64(b, l.Seq)
-	return AppendField(b, []byte(l.Hash))
+	b = AppendField(b, []byte(first))
+	b = AppendField(b, []byte(second))
+	b = binary.BigEndian.AppendUint64(b, seq)
+	return AppendField(b, []byte(hash))
 }
 
 func DecodeLocation(b []byte) (store.Location, error) {

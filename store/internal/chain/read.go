@@ -82,3 +82,17 @@ func Located(read Reader, loc store.Location) (Record, string) {
 	}
 	return sr, ""
 }
+
+// Deliver hands the public form of sr to fn, a caller's callback, as both backends'
+// record walks do; an error from fn comes back as a CallbackError, so that the
+// transaction it ran in returns it unwrapped.
+func Deliver(sr *Record, fn func(store.Record) error) error {
+	rec, err := sr.Record()
+	if err != nil {
+		return fmt.Errorf("record %d: %w", sr.Seq, err)
+	}
+	if err := fn(rec); err != nil {
+		return CallbackError{Err: err}
+	}
+	return nil
+}
