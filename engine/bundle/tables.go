@@ -30,6 +30,7 @@ type StaleTablesError struct {
 	Path string
 }
 
+// Error keeps the engine's prefix: hosts and handoffctl have always shown it so.
 func (e *StaleTablesError) Error() string {
 	return fmt.Sprintf("engine: contract tables %s are stale: run `handoffctl tables --write` to export them from CUE", e.Path)
 }
