@@ -63,7 +63,7 @@ func NewDecider(ctx context.Context, opts DeciderOptions) (*Decider, error) {
 	if err != nil {
 		return nil, err
 	}
-	digest, packDigests, err := b.bundleDigests(cc.PackNames())
+	digest, packDigests, err := b.Digests(cc.PackNames())
 	if err != nil {
 		return nil, fmt.Errorf("engine: bundle digest: %w", err)
 	}

@@ -1,63 +1,26 @@
 package engine
 
 import (
-	"encoding/json"
 	"fmt"
-	"io/fs"
-	"maps"
-	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/util"
 
+	"github.com/handoff-dev/handoff/engine/bundle"
 	"github.com/handoff-dev/handoff/engine/internal/contract"
 )
 
-// Tables are the contract tables Rego reads as data, exported from CUE: CUE is their
-// single source of truth and the JSON files under policies/ are committed so plain
-// `opa test` works.
-
 // ExportTables compiles a bundle's contracts and returns every table file by its path in
-// the policy tree, in the committed form.
-func ExportTables(b Bundle) (map[string][]byte, error) {
-	cc, err := contract.Compile(b.Contracts, false)
-	if err != nil {
-		return nil, err
-	}
-	return cc.ExportTables()
-}
+// the policy tree, in the committed form (see bundle.ExportTables).
+func ExportTables(b Bundle) (map[string][]byte, error) { return bundle.ExportTables(b) }
 
 // StaleTablesError says a committed table no longer matches its CUE source.
-type StaleTablesError struct {
-	Path string
-}
-
-func (e *StaleTablesError) Error() string {
-	return fmt.Sprintf("engine: contract tables %s are stale: run `handoffctl tables --write` to export them from CUE", e.Path)
-}
+type StaleTablesError = bundle.StaleTablesError
 
 // CheckTables compares a bundle's committed tables with the CUE export: a
-// *StaleTablesError names the first that differs or is missing. The engine itself reads
-// the CUE values (Open puts them in the policies' data); the committed files are what
-// stock `opa test` reads.
-func CheckTables(b Bundle) error {
-	want, err := ExportTables(b)
-	if err != nil {
-		return err
-	}
-	for _, path := range slices.Sorted(maps.Keys(want)) {
-		got, err := fs.ReadFile(b.Policies, path)
-		if err != nil {
-			return &StaleTablesError{Path: path}
-		}
-		var gv, wv any
-		if json.Unmarshal(got, &gv) != nil || json.Unmarshal(want[path], &wv) != nil || !reflect.DeepEqual(gv, wv) {
-			return &StaleTablesError{Path: path}
-		}
-	}
-	return nil
-}
+// *StaleTablesError names the first that differs or is missing. Open reads the CUE
+// values; the committed files are what stock `opa test` reads.
+func CheckTables(b Bundle) error { return bundle.CheckTables(b) }
 
 // contractTables gives the policies the data documents of a bundle's contracts.
 type contractTables struct{ cc *contract.Contracts }

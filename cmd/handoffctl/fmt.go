@@ -6,14 +6,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
-	cueformat "cuelang.org/go/cue/format"
-	"github.com/open-policy-agent/opa/v1/ast"
-	regoformat "github.com/open-policy-agent/opa/v1/format"
+	"github.com/handoff-dev/handoff/engine/bundle"
 )
 
 var fmtCmd = &command{
@@ -58,7 +54,7 @@ func (c *cli) formatFiles(paths []string, check bool) error {
 	}
 	var files []string
 	for _, p := range paths {
-		found, err := sourceFiles(p)
+		found, err := bundle.SourceFiles(p)
 		if err != nil {
 			return withHint(err, "check the path")
 		}
@@ -70,7 +66,7 @@ func (c *cli) formatFiles(paths []string, check bool) error {
 		if err != nil {
 			return err
 		}
-		out, err := formatSource(f, src)
+		out, err := bundle.Format(f, src)
 		if err != nil {
 			return withHint(err, "fix the syntax error first: 'handoffctl lint' shows it too")
 		}
@@ -100,54 +96,6 @@ func (c *cli) formatFiles(paths []string, check bool) error {
 		return negativef("%s not formatted: run 'handoffctl fmt' to format %s", numbered(len(changed), "file is", "files are"), itOrThem(len(changed)))
 	}
 	return nil
-}
-
-// sourceFiles lists the .rego and .cue files of a path: the file itself, or those under
-// the directory, hidden directories left out.
-func sourceFiles(root string) ([]string, error) {
-	fi, err := os.Stat(root)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		if !isSource(root) {
-			return nil, fmt.Errorf("%s is neither a .rego nor a .cue file", root)
-		}
-		return []string{root}, nil
-	}
-	var out []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && p != root && strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && isSource(p) {
-			out = append(out, p)
-		}
-		return nil
-	})
-	return out, err
-}
-
-func isSource(p string) bool {
-	return strings.HasSuffix(p, ".rego") || strings.HasSuffix(p, ".cue")
-}
-
-// formatSource formats one Rego or CUE file.
-func formatSource(name string, src []byte) ([]byte, error) {
-	if strings.HasSuffix(name, ".cue") {
-		out, err := cueformat.Source(src)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.ToSlash(name), err)
-		}
-		return out, nil
-	}
-	return regoformat.SourceWithOpts(filepath.ToSlash(name), src, regoformat.Opts{
-		RegoVersion:   ast.RegoV1,
-		ParserOptions: &ast.ParserOptions{RegoVersion: ast.RegoV1},
-	})
 }
 
 func itOrThem(n int) string {

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/handoff-dev/handoff/engine/bundle"
 )
 
 // release is the version a release build sets:
@@ -47,14 +50,8 @@ func readBuildVersion() buildVersion {
 			v.Modified = s.Value == "true"
 		}
 	}
-	for _, dep := range info.Deps {
-		switch dep.Path {
-		case "github.com/open-policy-agent/opa":
-			v.OPA = dep.Version
-		case "cuelang.org/go":
-			v.CUE = dep.Version
-		}
-	}
+	opa, cue := bundle.Versions(info.Deps)
+	v.OPA, v.CUE = cmp.Or(opa, v.OPA), cmp.Or(cue, v.CUE)
 	if release != "" {
 		v.Version = release
 	}
