@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -56,13 +58,13 @@ func routed(b *testing.B, e *Engine, body []byte) pipeline.Input {
 func BenchmarkDecode(b *testing.B) {
 	e, body := benchRequest(b)
 	for b.Loop() {
-		e.decider.p.Decode(body)
+		e.decider.p.Decode(body, nil)
 	}
 }
 
 func BenchmarkStateRead(b *testing.B) {
 	e, body := benchRequest(b)
-	req := e.decider.p.Decode(body)
+	req := e.decider.p.Decode(body, nil)
 	ctx := context.Background()
 	for b.Loop() {
 		var in pipeline.Input
@@ -173,6 +175,38 @@ func BenchmarkEvaluate(b *testing.B) {
 			}
 		})
 	})
+}
+
+// BenchmarkSubmit records a start per iteration, each of a workflow of its own: the
+// whole durable path, from the body to the store's commit.
+func BenchmarkSubmit(b *testing.B) {
+	ar, err := txtar.ParseFile("testdata/golden/campaign-start.txtar")
+	require.NoError(b, err)
+	var start map[string]any
+	for _, f := range ar.Files {
+		if strings.HasSuffix(f.Name, ".request.json") {
+			require.NoError(b, json.Unmarshal(f.Data, &start))
+			break
+		}
+	}
+	require.NotNil(b, start)
+	e, err := Open(context.Background(), Options{InMemory: true})
+	require.NoError(b, err)
+	b.Cleanup(func() { e.Close() })
+	ctx := context.Background()
+	n := 0
+	for b.Loop() {
+		n++
+		start["request_id"], start["workflow_id"] = fmt.Sprintf("bench-start-%d", n), fmt.Sprintf("bench-wf-%d", n)
+		body, err := json.Marshal(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, err := e.Submit(ctx, body)
+		if err != nil || d.Outcome == Block {
+			b.Fatalf("%v %+v", err, d)
+		}
+	}
 }
 
 // BenchmarkNewDecider compiles the shipped bundle, all of it: the cold start of the

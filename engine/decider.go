@@ -97,7 +97,7 @@ func (dc *Decider) Decide(ctx context.Context, in Input) (*Decision, *State, err
 	if id == "" {
 		id = newDecisionID()
 	}
-	res, err := dc.p.Decide(ctx, pipeline.Input{Request: dc.p.Decode(in.Request), State: in.State, Now: in.Now, DecisionID: id})
+	res, err := dc.p.Decide(ctx, pipeline.Input{Request: dc.p.Decode(in.Request, nil), State: in.State, Now: in.Now, DecisionID: id})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,7 +109,7 @@ func (dc *Decider) Decide(ctx context.Context, in Input) (*Decision, *State, err
 // request kind's definition and, for an output, the artifact type's. It lists every
 // error with its path; none means valid. The policy is not asked.
 func (dc *Decider) Validate(body []byte, st *State) ([]ValidationError, error) {
-	return dc.p.Validate(pipeline.Input{Request: dc.p.Decode(body), State: st})
+	return dc.p.Validate(pipeline.Input{Request: dc.p.Decode(body, nil), State: st})
 }
 
 // newDecisionID draws a decision id: a UUIDv7, so ids sort by time.

@@ -81,9 +81,9 @@ func (e *Engine) decideOnStore(ctx context.Context, body []byte, at time.Time, f
 // workflow's owner and state. keyFree says the request_id was looked up and found
 // unrecorded. A request that is not its principal's reads nothing.
 func (e *Engine) input(ctx context.Context, body []byte, at time.Time, from *Principal) (in pipeline.Input, prior *Decision, keyFree bool, err error) {
-	req := e.decider.p.Decode(body)
-	in = pipeline.Input{Request: req, Principal: from, Now: at, DecisionID: newDecisionID()}
-	if _, mismatch := req.Sender(from); mismatch != nil || !req.Decoded() {
+	req := e.decider.p.Decode(body, from)
+	in = pipeline.Input{Request: req, Now: at, DecisionID: newDecisionID()}
+	if !req.Trusted() {
 		return in, nil, false, nil
 	}
 	if prior, in.Facts.KeyReused, err = e.idempotency(ctx, req); err != nil {

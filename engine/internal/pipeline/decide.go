@@ -10,13 +10,11 @@ import (
 	"github.com/handoff-dev/handoff/engine/internal/policy"
 )
 
-// Input is everything one decision depends on: the decoded request, who sent it, the
-// workflow state it is decided on, what the store knows of it, and the time.
+// Input is everything one decision depends on: the decoded request (bound to who sent
+// it), the workflow state it is decided on, what the store knows of it, and the time.
 type Input struct {
 	// Request is the request, as Decode or Recorded returned it.
 	Request *Request
-	// Principal is the authenticated sender; nil when the host authenticated none.
-	Principal *Principal
 	// State is the workflow's state. For a start it is nil (Decide builds the state the
 	// start creates) unless Start is set.
 	State *State

@@ -55,7 +55,7 @@ func FuzzValidate(f *testing.F) {
 	}
 	p := contractsOnly(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req := p.Decode(body)
+		req := p.Decode(body, nil)
 		if !req.Decoded() {
 			return
 		}

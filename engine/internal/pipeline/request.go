@@ -36,12 +36,21 @@ type Request struct {
 	trace     string
 	// refused are the decoder's errors: an undecodable request.
 	refused []ValidationError
+	// mismatch refuses a request that is not its authenticated principal's.
+	mismatch *ValidationError
 }
 
-// Decode runs the strict decoder and reads the envelope fields it can trust. The
+// Decode runs the strict decoder, reads the envelope fields it can trust and binds the
+// request to the principal that sent it (nil when the host authenticated none). The
 // request is canonically encoded here, once: for its digest and, as it is, in its log
 // record.
-func (p *Pipeline) Decode(body []byte) *Request {
+func (p *Pipeline) Decode(body []byte, from *Principal) *Request {
+	r := p.decode(body)
+	r.tenant, r.mismatch = r.sender(from)
+	return r
+}
+
+func (p *Pipeline) decode(body []byte) *Request {
 	r := &Request{body: body, tenant: UnknownTenant}
 	v, err := strictjson.Decode(body, p.limits)
 	if err != nil {
@@ -89,8 +98,14 @@ func (r *Request) Decoded() bool { return r.value != nil }
 // ID is the request_id, empty when missing or malformed.
 func (r *Request) ID() string { return r.requestID }
 
-// Tenant is the tenant_id the request claims, UnknownTenant when it has none to trust.
+// Tenant is the tenant whose streams the request belongs to: the tenant_id it claims,
+// its principal's when it is not the principal's or does not decode, UnknownTenant when
+// it has none to trust.
 func (r *Request) Tenant() string { return r.tenant }
+
+// Trusted says the request decoded and is its principal's: what the store knows of it
+// may be read.
+func (r *Request) Trusted() bool { return r.value != nil && r.mismatch == nil }
 
 // Workflow is the workflow_id, empty when missing or malformed.
 func (r *Request) Workflow() string { return r.workflow }
@@ -108,11 +123,11 @@ func (r *Request) PackName() string {
 	return name
 }
 
-// Sender is the tenant whose streams the request belongs to when p sent it, and the
+// sender is the tenant whose streams the request belongs to when p sent it, and the
 // refusal when the request is not p's: its tenant_id or actor is not p, or it claims
 // a role p does not hold. Messages name the principal, never what the request claims.
 // A nil p is the request's own tenant.
-func (r *Request) Sender(p *Principal) (tenant string, refusal *ValidationError) {
+func (r *Request) sender(p *Principal) (tenant string, refusal *ValidationError) {
 	if p == nil {
 		return r.tenant, nil
 	}

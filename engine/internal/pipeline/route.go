@@ -16,11 +16,10 @@ func (p *Pipeline) route(f *flight, in Input) error {
 	r := f.req
 	f.validation = append(f.validation, r.refused...)
 	f.audit = len(r.refused) > 0
-	tenant, mismatch := r.Sender(in.Principal)
-	f.tenant = tenant
-	if mismatch != nil {
+	f.tenant = r.tenant
+	if r.mismatch != nil {
 		f.mismatch = true
-		f.refuse(*mismatch)
+		f.refuse(*r.mismatch)
 		return nil
 	}
 	if r.value == nil {

@@ -20,7 +20,7 @@ func TestValidateFromManyGoroutines(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for _, body := range bodies {
-				req := p.Decode(body)
+				req := p.Decode(body, nil)
 				if !req.Decoded() {
 					continue
 				}
