@@ -36,27 +36,22 @@ func New(base, token string, httpClient *http.Client) *Client {
 	return &Client{base: strings.TrimRight(base, "/"), token: token, http: httpClient}
 }
 
-// Error is an error answer of the service: its status, code, message and hint. An
-// IDENTITY_MISMATCH error carries the recorded decision. It matches the errors its code
-// stands for with errors.Is (the table the server answers by, handoff.AnswerFor): a
-// NOT_FOUND is handoff.ErrNotFound or handoff.ErrDecisionNotFound, a STORE_UNAVAILABLE
+// Error is an error answer of the service, as the server wrote it (handoff.Error: its
+// status, code, message and hint; an IDENTITY_MISMATCH carries the recorded decision),
+// and the path it answered. It matches the errors its code stands for with errors.Is
+// (the table the server answers by, handoff.AnswerFor): a NOT_FOUND is
+// handoff.ErrNotFound or handoff.ErrDecisionNotFound, a STORE_UNAVAILABLE
 // handoff.ErrUnavailable.
 type Error struct {
-	Status   int               `json:"-"`
-	Code     string            `json:"code"`
-	Message  string            `json:"message"`
-	Hint     string            `json:"hint"`
-	Decision *handoff.Decision `json:"decision"`
-	path     string
+	answer
+	path string
 }
+
+// answer is the server's error answer; embedded, its fields and its Is are Error's.
+type answer = handoff.Error
 
 func (e *Error) Error() string {
 	return fmt.Sprintf("server: %s %s (%d): %s", e.Code, e.path, e.Status, e.Message)
-}
-
-// Is matches the errors the answer's status and code stand for.
-func (e *Error) Is(target error) bool {
-	return (&handoff.Error{Status: e.Status, Code: e.Code}).Is(target)
 }
 
 // do sends one call and returns the response of a 2xx answer; any other is an *Error.
@@ -83,9 +78,9 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte) (*htt
 		return resp, nil
 	}
 	defer resp.Body.Close()
-	e := &Error{Status: resp.StatusCode, path: path}
+	e := &Error{answer: answer{Status: resp.StatusCode}, path: path}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if json.Unmarshal(b, e) != nil || e.Code == "" {
+	if json.Unmarshal(b, &e.answer) != nil || e.Code == "" {
 		e.Code, e.Message = http.StatusText(resp.StatusCode), strings.TrimSpace(string(b))
 	}
 	return nil, e
