@@ -50,8 +50,8 @@ func TestWaitingFollowsScenarios(t *testing.T) {
 		f, err := filepath.Glob("../policies_test/handoff/" + pack + "/scenarios/*.scenario")
 		require.NoError(t, err)
 		require.NotEmpty(t, f, pack)
-		// Every scenario with HANDOFF_FULL=1 (CI); a quarter of each pack's by default.
-		files = append(files, testsize.Sample(f, 4)...)
+		// Every scenario with HANDOFF_FULL=1 (CI); a sixth of each pack's by default.
+		files = append(files, testsize.Sample(f, 6)...)
 	}
 	dc, err := engine.NewDecider(context.Background(), engine.DeciderOptions{LazyPolicies: true, EvalTimeout: time.Minute})
 	require.NoError(t, err)
