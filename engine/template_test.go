@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -167,7 +168,13 @@ func TestTemplateUnknownNames(t *testing.T) {
 
 func shippedDecider(t *testing.T) *engine.Decider {
 	t.Helper()
-	dc, err := engine.NewDecider(context.Background(), engine.DeciderOptions{LazyPolicies: true})
+	dc, err := sharedDecider()
 	require.NoError(t, err)
 	return dc
 }
+
+// sharedDecider compiles the shipped bundle once for the tests that only read it: each
+// pack's policies then compile once per test binary rather than once per test.
+var sharedDecider = sync.OnceValues(func() (*engine.Decider, error) {
+	return engine.NewDecider(context.Background(), engine.DeciderOptions{LazyPolicies: true})
+})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/engine/scenario"
+	"github.com/handoff-dev/handoff/internal/testsize"
 )
 
 // scenarioDir holds the shipped packs' scenario files.
@@ -36,6 +37,19 @@ func size(t testing.TB, env string, ci, smoke int) int {
 		return ci
 	}
 	return smoke
+}
+
+// full says whether the suites that run in a plain `go test ./...` play every case:
+// with HANDOFF_FULL=1 (as .ci/run sets) or HANDOFF_RELIABILITY=1; by default they play
+// a deterministic sample of them.
+func full() bool { return testsize.Full() || os.Getenv("HANDOFF_RELIABILITY") == "1" }
+
+// sample is every stride-th of all, or all of it when full.
+func sample[T any](all []T, stride int) []T {
+	if full() {
+		return all
+	}
+	return testsize.Sample(all, stride)
 }
 
 // flow is a shipped scenario whose requests can be replayed on any tenant and workflow.

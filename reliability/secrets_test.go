@@ -60,6 +60,7 @@ func TestSecretInEveryPositionIsNeverStored(t *testing.T) {
 			return s
 		})
 		require.NotEmpty(t, variants)
+		variants = sample(variants, 3) // every position when full(), else every third
 		refused := 0
 		for i, v := range variants {
 			if v.path != "request_id" {
