@@ -1,4 +1,4 @@
-package engine
+package governance
 
 import (
 	"bytes"
@@ -56,9 +56,9 @@ var (
 // by tenant, then workflow (a tenant's audit stream, workflow "", first). They are read
 // from one view of the store, each from its chain's head key (the audit stream's too):
 // no record is walked.
-func (e *Engine) Heads(ctx context.Context) ([]ChainHead, error) {
+func (l *Ledger) Heads(ctx context.Context) ([]ChainHead, error) {
 	var out []ChainHead
-	err := e.log.Chains(ctx, func(c store.Chain) error {
+	err := l.log.Chains(ctx, func(c store.Chain) error {
 		if c.Head.Seq > 0 {
 			out = append(out, ChainHead{Tenant: c.Tenant, Workflow: c.Workflow, Seq: c.Head.Seq, Hash: c.Head.Hash})
 		}
@@ -211,10 +211,10 @@ type CheckpointFinding struct {
 // hash at that seq, and verify from its first record to its current head. Chains created
 // after the checkpoint are not findings. The checkpoint's signature is not checked here
 // (Checkpoint.Verify).
-func (e *Engine) CheckCheckpoint(ctx context.Context, cp *Checkpoint) ([]CheckpointFinding, error) {
+func (l *Ledger) CheckCheckpoint(ctx context.Context, cp *Checkpoint) ([]CheckpointFinding, error) {
 	findings := []CheckpointFinding{}
 	for _, h := range cp.Heads {
-		f, err := e.checkHead(ctx, h)
+		f, err := l.checkHead(ctx, h)
 		if err != nil {
 			return nil, err
 		}
@@ -224,9 +224,9 @@ func (e *Engine) CheckCheckpoint(ctx context.Context, cp *Checkpoint) ([]Checkpo
 		}
 		var rep store.VerifyReport
 		if h.Workflow == "" {
-			rep, err = e.log.VerifyAudit(ctx, h.Tenant)
+			rep, err = l.log.VerifyAudit(ctx, h.Tenant)
 		} else {
-			rep, err = e.log.Verify(ctx, h.Tenant, h.Workflow)
+			rep, err = l.log.Verify(ctx, h.Tenant, h.Workflow)
 		}
 		if err != nil {
 			return nil, err
@@ -239,7 +239,7 @@ func (e *Engine) CheckCheckpoint(ctx context.Context, cp *Checkpoint) ([]Checkpo
 }
 
 // checkHead finds the record at the checkpoint's head and compares its hash.
-func (e *Engine) checkHead(ctx context.Context, h ChainHead) (*CheckpointFinding, error) {
+func (l *Ledger) checkHead(ctx context.Context, h ChainHead) (*CheckpointFinding, error) {
 	finding := func(kind, format string, args ...any) *CheckpointFinding {
 		return &CheckpointFinding{Tenant: h.Tenant, Workflow: h.Workflow, Kind: kind, Seq: h.Seq, Problem: fmt.Sprintf(format, args...)}
 	}
@@ -257,16 +257,16 @@ func (e *Engine) checkHead(ctx context.Context, h ChainHead) (*CheckpointFinding
 	}
 	var err error
 	if h.Workflow == "" {
-		err = e.log.AuditRecords(ctx, h.Tenant, h.Seq, visit)
+		err = l.log.AuditRecords(ctx, h.Tenant, h.Seq, visit)
 		if got == nil && last == 0 && (err == nil || errors.Is(err, stop)) {
 			// Nothing from the checkpoint's head on: where does the stream end?
-			err = e.log.AuditRecords(ctx, h.Tenant, 1, func(r store.Record) error {
+			err = l.log.AuditRecords(ctx, h.Tenant, 1, func(r store.Record) error {
 				last = r.Seq
 				return nil
 			})
 		}
 	} else {
-		err = e.log.Records(ctx, h.Tenant, h.Workflow, h.Seq, visit)
+		err = l.log.Records(ctx, h.Tenant, h.Workflow, h.Seq, visit)
 	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -278,7 +278,7 @@ func (e *Engine) checkHead(ctx context.Context, h ChainHead) (*CheckpointFinding
 	case got == nil && last < h.Seq:
 		if h.Workflow != "" {
 			var head store.Head
-			_ = e.log.Workflows(ctx, h.Tenant, func(w string, hd store.Head) error {
+			_ = l.log.Workflows(ctx, h.Tenant, func(w string, hd store.Head) error {
 				if w == h.Workflow {
 					head = hd
 				}

@@ -1,4 +1,4 @@
-package engine
+package governance
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/internal/canonjson"
 	"github.com/handoff-dev/handoff/store"
@@ -29,12 +30,12 @@ type ReplayOptions struct {
 	// Workers is how many workflows are replayed at once. Default GOMAXPROCS.
 	Workers int
 	// EvalTimeout is the deadline of one policy evaluation. Default: ten times the
-	// candidate's Options.EvalTimeout, at least 30s: a decision recorded within the
-	// deadline must not turn into POLICY_TIMEOUT because the replaying machine is busy,
-	// while a candidate policy that never ends is still stopped.
+	// candidate's own deadline, at least 30s (ExplainTimeout): a decision recorded
+	// within the deadline must not turn into POLICY_TIMEOUT because the replaying
+	// machine is busy, while a candidate policy that never ends is still stopped.
 	EvalTimeout time.Duration
 	// SkipUnchanged does not re-decide a record of a pack whose contracts and policies
-	// the candidate shares with the engine's bundle (the same Decider.PackDigest), when
+	// the candidate shares with the engine's bundle (the same Pipeline.PackDigest), when
 	// the record was made by that bundle (its bundle_digest is the engine's): the same
 	// files decide it alike. The record is reported with Skipped "unchanged". Default
 	// false: every record is re-decided, which is what checking a new engine build on
@@ -42,12 +43,13 @@ type ReplayOptions struct {
 	SkipUnchanged bool
 }
 
-// replayTimeout is the evaluation deadline of a replay or an explanation.
-func replayTimeout(dc *Decider, d time.Duration) time.Duration {
+// ExplainTimeout is the evaluation deadline of a replay or an explanation by p: d, or
+// when it is zero ten times p's own deadline, at least 30s.
+func ExplainTimeout(p *pipeline.Pipeline, d time.Duration) time.Duration {
 	if d > 0 {
 		return d
 	}
-	return max(10*dc.timeout, 30*time.Second)
+	return max(10*p.Timeout(), 30*time.Second)
 }
 
 // ReplayResult is one recorded decision and the decision the candidate bundle makes on
@@ -58,9 +60,9 @@ type ReplayResult struct {
 	Seq      uint64 `json:"seq"`
 	// Audit says the record is in the tenant's security audit stream: a start the
 	// policy blocked, which created no workflow. Seq is then its seq in that stream.
-	Audit    bool      `json:"audit,omitempty"`
-	Recorded *Decision `json:"recorded"`
-	Replayed *Decision `json:"replayed"`
+	Audit    bool              `json:"audit,omitempty"`
+	Recorded *handoff.Decision `json:"recorded"`
+	Replayed *handoff.Decision `json:"replayed"`
 	// Identical says the replayed decision is byte for byte the recorded one in the
 	// canonical encoding the log stores, the reasons' titles aside (they name the rules
 	// that produced the reasons and decide nothing; a decision recorded before reasons
@@ -81,7 +83,7 @@ type ReplayResult struct {
 	// kind, pack, outcome and policy only: the rest of it is not read.
 	Skipped string `json:"skipped,omitempty"`
 	// Redaction is the record's redaction when Skipped is "redacted".
-	Redaction *Redaction `json:"redaction,omitempty"`
+	Redaction *handoff.Redaction `json:"redaction,omitempty"`
 	// request is the recorded (redacted) request of a skipped record.
 	request map[string]any
 
@@ -93,16 +95,16 @@ type ReplayResult struct {
 // store is replayed, or the log is damaged (handoffctl verify).
 var ErrReplayDiverged = errors.New("engine: replay: rebuilt state differs from the recorded state")
 
-// Replay re-decides recorded requests: every decision of the selected workflows of e's
-// store is decided again by candidate's bundle (e's own when candidate is nil) on the
-// input the engine recorded for it, and fn receives the recorded and replayed decision.
-// Nothing is written to either store.
+// Replay re-decides recorded requests: every decision of the selected workflows of the
+// log is decided again by candidate's bundle (the ledger's own when candidate is nil)
+// on the input the engine recorded for it, and fn receives the recorded and replayed
+// decision. Nothing is written to either store.
 //
 // The input of a recorded decision is the request, the derived values and the time
 // recorded with it, and the workflow state before it. That state is not stored per
 // decision; Replay rebuilds it by folding the recorded decisions' events in log order
-// from the state the start created, with e's pack contracts (the bundle the log was
-// recorded with). This is exact because the engine's state is a pure fold of its
+// from the state the start created, with the ledger's pack contracts (the bundle the log
+// was recorded with). This is exact because the engine's state is a pure fold of its
 // decisions: a decision's state_version and, at the end, the stored state snapshot are
 // checked against the rebuilt state, and any difference stops the replay with
 // ErrReplayDiverged. Validation is run again with the candidate's contracts, since a
@@ -111,7 +113,7 @@ var ErrReplayDiverged = errors.New("engine: replay: rebuilt state differs from t
 //
 // The replayed decision keeps the recorded decision_id (the only random value the
 // pipeline draws) and decided_at (the recorded time). The derived input is derived again
-// with e's patterns (a candidate may change what counts as forbidden content or
+// with the ledger's patterns (a candidate may change what counts as forbidden content or
 // injection), keeping the recorded payload size and jitter. A record made before the
 // jitter was part of the derived input carries a random jitter the policy never saw:
 // when its delay lies within 10% above the replayed delay, the recorded delay is kept.
@@ -127,11 +129,11 @@ var ErrReplayDiverged = errors.New("engine: replay: rebuilt state differs from t
 // "redacted" and no replayed decision.
 //
 // fn is called from one goroutine at a time. Replay is safe for concurrent use.
-func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOptions, fn func(ReplayResult) error) error {
+func (l *Ledger) Replay(ctx context.Context, candidate *pipeline.Pipeline, opts ReplayOptions, fn func(ReplayResult) error) error {
 	if candidate == nil {
-		candidate = e.decider
+		candidate = l.p
 	}
-	targets, audits, err := e.replayTargets(ctx, opts)
+	targets, audits, err := l.replayTargets(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -162,11 +164,11 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 		}
 		return fn(res)
 	}
-	plan := replayPlan{since: opts.Since, timeout: replayTimeout(candidate, opts.EvalTimeout)}
+	plan := replayPlan{since: opts.Since, timeout: ExplainTimeout(candidate, opts.EvalTimeout)}
 	if opts.SkipUnchanged {
-		plan.recordedDigest, plan.unchanged = e.decider.BundleDigest(), map[string]bool{}
-		for _, p := range e.decider.contracts.PackNames() {
-			if d := e.decider.PackDigest(p); d != "" && d == candidate.PackDigest(p) {
+		plan.recordedDigest, plan.unchanged = l.p.Digest(), map[string]bool{}
+		for _, p := range l.p.Contracts().PackNames() {
+			if d := l.p.PackDigest(p); d != "" && d == candidate.PackDigest(p) {
 				plan.unchanged[p] = true
 			}
 		}
@@ -175,7 +177,7 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 	for range workers {
 		wg.Go(func() {
 			for t := range jobs {
-				if err := e.replayWorkflow(ctx, candidate, t, plan, emit); err != nil {
+				if err := l.replayWorkflow(ctx, candidate, t, plan, emit); err != nil {
 					fail(err)
 				}
 			}
@@ -193,7 +195,7 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 		return firstErr
 	}
 	for _, t := range audits {
-		if err := e.replayAuditStarts(ctx, candidate, t, plan, emit); err != nil {
+		if err := l.replayAuditStarts(ctx, candidate, t, plan, emit); err != nil {
 			return err
 		}
 	}
@@ -204,8 +206,8 @@ func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOpti
 // policy blocked: a blocked start creates no workflow, so it is recorded there. Requests
 // the engine blocked before asking the policy (undecodable, unknown pack, an existing
 // workflow id, a reused request_id) are left out: no bundle can change them.
-func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tenant string, plan replayPlan, emit func(ReplayResult) error) error {
-	return e.log.AuditRecords(ctx, tenant, 1, func(rec store.Record) error {
+func (l *Ledger) replayAuditStarts(ctx context.Context, candidate *pipeline.Pipeline, tenant string, plan replayPlan, emit func(ReplayResult) error) error {
+	return l.log.AuditRecords(ctx, tenant, 1, func(rec store.Record) error {
 		if rec.Time.Before(plan.since) {
 			return nil
 		}
@@ -213,7 +215,7 @@ func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tena
 		if err != nil {
 			return fmt.Errorf("engine: replay: audit record %d of tenant %s: %w", rec.Seq, tenant, err)
 		}
-		recorded, err := decodeDecision(ent.Decision)
+		recorded, err := pipeline.DecodeDecision(ent.Decision)
 		if err != nil {
 			return err
 		}
@@ -225,7 +227,7 @@ func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tena
 			res.Tenant, res.Workflow, res.Seq, res.Audit = tenant, recorded.WorkflowID, rec.Seq, true
 			return emit(res)
 		}
-		var seed []ValidationError
+		var seed []handoff.ValidationError
 		for _, v := range ent.Validation {
 			switch {
 			case v.Code == "WORKFLOW_EXISTS" || v.Code == "IDEMPOTENCY_KEY_REUSED":
@@ -246,7 +248,7 @@ func (e *Engine) replayAuditStarts(ctx context.Context, candidate *Decider, tena
 		org, _ := ent.Request["organization_id"].(string)
 		subject, _ := ent.Request["subject_id"].(string)
 		state := pipeline.NewState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
-		res, err := candidate.replayOne(ent, recorded, state, now, true, false, plan.timeout, seed...)
+		res, err := replayOne(candidate, ent, recorded, state, now, true, false, plan.timeout, seed...)
 		if err != nil {
 			return err
 		}
@@ -259,8 +261,8 @@ type replayTarget struct{ tenant, workflow string }
 
 // replayTargets lists the selected workflows, sorted by tenant then workflow, and the
 // tenants whose audit streams are selected (none when a workflow is), in order.
-func (e *Engine) replayTargets(ctx context.Context, opts ReplayOptions) (workflows []replayTarget, audits []string, err error) {
-	chains, err := e.chains(ctx, opts.Tenant, opts.Workflow)
+func (l *Ledger) replayTargets(ctx context.Context, opts ReplayOptions) (workflows []replayTarget, audits []string, err error) {
+	chains, err := l.chains(ctx, opts.Tenant, opts.Workflow)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -288,13 +290,13 @@ type replayPlan struct {
 
 // skips says a record need not be re-decided: the engine's bundle made it and the
 // candidate does not change its pack.
-func (p replayPlan) skips(recorded *Decision) bool {
+func (p replayPlan) skips(recorded *handoff.Decision) bool {
 	return p.unchanged[recorded.Pack] && recorded.Policy.BundleDigest == p.recordedDigest
 }
 
 // skip is the result for a record that is reported, not re-decided: its request is
 // recorded redacted, or its pack is unchanged.
-func (p replayPlan) skip(ent pipeline.RecordedEntry, recorded *Decision) ReplayResult {
+func (p replayPlan) skip(ent pipeline.RecordedEntry, recorded *handoff.Decision) ReplayResult {
 	if ent.Redaction != nil {
 		return ReplayResult{Recorded: recorded, Skipped: "redacted", Redaction: ent.Redaction, Changed: []string{}, request: ent.Request}
 	}
@@ -303,20 +305,20 @@ func (p replayPlan) skip(ent pipeline.RecordedEntry, recorded *Decision) ReplayR
 
 // replayWorkflow replays one workflow's records in order.
 
-func (e *Engine) replayWorkflow(ctx context.Context, candidate *Decider, t replayTarget, plan replayPlan, emit func(ReplayResult) error) error {
+func (l *Ledger) replayWorkflow(ctx context.Context, candidate *pipeline.Pipeline, t replayTarget, plan replayPlan, emit func(ReplayResult) error) error {
 	if len(plan.unchanged) > 0 && plan.only == 0 {
-		if done, err := e.skipWorkflow(ctx, t, plan, emit); done || err != nil {
+		if done, err := l.skipWorkflow(ctx, t, plan, emit); done || err != nil {
 			return err
 		}
 	}
-	return e.walkWorkflow(ctx, t, func(v visit) error {
+	return l.walkWorkflow(ctx, t, func(v visit) error {
 		if plan.only == 0 && !v.rec.Time.Before(plan.since) || plan.only == v.rec.Seq {
 			if v.ent.Redaction != nil || plan.skips(v.recorded) {
 				res := plan.skip(v.ent, v.recorded)
 				res.Tenant, res.Workflow, res.Seq = t.tenant, t.workflow, v.rec.Seq
 				return emit(res)
 			}
-			res, err := candidate.replayOne(v.ent, v.recorded, v.state, v.now, v.create, plan.explain, plan.timeout)
+			res, err := replayOne(candidate, v.ent, v.recorded, v.state, v.now, v.create, plan.explain, plan.timeout)
 			if err != nil {
 				return err
 			}
@@ -331,14 +333,14 @@ func (e *Engine) replayWorkflow(ctx context.Context, candidate *Decider, t repla
 // skips them all, without rebuilding the workflow's state (nothing is decided on it):
 // it reads only the recorded decisions. It emits nothing and returns false when a record
 // must be decided again or is redacted; the workflow is then walked as usual.
-func (e *Engine) skipWorkflow(ctx context.Context, t replayTarget, plan replayPlan, emit func(ReplayResult) error) (bool, error) {
+func (l *Ledger) skipWorkflow(ctx context.Context, t replayTarget, plan replayPlan, emit func(ReplayResult) error) (bool, error) {
 	var out []ReplayResult
 	errMustDecide := errors.New("a record must be decided again")
-	err := e.log.Records(ctx, t.tenant, t.workflow, 1, func(rec store.Record) error {
+	err := l.log.Records(ctx, t.tenant, t.workflow, 1, func(rec store.Record) error {
 		// One pass that keeps the decision's identity and skips the rest.
 		var ent struct {
-			Decision  *decisionIdentity `json:"decision"`
-			Redaction *Redaction        `json:"redaction"`
+			Decision  *decisionIdentity  `json:"decision"`
+			Redaction *handoff.Redaction `json:"redaction"`
 		}
 		if err := json.Unmarshal(rec.Payload, &ent); err != nil || ent.Decision == nil {
 			return fmt.Errorf("engine: tenant %s workflow %s record %d: undecodable record: %v", t.tenant, t.workflow, rec.Seq, err)
@@ -369,36 +371,36 @@ func (e *Engine) skipWorkflow(ctx context.Context, t replayTarget, plan replayPl
 // decisionIdentity is the part of a recorded decision an unchanged record is reported
 // with.
 type decisionIdentity struct {
-	DecisionID string    `json:"decision_id"`
-	RequestID  string    `json:"request_id"`
-	WorkflowID string    `json:"workflow_id"`
-	TenantID   string    `json:"tenant_id"`
-	Kind       string    `json:"kind"`
-	Pack       string    `json:"pack"`
-	Outcome    Outcome   `json:"outcome"`
-	Policy     PolicyRef `json:"policy"`
+	DecisionID string            `json:"decision_id"`
+	RequestID  string            `json:"request_id"`
+	WorkflowID string            `json:"workflow_id"`
+	TenantID   string            `json:"tenant_id"`
+	Kind       string            `json:"kind"`
+	Pack       string            `json:"pack"`
+	Outcome    handoff.Outcome   `json:"outcome"`
+	Policy     handoff.PolicyRef `json:"policy"`
 }
 
-func (d *decisionIdentity) decision() *Decision {
-	return &Decision{DecisionID: d.DecisionID, RequestID: d.RequestID, WorkflowID: d.WorkflowID, TenantID: d.TenantID,
+func (d *decisionIdentity) decision() *handoff.Decision {
+	return &handoff.Decision{DecisionID: d.DecisionID, RequestID: d.RequestID, WorkflowID: d.WorkflowID, TenantID: d.TenantID,
 		Kind: d.Kind, Pack: d.Pack, Outcome: d.Outcome, Policy: d.Policy}
 }
 
-// replayOne decides one recorded request with this engine's bundle on the recorded input
-// and the rebuilt state before it, through the pipeline as Submit does, with the
-// recorded decision's id. With explain, the evaluation is traced.
-func (dc *Decider) replayOne(ent pipeline.RecordedEntry, recorded *Decision, state *State, now time.Time, create, explain bool, timeout time.Duration, seed ...ValidationError) (ReplayResult, error) {
+// replayOne decides one recorded request with dc's bundle on the recorded input and the
+// rebuilt state before it, through the pipeline as Submit does, with the recorded
+// decision's id. With explain, the evaluation is traced.
+func replayOne(dc *pipeline.Pipeline, ent pipeline.RecordedEntry, recorded *handoff.Decision, state *handoff.State, now time.Time, create, explain bool, timeout time.Duration, seed ...handoff.ValidationError) (ReplayResult, error) {
 	// The policy only reads the state and the pipeline folds into a copy, so the
 	// rebuilt state is passed as it is.
 	in := pipeline.Input{Request: pipeline.Recorded(ent.Request, recorded), State: state, Start: create,
 		Facts: pipeline.Facts{Routing: seed}, Now: now, DecisionID: recorded.DecisionID}
-	opts := []pipeline.Option{pipeline.WithTimeout(timeout), pipeline.WithDerived(dc.p.Rederive(ent.Request, ent.Derived))}
+	opts := []pipeline.Option{pipeline.WithTimeout(timeout), pipeline.WithDerived(dc.Rederive(ent.Request, ent.Derived))}
 	if explain {
 		opts = append(opts, pipeline.WithExplain())
 	}
 	var out *pipeline.Result
-	if pc, err := dc.contracts.Pack(state.Pack); pc != nil {
-		if out, err = dc.p.Decide(context.Background(), in, opts...); err != nil {
+	if pc, err := dc.Contracts().Pack(state.Pack); pc != nil {
+		if out, err = dc.Decide(context.Background(), in, opts...); err != nil {
 			return ReplayResult{}, err
 		}
 	} else {
@@ -406,7 +408,7 @@ func (dc *Decider) replayOne(ent pipeline.RecordedEntry, recorded *Decision, sta
 		if err != nil {
 			msg = err.Error()
 		}
-		out = dc.p.Unroutable(in, msg)
+		out = dc.Unroutable(in, msg)
 	}
 	validation := out.Validation()
 	d, ex := out.Decision, out.Explanation
@@ -444,7 +446,7 @@ func (dc *Decider) replayOne(ent pipeline.RecordedEntry, recorded *Decision, sta
 	return res, nil
 }
 
-func sameValidation(a, b []ValidationError) bool {
+func sameValidation(a, b []handoff.ValidationError) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -457,9 +459,9 @@ func sameValidation(a, b []ValidationError) bool {
 }
 
 // withoutTitles is d with its reasons' titles left out.
-func withoutTitles(d *Decision) *Decision {
+func withoutTitles(d *handoff.Decision) *handoff.Decision {
 	c := *d
-	c.Reasons = make([]Reason, len(d.Reasons))
+	c.Reasons = make([]handoff.Reason, len(d.Reasons))
 	for i, r := range d.Reasons {
 		r.Title = ""
 		c.Reasons[i] = r
@@ -491,7 +493,7 @@ func rawWithoutTitles(raw json.RawMessage) (json.RawMessage, error) {
 
 // changedFields lists the top-level fields of d that differ from the recorded decision,
 // in name order, leaving out policy.bundle_digest. Both come without titles.
-func changedFields(d *Decision, recorded json.RawMessage) ([]string, error) {
+func changedFields(d *handoff.Decision, recorded json.RawMessage) ([]string, error) {
 	b, err := json.Marshal(d)
 	if err != nil {
 		return nil, err
@@ -500,7 +502,7 @@ func changedFields(d *Decision, recorded json.RawMessage) ([]string, error) {
 	if err := errors.Join(json.Unmarshal(b, &mine), json.Unmarshal(recorded, &theirs)); err != nil {
 		return nil, fmt.Errorf("engine: replay: compare decisions: %w", err)
 	}
-	var pa, pb PolicyRef
+	var pa, pb handoff.PolicyRef
 	_ = json.Unmarshal(mine["policy"], &pa)
 	_ = json.Unmarshal(theirs["policy"], &pb)
 	out := []string{}

@@ -1,4 +1,4 @@
-package engine
+package governance
 
 import (
 	"context"
@@ -30,18 +30,18 @@ import (
 //
 // A state or key that disagrees with the chain would make the engine decide on facts
 // nobody recorded, or answer a resent request with a decision nobody made. The fold uses
-// this engine's pack contracts: verify a log with the bundle it was recorded with. An
+// the ledger's pack contracts: verify a log with the bundle it was recorded with. An
 // error means the check could not be made (the workflow does not exist, the storage
 // failed). It is safe for concurrent use, also with writers.
-func (e *Engine) Verify(ctx context.Context, tenant, workflow string) (store.VerifyReport, error) {
-	v, err := e.verifyWorkflow(ctx, tenant, workflow)
+func (l *Ledger) Verify(ctx context.Context, tenant, workflow string) (store.VerifyReport, error) {
+	v, err := l.verifyWorkflow(ctx, tenant, workflow)
 	if err != nil || !v.rep.OK {
 		return *v.rep, err
 	}
-	if err := e.verifyKeys(ctx, tenant, map[string]*verifiedWorkflow{workflow: v}, false); err != nil {
+	if err := l.verifyKeys(ctx, tenant, map[string]*verifiedWorkflow{workflow: v}, false); err != nil {
 		return store.VerifyReport{}, err
 	}
-	refs, err := e.log.VerifyIndexes(ctx, store.IndexCheck{Tenant: tenant, Workflow: workflow, Claims: recordClaims})
+	refs, err := l.log.VerifyIndexes(ctx, store.IndexCheck{Tenant: tenant, Workflow: workflow, Claims: recordClaims})
 	if err != nil {
 		return store.VerifyReport{}, err
 	}
@@ -54,14 +54,14 @@ func (e *Engine) Verify(ctx context.Context, tenant, workflow string) (store.Ver
 }
 
 // VerifyAll verifies every workflow and every audit chain of every tenant.
-func (e *Engine) VerifyAll(ctx context.Context) ([]store.VerifyReport, error) {
-	tenants, err := e.log.Tenants(ctx)
+func (l *Ledger) VerifyAll(ctx context.Context) ([]store.VerifyReport, error) {
+	tenants, err := l.log.Tenants(ctx)
 	if err != nil {
 		return nil, err
 	}
 	// The keys and ids of every tenant in one pass: the record index is the store's, not
 	// a tenant's.
-	all, err := e.log.VerifyIndexes(ctx, store.IndexCheck{All: true, Claims: recordClaims})
+	all, err := l.log.VerifyIndexes(ctx, store.IndexCheck{All: true, Claims: recordClaims})
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (e *Engine) VerifyAll(ctx context.Context) ([]store.VerifyReport, error) {
 	}
 	var out []store.VerifyReport
 	for _, t := range tenants {
-		reps, err := e.verifyTenant(ctx, t, refs[t])
+		reps, err := l.verifyTenant(ctx, t, refs[t])
 		if err != nil {
 			return nil, err
 		}
@@ -88,19 +88,19 @@ func (e *Engine) VerifyAll(ctx context.Context) ([]store.VerifyReport, error) {
 // VerifyTenant verifies every workflow of one tenant as Verify does, every idempotency
 // key of the tenant (a key that names a workflow the tenant does not have is reported
 // under that workflow's id), the record ids of its records, and the tenant's audit chain.
-func (e *Engine) VerifyTenant(ctx context.Context, tenant string) ([]store.VerifyReport, error) {
-	refs, err := e.log.VerifyIndexes(ctx, store.IndexCheck{Tenant: tenant, Claims: recordClaims})
+func (l *Ledger) VerifyTenant(ctx context.Context, tenant string) ([]store.VerifyReport, error) {
+	refs, err := l.log.VerifyIndexes(ctx, store.IndexCheck{Tenant: tenant, Claims: recordClaims})
 	if err != nil {
 		return nil, err
 	}
-	return e.verifyTenant(ctx, tenant, refs)
+	return l.verifyTenant(ctx, tenant, refs)
 }
 
 // verifyTenant verifies a tenant's chains and keys, with refs the problems
 // store.Log.VerifyIndexes found with its keys and record ids.
-func (e *Engine) verifyTenant(ctx context.Context, tenant string, refs []store.VerifyReport) ([]store.VerifyReport, error) {
+func (l *Ledger) verifyTenant(ctx context.Context, tenant string, refs []store.VerifyReport) ([]store.VerifyReport, error) {
 	var wfs []string
-	if err := e.log.Workflows(ctx, tenant, func(w string, _ store.Head) error {
+	if err := l.log.Workflows(ctx, tenant, func(w string, _ store.Head) error {
 		wfs = append(wfs, w)
 		return nil
 	}); err != nil {
@@ -108,16 +108,16 @@ func (e *Engine) verifyTenant(ctx context.Context, tenant string, refs []store.V
 	}
 	checked := map[string]*verifiedWorkflow{}
 	for _, w := range wfs {
-		v, err := e.verifyWorkflow(ctx, tenant, w)
+		v, err := l.verifyWorkflow(ctx, tenant, w)
 		if err != nil {
 			return nil, err
 		}
 		checked[w] = v
 	}
-	if err := e.verifyKeys(ctx, tenant, checked, true); err != nil {
+	if err := l.verifyKeys(ctx, tenant, checked, true); err != nil {
 		return nil, err
 	}
-	rep, err := e.log.VerifyAudit(ctx, tenant)
+	rep, err := l.log.VerifyAudit(ctx, tenant)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func recordClaims(payload []byte) store.Claims {
 	if err != nil {
 		return store.Claims{}
 	}
-	d, err := decodeDecision(ent.Decision)
+	d, err := pipeline.DecodeDecision(ent.Decision)
 	if err != nil {
 		return store.Claims{}
 	}
@@ -199,8 +199,8 @@ func (w *verifiedWorkflow) fail(seq uint64, format string, args ...any) {
 
 // verifyWorkflow checks a workflow's chain, then its snapshot and head against the fold
 // of its records, and returns the requests its records answer.
-func (e *Engine) verifyWorkflow(ctx context.Context, tenant, workflow string) (*verifiedWorkflow, error) {
-	rep, err := e.log.Verify(ctx, tenant, workflow)
+func (l *Ledger) verifyWorkflow(ctx context.Context, tenant, workflow string) (*verifiedWorkflow, error) {
+	rep, err := l.log.Verify(ctx, tenant, workflow)
 	v := &verifiedWorkflow{rep: &rep}
 	if err != nil || !rep.OK {
 		return v, err
@@ -209,11 +209,11 @@ func (e *Engine) verifyWorkflow(ctx context.Context, tenant, workflow string) (*
 	var twice error
 	var unindexed *indexProblem
 	target := replayTarget{tenant, workflow}
-	err = e.walkWorkflow(ctx, target, func(at visit) error {
+	err = l.walkWorkflow(ctx, target, func(at visit) error {
 		v.last = at.rec.Seq
 		if unindexed == nil {
 			var err error
-			if unindexed, err = e.checkIndexed(ctx, target, at.rec, at.recorded.DecisionID); err != nil {
+			if unindexed, err = l.checkIndexed(ctx, target, at.rec, at.recorded.DecisionID); err != nil {
 				return err
 			}
 		}
@@ -248,11 +248,11 @@ type indexProblem struct {
 
 // checkIndexed checks that the record index names the record of a recorded decision:
 // a decision Explain would not find, or would find elsewhere, is reported.
-func (e *Engine) checkIndexed(ctx context.Context, t replayTarget, rec store.Record, id string) (*indexProblem, error) {
+func (l *Ledger) checkIndexed(ctx context.Context, t replayTarget, rec store.Record, id string) (*indexProblem, error) {
 	if canary.SkipReferenceCheck || id == "" {
 		return nil, nil
 	}
-	loc, err := e.log.Find(ctx, id)
+	loc, err := l.log.Find(ctx, id)
 	want := store.Location{Tenant: t.tenant, Workflow: t.workflow, Seq: rec.Seq, Hash: rec.Hash}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -284,7 +284,7 @@ func recordedDigest(ent pipeline.RecordedEntry) string {
 // their walk: a key is written with its record, so every walked record's key is there.
 // Keys bound past the last record walked belong to requests recorded since, and are left
 // alone. With all, a key that names an unchecked workflow is reported as a stray.
-func (e *Engine) verifyKeys(ctx context.Context, tenant string, checked map[string]*verifiedWorkflow, all bool) error {
+func (l *Ledger) verifyKeys(ctx context.Context, tenant string, checked map[string]*verifiedWorkflow, all bool) error {
 	if canary.TrustIdempotencyEntry {
 		return nil
 	}
@@ -295,7 +295,7 @@ func (e *Engine) verifyKeys(ctx context.Context, tenant string, checked map[stri
 	}
 	keyed := map[string]map[string]bool{} // workflow -> request ids with a key bound to it
 	var strays []store.Idempotency        // keys naming a workflow not checked
-	err := e.log.IdempotencyKeys(ctx, tenant, func(k store.Idempotency) error {
+	err := l.log.IdempotencyKeys(ctx, tenant, func(k store.Idempotency) error {
 		w, ok := checked[k.Workflow]
 		if !ok {
 			if all {
@@ -336,7 +336,7 @@ func (e *Engine) verifyKeys(ctx context.Context, tenant string, checked map[stri
 			continue
 		}
 		// A workflow created since the listing is not a stray.
-		if _, _, err := e.log.State(ctx, tenant, k.Workflow); err == nil {
+		if _, _, err := l.log.State(ctx, tenant, k.Workflow); err == nil {
 			continue
 		} else if !errors.Is(err, store.ErrNotFound) {
 			return err
