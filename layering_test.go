@@ -41,6 +41,10 @@ var layers = []layer{
 	{name: "the engine's internal packages link only the vocabulary, internal leaves and each other",
 		packages: module + "/engine/internal/...", forbid: []string{module + "/"},
 		allow: []string{module + "/engine/internal/", module + "/internal/"}},
+	{name: "engine/governance links no backend and does not import package engine",
+		packages: module + "/engine/governance",
+		forbid:   []string{"github.com/dgraph-io/badger", "github.com/jackc/pgx", module + "/engine"},
+		allow:    []string{module + "/engine/internal/", module + "/engine/governance"}},
 }
 
 // TestLayering keeps the tree's imports pointing down (go list -deps of each rule's
