@@ -49,6 +49,10 @@ var layers = []layer{
 	{name: "handoffctl reaches OPA and CUE only through the engine and engine/bundle",
 		packages: module + "/cmd/handoffctl/...", forbid: []string{"github.com/open-policy-agent/opa", "cuelang.org/go"},
 		direct: true},
+	{name: "engine/governance links no backend and does not import package engine",
+		packages: module + "/engine/governance",
+		forbid:   []string{"github.com/dgraph-io/badger", "github.com/jackc/pgx", module + "/engine"},
+		allow:    []string{module + "/engine/internal/", module + "/engine/governance"}},
 }
 
 // TestLayering keeps the tree's imports pointing down (go list -deps of each rule's

@@ -23,10 +23,8 @@ type Decider struct {
 	contracts *contract.Contracts
 	policies  *policy.Policies
 	digest    string
-	// packDigests cover, per pack, the files its decisions can depend on.
-	packDigests map[string]string
-	limits      Limits
-	timeout     time.Duration
+	limits    Limits
+	timeout   time.Duration
 }
 
 // DeciderOptions configure a Decider. The zero value works: the shipped packs, a
@@ -68,7 +66,8 @@ func NewDecider(ctx context.Context, opts DeciderOptions) (*Decider, error) {
 		return nil, fmt.Errorf("engine: bundle digest: %w", err)
 	}
 	p := pipeline.New(cc, pc, digest, opts.Limits.decoder(), opts.EvalTimeout)
-	return &Decider{p: p, contracts: cc, policies: pc, digest: digest, packDigests: packDigests, limits: opts.Limits, timeout: opts.EvalTimeout}, nil
+	p.SetPackDigests(packDigests)
+	return &Decider{p: p, contracts: cc, policies: pc, digest: digest, limits: opts.Limits, timeout: opts.EvalTimeout}, nil
 }
 
 // Input is everything one decision depends on.
@@ -159,7 +158,7 @@ func (dc *Decider) BundleDigest() string { return dc.digest }
 // contract and policy directories, core's and every shared file; not the other packs'.
 // Two bundles with the same PackDigest decide that pack's requests alike. Empty for a
 // pack the bundle does not have.
-func (dc *Decider) PackDigest(pack string) string { return dc.packDigests[pack] }
+func (dc *Decider) PackDigest(pack string) string { return dc.p.PackDigest(pack) }
 
 // Tables returns a pack's contract tables as exported from CUE.
 func (dc *Decider) Tables(pack string) (map[string]any, bool) {

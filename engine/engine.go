@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/handoff-dev/handoff"
+	"github.com/handoff-dev/handoff/engine/governance"
 	"github.com/handoff-dev/handoff/store"
 	"github.com/handoff-dev/handoff/store/backend"
 	"github.com/handoff-dev/handoff/store/badger"
@@ -79,7 +80,9 @@ type Engine struct {
 	decider *Decider
 	opts    Options
 	log     store.Log
-	logger  *slog.Logger
+	// ledger replays, explains and verifies the log with the decider's bundle.
+	ledger *governance.Ledger
+	logger *slog.Logger
 	// slots bounds the decisions being made at once (decode to decision, not the
 	// recording): the work is CPU-bound, so more in flight than a few per core only
 	// holds more memory.
@@ -141,6 +144,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		}
 	}
 	e.log = l
+	e.ledger = governance.New(l, e.decider.p)
 	return e, nil
 }
 

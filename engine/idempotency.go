@@ -21,7 +21,7 @@ func answerOf(rec store.Record, requestID, digest string) (*Decision, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: the answer to request_id %s: record %d: %w", requestID, rec.Seq, err)
 	}
-	d, err := decodeDecision(ent.Decision)
+	d, err := pipeline.DecodeDecision(ent.Decision)
 	if err != nil || canary.TrustIdempotencyEntry {
 		return d, err
 	}

@@ -2,11 +2,11 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/handoff-dev/handoff"
+	"github.com/handoff-dev/handoff/engine/governance"
 	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/store"
 )
@@ -27,7 +27,7 @@ type Entry = handoff.Entry
 // History calls fn for every recorded decision of a workflow, oldest first.
 func (e *Engine) History(ctx context.Context, tenant, workflow string, fn func(Entry) error) error {
 	return e.log.Records(ctx, tenant, workflow, 1, func(rec store.Record) error {
-		ent, err := decodeEntry(rec)
+		ent, err := governance.DecodeEntry(rec)
 		if err != nil {
 			return err
 		}
@@ -38,7 +38,7 @@ func (e *Engine) History(ctx context.Context, tenant, workflow string, fn func(E
 // Audit calls fn for every record of a tenant's security audit stream, oldest first.
 func (e *Engine) Audit(ctx context.Context, tenant string, fn func(Entry) error) error {
 	return e.log.AuditRecords(ctx, tenant, 1, func(rec store.Record) error {
-		ent, err := decodeEntry(rec)
+		ent, err := governance.DecodeEntry(rec)
 		if err != nil {
 			return err
 		}
@@ -46,33 +46,9 @@ func (e *Engine) Audit(ctx context.Context, tenant string, fn func(Entry) error)
 	})
 }
 
-func decodeEntry(rec store.Record) (Entry, error) {
-	raw, err := pipeline.DecodeLogEntry[json.RawMessage, *Decision](rec.Payload)
-	if err != nil {
-		return Entry{}, fmt.Errorf("engine: record %d: %w", rec.Seq, err)
-	}
-	return Entry{Seq: rec.Seq, Time: pipeline.FormatTime(rec.Time), Hash: rec.Hash, Request: raw.Request,
-		Validation: raw.Validation, Derived: raw.Derived, Now: raw.Now, Decision: raw.Decision, Redaction: raw.Redaction}, nil
-}
-
 // Workflows lists a tenant's workflows with their heads.
 func (e *Engine) Workflows(ctx context.Context, tenant string, fn func(workflow string, head store.Head) error) error {
 	return e.log.Workflows(ctx, tenant, fn)
-}
-
-// chains lists the chains of the store from one view of it, in key order (tenant by
-// tenant, a tenant's audit stream before its workflows, which come in id order): those
-// of tenant when it is set, and with workflow set that workflow only, without the audit
-// streams. The list is taken first so that no view is held while the chains are walked.
-func (e *Engine) chains(ctx context.Context, tenant, workflow string) ([]store.Chain, error) {
-	var out []store.Chain
-	err := e.log.Chains(ctx, func(c store.Chain) error {
-		if (tenant == "" || c.Tenant == tenant) && (workflow == "" || c.Workflow == workflow) {
-			out = append(out, c)
-		}
-		return nil
-	})
-	return out, err
 }
 
 // Tenants lists the tenants with any record.
@@ -156,7 +132,7 @@ func (e *Engine) decisionAt(ctx context.Context, tenant, workflow string, seq ui
 	if err != nil {
 		return nil, err
 	}
-	ent, err := decodeEntry(rec)
+	ent, err := governance.DecodeEntry(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -167,9 +143,5 @@ func (e *Engine) decisionAt(ctx context.Context, tenant, workflow string, seq ui
 // read through the decision-id index: nothing is evaluated. It fails with
 // ErrDecisionNotFound when no log holds the id.
 func (e *Engine) Decision(ctx context.Context, id string) (Entry, error) {
-	loc, err := e.findDecision(ctx, id)
-	if err != nil {
-		return Entry{}, err
-	}
-	return loc.entry, nil
+	return e.ledger.Decision(ctx, id)
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -244,14 +243,4 @@ func (e *Engine) recordAudit(ctx context.Context, res *pipeline.Result, d *Decis
 	}
 	_, err = e.log.Audit(ctx, res.Tenant(), store.NewRecord{Type: "security", Payload: payload, ID: d.DecisionID}, res.Now())
 	return err
-}
-
-func decodeDecision(b []byte) (*Decision, error) {
-	var d Decision
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("engine: decode recorded decision: %w", err)
-	}
-	return &d, nil
 }

@@ -31,7 +31,7 @@ func (e *Engine) upgradeIdempotency(ctx context.Context, l *badger.Log) error {
 	type located struct{ seq uint64 }
 	index := map[string]map[string]located{} // tenant/workflow -> decision id -> record
 	bound, left, err := l.UpgradeIdempotency(ctx, func(tenant, workflow, key string, response []byte) (uint64, error) {
-		d, err := decodeDecision(response)
+		d, err := pipeline.DecodeDecision(response)
 		if err != nil || d.RequestID != key {
 			return 0, nil
 		}
@@ -43,7 +43,7 @@ func (e *Engine) upgradeIdempotency(ctx context.Context, l *badger.Log) error {
 				if err != nil {
 					return nil
 				}
-				if rd, err := decodeDecision(ent.Decision); err == nil && rd.DecisionID != "" {
+				if rd, err := pipeline.DecodeDecision(ent.Decision); err == nil && rd.DecisionID != "" {
 					index[w][rd.DecisionID] = located{rec.Seq}
 				}
 				return nil
@@ -80,7 +80,7 @@ func recordDecisionID(payload []byte) string {
 	if err != nil {
 		return ""
 	}
-	d, err := decodeDecision(ent.Decision)
+	d, err := pipeline.DecodeDecision(ent.Decision)
 	if err != nil {
 		return ""
 	}

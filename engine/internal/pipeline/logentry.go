@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 // LogEntry is the payload of one log record: everything needed to explain and replay
@@ -36,4 +37,15 @@ func DecodeLogEntry[R, D any](payload []byte) (LogEntry[R, D], error) {
 // DecodeRecordedEntry reads a record to decide it again.
 func DecodeRecordedEntry(payload []byte) (RecordedEntry, error) {
 	return DecodeLogEntry[map[string]any, json.RawMessage](payload)
+}
+
+// DecodeDecision reads a recorded decision, numbers kept exact.
+func DecodeDecision(b []byte) (*Decision, error) {
+	var d Decision
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("engine: decode recorded decision: %w", err)
+	}
+	return &d, nil
 }

@@ -17,6 +17,8 @@ type Pipeline struct {
 	digest    string
 	limits    strictjson.Limits
 	timeout   time.Duration
+	// packDigests cover, per pack, the files its decisions can depend on (digests.go).
+	packDigests map[string]string
 }
 
 // New returns the pipeline of a compiled bundle whose decisions record digest.

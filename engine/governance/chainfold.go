@@ -1,4 +1,4 @@
-package engine
+package governance
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/canonjson"
@@ -18,8 +19,8 @@ import (
 type visit struct {
 	rec      store.Record
 	ent      pipeline.RecordedEntry
-	recorded *Decision
-	state    *State
+	recorded *handoff.Decision
+	state    *handoff.State
 	now      time.Time
 	create   bool
 }
@@ -27,14 +28,14 @@ type visit struct {
 // chainFold rebuilds a workflow's state by folding its recorded decisions in log order
 // from the state its start created, as the engine did when it recorded them.
 type chainFold struct {
-	e     *Engine
+	l     *Ledger
 	t     replayTarget
-	state *State // nil before the first record
-	last  uint64 // seq of the last record folded
+	state *handoff.State // nil before the first record
+	last  uint64         // seq of the last record folded
 
 	// The last decision folded that was not a block: the standing one.
 	standingSeq uint64
-	standing    Outcome
+	standing    handoff.Outcome
 }
 
 func (f *chainFold) diverged(seq uint64, format string, args ...any) error {
@@ -49,7 +50,7 @@ func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 	if err != nil {
 		return fmt.Errorf("engine: tenant %s workflow %s record %d: %w", t.tenant, t.workflow, rec.Seq, err)
 	}
-	recorded, err := decodeDecision(ent.Decision)
+	recorded, err := pipeline.DecodeDecision(ent.Decision)
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 	}
 	state := f.state
 	f.last = rec.Seq
-	if recorded.Outcome != Block {
+	if recorded.Outcome != handoff.Block {
 		f.standingSeq, f.standing = rec.Seq, recorded.Outcome
 	}
 	if fn != nil {
@@ -76,13 +77,13 @@ func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 			return err
 		}
 	}
-	if recorded.Outcome == Block || (!create && len(recorded.Events) == 0 && recorded.StatusAfter == recorded.StatusBefore) {
+	if recorded.Outcome == handoff.Block || (!create && len(recorded.Events) == 0 && recorded.StatusAfter == recorded.StatusBefore) {
 		if recorded.StateVersion != state.StateVersion {
 			return f.diverged(rec.Seq, "state_version %d recorded, %d rebuilt", recorded.StateVersion, state.StateVersion)
 		}
 		return nil
 	}
-	pc, err := f.e.decider.contracts.Pack(state.Pack)
+	pc, err := f.l.p.Contracts().Pack(state.Pack)
 	if err != nil {
 		return err
 	}
@@ -106,10 +107,10 @@ func (f *chainFold) step(rec store.Record, fn func(visit) error) error {
 // state version (ErrReplayDiverged). Records appended while it walks are walked too: the
 // snapshot and head are read together, and the walk goes on until the head is the last
 // record folded.
-func (e *Engine) walkWorkflow(ctx context.Context, t replayTarget, fn func(visit) error) error {
-	f := &chainFold{e: e, t: t}
+func (l *Ledger) walkWorkflow(ctx context.Context, t replayTarget, fn func(visit) error) error {
+	f := &chainFold{l: l, t: t}
 	for {
-		err := e.log.Records(ctx, t.tenant, t.workflow, f.last+1, func(rec store.Record) error {
+		err := l.log.Records(ctx, t.tenant, t.workflow, f.last+1, func(rec store.Record) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -118,7 +119,7 @@ func (e *Engine) walkWorkflow(ctx context.Context, t replayTarget, fn func(visit
 		if err != nil {
 			return err
 		}
-		snap, head, err := e.log.State(ctx, t.tenant, t.workflow)
+		snap, head, err := l.log.State(ctx, t.tenant, t.workflow)
 		if err != nil {
 			return err
 		}
