@@ -11,6 +11,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/engine/internal/policy"
 	"github.com/handoff-dev/handoff/internal/canary"
 	"github.com/handoff-dev/handoff/internal/failpoint"
@@ -152,7 +153,7 @@ func (p *Pipeline) CheckResult(v any) (*Decision, error) {
 // failClosed is the decision when the policy could not decide: block.
 func (p *Pipeline) failClosed(code, msg string) *Decision {
 	return &Decision{
-		Outcome: Block, Reasons: []Reason{{Code: code, Title: engineTitles[code], Message: msg, Outcome: Block}},
+		Outcome: handoff.Block, Reasons: []Reason{{Code: code, Title: engineTitles[code], Message: msg, Outcome: handoff.Block}},
 		Next: []Next{}, Revise: []Revision{}, Events: []Event{},
 	}
 }

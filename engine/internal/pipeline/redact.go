@@ -47,7 +47,7 @@ func (p *Pipeline) redact(f *flight, d *Decision, next *State) *State {
 	}
 	rd := tab.Redact(f.req.value, append(paths, hits...))
 	cp, secrets, quoted := rd.Value, rd.Secrets, rd.Quoted
-	if d.Outcome != Block {
+	if d.Outcome != handoff.Block {
 		*d = *p.rebase(d, p.failClosed(CodePolicyError, fmt.Sprintf("the policy's decision carries %s but does not block: a request carrying content to redact never changes a workflow", strings.Join(codes, ", "))))
 		next = nil
 	}

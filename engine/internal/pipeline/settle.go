@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 
+	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/engine/internal/scan"
 )
 
@@ -46,13 +47,13 @@ func (p *Pipeline) enforce(f *flight, d *Decision) (*State, error) {
 	}
 	wrapUntrusted(d.Next, scan.InjectionFlags(f.derived))
 	if f.audit || f.pack == nil || f.state == nil {
-		if d.Outcome != Block {
+		if d.Outcome != handoff.Block {
 			return nil, fmt.Errorf("a request that cannot be routed must be blocked, policy said %s", d.Outcome)
 		}
 		d.StatusAfter, d.Events, d.Next = d.StatusBefore, []Event{}, []Next{}
 		return nil, nil
 	}
-	if d.Outcome == Block {
+	if d.Outcome == handoff.Block {
 		if len(d.Events) > 0 || d.StatusAfter != d.StatusBefore {
 			return nil, fmt.Errorf("a block changes nothing, but the policy returned %d events and status %s", len(d.Events), d.StatusAfter)
 		}
@@ -61,7 +62,7 @@ func (p *Pipeline) enforce(f *flight, d *Decision) (*State, error) {
 		}
 		return nil, nil
 	}
-	if len(d.Reasons) == 0 && d.Outcome != Allow && d.Outcome != AwaitHuman && d.Outcome != Retry {
+	if len(d.Reasons) == 0 && d.Outcome != handoff.Allow && d.Outcome != handoff.AwaitHuman && d.Outcome != handoff.Retry {
 		return nil, fmt.Errorf("outcome %s without a reason", d.Outcome)
 	}
 	if !f.pack.HasStatus(d.StatusAfter) {

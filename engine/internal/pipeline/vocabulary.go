@@ -30,13 +30,5 @@ type (
 	ExplainedReason = handoff.ExplainedReason
 )
 
-// The outcomes, as the vocabulary names them.
-const (
-	Allow      = handoff.Allow
-	AwaitHuman = handoff.AwaitHuman
-	Retry      = handoff.Retry
-	Block      = handoff.Block
-)
-
 // Revision is handoff.Revision.
 type Revision = handoff.Revision
