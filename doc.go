@@ -11,3 +11,6 @@
 // A block is a Decision, not an error: an error means no decision could be made, and
 // the host must then treat the request as blocked.
 package handoff
+
+// The wire types are generated from the core CUE contracts.
+//go:generate go run ./internal/wiregen/cmd/wiregen
