@@ -51,7 +51,9 @@ type TextHit struct {
 	Pattern string `json:"pattern"`
 }
 
-// RetryPlan is the policy's retry answer; the engine adds jitter and records delay_ms.
+// RetryPlan is the policy's retry answer. delay_ms is its backoff plus the request's
+// jitter (core.retry_decision reads input.derived.jitter_permille): the delay the pack
+// records and later checks.
 type RetryPlan struct {
 	Attempt     int   `json:"attempt"`
 	MaxAttempts int   `json:"max_attempts"`
