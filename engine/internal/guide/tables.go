@@ -68,6 +68,8 @@ func (t *packTables) edgeTypes(edge string) []string {
 	return out
 }
 
+// sortedNames are m's keys, sorted: the steps and the skeletons list what a table
+// holds in one order.
 func sortedNames[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
