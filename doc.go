@@ -1,7 +1,7 @@
 // Package handoff is the vocabulary of Handoff, the policy-driven rules engine for
 // handoffs between AI agents: the values every part of it and every host speak in
-// (Decision, Reason, Outcome, Event, State, Entry, Principal, Explanation), the
-// errors callers branch on, and Service, what a host calls to decide and read.
+// (Decision, Reason, Outcome, Event, State, Entry, Principal, Explanation, Waiting),
+// the errors callers branch on, and Service, what a host calls to decide and read.
 //
 // It depends on the standard library alone, so that a host that only talks to a
 // Handoff server (package service/client) links no policy engine, CUE or store. The

@@ -45,7 +45,7 @@ type Contracts struct {
 	Scanner    *scan.Scanner
 	Result     *Validator // core.#PolicyResult
 	checker    *Checker
-	Templates  sync.Map // request skeletons by pack, kind and options (Decider.Template)
+	Templates  sync.Map // request skeletons by pack, kind and options (guide.TemplateFor)
 }
 
 // packSlot is one pack's contracts, compiled once.

@@ -1,4 +1,4 @@
-package engine
+package guide
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 )
 
 // checker puts the steps Waiting derives to the policy: each becomes a request, built
@@ -22,10 +24,10 @@ import (
 // value the step gives (or a field holding one), is the policy's word on the step
 // itself.
 type checker struct {
-	dc *Decider
-	g  *guide
-	st *State
-	at time.Time
+	pipe *pipeline.Pipeline
+	g    *deriver
+	st   *State
+	at   time.Time
 	// rootCauses are the codes that say why a request is refused rather than what
 	// follows from it: the core's guardrails.root_causes and the pack's root_causes.
 	rootCauses map[string]bool
@@ -49,8 +51,9 @@ var dueHorizons = []time.Duration{time.Minute, time.Hour, 24 * time.Hour}
 // refused for its target, its sender or what it cites is tried with the agent's other
 // targets, from the host on the agent's behalf, and citing one more of the versions it
 // may cite: the first the policy takes is offered instead (to the host's party when the
-// host sends it).
-func (c *checker) party(ctx context.Context, p *Party) error {
+// host sends it). A step of an agent off stage (not acting in the status) that waits
+// for the agent's own outputs (After) is refused rather than kept.
+func (c *checker) party(ctx context.Context, p *Party, offStage bool) error {
 	var kept []Step
 	if p.Type == "system" {
 		kept = append(kept, c.hosted...)
@@ -69,8 +72,9 @@ func (c *checker) party(ctx context.Context, p *Party) error {
 		}
 	}
 	for _, s := range p.Requests {
+		redo := c.g.redo(p.ID, s)
 		switch {
-		case len(s.After) > 0 && !p.offStage:
+		case len(s.After) > 0 && !offStage:
 			keep(p.Type, s) // after the party's own outputs: nothing to put to the policy yet
 			continue
 		case len(s.After) > 0 || !cited(s.Cite):
@@ -83,12 +87,12 @@ func (c *checker) party(ctx context.Context, p *Party) error {
 		// (another target, from the host, citing more).
 		if out, reasons, err := c.check(ctx, p.Type, p.ID, s); err != nil {
 			return err
-		} else if refuses(out, reasons) && aboutShape(blocking(reasons)) && (s.redo || c.rootCause(blocking(reasons))) {
+		} else if refuses(out, reasons) && aboutShape(blocking(reasons)) && (redo || c.rootCause(blocking(reasons))) {
 			typ, alt, ok, err := c.rescue(ctx, p, s, blocking(reasons))
 			if err != nil {
 				return err
 			}
-			if ok && !(s.redo && len(alt.Reasons) > 0) {
+			if ok && !(redo && len(alt.Reasons) > 0) {
 				source := p.ID
 				if alt.Source != "" {
 					source = alt.Source
@@ -150,7 +154,7 @@ func (c *checker) party(ctx context.Context, p *Party) error {
 		}
 		s.Outcome, s.Reasons = answer(out, reasons)
 		if !refuses(out, reasons) {
-			if s.redo && len(reasons) > 0 {
+			if redo && len(reasons) > 0 {
 				p.Refused = append(p.Refused, s) // a task done again only when the policy plainly takes it
 				continue
 			}
@@ -161,7 +165,7 @@ func (c *checker) party(ctx context.Context, p *Party) error {
 		if err != nil {
 			return err
 		}
-		if ok && !(s.redo && len(alt.Reasons) > 0) {
+		if ok && !(redo && len(alt.Reasons) > 0) {
 			keep(typ, alt)
 			continue
 		}
@@ -454,9 +458,11 @@ func (c *checker) decide(ctx context.Context, typ, id string, s Step) (Outcome, 
 	key := c.at.String() + "\x00" + string(body)
 	d, ok := c.decided[key]
 	if !ok {
-		if d, _, err = c.dc.Decide(ctx, Input{Request: body, State: c.st, Now: c.at, DecisionID: probeID}); err != nil {
+		res, err := c.pipe.Decide(ctx, pipeline.Input{Request: c.pipe.Decode(body), State: c.st, Now: c.at, DecisionID: probeID})
+		if err != nil {
 			return "", nil, nil, err
 		}
+		d = res.Decision
 		if c.decided == nil {
 			c.decided = map[string]*Decision{}
 		}
@@ -489,7 +495,7 @@ func (c *checker) decide(ctx context.Context, typ, id string, s Step) (Outcome, 
 // failure's retry type that goes with its class, a handoff's type, an optional field
 // the step needs with its count).
 func (c *checker) fill(ctx context.Context, typ, id string, s *Step) error {
-	tpl, err := c.dc.Template(c.st.Pack, s.Kind, c.templateOptions(id, *s))
+	tpl, err := TemplateFor(c.pipe.Contracts(), c.st.Pack, s.Kind, c.templateOptions(id, *s))
 	if err != nil {
 		return err
 	}
@@ -738,7 +744,7 @@ func concerns(path string, given []string) bool {
 // request builds the request of a step from the pack's template, and lists the paths of
 // the values the step gives.
 func (c *checker) request(typ, id string, s Step) ([]byte, []string, error) {
-	tpl, err := c.dc.Template(c.st.Pack, s.Kind, c.templateOptions(id, s))
+	tpl, err := TemplateFor(c.pipe.Contracts(), c.st.Pack, s.Kind, c.templateOptions(id, s))
 	if err != nil {
 		return nil, nil, err
 	}
