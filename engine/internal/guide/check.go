@@ -458,7 +458,7 @@ func (c *checker) decide(ctx context.Context, typ, id string, s Step) (Outcome, 
 	key := c.at.String() + "\x00" + string(body)
 	d, ok := c.decided[key]
 	if !ok {
-		res, err := c.pipe.Decide(ctx, pipeline.Input{Request: c.pipe.Decode(body), State: c.st, Now: c.at, DecisionID: probeID})
+		res, err := c.pipe.Decide(ctx, pipeline.Input{Request: c.pipe.Decode(body, nil), State: c.st, Now: c.at, DecisionID: probeID})
 		if err != nil {
 			return "", nil, nil, err
 		}
