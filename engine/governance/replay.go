@@ -84,8 +84,6 @@ type ReplayResult struct {
 	Skipped string `json:"skipped,omitempty"`
 	// Redaction is the record's redaction when Skipped is "redacted".
 	Redaction *handoff.Redaction `json:"redaction,omitempty"`
-	// request is the recorded (redacted) request of a skipped record.
-	request map[string]any
 
 	explanation *pipeline.Traced // set when the replay explains
 }
@@ -298,9 +296,9 @@ func (p replayPlan) skips(recorded *handoff.Decision) bool {
 // recorded redacted, or its pack is unchanged.
 func (p replayPlan) skip(ent pipeline.RecordedEntry, recorded *handoff.Decision) ReplayResult {
 	if ent.Redaction != nil {
-		return ReplayResult{Recorded: recorded, Skipped: "redacted", Redaction: ent.Redaction, Changed: []string{}, request: ent.Request}
+		return ReplayResult{Recorded: recorded, Skipped: "redacted", Redaction: ent.Redaction, Changed: []string{}}
 	}
-	return ReplayResult{Recorded: recorded, Skipped: "unchanged", Changed: []string{}, request: ent.Request}
+	return ReplayResult{Recorded: recorded, Skipped: "unchanged", Changed: []string{}}
 }
 
 // replayWorkflow replays one workflow's records in order.
