@@ -51,15 +51,6 @@ func (p *progress) step(n int) {
 	p.draw()
 }
 
-// note redraws the line with a word about what is under way (a file, a workflow).
-func (p *progress) note(what string) {
-	if p.w == nil {
-		return
-	}
-	p.draw()
-	fmt.Fprintf(p.w, " %s", what)
-}
-
 func (p *progress) draw() {
 	p.shown, p.drawn = time.Now(), true
 	if p.total > 0 {

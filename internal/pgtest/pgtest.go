@@ -19,9 +19,6 @@ import (
 // Env names the variable holding the URL of the test database.
 const Env = "HANDOFF_TEST_POSTGRES"
 
-// Available reports whether a test database is configured.
-func Available() bool { return os.Getenv(Env) != "" }
-
 // Require stops t when no test database is configured: a skip that names the variable,
 // or a failure when HANDOFF_REQUIRE_POSTGRES=1.
 func Require(t testing.TB) string {
