@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,6 +26,7 @@ type Decider struct {
 	digest    string
 	limits    Limits
 	timeout   time.Duration
+	schemas   sync.Map // pack -> *PackSchemas, built on first use
 }
 
 // DeciderOptions configure a Decider. The zero value works: the shipped packs, a

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,6 +43,7 @@ type Handler struct {
 	mux     *http.ServeMux
 	metrics *metrics
 	ready   func(context.Context) error
+	docs    sync.Map // "bundle digest/pack" -> a pack's OpenAPI document, built once
 }
 
 // New returns the handler of an engine. The engine stays the caller's to close, after
@@ -96,6 +98,9 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/backup", false, h.backup},
 		{"GET", "/v1/packs", false, h.packs},
 		{"GET", "/v1/packs/{pack}/contract", false, h.contract},
+		{"GET", "/v1/packs/{pack}/schemas", false, h.schemas},
+		{"GET", "/v1/packs/{pack}/schemas/{kind}", false, h.kindSchema},
+		{"GET", "/v1/packs/{pack}/openapi.json", false, h.packOpenAPI},
 		{"GET", "/v1/reasons", false, h.reasons},
 	}
 }

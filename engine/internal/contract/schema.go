@@ -51,11 +51,16 @@ type schema struct {
 	// fallback marks a constraint the compiled form cannot express (a value that depends
 	// on another field of the request): a value reaching it is checked by CUE.
 	fallback bool
+
+	// name and doc are a named definition's name and doc comment, for the JSON Schema
+	// the contract is served as (JSONSchema); validation reads neither.
+	name, doc string
 }
 
 type field struct {
 	s        *schema
 	required bool
+	doc      string // the field's doc comment
 }
 
 type pattern struct {

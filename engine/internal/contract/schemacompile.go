@@ -46,8 +46,22 @@ func (c *compiler) compileValue(v cue.Value, depth int) *schema {
 		return s
 	}
 	s := c.compileNew(v, depth)
+	if !s.fallback {
+		named := *s
+		named.name, named.doc = strings.TrimPrefix(sels[len(sels)-1].String(), "#"), docOf(root.LookupPath(path))
+		s = &named
+	}
 	c.memo[key] = s
 	return s
+}
+
+// docOf is the doc comment of a value's declaration, as one text.
+func docOf(v cue.Value) string {
+	var parts []string
+	for _, g := range v.Doc() {
+		parts = append(parts, strings.TrimSpace(g.Text()))
+	}
+	return strings.Join(parts, "\n")
 }
 
 func fallbackSchema() *schema {
@@ -191,7 +205,7 @@ func (c *compiler) compileStruct(v cue.Value, depth int) *schema {
 			}
 		}
 		name := sel.Unquoted()
-		s.fields[name] = &field{s: c.compileValue(it.Value(), depth+1), required: sel.ConstraintType() == cue.RequiredConstraint}
+		s.fields[name] = &field{s: c.compileValue(it.Value(), depth+1), required: sel.ConstraintType() == cue.RequiredConstraint, doc: docOf(it.Value())}
 	}
 	for _, name := range s.required {
 		s.fields[name].required = true

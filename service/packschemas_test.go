@@ -1,0 +1,151 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/service"
+)
+
+var update = flag.Bool("update", false, "rewrite the committed pack documents of clients/schemas")
+
+// packs are the shipped packs.
+var packs = []string{"assessment", "campaign", "support", "video"}
+
+// committedDocuments are the documents the clients' types are generated from, as the
+// server serves them: clients/schemas/PACK/openapi.json (GET /v1/packs/PACK/openapi.json)
+// and clients/schemas/PACK/schemas.json (GET /v1/packs/PACK/schemas, without the
+// digests, which change with any edit of a policy).
+func committedDocuments(t *testing.T, dc *engine.Decider, pack string) map[string][]byte {
+	t.Helper()
+	doc, err := service.PackOpenAPI(dc, pack)
+	require.NoError(t, err)
+	ps, err := dc.Schemas(pack)
+	require.NoError(t, err)
+	schemas := *ps
+	schemas.PackDigest = ""
+	b, err := json.MarshalIndent(schemas, "", "  ")
+	require.NoError(t, err)
+	return map[string][]byte{"openapi.json": append(doc, '\n'), "schemas.json": append(b, '\n')}
+}
+
+// TestCommittedPackDocumentsAreCurrent fails when a contract changed and the committed
+// documents (and so the clients' generated types) were not regenerated:
+//
+//	go test ./service -run TestCommittedPackDocumentsAreCurrent -update
+func TestCommittedPackDocumentsAreCurrent(t *testing.T) {
+	dc, err := engine.NewDecider(context.Background(), engine.DeciderOptions{})
+	require.NoError(t, err)
+	var names []string
+	for _, p := range dc.Packs() {
+		names = append(names, p.Name)
+	}
+	require.Equal(t, packs, names)
+	for _, pack := range packs {
+		for name, want := range committedDocuments(t, dc, pack) {
+			file := filepath.Join("..", "clients", "schemas", pack, name)
+			if *update {
+				require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+				require.NoError(t, os.WriteFile(file, want, 0o644))
+				continue
+			}
+			got, err := os.ReadFile(file)
+			require.NoError(t, err, "run go test ./service -run TestCommittedPackDocumentsAreCurrent -update")
+			require.True(t, bytes.Equal(want, got), "%s is stale: run go test ./service -run TestCommittedPackDocumentsAreCurrent -update, then regenerate the clients' types", file)
+		}
+	}
+}
+
+// TestPackSchemasOverHTTP: the schemas, one kind's schema and the pack's OpenAPI
+// document are served to a principal, refused without a token, and an unknown pack or
+// kind is a 404 that says what there is.
+func TestPackSchemasOverHTTP(t *testing.T) {
+	a := newAPI(t)
+	status, body := a.call("GET", "/v1/packs/support/schemas", hostToken, "", nil)
+	require.Equal(t, http.StatusOK, status, "%s", body)
+	var answer struct {
+		BundleDigest string             `json:"bundle_digest"`
+		Schemas      engine.PackSchemas `json:"schemas"`
+	}
+	require.NoError(t, json.Unmarshal(body, &answer))
+	assert.Equal(t, a.e.Decider().BundleDigest(), answer.BundleDigest)
+	assert.Equal(t, a.e.Decider().PackDigest("support"), answer.Schemas.PackDigest)
+	for _, kind := range []string{"start", "handoff", "review", "approval", "failure", "resolution", "outcome", "cancel"} {
+		assert.Contains(t, answer.Schemas.Requests, kind)
+	}
+	assert.Contains(t, answer.Schemas.Artifacts, "CUSTOMER_RESPONSE")
+	assert.NotEmpty(t, answer.Schemas.Config, "the support pack's configuration (evidence sources, tasks) is served")
+
+	status, body = a.call("GET", "/v1/packs/support/schemas/handoff", hostToken, "", nil)
+	require.Equal(t, http.StatusOK, status, "%s", body)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	require.NoError(t, c.AddResource("https://handoff.invalid/handoff.json", doc))
+	schema, err := c.Compile("https://handoff.invalid/handoff.json")
+	require.NoError(t, err, "the kind's schema is a document a validator takes as it is")
+	require.Error(t, schema.Validate(map[string]any{"kind": "handoff"}))
+
+	status, body = a.call("GET", "/v1/packs/support/schemas/promote", hostToken, "", nil)
+	require.Equal(t, http.StatusNotFound, status)
+	assert.Contains(t, string(body), "handoff")
+	status, _ = a.call("GET", "/v1/packs/nosuch/schemas", hostToken, "", nil)
+	require.Equal(t, http.StatusNotFound, status)
+	status, _ = a.call("GET", "/v1/packs/nosuch/openapi.json", hostToken, "", nil)
+	require.Equal(t, http.StatusNotFound, status)
+	status, _ = a.call("GET", "/v1/packs/support/schemas", "", "", nil)
+	require.Equal(t, http.StatusUnauthorized, status)
+
+	status, body = a.call("GET", "/v1/packs/campaign/openapi.json", hostToken, "", nil)
+	require.Equal(t, http.StatusOK, status)
+	want, err := service.PackOpenAPI(a.e.Decider(), "campaign")
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(body))
+
+	status, body = a.call("GET", "/v1/packs/campaign/contract", hostToken, "", nil)
+	require.Equal(t, http.StatusOK, status)
+	assert.Contains(t, string(body), `"config"`, "the contract answer carries the pack's configuration")
+}
+
+// TestPackOpenAPIValidatesRequests: each pack's OpenAPI document is valid JSON Schema
+// 2020-12 where it holds schemas, and its request body (PackRequest, a oneOf by kind)
+// takes a valid request of the pack and refuses one with a field of another kind.
+func TestPackOpenAPIValidatesRequests(t *testing.T) {
+	dc, err := engine.NewDecider(context.Background(), engine.DeciderOptions{})
+	require.NoError(t, err)
+	for _, pack := range packs {
+		b, err := service.PackOpenAPI(dc, pack)
+		require.NoError(t, err)
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		require.NoError(t, err)
+		url := "https://handoff.invalid/" + pack + "/openapi.json"
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		require.NoError(t, c.AddResource(url, doc))
+		for _, name := range []string{"PackRequest", "Decision", "State", "Error"} {
+			_, err := c.Compile(url + "#/components/schemas/" + name)
+			require.NoError(t, err, "%s: %s", pack, name)
+		}
+		request, err := c.Compile(url + "#/components/schemas/PackRequest")
+		require.NoError(t, err)
+		cancel := map[string]any{"request_id": "r-1", "kind": "cancel", "tenant_id": "acme", "workflow_id": "wf-1",
+			"actor": map[string]any{"type": "system", "id": "orchestrator"}, "reason": "the client withdrew"}
+		if pack == "assessment" { // its envelope is the seed's: every request names its assessment
+			cancel["organization_id"], cancel["created_at"], cancel["assessment_id"] = "acme-security", "2026-11-02T09:30:00Z", "asm-1"
+		}
+		require.NoError(t, request.Validate(cancel), pack)
+		cancel["verdict"] = "ACCEPT"
+		require.Error(t, request.Validate(cancel), "%s: a cancel with a review's field", pack)
+	}
+}
