@@ -293,6 +293,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/packs/{pack}/schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** one pack's contract as JSON Schemas (2020-12): one per request kind and per artifact type's content, with the pack's limits, gates and configuration */
+        get: operations["packSchemas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/packs/{pack}/schemas/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the JSON Schema (2020-12) of one request kind of a pack, a document a JSON Schema validator takes as it is */
+        get: operations["kindSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/packs/{pack}/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the OpenAPI 3.1 document of this API for one pack: the bodies of /v1/requests and /v1/evaluate are the pack's request kinds, a oneOf chosen by kind, each artifact's content typed */
+        get: operations["packOpenAPI"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reasons": {
         parameters: {
             query?: never;
@@ -529,6 +580,10 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
+            /** @description the pack's configuration tables (its CUE value config), when it has one */
+            config?: {
+                [key: string]: unknown;
+            };
         };
         ContractAgent: {
             name?: string;
@@ -558,6 +613,37 @@ export interface components {
             acceptance?: string[];
         } & {
             [key: string]: unknown;
+        };
+        PackSchemasAnswer: {
+            bundle_digest: string;
+            schemas: components["schemas"]["PackSchemas"];
+        };
+        /** @description a pack's contract as JSON Schemas (2020-12), generated from the CUE the engine validates with: a request the engine's contract check refuses fails its schema; descriptions are the CUE doc comments */
+        PackSchemas: {
+            pack: string;
+            version: string;
+            /** @description the digest of the files the pack's decisions depend on */
+            pack_digest: string;
+            /** @description request kind to its JSON Schema document (also at /v1/packs/{pack}/schemas/{kind}) */
+            requests: {
+                [key: string]: Record<string, never>;
+            };
+            /** @description artifact type to the JSON Schema of its content */
+            artifacts: {
+                [key: string]: Record<string, never>;
+            };
+            /** @description the pack's limits (retries, revisions, loops, budgets) */
+            limits?: {
+                [key: string]: unknown;
+            };
+            /** @description the pack's gates, by id */
+            gates?: {
+                [key: string]: unknown;
+            };
+            /** @description the pack's configuration values a valid request depends on (evidence sources, completion criteria, task graph, ...) */
+            config?: {
+                [key: string]: unknown;
+            };
         };
     };
     responses: never;
@@ -1488,6 +1574,127 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Contract"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pack of that name in the bundle */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    packSchemas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pack: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the schemas */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackSchemasAnswer"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pack of that name in the bundle */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    kindSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pack: string;
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the JSON Schema */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pack of that name, or no such request kind in it (the hint lists the kinds) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    packOpenAPI: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pack: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the OpenAPI document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
                 };
             };
             /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
