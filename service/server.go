@@ -88,6 +88,8 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/tenants/{tenant}/workflows", false, ofTenant(h.workflows)},
 		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}", false, ofTenant(h.state)},
 		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}/log", false, ofTenant(h.history)},
+		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}/next", false, ofTenant(h.next)},
+		{"GET", "/v1/workflows/{workflow}/next", false, h.ownNext},
 		{"GET", "/v1/tenants/{tenant}/audit", false, ofTenant(h.audit)},
 		{"GET", "/v1/tenants/{tenant}/verify", false, ofTenant(h.verify)},
 		{"GET", "/v1/tenants/{tenant}/decisions", false, ofTenant(h.decisionLog)},
@@ -96,6 +98,7 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/backup", false, h.backup},
 		{"GET", "/v1/packs", false, h.packs},
 		{"GET", "/v1/packs/{pack}/contract", false, h.contract},
+		{"GET", "/v1/packs/{pack}/templates/{kind}", false, h.template},
 		{"GET", "/v1/reasons", false, h.reasons},
 	}
 }
