@@ -2,7 +2,8 @@ package engine
 
 import (
 	"fmt"
-	"strings"
+	"maps"
+	"slices"
 
 	"github.com/handoff-dev/handoff/engine/internal/contract"
 )
@@ -58,23 +59,28 @@ func (dc *Decider) Schemas(pack string) (*PackSchemas, error) {
 }
 
 // OpenAPIComponents returns JSON Schemas named for an OpenAPI document's components
-// (#/components/schemas/NAME): the core definitions named in core ("#State", under
-// "State"), so that the document's wire shapes come from the contracts, and, for a
-// pack (pack not ""), its request kinds, kinds mapping each to its component's name;
-// with every definition they refer to, each once. Names in reserved are the
-// document's own components: a definition that has one is named after the pack, or
-// with a "Core" prefix.
-func (dc *Decider) OpenAPIComponents(core []string, pack string, reserved []string) (kinds map[string]string, components map[string]any, err error) {
+// (#/components/schemas/NAME): the core definitions written (what the engine answers:
+// "#State" to "State") and read (what a host sends: "#Envelope" to "Request") map to
+// component names, so that the document's wire shapes come from the contracts; and,
+// for a pack (pack not ""), its request kinds, kinds mapping each to its component's
+// name. Every definition they refer to is there once per direction. Names in reserved
+// are the document's own components: a definition that has one is named after the
+// pack, or with a "Core" prefix.
+func (dc *Decider) OpenAPIComponents(written, read map[string]string, pack string, reserved []string) (kinds map[string]string, components map[string]any, err error) {
 	defs := contract.NewDefs("#/components/schemas/")
 	defs.Qualifier = "Core"
 	defs.Reserve(reserved...)
-	for _, def := range core {
-		v, key, ok := dc.contracts.CoreValidator(def)
-		if !ok {
-			return nil, nil, fmt.Errorf("engine: core has no definition %s", def)
+	for i, core := range []map[string]string{written, read} {
+		defs.Written = i == 0
+		for _, def := range slices.Sorted(maps.Keys(core)) {
+			v, key, ok := dc.contracts.CoreValidator(def)
+			if !ok {
+				return nil, nil, fmt.Errorf("engine: core has no definition %s", def)
+			}
+			defs.Define(key, core[def], v)
 		}
-		defs.Define(key, strings.TrimPrefix(def, "#"), v)
 	}
+	defs.Written = false
 	if pack == "" {
 		return nil, defs.Schemas, nil
 	}

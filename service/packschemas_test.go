@@ -18,7 +18,7 @@ import (
 	"github.com/handoff-dev/handoff/service"
 )
 
-var update = flag.Bool("update", false, "rewrite the committed pack documents of clients/schemas")
+var update = flag.Bool("update", false, "rewrite service/openapi.json and the committed pack documents of clients/schemas")
 
 // packs are the shipped packs.
 var packs = []string{"assessment", "campaign", "support", "video"}
@@ -37,14 +37,14 @@ func committedDocuments(t *testing.T, dc *engine.Decider, pack string) map[strin
 	schemas.PackDigest = ""
 	b, err := json.MarshalIndent(schemas, "", "  ")
 	require.NoError(t, err)
-	return map[string][]byte{"openapi.json": append(doc, '\n'), "schemas.json": append(b, '\n')}
+	return map[string][]byte{"openapi.json": doc, "schemas.json": append(b, '\n')}
 }
 
-// TestCommittedPackDocumentsAreCurrent fails when a contract changed and the committed
-// documents (and so the clients' generated types) were not regenerated:
+// TestCommittedDocumentsAreCurrent fails when a contract or openapi.src.json changed and
+// the committed documents (and so the clients' generated types) were not regenerated:
 //
-//	go test ./service -run TestCommittedPackDocumentsAreCurrent -update
-func TestCommittedPackDocumentsAreCurrent(t *testing.T) {
+//	go test ./service -run TestCommittedDocumentsAreCurrent -update
+func TestCommittedDocumentsAreCurrent(t *testing.T) {
 	dc, err := engine.NewDecider(context.Background(), engine.DeciderOptions{})
 	require.NoError(t, err)
 	var names []string
@@ -52,18 +52,24 @@ func TestCommittedPackDocumentsAreCurrent(t *testing.T) {
 		names = append(names, p.Name)
 	}
 	require.Equal(t, packs, names)
+	files := map[string][]byte{}
+	doc, err := service.GenerateOpenAPI(dc)
+	require.NoError(t, err)
+	files["openapi.json"] = doc
 	for _, pack := range packs {
-		for name, want := range committedDocuments(t, dc, pack) {
-			file := filepath.Join("..", "clients", "schemas", pack, name)
-			if *update {
-				require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
-				require.NoError(t, os.WriteFile(file, want, 0o644))
-				continue
-			}
-			got, err := os.ReadFile(file)
-			require.NoError(t, err, "run go test ./service -run TestCommittedPackDocumentsAreCurrent -update")
-			require.True(t, bytes.Equal(want, got), "%s is stale: run go test ./service -run TestCommittedPackDocumentsAreCurrent -update, then regenerate the clients' types", file)
+		for name, b := range committedDocuments(t, dc, pack) {
+			files[filepath.Join("..", "clients", "schemas", pack, name)] = b
 		}
+	}
+	for file, want := range files {
+		if *update {
+			require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+			require.NoError(t, os.WriteFile(file, want, 0o644))
+			continue
+		}
+		got, err := os.ReadFile(file)
+		require.NoError(t, err, "run go test ./service -run TestCommittedDocumentsAreCurrent -update")
+		require.True(t, bytes.Equal(want, got), "%s is stale: run go test ./service -run TestCommittedDocumentsAreCurrent -update, then regenerate the clients' types", file)
 	}
 }
 

@@ -395,5 +395,5 @@ func (cc *Contracts) CoreValidator(def string) (v *Validator, key string, ok boo
 	if !d.Exists() {
 		return nil, "", false
 	}
-	return NewValidator(d, cc.checker), cc.core.BuildInstance().ImportPath + ":" + def, true
+	return NewValidator(d, cc.checker), definitionKey(cc.core.BuildInstance().ImportPath, def), true
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -21,6 +22,11 @@ type Defs struct {
 	Schemas map[string]any
 	// Qualifier is put before a name another definition (or a reserved name) has.
 	Qualifier string
+	// Written says the schemas describe values the engine writes rather than reads:
+	// every field but an optional one (label?) is present, where a request may leave out
+	// a regular field CUE completes (an empty list). A definition wanted both ways gets
+	// a name for each.
+	Written   bool
 	reserved  map[string]bool
 	names     map[string]string // definition key -> its name here
 	artifacts map[string]string // artifact type -> the name of its content's schema
@@ -58,12 +64,23 @@ func (v *Validator) JSONSchema(defs *Defs) map[string]any {
 // written out (false for the definition itself).
 func (d *Defs) emit(s *schema, named bool) map[string]any {
 	if s.name != "" && named {
-		name, ok := d.names[s.key]
+		mode := d.mode(s)
+		name, ok := d.names[mode]
 		if !ok {
 			name = d.unique(s.name)
-			d.names[s.key] = name
+			d.names[mode] = name
 			d.Schemas[name] = nil // taken before its body: a recursive definition refers to it
-			d.Schemas[name] = d.emit(s, false)
+			body := d.emit(s, false)
+			d.Schemas[name] = body
+			// Read and written alike (every field always there): one definition.
+			otherMode := s.key + " written"
+			if mode != s.key {
+				otherMode = s.key
+			}
+			if other, ok := d.names[otherMode]; ok && reflect.DeepEqual(d.Schemas[other], body) {
+				delete(d.Schemas, name)
+				name, d.names[mode] = other, other
+			}
 		}
 		return d.Ref(name)
 	}
@@ -158,8 +175,19 @@ func (d *Defs) emitStruct(s *schema, out map[string]any) {
 	if len(props) > 0 {
 		out["properties"] = props
 	}
-	if len(s.required) > 0 {
-		out["required"] = append([]string(nil), s.required...)
+	required := append([]string(nil), s.required...)
+	if d.Written {
+		var more []string
+		for name, f := range s.fields {
+			if !f.optional && !slices.Contains(required, name) {
+				more = append(more, name)
+			}
+		}
+		slices.Sort(more)
+		required = append(required, more...)
+	}
+	if len(required) > 0 {
+		out["required"] = required
 	}
 	var other any
 	patterns := map[string]any{}
@@ -206,6 +234,31 @@ func (d *Defs) emitList(s *schema, out map[string]any) {
 	if s.minLen > 0 {
 		out["minItems"] = s.minLen
 	}
+}
+
+// mode is a definition's key in the mode the schemas are written in: the same in both
+// for a definition with no struct in it (a scalar's schema does not depend on it).
+func (d *Defs) mode(s *schema) string {
+	if d.Written && hasStruct(s, map[*schema]bool{}) {
+		return s.key + " written"
+	}
+	return s.key
+}
+
+// hasStruct says whether s or a schema in it has fields.
+func hasStruct(s *schema, seen map[*schema]bool) bool {
+	if s == nil || seen[s] {
+		return false
+	}
+	seen[s] = true
+	if s.fields != nil {
+		return true
+	}
+	parts := append(append([]*schema{s.rest}, s.prefix...), s.anyOf...)
+	for _, p := range s.patterns {
+		parts = append(parts, p.value)
+	}
+	return slices.ContainsFunc(parts, func(p *schema) bool { return hasStruct(p, seen) })
 }
 
 // unique returns name, or name with a number when another definition has it.
@@ -307,16 +360,18 @@ func jsonConsts(cs []any) []any {
 // has it already; key is the definition ("import path:#Name"), so that the definitions
 // referring to it refer to name.
 func (d *Defs) Define(key, name string, v *Validator) {
-	if _, ok := d.names[key]; ok {
+	keyed := *v.Compiled() // a definition looked up, not referred to, has no key yet
+	keyed.key = key
+	if _, ok := d.names[d.mode(&keyed)]; ok {
 		return
 	}
-	d.names[key] = name
+	d.names[d.mode(&keyed)] = name
 	d.Schemas[name] = nil
-	s := d.emit(v.Compiled(), false)
-	if s["description"] == nil {
+	out := d.emit(&keyed, false)
+	if out["description"] == nil {
 		if doc := docOf(v.def); doc != "" {
-			s["description"] = doc
+			out["description"] = doc
 		}
 	}
-	d.Schemas[name] = s
+	d.Schemas[name] = out
 }

@@ -61,6 +61,7 @@ type schema struct {
 type field struct {
 	s        *schema
 	required bool
+	optional bool   // label?: a value the engine writes may leave it out
 	doc      string // the field's doc comment
 }
 

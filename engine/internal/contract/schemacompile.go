@@ -41,7 +41,7 @@ func (c *compiler) compileValue(v cue.Value, depth int) *schema {
 	if !root.Exists() || inst == nil || len(sels) == 0 || !sels[len(sels)-1].IsDefinition() {
 		return c.compileNew(v, depth)
 	}
-	key := inst.ImportPath + ":" + path.String()
+	key := definitionKey(inst.ImportPath, path.String())
 	if s, ok := c.memo[key]; ok {
 		return s
 	}
@@ -53,6 +53,14 @@ func (c *compiler) compileValue(v cue.Value, depth int) *schema {
 	}
 	c.memo[key] = s
 	return s
+}
+
+// definitionKey names a definition by its package's import path, without the module's
+// major version, which a package loaded on its own carries and a reference to it does
+// not: one definition, one key.
+func definitionKey(importPath, def string) string {
+	path, _, _ := strings.Cut(importPath, "@")
+	return path + ":" + def
 }
 
 // docOf is the doc comment of a value's declaration, as one text.
@@ -205,7 +213,8 @@ func (c *compiler) compileStruct(v cue.Value, depth int) *schema {
 			}
 		}
 		name := sel.Unquoted()
-		s.fields[name] = &field{s: c.compileValue(it.Value(), depth+1), required: sel.ConstraintType() == cue.RequiredConstraint, doc: docOf(it.Value())}
+		s.fields[name] = &field{s: c.compileValue(it.Value(), depth+1), required: sel.ConstraintType() == cue.RequiredConstraint,
+			optional: sel.ConstraintType() == cue.OptionalConstraint, doc: docOf(it.Value())}
 	}
 	for _, name := range s.required {
 		s.fields[name].required = true

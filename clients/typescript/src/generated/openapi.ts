@@ -55,6 +55,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/backup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** a full copy of the store, while it runs (handoffctl restore reads it) */
+        get: operations["backup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/decisions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** a recorded decision and its log entry, by decision id (nothing is evaluated) */
+        get: operations["getDecision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/decisions/{id}/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** explain a recorded decision: the rules that produced each reason, with their METADATA */
+        get: operations["explain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** decide a request without recording it (a dry run) */
+        post: operations["evaluate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -64,6 +132,128 @@ export interface paths {
         };
         /** this document */
         get: operations["openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/packs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the packs of the bundle in force */
+        get: operations["packs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/packs/{pack}/contract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** one pack's contract tables, as exported from its CUE */
+        get: operations["contract"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/packs/{pack}/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the OpenAPI 3.1 document of this API for one pack: the bodies of /v1/requests and /v1/evaluate are the pack's request kinds, a oneOf chosen by kind, each artifact's content typed */
+        get: operations["packOpenAPI"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/packs/{pack}/schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** one pack's contract as JSON Schemas (2020-12): one per request kind and per artifact type's content, with the pack's limits, gates and configuration */
+        get: operations["packSchemas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/packs/{pack}/schemas/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the JSON Schema (2020-12) of one request kind of a pack, a document a JSON Schema validator takes as it is */
+        get: operations["kindSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/packs/{pack}/templates/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * a request skeleton of a pack, as handoffctl template -o json writes it, or filled for a live workflow
+         * @description Walked from the pack's CUE request definition: every required field with a placeholder its constraint accepts, workflow_id and trace_id; artifact references are ${ref:TYPE@latest}. With workflow_id, the skeleton filled for that workflow of the token's own tenant (FilledTemplate).
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the reason codes of the bundle in force, with their METADATA */
+        get: operations["reasons"];
         put?: never;
         post?: never;
         delete?: never;
@@ -89,17 +279,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/evaluate": {
+    "/v1/tenants/{tenant}/audit": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** a tenant's security audit stream, oldest first */
+        get: operations["getAudit"];
         put?: never;
-        /** decide a request without recording it (a dry run) */
-        post: operations["evaluate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant}/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the tenant's decision log, in OPA's decision-log shape, one JSON object per line */
+        get: operations["decisionLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** verify the hash chains of a tenant (or of one workflow) */
+        get: operations["verify"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -197,437 +421,157 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/tenants/{tenant}/audit": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** a tenant's security audit stream, oldest first */
-        get: operations["getAudit"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tenants/{tenant}/verify": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** verify the hash chains of a tenant (or of one workflow) */
-        get: operations["verify"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tenants/{tenant}/decisions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the tenant's decision log, in OPA's decision-log shape, one JSON object per line */
-        get: operations["decisionLog"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/decisions/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** a recorded decision and its log entry, by decision id (nothing is evaluated) */
-        get: operations["getDecision"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/decisions/{id}/explain": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** explain a recorded decision: the rules that produced each reason, with their METADATA */
-        get: operations["explain"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/backup": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** a full copy of the store, while it runs (handoffctl restore reads it) */
-        get: operations["backup"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/packs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the packs of the bundle in force */
-        get: operations["packs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/packs/{pack}/contract": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** one pack's contract tables, as exported from its CUE */
-        get: operations["contract"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/packs/{pack}/schemas": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** one pack's contract as JSON Schemas (2020-12): one per request kind and per artifact type's content, with the pack's limits, gates and configuration */
-        get: operations["packSchemas"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/packs/{pack}/schemas/{kind}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the JSON Schema (2020-12) of one request kind of a pack, a document a JSON Schema validator takes as it is */
-        get: operations["kindSchema"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/packs/{pack}/openapi.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the OpenAPI 3.1 document of this API for one pack: the bodies of /v1/requests and /v1/evaluate are the pack's request kinds, a oneOf chosen by kind, each artifact's content typed */
-        get: operations["packOpenAPI"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/packs/{pack}/templates/{kind}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * a request skeleton of a pack, as handoffctl template -o json writes it, or filled for a live workflow
-         * @description Walked from the pack's CUE request definition: every required field with a placeholder its constraint accepts, workflow_id and trace_id; artifact references are ${ref:TYPE@latest}. With workflow_id, the skeleton filled for that workflow of the token's own tenant (FilledTemplate).
-         */
-        get: operations["getTemplate"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/reasons": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the reason codes of the bundle in force, with their METADATA */
-        get: operations["reasons"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Error: {
-            /** @description UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_REQUEST, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDENTITY_MISMATCH, NO_DECISION, STORE_UNAVAILABLE, NOT_READY, NOT_SUPPORTED, INTERNAL */
-            code: string;
-            message: string;
-            hint?: string;
-            decision?: components["schemas"]["Decision"];
+        /** @description #Actor is who sends a request. */
+        Actor: {
+            /** @description id is the agent id from the pack's registry, a person's id or the host's name. */
+            id: components["schemas"]["ID"];
+            /** @description roles are a person's roles (for example "campaign_approver"); agents have none. */
+            roles?: components["schemas"]["ID"][];
+            /**
+             * @description type says whether an AI agent, a person or the host itself acts.
+             * @enum {string}
+             */
+            type: "agent" | "human" | "system";
         };
-        Status: {
-            status: string;
-        };
-        Reason: {
-            code: string;
-            /** @description the METADATA title of the policy rule that produced the reason, in plain words; absent in decisions recorded before titles were carried */
-            title?: string;
-            message: string;
-            path?: string;
-            gate?: string;
-            outcome?: string;
-        };
-        Decision: {
-            decision_id: string;
-            request_id: string;
-            workflow_id?: string;
-            tenant_id: string;
-            trace_id?: string;
-            kind: string;
-            pack?: string;
+        /** @description #ApprovalRecorded records a person's decision. */
+        ApprovalRecorded: {
+            artifacts: components["schemas"]["ArtifactRef"][];
+            by: components["schemas"]["ID"];
             /** @enum {string} */
-            outcome: "allow" | "await_human" | "retry" | "revise" | "block" | "fail";
-            reasons: components["schemas"]["Reason"][];
-            status_before?: string;
-            status_after?: string;
-            state_version?: number;
-            next?: components["schemas"]["Next"][];
-            revise?: components["schemas"]["Revise"][];
-            retry?: Record<string, never>;
-            policy: {
-                bundle_digest: string;
-                entrypoint: string;
+            decision: "APPROVE" | "REQUEST_REVISION" | "REJECT";
+            stage?: components["schemas"]["Name"];
+            /** @constant */
+            type: "approval_recorded";
+        };
+        /** @description #ArtifactHistory is every version of one artifact type in a workflow. */
+        ArtifactHistory: {
+            /** @description approved is the highest approved version, 0 when none is. */
+            approved: unknown;
+            /** @description id is the artifact's stable id. */
+            id: components["schemas"]["ID"];
+            /** @description latest is the highest recorded version. */
+            latest: number;
+            /** @description versions maps the version number (as a string) to the version. */
+            versions: {
+                [key: string]: components["schemas"]["ArtifactVersion"];
             };
-            recorded: boolean;
-            decided_at: string;
-        } & {
-            [key: string]: unknown;
         };
-        State: {
-            workflow_id: string;
-            tenant_id: string;
-            pack: string;
-            status: string;
-            terminal: boolean;
-            state_version: number;
-            artifacts?: Record<string, never>;
-        } & {
-            [key: string]: unknown;
+        /**
+         * @description #ArtifactRecorded records a new artifact version. The engine sets ref.hash to its
+         *     canonical hash of content (and every reference to the same version in the decision's
+         *     events), so a recorded hash always matches the recorded content.
+         */
+        ArtifactRecorded: {
+            assumptions: string[];
+            based_on: components["schemas"]["ArtifactRef"][];
+            /** @description content is the version's content (the handoff's output.content). */
+            content: Record<string, never>;
+            limitations: string[];
+            /**
+             * @description meta is what the pack records about the version beyond its content (the run that
+             *     made it, the handoff it came with, its validation status).
+             */
+            meta: Record<string, never>;
+            producer: components["schemas"]["ID"];
+            ref: components["schemas"]["ArtifactRef"];
+            /** @enum {string} */
+            status: "draft" | "under_review" | "approved";
+            /** @constant */
+            type: "artifact_recorded";
         };
-        WorkflowSummary: {
-            workflow_id: string;
-            pack: string;
-            status: string;
-            terminal: boolean;
-            state_version: number;
-            updated_at: string;
-            /** @description the outcome of the latest decision that was not a block (await_human: waits for a person); empty when every decision was a block */
-            standing: string;
+        /** @description #ArtifactRef points at one immutable version of an artifact. */
+        ArtifactRef: {
+            /** @description hash is the sha256 of the version's canonical content. */
+            hash: components["schemas"]["Hash"];
+            /** @description id is the artifact's stable id across versions. */
+            id: components["schemas"]["ID"];
+            /** @description type is the artifact type from the pack's contract (RESEARCH_BRIEF). */
+            type: components["schemas"]["Name"];
+            /** @description version counts from 1; a correction is a new version. */
+            version: number;
         };
-        WorkflowList: {
-            tenant_id: string;
-            workflows: components["schemas"]["WorkflowSummary"][];
+        /**
+         * @description #ArtifactStatus is the life cycle of one artifact version.
+         * @enum {string}
+         */
+        ArtifactStatus: "draft" | "under_review" | "revision_required" | "approved" | "superseded" | "final" | "rejected";
+        /** @description #ArtifactStatusChanged moves one version along its life cycle. */
+        ArtifactStatusChanged: {
+            artifact: components["schemas"]["Name"];
+            status: components["schemas"]["ArtifactStatus"];
+            /** @constant */
+            type: "artifact_status";
+            version: number;
         };
-        Entry: {
-            seq: number;
-            time: string;
-            hash: string;
-            request: unknown;
-            validation?: Record<string, never>[] | null;
-            derived?: Record<string, never> | null;
-            now?: string;
-            decision: components["schemas"]["Decision"];
-            redaction?: Record<string, never>;
-        };
-        WorkflowLog: {
-            tenant_id: string;
-            workflow_id: string;
-            entries: components["schemas"]["Entry"][];
+        /** @description #ArtifactVersion is one recorded version as the state keeps it. */
+        ArtifactVersion: {
+            /** @description assumptions and limitations travel with the artifact to later handoffs. */
+            assumptions: string[];
+            /** @description based_on lists the versions this one was made from. */
+            based_on: components["schemas"]["ArtifactRef"][];
+            /**
+             * @description content is the version's structured content, kept so later gates and context
+             *     packages can read it without replaying the log.
+             */
+            content: Record<string, never>;
+            limitations: string[];
+            /** @description meta is what the pack recorded about the version beyond its content. */
+            meta: Record<string, never>;
+            producer: components["schemas"]["ID"];
+            recorded_at: components["schemas"]["Time"];
+            ref: components["schemas"]["ArtifactRef"];
+            status: components["schemas"]["ArtifactStatus"];
         };
         AuditLog: {
-            tenant_id: string;
             entries: components["schemas"]["Entry"][];
-        };
-        VerifyReport: {
-            tenant: string;
-            workflow: string;
-            records: number;
-            ok: boolean;
-        } & {
-            [key: string]: unknown;
-        };
-        VerifyResult: {
             tenant_id: string;
-            ok: boolean;
-            reports: components["schemas"]["VerifyReport"][];
         };
-        DecisionLogEvent: {
-            labels: Record<string, never>;
-            decision_id: string;
-            bundles: Record<string, never>;
-            path: string;
-            input: Record<string, never>;
-            result: Record<string, never>;
-            timestamp: string;
-        } & {
-            [key: string]: unknown;
+        /**
+         * @description #Citation is one artifact version to name in a request: the recorded reference and
+         *     the ${ref:TYPE@N} placeholder scenarios use for it. ref is absent when no version of
+         *     type is recorded (missing says what is missing).
+         */
+        Citation: {
+            missing?: string;
+            placeholder?: string;
+            ref?: components["schemas"]["ArtifactRef"];
+            /**
+             * @description status is the version's recorded status, which a request restates where it lists
+             *     versions with their status.
+             */
+            status?: string;
+            type: components["schemas"]["Name"];
         };
-        Explanation: {
-            decision: components["schemas"]["Decision"];
-            entrypoint: string;
-            reasons: Record<string, never>[];
-            passed: Record<string, never>[] | null;
-            reproduced: boolean;
-        } & {
-            [key: string]: unknown;
+        /** @description #ConflictOpened records a conflict that only a person may resolve. */
+        ConflictOpened: {
+            /** @description artifacts are both sides, both preserved. */
+            artifacts: components["schemas"]["ArtifactRef"][];
+            conflict_type: string;
+            description: string;
+            id: components["schemas"]["ID"];
+            raised_by: components["schemas"]["ID"];
+            /** @constant */
+            type: "conflict_opened";
         };
-        Packs: {
-            bundle_digest: string;
-            packs: {
-                name: string;
-                title?: string;
-                version?: string;
-                entrypoint: string;
-                initial: string;
-                terminal: string[];
-            }[];
-        };
-        Reasons: {
-            bundle_digest: string;
-            reasons: {
-                code: string;
-                package: string;
-                title: string;
-                description?: string;
-                outcome?: string;
-                file?: string;
-                line?: number;
-            }[];
-        };
-        Actor: {
-            /** @enum {string} */
-            type: "agent" | "human" | "system";
-            id: string;
-            roles?: string[];
-        };
-        ArtifactRef: {
-            id: string;
-            type: string;
-            version: number;
-            /** @description sha256:… of the recorded version */
-            hash: string;
-        };
-        /** @description a request as the engine takes it; each kind's fields are its pack's CUE contract (handoffctl template PACK KIND) */
-        Request: {
-            /** @description the idempotency key: the same request_id answers the recorded decision */
-            request_id: string;
-            /** @enum {string} */
-            kind: "start" | "handoff" | "review" | "approval" | "failure" | "resolution" | "outcome" | "cancel";
-            tenant_id: string;
-            organization_id?: string;
-            /** @description every kind but start names its workflow */
-            workflow_id?: string;
-            trace_id?: string;
-            actor: components["schemas"]["Actor"];
-            /** @description optimistic concurrency: the state_version the request was made against */
-            expected_version?: number;
-            /** @description start only */
-            pack?: string;
-        } & {
-            [key: string]: unknown;
-        };
-        Next: {
-            agent?: string;
-            task?: string;
-            /** @description the context package the agent receives: must_know and may_know, every value wrapped as {untrusted_data: …} */
-            context?: {
-                must_know?: Record<string, never>;
-                may_know?: Record<string, never>;
-                /** @description the request's strings that match an injection pattern, in a pack that flags rather than refuses them: the agent reads the package knowing a text in it looks like an instruction */
-                flags?: {
-                    path: string;
-                    pattern: string;
-                }[];
-            };
-        } & {
-            [key: string]: unknown;
-        };
-        Revise: {
-            artifact?: string;
-            producer?: string;
-            defects?: string[];
-        } & {
-            [key: string]: unknown;
+        /** @description #ConflictResolved closes a conflict. */
+        ConflictResolved: {
+            by: components["schemas"]["ID"];
+            chosen?: components["schemas"]["ArtifactRef"];
+            id: components["schemas"]["ID"];
+            rationale: string;
+            /** @constant */
+            type: "conflict_resolved";
         };
         Contract: {
             bundle_digest: string;
+            /** @description the pack's configuration tables (its CUE value config), when it has one */
+            config?: {
+                [key: string]: unknown;
+            };
             pack: string;
             /** @description the pack's tables: agents (produces, tasks, hands_to, ...), artifacts (title, producer, fields {name: {required}}, gates, acceptance), context, limits, workflow, roles */
             tables: {
@@ -640,28 +584,23 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            /** @description the pack's configuration tables (its CUE value config), when it has one */
-            config?: {
-                [key: string]: unknown;
-            };
         };
         ContractAgent: {
-            name?: string;
-            responsibility?: string;
-            produces?: string[];
-            tasks?: string[];
             consumes?: string[];
             hands_to?: string[];
             may?: string[];
             may_not?: string[];
+            name?: string;
+            produces?: string[];
+            responsibility?: string;
             /** @description the artifact types it reviews */
             reviews?: string[];
+            tasks?: string[];
         } & {
             [key: string]: unknown;
         };
         ContractArtifact: {
-            title?: string;
-            producer?: string;
+            acceptance?: string[];
             fields?: {
                 [key: string]: {
                     required?: boolean;
@@ -670,107 +609,137 @@ export interface components {
                 };
             };
             gates?: string[];
-            acceptance?: string[];
+            producer?: string;
+            title?: string;
         } & {
             [key: string]: unknown;
         };
-        /** @description what a workflow waits for (handoff.Waiting) */
-        Waiting: {
-            workflow_id: string;
-            tenant_id: string;
-            pack: string;
-            status: string;
-            terminal: boolean;
-            state_version: number;
-            /** @description the time the steps were put to the policy (RFC 3339) */
-            at: string;
-            /** @description who may act now: agents and human roles of the status, then the host; a terminal workflow lists them only when the policy still takes something */
-            parties: components["schemas"]["Party"][];
-            /** @description the transitions out of the status, cancel left out */
-            leads: components["schemas"]["Lead"][];
+        /** @description #CounterChanged adds to (delta) or resets (value) a named counter. */
+        CounterChanged: {
+            delta: number;
+            name: string;
+            /** @constant */
+            type: "counter";
+        } | {
+            name: string;
+            /** @constant */
+            type: "counter";
+            value: number;
         };
-        /** @description one agent, human role or the host that may act now */
-        Party: {
-            id: string;
-            /**
-             * @description agent, human (a role) or system (the host)
-             * @enum {string}
-             */
-            type: "agent" | "human" | "system";
-            name?: string;
-            task?: string;
-            /** @description what it may send, in the order the contract lists them */
-            requests: components["schemas"]["Step"][];
-            /** @description why a party of the status has nothing to send */
-            note?: string;
-            /** @description the steps derived for it that the policy refuses now (their reasons say why); not offered */
-            refused?: components["schemas"]["Step"][];
-        };
-        /** @description one request a party may send */
-        Step: {
+        /** @description #Decision is the engine's answer to one request. */
+        Decision: {
+            conflict_id?: components["schemas"]["ID"];
+            decided_at: components["schemas"]["Time"];
+            decision_id: components["schemas"]["ID"];
+            /** @description events change the workflow state; a decision with none changes nothing but the log. */
+            events: components["schemas"]["Event"][];
             kind: string;
-            /** @description on a handoff the host sends, the agent on whose behalf it sends it */
-            source?: string;
-            /** @description a handoff's target_agent */
-            target?: string;
-            /** @description the artifact type a handoff delivers; absent on a handoff that assigns task_id only */
-            output?: string;
-            output_id?: string;
-            version?: number;
-            supersedes?: number;
-            task_type?: string;
-            task_id?: string;
-            /** @description the request's fields the task's recorded assignment gives, to restate as they are */
-            restate?: {
-                [key: string]: unknown;
+            next: components["schemas"]["Next"][];
+            outcome: components["schemas"]["DecisionOutcome"];
+            pack: string | components["schemas"]["ID"] | "";
+            policy: {
+                bundle_digest: components["schemas"]["Hash"];
+                entrypoint: string;
             };
-            /** @description the limitations recorded on the versions the handoff must cite */
-            limitations?: string[];
-            stage?: string;
-            /** @description the decisions, verdicts or results the party may give */
-            answers?: string[];
-            task?: string;
-            agent?: string;
-            conflict_id?: string;
-            effect_id?: string;
-            /** @description the request field cite goes in: input_artifacts, artifacts or chosen */
-            field?: string;
-            /** @description outputs of the same party this handoff needs recorded first */
-            after?: string[];
-            /** @description the versions the request must name */
-            cite?: components["schemas"]["Citation"][];
-            /** @description the versions it may name too */
-            may_cite?: components["schemas"]["Citation"][];
-            /** @description values the policy takes with the step, by dotted field path */
-            fill?: {
-                [key: string]: unknown;
-            };
+            reasons: components["schemas"]["Reason"][];
+            /** @description recorded is true once the decision is durable in the log. */
+            recorded: boolean;
             /**
-             * @description the policy's answer to the step now, when its reasons concern the step itself
+             * @description request_id, workflow_id, tenant_id, trace_id and kind restate the request: a request
+             *     refused before it was routed may have sent anything there, or nothing (""), and
+             *     pack is "" when no pack was found for it.
+             */
+            request_id: string;
+            requires_human_review: boolean;
+            retry?: components["schemas"]["Retry"];
+            revise: components["schemas"]["Revise"][];
+            state_version: number;
+            /** @description status_after is the workflow status once the decision is applied. */
+            status_after: components["schemas"]["Name"];
+            status_before: components["schemas"]["Name"];
+            tenant_id: string;
+            trace_id: string;
+            workflow_id: string;
+        };
+        DecisionLogEvent: {
+            bundles: Record<string, never>;
+            decision_id: string;
+            input: Record<string, never>;
+            labels: Record<string, never>;
+            path: string;
+            result: Record<string, never>;
+            timestamp: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description #Outcome... names what the host does next.
+         * @enum {string}
+         */
+        DecisionOutcome: "allow" | "await_human" | "retry" | "revise" | "block" | "fail";
+        /** @description #Defect is one finding of a review. */
+        Defect: {
+            /** @description artifact is the affected artifact type. */
+            artifact: components["schemas"]["Name"];
+            /** @description check names the review check that found it. */
+            check?: string;
+            description: string;
+            id: components["schemas"]["ID"];
+            /** @description origin is the artifact type the defect comes from, when upstream of artifact. */
+            origin?: components["schemas"]["Name"];
+            /**
+             * @description severity: S1 minor (targeted repair), S2 material (return the artifact), S3 critical (block).
              * @enum {string}
              */
-            outcome?: "allow" | "await_human" | "retry" | "revise" | "block" | "fail";
-            reasons?: components["schemas"]["Reason"][];
-            /** @description on a step refused now, the earliest time the policy accepts it (RFC 3339) */
-            not_before?: string;
+            severity: "S1" | "S2" | "S3";
         };
-        /** @description one artifact version to name in a request; ref is absent when no version of type is recorded (missing says what is missing) */
-        Citation: {
-            type: string;
-            ref?: components["schemas"]["ArtifactRef"];
-            /** @description the ${ref:TYPE@N} placeholder of the version */
-            placeholder?: string;
-            /** @description the version's recorded status */
-            status?: string;
-            missing?: string;
+        /** @description #DefectRecorded opens or closes a review defect. */
+        DefectRecorded: {
+            defect: components["schemas"]["Defect"];
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** @constant */
+            type: "defect";
         };
-        /** @description one transition out of the status */
-        Lead: {
-            to: string;
-            on?: string;
+        /** @description #EffectChanged tracks an external side effect (a delivery) that must be reconciled. */
+        EffectChanged: {
+            id: components["schemas"]["ID"];
+            /** @enum {string} */
+            status: "pending" | "acknowledged" | "failed" | "unknown";
+            /** @constant */
+            type: "effect";
         };
-        /** @description a request skeleton: every required field with a placeholder value its constraint accepts; artifact references are ${ref:TYPE@latest} */
-        RequestTemplate: {
+        Entry: {
+            decision: components["schemas"]["Decision"];
+            derived?: Record<string, never> | null;
+            hash: string;
+            now?: string;
+            redaction?: Record<string, never>;
+            request: unknown;
+            seq: number;
+            time: string;
+            validation?: Record<string, never>[] | null;
+        };
+        Error: {
+            /** @description UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_REQUEST, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDENTITY_MISMATCH, NO_DECISION, STORE_UNAVAILABLE, NOT_READY, NOT_SUPPORTED, INTERNAL */
+            code: string;
+            decision?: components["schemas"]["Decision"];
+            hint?: string;
+            message: string;
+        };
+        /**
+         * @description #Event is one state change a decision makes. The set is closed: the engine folds each
+         *     type into the workflow state and refuses any event that would break an invariant
+         *     (an approved version changed, a version number reused, a conflict resolved twice).
+         */
+        Event: components["schemas"]["ArtifactRecorded"] | components["schemas"]["ArtifactStatusChanged"] | components["schemas"]["HandoffAccepted"] | components["schemas"]["CounterChanged"] | components["schemas"]["ConflictOpened"] | components["schemas"]["ConflictResolved"] | components["schemas"]["ApprovalRecorded"] | components["schemas"]["DefectRecorded"] | components["schemas"]["EffectChanged"] | components["schemas"]["TaskChanged"];
+        Explanation: {
+            decision: components["schemas"]["Decision"];
+            entrypoint: string;
+            passed: Record<string, never>[] | null;
+            reasons: Record<string, never>[];
+            reproduced: boolean;
+        } & {
             [key: string]: unknown;
         };
         /** @description a request skeleton filled for one workflow of the token's tenant */
@@ -782,36 +751,430 @@ export interface components {
             /** @description the placeholders, as written and once each, that name an artifact type or version the workflow has not recorded: they stay in request as they are */
             unresolved: string[];
         };
-        PackSchemasAnswer: {
-            bundle_digest: string;
-            schemas: components["schemas"]["PackSchemas"];
+        /** @description #HandoffAccepted is the bookkeeping for loop and repetition checks. */
+        HandoffAccepted: {
+            input_hash: components["schemas"]["Hash"];
+            source: components["schemas"]["ID"];
+            /** @description stage is the status the handoff happened in. */
+            stage: components["schemas"]["Name"];
+            target: components["schemas"]["ID"];
+            /** @constant */
+            type: "handoff_accepted";
+        };
+        /** @description #Hash is a content digest in the form "sha256:<64 lowercase hex>". */
+        Hash: string;
+        /**
+         * @description #ID is an identifier chosen by a host: tenants, workflows, requests, agents.
+         *     Printable ASCII only, so look-alike Unicode ids cannot impersonate each other.
+         */
+        ID: string;
+        /**
+         * @description #Kind names the request kinds the engine accepts.
+         * @enum {string}
+         */
+        Kind: "start" | "handoff" | "review" | "approval" | "failure" | "resolution" | "outcome" | "cancel";
+        /** @description #Lead is one transition out of the status. */
+        Lead: {
+            on?: string;
+            to: string;
+        };
+        /** @description #Name is an UPPER_SNAKE name: artifact types, statuses, reason codes. */
+        Name: string;
+        /** @description #Next is one agent that may act now and the context it receives. */
+        Next: {
+            agent: components["schemas"]["ID"];
+            context: {
+                /**
+                 * @description flags are the request's strings that match an injection pattern, added by the
+                 *     engine in a pack whose injection mode is "flag".
+                 */
+                flags?: {
+                    path: string;
+                    pattern: string;
+                }[];
+                may_know: Record<string, never>;
+                must_know: Record<string, never>;
+            };
+            task: components["schemas"]["ID"];
         };
         /** @description a pack's contract as JSON Schemas (2020-12), generated from the CUE the engine validates with: a request the engine's contract check refuses fails its schema; descriptions are the CUE doc comments */
         PackSchemas: {
-            pack: string;
-            version: string;
-            /** @description the digest of the files the pack's decisions depend on */
-            pack_digest: string;
-            /** @description request kind to its JSON Schema document (also at /v1/packs/{pack}/schemas/{kind}) */
-            requests: {
-                [key: string]: Record<string, never>;
-            };
             /** @description artifact type to the JSON Schema of its content */
             artifacts: {
                 [key: string]: Record<string, never>;
             };
-            /** @description the pack's limits (retries, revisions, loops, budgets) */
-            limits?: {
+            /** @description the pack's configuration values a valid request depends on (evidence sources, completion criteria, task graph, ...) */
+            config?: {
                 [key: string]: unknown;
             };
             /** @description the pack's gates, by id */
             gates?: {
                 [key: string]: unknown;
             };
-            /** @description the pack's configuration values a valid request depends on (evidence sources, completion criteria, task graph, ...) */
-            config?: {
+            /** @description the pack's limits (retries, revisions, loops, budgets) */
+            limits?: {
                 [key: string]: unknown;
             };
+            pack: string;
+            /** @description the digest of the files the pack's decisions depend on */
+            pack_digest: string;
+            /** @description request kind to its JSON Schema document (also at /v1/packs/{pack}/schemas/{kind}) */
+            requests: {
+                [key: string]: Record<string, never>;
+            };
+            version: string;
+        };
+        PackSchemasAnswer: {
+            bundle_digest: string;
+            schemas: components["schemas"]["PackSchemas"];
+        };
+        Packs: {
+            bundle_digest: string;
+            packs: {
+                entrypoint: string;
+                initial: string;
+                name: string;
+                terminal: string[];
+                title?: string;
+                version?: string;
+            }[];
+        };
+        /** @description #Party is one agent, human role or the host that may act now. */
+        Party: {
+            id: components["schemas"]["ID"];
+            name?: string;
+            /** @description note says why a party of the status has nothing to send. */
+            note?: string;
+            /**
+             * @description refused are the steps derived for it that the policy refuses now (their reasons
+             *     say why); they are not offered.
+             */
+            refused?: components["schemas"]["Step"][];
+            /** @description requests are what it may send, in the order the contract lists them. */
+            requests: components["schemas"]["Step"][];
+            task?: string;
+            /**
+             * @description type is agent, human (a role) or system (the host).
+             * @enum {string}
+             */
+            type: "agent" | "human" | "system";
+        };
+        /** @description #Reason is one cause of a decision, produced by a policy rule whose METADATA carries code. */
+        Reason: {
+            code: components["schemas"]["Name"];
+            /** @description gate names the quality gate or control (HG-2). */
+            gate?: string;
+            message: string;
+            /** @description outcome is what this reason alone would decide. */
+            outcome?: components["schemas"]["DecisionOutcome"];
+            /** @description path points into the request ("output.content.claims[2]"). */
+            path?: string;
+            /**
+             * @description title is the METADATA title of the rule that produced the reason: what the review
+             *     console and hosts show people at the gates.
+             */
+            title?: string;
+        };
+        Reasons: {
+            bundle_digest: string;
+            reasons: {
+                code: string;
+                description?: string;
+                file?: string;
+                line?: number;
+                outcome?: string;
+                package: string;
+                title: string;
+            }[];
+        };
+        /**
+         * @description #Envelope is what every request carries. Each kind embeds it and adds its body at the
+         *     top level. trace_id is optional here so that the policy can answer MISSING_TRACE_ID.
+         */
+        Request: {
+            /** @description actor is who asks. */
+            actor: components["schemas"]["Actor"];
+            /** @description created_at is when the sender made the request. */
+            created_at?: components["schemas"]["Time"];
+            /** @description expected_version is the state_version the sender last saw (optimistic concurrency). */
+            expected_version?: number;
+            /** @description kind selects the body. */
+            kind: components["schemas"]["Kind"];
+            /** @description organization_id is the tenant's organization; it must match the workflow's. */
+            organization_id?: components["schemas"]["ID"];
+            /** @description request_id is the idempotency key: the same request again returns the same decision. */
+            request_id: components["schemas"]["ID"];
+            /** @description tenant_id scopes everything: state, artifacts, logs. */
+            tenant_id: components["schemas"]["ID"];
+            /** @description trace_id ties the request to the host's trace. */
+            trace_id?: string;
+            /** @description workflow_id names the workflow; a start may bring its own, otherwise one is made. */
+            workflow_id?: components["schemas"]["ID"];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description a request skeleton: every required field with a placeholder value its constraint accepts; artifact references are ${ref:TYPE@latest} */
+        RequestTemplate: {
+            [key: string]: unknown;
+        };
+        /**
+         * @description #Retry is the policy's retry answer. delay_ms is its backoff plus the request's jitter
+         *     (core.retry_decision reads input.derived.jitter_permille): the delay the pack records
+         *     and later checks.
+         */
+        Retry: {
+            attempt: number;
+            delay_ms: number;
+            max_attempts: number;
+            /** @description task is the task to retry. */
+            task?: components["schemas"]["ID"];
+        };
+        /** @description #Revise sends one artifact back to its producer. */
+        Revise: {
+            artifact: components["schemas"]["Name"];
+            defects: components["schemas"]["ID"][];
+            producer: components["schemas"]["ID"];
+        };
+        /**
+         * @description #State is the materialized snapshot of one workflow, kept beside the log and updated
+         *     in the same transaction as every append. Policies read it as input.state: counters and
+         *     indices, never raw history, so evaluation cost does not grow with the log.
+         */
+        State: {
+            /** @description approvals is the last decision per artifact type or stage. */
+            approvals: {
+                [key: string]: {
+                    artifacts: components["schemas"]["ArtifactRef"][];
+                    by: components["schemas"]["ID"];
+                    /** @enum {string} */
+                    decision: "APPROVE" | "REQUEST_REVISION" | "REJECT";
+                };
+            };
+            /** @description artifacts maps an artifact type to its versions. */
+            artifacts: {
+                [key: string]: components["schemas"]["ArtifactHistory"];
+            };
+            /** @description conflicts maps a conflict id to its record. */
+            conflicts: {
+                [key: string]: {
+                    artifacts: components["schemas"]["ArtifactRef"][];
+                    conflict_type: string;
+                    description: string;
+                    id: components["schemas"]["ID"];
+                    raised_by: components["schemas"]["ID"];
+                    resolved_by?: components["schemas"]["ID"];
+                    /** @enum {string} */
+                    status: "open" | "resolved";
+                };
+            };
+            /** @description counters are named integers packs keep (qa_cycles, retry/<task>). */
+            counters: {
+                [key: string]: number;
+            };
+            created_at: components["schemas"]["Time"];
+            /** @description defects maps a defect id to the defect and whether it is open. */
+            defects: {
+                [key: string]: {
+                    defect: components["schemas"]["Defect"];
+                    /** @enum {string} */
+                    status: "open" | "closed";
+                };
+            };
+            /** @description edges counts accepted handoffs per "source>target". */
+            edges: {
+                [key: string]: number;
+            };
+            /** @description effects tracks external side effects by id. */
+            effects: {
+                [key: string]: "pending" | "acknowledged" | "failed" | "unknown";
+            };
+            /** @description input_hashes holds "source>target|hash" for every accepted handoff. */
+            input_hashes: {
+                [key: string]: true;
+            };
+            /** @description open_conflicts counts conflicts still open. */
+            open_conflicts: number;
+            organization_id?: components["schemas"]["ID"];
+            pack: components["schemas"]["ID"];
+            /** @description recent_edges are the last accepted "source>target" edges, oldest first. */
+            recent_edges: string[];
+            /** @description stage_handoffs counts accepted handoffs per status. */
+            stage_handoffs: {
+                [key: string]: number;
+            };
+            /** @description state_version counts the decisions that changed this state. */
+            state_version: number;
+            status: components["schemas"]["Name"];
+            subject_id: components["schemas"]["ID"];
+            /** @description tasks is the workflow's task graph by task id. */
+            tasks: {
+                [key: string]: {
+                    agent?: components["schemas"]["ID"];
+                    depends_on: components["schemas"]["ID"][];
+                    status: string;
+                };
+            };
+            tenant_id: components["schemas"]["ID"];
+            /** @description terminal is true once status is one of the pack's terminal statuses. */
+            terminal: boolean;
+            updated_at: components["schemas"]["Time"];
+            workflow_id: components["schemas"]["ID"];
+        };
+        Status: {
+            status: string;
+        };
+        /** @description #Step is one request a party may send. */
+        Step: {
+            /**
+             * @description after are the outputs of the same party this handoff needs recorded first: the
+             *     order of its steps. A step with after is not sent yet.
+             */
+            after?: string[];
+            agent?: string;
+            answers?: string[];
+            /** @description cite are the versions the request must name; may_cite those it may name too. */
+            cite?: components["schemas"]["Citation"][];
+            /** @description conflict_id is a resolution's conflict. */
+            conflict_id?: string;
+            /** @description effect_id is an outcome's effect. */
+            effect_id?: string;
+            /** @description field is the request field cite goes in: input_artifacts, artifacts or chosen. */
+            field?: string;
+            /**
+             * @description fill are values of fields the request leaves to fill that the policy takes with
+             *     the rest of the step, by dotted path: the value of an enumeration that goes with
+             *     it (a failure's retry type, a handoff's type) where the template's first is refused.
+             */
+            fill?: Record<string, never>;
+            kind: components["schemas"]["Kind"];
+            /**
+             * @description limitations are the limitations recorded on the versions the handoff must cite:
+             *     its limitations restate each.
+             */
+            limitations?: string[];
+            may_cite?: components["schemas"]["Citation"][];
+            /**
+             * @description not_before, on a step the policy refuses now (outcome block), is the earliest time
+             *     it accepts it (RFC 3339): a retry not due yet.
+             */
+            not_before?: components["schemas"]["Time"];
+            /**
+             * @description outcome and reasons are the policy's answer to the step now, when its reasons
+             *     concern the step itself (who sends it, when, what it cites) rather than the values
+             *     left to fill: a deadline that passed escalates, a last retry spends the budget.
+             *     Empty when the policy has nothing to say about the step itself.
+             */
+            outcome?: components["schemas"]["DecisionOutcome"];
+            output?: components["schemas"]["Name"];
+            output_id?: components["schemas"]["ID"];
+            reasons?: components["schemas"]["Reason"][];
+            restate?: Record<string, never>;
+            /**
+             * @description source, on a handoff the host sends, is the agent on whose behalf it sends it (the
+             *     policy refuses the agent's own).
+             */
+            source?: components["schemas"]["ID"];
+            /**
+             * @description stage is an approval's stage; answers the decisions a person may give, the
+             *     verdicts a reviewer may give, or the results of an outcome the policy takes now.
+             */
+            stage?: string;
+            supersedes?: number;
+            /**
+             * @description target is a handoff's target_agent; output the artifact type it delivers, at
+             *     version (supersedes the latest recorded version, when there is one), under the
+             *     artifact's output_id once a version is recorded. A handoff without output routes
+             *     work only: it assigns task_id.
+             */
+            target?: components["schemas"]["ID"];
+            /**
+             * @description task and agent are a failure's: the task that failed and the agent it ran with
+             *     (the task graph's id when the workflow has one, else the agent's task).
+             */
+            task?: string;
+            /**
+             * @description task_id is the task of the workflow's task graph a handoff assigns or completes (a
+             *     pack whose handoffs name it has a task_id field). restate are the request's fields
+             *     the task's recorded assignment gives, to restate as they are.
+             */
+            task_id?: string;
+            /** @description task_type is a handoff's task_type: the source's task in the status. */
+            task_type?: string;
+            version?: number;
+        };
+        /** @description #TaskChanged records a task of the workflow's task graph and its status. */
+        TaskChanged: {
+            /** @description agent is the agent the task is assigned to. */
+            agent?: components["schemas"]["ID"];
+            /** @description depends_on lists the tasks that must be done first. */
+            depends_on?: components["schemas"]["ID"][];
+            id: components["schemas"]["ID"];
+            /** @enum {string} */
+            status: "pending" | "ready" | "running" | "done" | "failed" | "blocked" | "cancelled" | "unknown";
+            /** @constant */
+            type: "task";
+        };
+        /** @description #Time is an RFC 3339 timestamp in UTC or with an offset. */
+        Time: string;
+        VerifyReport: {
+            ok: boolean;
+            records: number;
+            tenant: string;
+            workflow: string;
+        } & {
+            [key: string]: unknown;
+        };
+        VerifyResult: {
+            ok: boolean;
+            reports: components["schemas"]["VerifyReport"][];
+            tenant_id: string;
+        };
+        /**
+         * @description #Waiting is what a workflow waits for: who may act in its status and, for each, the
+         *     requests the policy accepts there with the recorded versions each must cite. The
+         *     steps are derived from the pack's contract tables (agents and their permissions,
+         *     roles and what they approve, actors per status, transitions, artifact contracts,
+         *     context packages and the pack's required_inputs configuration) and the workflow's
+         *     state (its artifacts, task graph and effects); then each is put to the policy as a
+         *     dry run (see a step's outcome), and a step the policy refuses for who sends it, when or
+         *     in which order is left out. The policy still decides every request actually sent.
+         */
+        Waiting: {
+            /** @description at is the time the steps were put to the policy (RFC 3339). */
+            at: components["schemas"]["Time"];
+            /** @description leads are the transitions out of the status, cancel left out. */
+            leads: components["schemas"]["Lead"][];
+            pack: components["schemas"]["ID"];
+            /**
+             * @description parties are who may act now: agents and human roles of the status, then the host.
+             *     A terminal workflow lists them only when the policy still takes something (the
+             *     outcome of a human handoff, for one).
+             */
+            parties: components["schemas"]["Party"][];
+            state_version: number;
+            status: string;
+            tenant_id: components["schemas"]["ID"];
+            terminal: boolean;
+            workflow_id: components["schemas"]["ID"];
+        };
+        WorkflowList: {
+            tenant_id: string;
+            workflows: components["schemas"]["WorkflowSummary"][];
+        };
+        WorkflowLog: {
+            entries: components["schemas"]["Entry"][];
+            tenant_id: string;
+            workflow_id: string;
+        };
+        WorkflowSummary: {
+            pack: string;
+            /** @description the outcome of the latest decision that was not a block (await_human: waits for a person); empty when every decision was a block */
+            standing: string;
+            state_version: number;
+            status: string;
+            terminal: boolean;
+            updated_at: string;
+            workflow_id: string;
         };
     };
     responses: never;
@@ -891,6 +1254,284 @@ export interface operations {
             };
         };
     };
+    backup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the backup stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's principal is not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the store cannot stream a backup: a PostgreSQL store is backed up with the database's own tools (pg_dump), or copied with handoffctl copy */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the log entry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Entry"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no decision with this id in the token's tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    explain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the explanation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Explanation"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no decision with this id in the token's tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    evaluate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description a request as the engine takes it (start, handoff, review, approval, failure, resolution, outcome, cancel) */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Request"];
+            };
+        };
+        responses: {
+            /** @description the decision: every outcome, a block too */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Decision"];
+                };
+            };
+            /** @description BAD_REQUEST: the body could not be read (cut short, or a broken chunked encoding) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDENTITY_MISMATCH: the request's tenant_id or actor is not the principal's; the block was recorded in the principal's tenant's audit stream */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the body did not arrive in time: 5 s plus 4 s per MiB of its length (a rate of 256 KiB/s); nothing was decided */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the engine's request limit (engine.Limits.MaxBytes, 1 MiB by default; the hint gives it in bytes); nothing was decided or recorded */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy (send it again with the same request_id once it is back); STORE_READ_ONLY: the store takes no writes (a resend will not help until the server writes to the primary); NO_DECISION: no decision could be made otherwise. Either way treat the request as blocked */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     openapi: {
         parameters: {
             query?: never;
@@ -907,6 +1548,303 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    packs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the packs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Packs"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    contract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pack: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the tables */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pack of that name in the bundle */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    packOpenAPI: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pack: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the OpenAPI document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pack of that name in the bundle */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    packSchemas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pack: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the schemas */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PackSchemasAnswer"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pack of that name in the bundle */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    kindSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pack: string;
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the JSON Schema */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no pack of that name, or no such request kind in it (the hint lists the kinds) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: {
+                /** @description a handoff to this agent: its source, task, output (with the artifact contract's content) and inputs */
+                target?: string;
+                /** @description with target, the handoff's source agent when several hand work to the target */
+                source?: string;
+                /** @description with target, the output artifact type when the source hands several to the target */
+                output?: string;
+                /** @description fill the skeleton for this workflow of the token's own tenant: its tenant_id, organization_id, workflow_id and trace_id, and every ${ref:…} placeholder of a recorded version resolved */
+                workflow_id?: string;
+            };
+            header?: never;
+            path: {
+                pack: string;
+                /** @description the request kind: start, handoff, review, approval, … */
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the skeleton (RequestTemplate), or with workflow_id the skeleton filled for the workflow (FilledTemplate) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTemplate"] | components["schemas"]["FilledTemplate"];
+                };
+            };
+            /** @description BAD_REQUEST: no agent target hands work to, a source or output that does not go with the target, options that do not go together, or a workflow of another pack; the hint names the closest names */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no pack or request kind of that name (the hint names the closest), or no workflow workflow_id in the token's tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reasons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the reason codes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reasons"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1008,30 +1946,89 @@ export interface operations {
             };
         };
     };
-    evaluate: {
+    getAudit: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                tenant: string;
+            };
             cookie?: never;
         };
-        /** @description a request as the engine takes it (start, handoff, review, approval, failure, resolution, outcome, cancel) */
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["Request"];
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description the decision: every outcome, a block too */
+            /** @description the audit records */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Decision"];
+                    "application/json": components["schemas"]["AuditLog"];
                 };
             };
-            /** @description BAD_REQUEST: the body could not be read (cut short, or a broken chunked encoding) */
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's principal may not read this tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    decisionLog: {
+        parameters: {
+            query?: {
+                workflow?: string;
+                /** @description only decisions recorded at or after this time: the timestamp of the last event read is the cursor to go on from */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NDJSON: one decision-log event per line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["DecisionLogEvent"];
+                };
+            };
+            /** @description since is not an RFC 3339 time */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1049,35 +2046,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description IDENTITY_MISMATCH: the request's tenant_id or actor is not the principal's; the block was recorded in the principal's tenant's audit stream */
+            /** @description the token's principal may not read this tenant */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description REQUEST_TIMEOUT: the body did not arrive in time: 5 s plus 4 s per MiB of its length (a rate of 256 KiB/s); nothing was decided */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: the body is larger than the engine's request limit (engine.Limits.MaxBytes, 1 MiB by default; the hint gives it in bytes); nothing was decided or recorded */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description the body is not sent as application/json */
-            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1094,7 +2064,77 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy (send it again with the same request_id once it is back); STORE_READ_ONLY: the store takes no writes (a resend will not help until the server writes to the primary); NO_DECISION: no decision could be made otherwise. Either way treat the request as blocked */
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verify: {
+        parameters: {
+            query?: {
+                /** @description only this workflow */
+                workflow?: string;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one report per chain; ok is false when any chain is broken (handoffctl verify exits 3) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyResult"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's principal may not read this tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such workflow in this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1456,683 +2496,6 @@ export interface operations {
             };
             /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getAudit: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                tenant: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the audit records */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AuditLog"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description the token's principal may not read this tenant */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    verify: {
-        parameters: {
-            query?: {
-                /** @description only this workflow */
-                workflow?: string;
-            };
-            header?: never;
-            path: {
-                tenant: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description one report per chain; ok is false when any chain is broken (handoffctl verify exits 3) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["VerifyResult"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description the token's principal may not read this tenant */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no such workflow in this tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    decisionLog: {
-        parameters: {
-            query?: {
-                workflow?: string;
-                /** @description only decisions recorded at or after this time: the timestamp of the last event read is the cursor to go on from */
-                since?: string;
-            };
-            header?: never;
-            path: {
-                tenant: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description NDJSON: one decision-log event per line */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/x-ndjson": components["schemas"]["DecisionLogEvent"];
-                };
-            };
-            /** @description since is not an RFC 3339 time */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description the token's principal may not read this tenant */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getDecision: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the log entry */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Entry"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no decision with this id in the token's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    explain: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the explanation */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Explanation"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no decision with this id in the token's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    backup: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the backup stream */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/octet-stream": string;
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description the token's principal is not an admin */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description the store cannot stream a backup: a PostgreSQL store is backed up with the database's own tools (pg_dump), or copied with handoffctl copy */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    packs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the packs */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Packs"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    contract: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                pack: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the tables */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Contract"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no pack of that name in the bundle */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    packSchemas: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                pack: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the schemas */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PackSchemasAnswer"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no pack of that name in the bundle */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    kindSchema: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                pack: string;
-                kind: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the JSON Schema */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no pack of that name, or no such request kind in it (the hint lists the kinds) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    packOpenAPI: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                pack: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the OpenAPI document */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description no pack of that name in the bundle */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getTemplate: {
-        parameters: {
-            query?: {
-                /** @description a handoff to this agent: its source, task, output (with the artifact contract's content) and inputs */
-                target?: string;
-                /** @description with target, the handoff's source agent when several hand work to the target */
-                source?: string;
-                /** @description with target, the output artifact type when the source hands several to the target */
-                output?: string;
-                /** @description fill the skeleton for this workflow of the token's own tenant: its tenant_id, organization_id, workflow_id and trace_id, and every ${ref:…} placeholder of a recorded version resolved */
-                workflow_id?: string;
-            };
-            header?: never;
-            path: {
-                pack: string;
-                /** @description the request kind: start, handoff, review, approval, … */
-                kind: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the skeleton (RequestTemplate), or with workflow_id the skeleton filled for the workflow (FilledTemplate) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RequestTemplate"] | components["schemas"]["FilledTemplate"];
-                };
-            };
-            /** @description BAD_REQUEST: no agent target hands work to, a source or output that does not go with the target, options that do not go together, or a workflow of another pack; the hint names the closest names */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no pack or request kind of that name (the hint names the closest), or no workflow workflow_id in the token's tenant */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    reasons: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the reason codes */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Reasons"];
-                };
-            };
-            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
-            401: {
                 headers: {
                     [name: string]: unknown;
                 };
