@@ -20,7 +20,9 @@ func newSchema(doc any) schema {
 }
 
 // resolved follows the node's "$ref"s to the definition they name, keeping the
-// first description met: a field's own words come before its type's.
+// first description met: a field's own words come before its type's. A scalar
+// definition's words (#ID, #Hash, #Time) say how its values are spelled, not what a
+// field means: they label nothing.
 func (s schema) resolved() (schema, string) {
 	desc := s.own("description")
 	for range maxRefs {
@@ -35,8 +37,8 @@ func (s schema) resolved() (schema, string) {
 			break
 		}
 		s.node = next
-		if desc == "" {
-			desc = s.own("description")
+		if desc == "" && (s.own("type") == "object" || s.own("type") == "array") {
+			desc = strings.TrimPrefix(s.own("description"), "#")
 		}
 	}
 	return s, desc
