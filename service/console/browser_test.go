@@ -495,6 +495,17 @@ func TestConsoleIDsWithSlashes(t *testing.T) {
 		assert.Contains(t, s.text("main h1"), "COPY_PACKAGE: v1 → v2")
 		s.follow(`main p.meta a`, "#timeline")
 		atWorkflow("from the diff")
+
+		// Each version has its page: from the artifact table, the timeline and a diff.
+		s.follow(`#artifacts tr[data-type="STRATEGY_BRIEF"][data-version="1"] a.version-link`, "article.version")
+		assert.Equal(t, "STRATEGY_BRIEF v1", s.text("main h1"))
+		s.follow(`#back`, "#timeline")
+		atWorkflow("from a version's page")
+		s.follow(`#timeline a.version-link[href$="/artifacts/COPY_PACKAGE/2"]`, "article.version")
+		assert.Equal(t, "COPY_PACKAGE v2", s.text("main h1"))
+		s.follow(`main p.meta a.diff`, "#diff")
+		s.follow(`main p.meta a.version-link[href$="/artifacts/COPY_PACKAGE/1"]`, "article.version")
+		assert.Equal(t, "COPY_PACKAGE v1", s.text("main h1"))
 	})
 	s.run(t, "assessment conflict resolution", func(t *testing.T) {
 		const id = "acme/assessments/scf@2026:q2.v1"
