@@ -244,7 +244,7 @@ func requestActor(req json.RawMessage) string {
 func (c *Console) storeError(w http.ResponseWriter, r *http.Request, ss *session, err error) {
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, engine.ErrDecisionNotFound):
-		c.fail(w, r, ss, http.StatusNotFound, "There is no such workflow or decision in your tenant.")
+		c.fail(w, r, ss, http.StatusNotFound, "There is no such workflow, decision or artifact version in your tenant.")
 	case store.Retryable(err):
 		c.fail(w, r, ss, http.StatusServiceUnavailable, "The store's database cannot be reached or is busy: try again in a moment.")
 	default:
