@@ -33,6 +33,7 @@ const (
 	agentToken      = "token-research"    // acme, an agent: no console for it
 	anaToken        = "token-ana"         // acme, assessment_reviewer
 	chenToken       = "token-chen"        // baimengke, the video client
+	samToken        = "token-sam"         // northwind, support_specialist
 )
 
 // xss is agent-written content that would run in a page that did not escape it.
@@ -78,6 +79,7 @@ func newServed(t *testing.T, logger *slog.Logger) *site {
 		{"name": "research-agent", "token_sha256": service.HashToken(agentToken), "tenant_id": "acme", "type": "agent", "id": "research_agent"},
 		{"name": "ana", "token_sha256": service.HashToken(anaToken), "tenant_id": "acme", "type": "human", "id": "ana.souza", "roles": []string{"assessment_reviewer"}},
 		{"name": "chen", "token_sha256": service.HashToken(chenToken), "tenant_id": "baimengke", "type": "human", "id": "chen.mei", "roles": []string{"client"}},
+		{"name": "sam", "token_sha256": service.HashToken(samToken), "tenant_id": "northwind", "type": "human", "id": "sam.okafor", "roles": []string{"support_specialist"}},
 	}}
 	b, err := json.Marshal(doc)
 	require.NoError(t, err)
@@ -121,7 +123,12 @@ func (f *flow) until(stop string, edit func(name string, req map[string]any)) {
 		}
 		body, err := f.player.Render(ctx, raw)
 		require.NoError(f.s.t, err, st.Name)
-		d, err := f.s.e.Submit(ctx, body)
+		// A step of a scenario that says when it happens is decided at that time.
+		submit := f.s.e.Submit
+		if at := st.At(); !at.IsZero() {
+			submit = func(ctx context.Context, body []byte) (*engine.Decision, error) { return f.s.e.SubmitAt(ctx, body, at) }
+		}
+		d, err := submit(ctx, body)
 		require.NoError(f.s.t, err, st.Name)
 		require.Equal(f.s.t, st.Expect.Outcome, d.Outcome, "step %q: %v", st.Name, d.Reasons)
 		f.player.Observe(body, d)
@@ -488,6 +495,17 @@ func TestConsoleIDsWithSlashes(t *testing.T) {
 		assert.Contains(t, s.text("main h1"), "COPY_PACKAGE: v1 → v2")
 		s.follow(`main p.meta a`, "#timeline")
 		atWorkflow("from the diff")
+
+		// Each version has its page: from the artifact table, the timeline and a diff.
+		s.follow(`#artifacts tr[data-type="STRATEGY_BRIEF"][data-version="1"] a.version-link`, "article.version")
+		assert.Equal(t, "STRATEGY_BRIEF v1", s.text("main h1"))
+		s.follow(`#back`, "#timeline")
+		atWorkflow("from a version's page")
+		s.follow(`#timeline a.version-link[href$="/artifacts/COPY_PACKAGE/2"]`, "article.version")
+		assert.Equal(t, "COPY_PACKAGE v2", s.text("main h1"))
+		s.follow(`main p.meta a.diff`, "#diff")
+		s.follow(`main p.meta a.version-link[href$="/artifacts/COPY_PACKAGE/1"]`, "article.version")
+		assert.Equal(t, "COPY_PACKAGE v1", s.text("main h1"))
 	})
 	s.run(t, "assessment conflict resolution", func(t *testing.T) {
 		const id = "acme/assessments/scf@2026:q2.v1"

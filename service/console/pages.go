@@ -37,7 +37,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, pag
 // pageTitles name the pages in the browser's tab.
 var pageTitles = map[string]string{
 	"signin.html": "Sign in", "inbox.html": "Inbox", "workflow.html": "Workflow", "diff.html": "Changes",
-	"explain.html": "Explain", "decision.html": "Decision", "error.html": "Error",
+	"explain.html": "Explain", "decision.html": "Decision", "error.html": "Error", "artifact.html": "Artifact",
 }
 
 // fail answers with a page that says what went wrong.
@@ -153,6 +153,7 @@ type workflowView struct {
 	Verify    store.VerifyReport
 	Gate      *gate
 	Forms     *forms
+	Reading   []*versionView // the versions the gate is about, to read beside its forms
 }
 
 func (c *Console) workflow(w http.ResponseWriter, r *http.Request, ss *session) {
@@ -211,11 +212,14 @@ func (c *Console) loadWorkflow(w http.ResponseWriter, r *http.Request, ss *sessi
 			}
 		}
 		v.Diagram = stateDiagram(pk, path, st.Status)
-		if g, ok := pk.gate(st); ok && !st.Terminal {
+		// A workflow that ends handed to a person (support's ESCALATED) still shows
+		// them what it holds; only a workflow that goes on takes their forms.
+		if g, ok := pk.gate(st); ok {
 			v.Gate = &g
-			if acting := g.actingRoles(ss.person.Roles); len(acting) > 0 {
+			if acting := g.actingRoles(ss.person.Roles); len(acting) > 0 && !st.Terminal {
 				v.Forms = c.formsFor(pk, st, acting)
 			}
+			v.Reading = c.reading(ctx, st, v.Forms)
 		}
 	}
 	return v, true
@@ -240,7 +244,7 @@ func requestActor(req json.RawMessage) string {
 func (c *Console) storeError(w http.ResponseWriter, r *http.Request, ss *session, err error) {
 	switch {
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, engine.ErrDecisionNotFound):
-		c.fail(w, r, ss, http.StatusNotFound, "There is no such workflow or decision in your tenant.")
+		c.fail(w, r, ss, http.StatusNotFound, "There is no such workflow, decision or artifact version in your tenant.")
 	case store.Retryable(err):
 		c.fail(w, r, ss, http.StatusServiceUnavailable, "The store's database cannot be reached or is busy: try again in a moment.")
 	default:
