@@ -4,6 +4,7 @@
 // other line must compile.
 import type * as campaign from "../src/packs/campaign.js";
 import type * as support from "../src/packs/support.js";
+import type * as packs from "../src/packs/index.js";
 
 const hash = `sha256:${"0".repeat(64)}`;
 
@@ -116,3 +117,8 @@ export const campaignContents: campaign.Content<"APPROVAL_RECORD">[] = [
 
 // @ts-expect-error an artifact type campaign does not have
 export type NoSuchContent = campaign.Content<"CUSTOMER_RESPONSE">;
+
+// The same types through the index of all packs.
+export const fromIndex: packs.support.Content<"CUSTOMER_RESPONSE">["channel"] = "email";
+// @ts-expect-error a channel the contract does not have
+export const wrongFromIndex: packs.support.Content<"CUSTOMER_RESPONSE">["channel"] = "pigeon";
