@@ -68,6 +68,10 @@ export const supportContents: support.Content<"CLASSIFICATION">[] = [
 export const supportHandoffs: support.HandoffRequest[] = [
   // @ts-expect-error the content of the output's type, CLASSIFICATION, has a number for confidence
   { ...classify, output: { id: "classification", type: "CLASSIFICATION", version: 1, content: { intent: "faq", confidence: "high" } } },
+  // @ts-expect-error a field CLASSIFICATION's content does not have, in a handoff's output
+  { ...classify, output: { id: "classification", type: "CLASSIFICATION", version: 1, content: { ...classification, mood: "calm" } } },
+  // @ts-expect-error the content of another artifact type than the output's
+  { ...classify, output: { id: "classification", type: "CLASSIFICATION", version: 1, content: { kind: "faq", message: "Hello", channel: "chat", draft: { id: "d", type: "RESPONSE_DRAFT", version: 1, hash } } } },
   // @ts-expect-error an output type the pack does not have
   { ...classify, output: { id: "x", type: "HOROSCOPE", version: 1, content: {} } },
   // @ts-expect-error a handoff without its objective

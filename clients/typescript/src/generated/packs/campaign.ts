@@ -1024,7 +1024,7 @@ export interface components {
         /** @description #Output is the artifact a handoff delivers: a new version with structured content. */
         Output: {
             /** @description content is the artifact itself, checked against the pack's artifact contract. */
-            content: Record<string, unknown>;
+            content: unknown;
             /** @description hash, when the sender gives it, must equal the engine's hash of content. */
             hash?: components["schemas"]["Hash"];
             /** @description id is the artifact's stable id; the first version chooses it. */
