@@ -6,13 +6,14 @@
 //   npm run example:campaign
 import { Runner, setTracingDisabled } from "@openai/agents";
 import { pathToFileURL } from "node:url";
-import { HandoffClient, Workflow, untrusted, type Contract, type Decision } from "../src/index.js";
+import { HandoffClient, Workflow, untrusted, type Decision } from "../src/index.js";
 import { GovernedRun, HandoffBlocked } from "../src/agents/index.js";
 import { agentIds, campaignPrincipals, participants } from "./principals.js";
 import { artifactArgs, reviewArgs, step } from "./campaign-steps.js";
 import type { ScenarioStep as Step } from "./scenarios.js";
 import { Scripts, call } from "./scripted.js";
-import { campaignTeam } from "./team.js";
+import { campaignTeam, type Team } from "./team.js";
+import { servedSchemas } from "./served-schemas.js";
 import type { Server } from "../test/serve.js";
 
 setTracingDisabled(true); // nothing leaves the machine
@@ -59,7 +60,7 @@ export async function runCampaign(server: Server, options: { workflowId?: string
   const approvals = approveAsMaria(server, workflowId, [step(S11, "c11-05"), step(S11, "c11-12")], print);
 
   const scripts = campaignScripts();
-  const team = campaignTeam(await contractOf(server));
+  const team = await teamOf(server);
   const run = new GovernedRun({
     workflow,
     agents: team,
@@ -144,7 +145,7 @@ async function blockedEarlyCopy(server: Server, workflowId: string, print: (l: s
     const s = step(S11, id);
     await workflow.submit(s.actor, s.kind, s.fields, `${workflowId}:${id}`);
   }
-  const team = campaignTeam(await contractOf(server));
+  const team = await teamOf(server);
   const scripts = new Scripts().add("copywriter", [
     call("record_copy_package", artifactArgs(step(S11, "c11-06")), "early-copy"),
     call("transfer_to_qa_agent", {}, "early-copy-handoff"),
@@ -181,8 +182,9 @@ async function approveAsMaria(server: Server, workflowId: string, steps: Step[],
   return given;
 }
 
-function contractOf(server: Server): Promise<Contract> {
-  return new HandoffClient({ baseUrl: server.url, token: server.tokens.orchestrator }).contract("campaign");
+async function teamOf(server: Server): Promise<Team> {
+  const contract = await new HandoffClient({ baseUrl: server.url, token: server.tokens.orchestrator }).contract("campaign");
+  return campaignTeam(contract, await servedSchemas(server, "campaign"));
 }
 
 function campaignWorkflow(server: Server, workflowId: string, actors: string[]): Workflow {

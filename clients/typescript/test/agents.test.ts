@@ -4,12 +4,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Agent, Runner, handoff, setTracingDisabled } from "@openai/agents";
 import { HandoffClient, Workflow, type Contract, type Decision } from "../src/index.js";
-import { GovernedRun, HandoffBlocked, contractTools, governed } from "../src/agents/index.js";
+import { GovernedRun, HandoffBlocked, contractTools, governed, type PackSchemas } from "../src/agents/index.js";
 import { runCampaign } from "../examples/campaign-agents.js";
 import { agentIds, campaignPrincipals, participants } from "../examples/principals.js";
 import { artifactArgs, reviewArgs, step } from "../examples/campaign-steps.js";
 import { Scripts, call, say } from "../examples/scripted.js";
 import { campaignTeam } from "../examples/team.js";
+import { servedSchemas } from "../examples/served-schemas.js";
 import { startServe, type Served } from "./serve.js";
 
 setTracingDisabled(true);
@@ -17,11 +18,15 @@ setTracingDisabled(true);
 const S11 = "11-s1-targeted-repair";
 let served: Served;
 let contract: Contract;
+let schemas: PackSchemas;
 let n = 0;
+
+const client = () => new HandoffClient({ baseUrl: served.url, token: served.tokens.orchestrator! });
 
 before(async () => {
   served = await startServe(campaignPrincipals);
-  contract = await new HandoffClient({ baseUrl: served.url, token: served.tokens.orchestrator! }).contract("campaign");
+  contract = await client().contract("campaign");
+  schemas = await servedSchemas(served, "campaign");
 });
 after(async () => {
   await served?.stop();
@@ -43,7 +48,7 @@ async function upTo(wf: Workflow, ids: string[]): Promise<Decision> {
 }
 
 function governedRun(wf: Workflow, start: string, from?: Decision): GovernedRun {
-  return new GovernedRun({ workflow: wf, agents: campaignTeam(contract), start, stateVersion: from?.state_version, pollMs: 50 });
+  return new GovernedRun({ workflow: wf, agents: campaignTeam(contract, schemas), start, stateVersion: from?.state_version, pollMs: 50 });
 }
 
 function runner(scripts: Scripts): Runner {
@@ -242,28 +247,78 @@ describe("governed handoffs", () => {
   });
 });
 
-describe("tools from the pack's contract", () => {
-  test("a record tool per artifact the agent produces, its content the contract's fields", () => {
-    const [brief, ...more] = contractTools(contract, "research_agent");
+describe("tools from the pack's contract and served schemas", () => {
+  type Schema = { type?: string; enum?: string[]; description?: string; properties: Record<string, Schema>; required: string[]; additionalProperties?: boolean; items?: Schema; minimum?: number; maximum?: number };
+  const parametersOf = (t: unknown) => (t as { parameters: Schema }).parameters;
+
+  test("a record tool per artifact the agent produces, its content the served schema of the artifact", () => {
+    const [brief, ...more] = contractTools(contract, schemas, "research_agent");
     assert.equal(more.length, 0);
     assert.equal(brief!.name, "record_research_brief");
-    const content = (brief as unknown as { parameters: { properties: { content: { properties: object; required: string[]; additionalProperties: boolean } } } }).parameters.properties.content;
-    const fields = contract.tables.artifacts.RESEARCH_BRIEF!.fields!;
-    assert.deepEqual(Object.keys(content.properties).sort(), Object.keys(fields).sort());
+    const content = parametersOf(brief).properties.content!;
+    const served = schemas.artifacts.RESEARCH_BRIEF as unknown as Schema;
+    assert.deepEqual(Object.keys(content.properties).sort(), Object.keys(served.properties).sort());
+    assert.deepEqual(content.required, served.required);
     assert.ok(content.required.includes("claims"));
     assert.ok(!content.required.includes("research_log"), "an optional field is not required");
     assert.equal(content.additionalProperties, false, "the contracts are closed");
+    assert.equal(content.properties.business_objective?.type, "string");
+    assert.match(content.properties.business_objective?.description ?? "", /business objective/);
+    // A field of a type the document defines once, under $defs: inlined, with its own fields.
+    const claim = content.properties.claims!.items!;
+    assert.equal(claim.type, "object");
+    assert.ok(Object.keys(claim.properties).length > 0);
+    assert.ok(!JSON.stringify(parametersOf(brief)).includes('"$ref"'), "every reference is inlined");
   });
 
-  test("a reviewing agent gets the review tool: its report comes from the review", () => {
-    assert.deepEqual(contractTools(contract, "qa_agent").map((t) => t.name), ["record_review"]);
+  test("the record tool requires the confidence the service blocks a handoff without", async () => {
+    const [brief] = contractTools(contract, schemas, "research_agent");
+    const parameters = parametersOf(brief);
+    assert.deepEqual(parameters.required, ["content", "confidence"]);
+    assert.deepEqual([parameters.properties.confidence?.type, parameters.properties.confidence?.minimum, parameters.properties.confidence?.maximum], ["number", 0, 1]);
+
+    const wf = workflow();
+    await upTo(wf, ["c11-01"]);
+    const { confidence_score: _, ...fields } = step(S11, "c11-02").fields as Record<string, unknown>;
+    const d = await wf.submit("research_agent", "handoff", fields);
+    assert.equal(d.outcome, "block");
+    assert.ok(d.reasons.some((r) => r.code === "MISSING_CONFIDENCE"), JSON.stringify(d.reasons));
   });
 
-  test("an agent the pack does not have, or an artifact whose task is not clear, is refused", async () => {
-    assert.throws(() => contractTools(contract, "ghost_writer"), /has no agent ghost_writer/);
-    const support = await new HandoffClient({ baseUrl: served.url, token: served.tokens.orchestrator! }).contract("support");
-    assert.throws(() => contractTools(support, "supervisor"), /say which one produces/);
-    const tools = contractTools(support, "supervisor", {
+  test("the content's field types, enum values and required fields reach the model: support's CLASSIFICATION", async () => {
+    const [support, supportSchemas] = await Promise.all([client().contract("support"), servedSchemas(served, "support")]);
+    const tools = contractTools(support, supportSchemas, "supervisor", {
+      taskTypes: { CLASSIFICATION: "classify_request", AUTHORIZATION_RECORD: "verify_authorization", CUSTOMER_RESPONSE: "send_response" },
+    });
+    const classification = parametersOf(tools.find((t) => t.name === "record_classification")).properties.content!;
+    assert.equal(classification.type, "object");
+    assert.deepEqual([...classification.required].sort(), ["confidence", "intent"]);
+    assert.equal(classification.properties.confidence?.type, "number");
+    assert.equal(classification.properties.intent?.type, "string");
+    assert.ok(classification.properties.intent?.enum?.includes("order_status"), JSON.stringify(classification.properties.intent));
+    const response = parametersOf(tools.find((t) => t.name === "record_customer_response")).properties.content!;
+    assert.deepEqual(response.properties.channel?.enum, ["chat", "email", "web_form", "messaging"]);
+    assert.deepEqual(response.properties.draft?.required, ["id", "type", "version", "hash"], "a reference to another artifact is typed too");
+  });
+
+  test("a reviewing agent gets the review tool, typed as the pack's review request", () => {
+    const tools = contractTools(contract, schemas, "qa_agent");
+    assert.deepEqual(tools.map((t) => t.name), ["record_review"]);
+    const parameters = parametersOf(tools[0]);
+    assert.deepEqual(parameters.required, ["verdict", "artifacts"]);
+    assert.deepEqual(parameters.properties.verdict?.enum, ["ACCEPT", "REVISE", "REASSIGN", "REJECT", "ESCALATE"]);
+    assert.equal(parameters.properties.defects?.items?.type, "object");
+    assert.ok(Object.keys(parameters.properties.defects?.items?.properties ?? {}).length > 0, "a defect's fields are given");
+    assert.equal(parameters.properties.report?.type, "object");
+  });
+
+  test("an agent the pack does not have, an artifact whose task is not clear, or another pack's schemas are refused", async () => {
+    assert.throws(() => contractTools(contract, schemas, "ghost_writer"), /has no agent ghost_writer/);
+    const support = await client().contract("support");
+    const supportSchemas = await servedSchemas(served, "support");
+    assert.throws(() => contractTools(support, supportSchemas, "supervisor"), /say which one produces/);
+    assert.throws(() => contractTools(support, schemas, "supervisor"), /the schemas are pack campaign's/);
+    const tools = contractTools(support, supportSchemas, "supervisor", {
       taskTypes: { CLASSIFICATION: "classify_request", AUTHORIZATION_RECORD: "verify_authorization", CUSTOMER_RESPONSE: "send_response" },
     });
     assert.deepEqual(tools.map((t) => t.name), ["record_classification", "record_authorization_record", "record_customer_response"]);

@@ -1,4 +1,5 @@
 import type { Contract, ContractAgent } from "../types.js";
+import type { PackSchemas } from "./parameters.js";
 import { artifactTool, reviewTool } from "./tools.js";
 
 export interface ContractToolsOptions {
@@ -7,33 +8,31 @@ export interface ContractToolsOptions {
 }
 
 /**
- * The tools of one pack agent, derived from the pack's contract (HandoffClient.contract):
- * the review tool for an agent that reviews (its report is recorded from the review
- * itself), else a record tool per artifact type it produces, whose content schema lists
- * the contract's fields (the required ones required, no others: the contracts are
- * closed). The engine still checks every value.
+ * The tools of one pack agent, derived from the pack's contract (HandoffClient.contract)
+ * and its served schemas (the `schemas` of GET /v1/packs/{pack}/schemas, from the same
+ * running bundle): the review tool for an agent that reviews (its report is recorded from
+ * the review itself), typed as the pack's review request; else a record tool per artifact
+ * type it produces, whose content is the type's schema: each field's type, enum values
+ * and description, the required ones required, no others (the contracts are closed). The
+ * engine still checks every value.
  */
-export function contractTools(contract: Contract, agentId: string, options: ContractToolsOptions = {}) {
+export function contractTools(contract: Contract, schemas: PackSchemas, agentId: string, options: ContractToolsOptions = {}) {
+  if (schemas.pack !== contract.pack) {
+    throw new Error(`handoff: the schemas are pack ${schemas.pack}'s, the contract pack ${contract.pack}'s`);
+  }
   const agent = contract.tables.agents[agentId] as ContractAgent | undefined;
   if (!agent) {
     throw new Error(`handoff: pack ${contract.pack} has no agent ${agentId} (its agents: ${Object.keys(contract.tables.agents).join(", ")})`);
   }
-  if ((agent.reviews ?? []).length > 0) return [reviewTool()];
+  if ((agent.reviews ?? []).length > 0) return [reviewTool({ schemas })];
   return (agent.produces ?? []).map((type) => {
     const artifact = contract.tables.artifacts[type];
     if (!artifact) throw new Error(`handoff: pack ${contract.pack} has no artifact contract ${type}`);
-    const fields = artifact.fields ?? {};
     const acceptance = (artifact.acceptance ?? []).join("; ");
     return artifactTool(type, {
       taskType: taskTypeOf(contract, agentId, agent, type, options),
       description: `Record the ${artifact.title ?? type} (${type}) you produced; your next handoff submits it.${acceptance ? ` Accepted when: ${acceptance}.` : ""}`,
-      content: {
-        type: "object",
-        description: `The ${type} content, as the ${contract.pack} pack's contract defines it`,
-        properties: Object.fromEntries(Object.keys(fields).map((f) => [f, {}])),
-        required: Object.entries(fields).flatMap(([f, spec]) => (spec.required ? [f] : [])),
-        additionalProperties: false,
-      },
+      schemas,
     });
   });
 }

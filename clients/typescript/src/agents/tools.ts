@@ -2,27 +2,27 @@ import { tool, type RunContext } from "@openai/agents";
 import { governedRunOf } from "./run.js";
 import type { Produced } from "../workflow.js";
 import type { Review } from "./submit.js";
+import { recordParameters, reviewParameters, type PackSchemas, type ToolParameters } from "./parameters.js";
 
-// Loose schemas (strict false): the pack's CUE contract checks the content, not the SDK.
+// Without the pack's schemas, loose ones: the pack's CUE contract checks the content.
 const strings = { type: "array", items: { type: "string" } } as const;
-const artifactParameters = (content: Record<string, unknown>) => ({
-  type: "object" as const,
+const anyArtifact: ToolParameters = {
+  type: "object",
   properties: {
-    content,
+    content: { type: "object", description: "The artifact, as the pack's contract defines it" },
     inputs: { ...strings, description: "What it builds on: TYPE, TYPE@N or TYPE@approved" },
     summary: { type: "string" },
     assumptions: strings,
     limitations: strings,
-    confidence: { type: "number" },
+    confidence: { type: "number", minimum: 0, maximum: 1 },
     supersedes: { type: "integer", description: "The version a revision replaces" },
     justification: { type: "string" },
   },
-  required: ["content"],
-  additionalProperties: true as const,
-});
-const anyContent = { type: "object", description: "The artifact, as the pack's contract defines it" };
-const reviewParameters = {
-  type: "object" as const,
+  required: ["content", "confidence"],
+  additionalProperties: true,
+};
+const anyReview: ToolParameters = {
+  type: "object",
   properties: {
     verdict: { type: "string", description: "ACCEPT, REVISE or REJECT" },
     artifacts: { ...strings, description: "The reviewed versions: TYPE@N" },
@@ -32,7 +32,7 @@ const reviewParameters = {
     summary: { type: "string" },
   },
   required: ["verdict", "artifacts"],
-  additionalProperties: true as const,
+  additionalProperties: true,
 };
 
 export interface ArtifactToolOptions {
@@ -41,9 +41,9 @@ export interface ArtifactToolOptions {
   /** The tool's name; record_<type> by default. */
   name?: string;
   description?: string;
-  /** The JSON schema of the content (contractTools derives it from the contract's fields);
-   * any object by default. */
-  content?: Record<string, unknown>;
+  /** The pack's served schemas (GET /v1/packs/{pack}/schemas): the tool's parameters are
+   * then the artifact's content as its contract types it. Any object without them. */
+  schemas?: PackSchemas;
 }
 
 /**
@@ -54,7 +54,7 @@ export function artifactTool(type: string, options: ArtifactToolOptions) {
   return tool({
     name: options.name ?? `record_${type.toLowerCase()}`,
     description: options.description ?? `Record the ${type} you produced; your next handoff submits it.`,
-    parameters: artifactParameters(options.content ?? anyContent),
+    parameters: options.schemas ? recordParameters(options.schemas, type) : anyArtifact,
     strict: false,
     execute: (input: unknown, ctx?: RunContext<unknown>, details?: { toolCall?: { callId: string } }) => {
       const a = input as Omit<Produced, "type">;
@@ -69,12 +69,20 @@ export function artifactTool(type: string, options: ArtifactToolOptions) {
   });
 }
 
+export interface ReviewToolOptions {
+  name?: string;
+  description?: string;
+  /** The pack's served schemas: the verdict, defects, gates and report are then typed as
+   * the pack's review request has them. */
+  schemas?: PackSchemas;
+}
+
 /** A tool that records a QA verdict; the agent's next governed handoff submits it as a review. */
-export function reviewTool(options: { name?: string; description?: string } = {}) {
+export function reviewTool(options: ReviewToolOptions = {}) {
   return tool({
     name: options.name ?? "record_review",
     description: options.description ?? "Record your verdict on the artifacts; your next handoff submits it.",
-    parameters: reviewParameters,
+    parameters: options.schemas ? reviewParameters(options.schemas) : anyReview,
     strict: false,
     execute: (input: unknown, ctx?: RunContext<unknown>, details?: { toolCall?: { callId: string } }) => {
       const r = input as Partial<Review> & Pick<Review, "verdict" | "artifacts">;
