@@ -43,18 +43,20 @@ def handoffctl():
 class Served:
     """A started server: url, and each principal's token by name. stop() ends it."""
 
-    def __init__(self, principals):
-        """principals: dicts of name, tenant_id, type, id and optionally roles, admin."""
+    def __init__(self, principals=(), principals_file=None):
+        """principals: dicts of name, tenant_id, type, id and optionally roles, admin,
+        each given a new token; or principals_file, a principals file as it is."""
         self.dir = tempfile.mkdtemp(prefix="handoff-serve-")
         self.tokens = {}
-        entries = []
-        for p in principals:
-            token = secrets.token_hex(24)
-            self.tokens[p["name"]] = token
-            entries.append({**p, "token_sha256": hashlib.sha256(token.encode()).hexdigest()})
-        principals_file = os.path.join(self.dir, "principals.json")
-        with open(principals_file, "w") as f:
-            json.dump({"principals": entries}, f)
+        if principals_file is None:
+            entries = []
+            for p in principals:
+                token = secrets.token_hex(24)
+                self.tokens[p["name"]] = token
+                entries.append({**p, "token_sha256": hashlib.sha256(token.encode()).hexdigest()})
+            principals_file = os.path.join(self.dir, "principals.json")
+            with open(principals_file, "w") as f:
+                json.dump({"principals": entries}, f)
         self.stderr = open(os.path.join(self.dir, "serve.err"), "w+")
         # Port 0: the server takes a free port and says which in its "serving" event.
         self.proc = subprocess.Popen(
@@ -62,8 +64,10 @@ class Served:
              "--addr", "127.0.0.1:0", "--principals", principals_file],
             stdout=subprocess.PIPE, stderr=self.stderr, text=True)
         self.url = self._serving_url()
-        # The events after "serving" are read and dropped, so the pipe never fills.
-        threading.Thread(target=self.proc.stdout.read, daemon=True).start()
+        # The events after "serving" are kept as they come, so the pipe never fills.
+        self.events = []
+        self._reader = threading.Thread(target=lambda: self.events.extend(self.proc.stdout), daemon=True)
+        self._reader.start()
 
     def _serving_url(self):
         timer = threading.Timer(60, self.proc.kill)  # a server that never says it serves
@@ -103,6 +107,8 @@ class Served:
                 self.proc.kill()
                 self.proc.wait()
         code = self.proc.returncode
+        if hasattr(self, "_reader"):
+            self._reader.join(10)
         self.stderr.close()
         shutil.rmtree(self.dir, ignore_errors=True)
         if code != 0:
