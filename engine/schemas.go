@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/handoff-dev/handoff/engine/internal/contract"
 )
@@ -56,18 +57,32 @@ func (dc *Decider) Schemas(pack string) (*PackSchemas, error) {
 	return got.(*PackSchemas), nil
 }
 
-// SchemaComponents returns the pack's request schemas and every definition they refer
-// to, named for an OpenAPI document's components (#/components/schemas/NAME): kinds
-// maps each request kind to its schema's component name. Names in reserved are left to
-// the document's other components; a definition that has one is named after the pack.
-func (dc *Decider) SchemaComponents(pack string, reserved []string) (kinds map[string]string, components map[string]any, err error) {
+// OpenAPIComponents returns JSON Schemas named for an OpenAPI document's components
+// (#/components/schemas/NAME): the core definitions named in core ("#State", under
+// "State"), so that the document's wire shapes come from the contracts, and, for a
+// pack (pack not ""), its request kinds, kinds mapping each to its component's name;
+// with every definition they refer to, each once. Names in reserved are the
+// document's own components: a definition that has one is named after the pack, or
+// with a "Core" prefix.
+func (dc *Decider) OpenAPIComponents(core []string, pack string, reserved []string) (kinds map[string]string, components map[string]any, err error) {
+	defs := contract.NewDefs("#/components/schemas/")
+	defs.Qualifier = "Core"
+	defs.Reserve(reserved...)
+	for _, def := range core {
+		v, key, ok := dc.contracts.CoreValidator(def)
+		if !ok {
+			return nil, nil, fmt.Errorf("engine: core has no definition %s", def)
+		}
+		defs.Define(key, strings.TrimPrefix(def, "#"), v)
+	}
+	if pack == "" {
+		return nil, defs.Schemas, nil
+	}
 	p, err := dc.pack(pack)
 	if err != nil {
 		return nil, nil, err
 	}
-	defs := contract.NewDefs("#/components/schemas/")
 	defs.Qualifier = exported(pack)
-	defs.Reserve(reserved...)
 	kinds = map[string]string{}
 	for _, kind := range p.Kinds() {
 		s, _ := p.RequestSchema(kind, defs)

@@ -32,7 +32,7 @@ func PackOpenAPI(dc *engine.Decider, pack string) ([]byte, error) {
 		info["description"], pack, ps.Version, pack)
 	components := doc["components"].(map[string]any)
 	schemas := components["schemas"].(map[string]any)
-	kinds, generated, err := dc.SchemaComponents(pack, slices.Collect(maps.Keys(schemas)))
+	kinds, generated, err := dc.OpenAPIComponents(nil, pack, slices.Collect(maps.Keys(schemas)))
 	if err != nil {
 		return nil, err
 	}

@@ -90,6 +90,8 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/tenants/{tenant}/workflows", false, ofTenant(h.workflows)},
 		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}", false, ofTenant(h.state)},
 		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}/log", false, ofTenant(h.history)},
+		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}/next", false, ofTenant(h.next)},
+		{"GET", "/v1/workflows/{workflow}/next", false, h.ownNext},
 		{"GET", "/v1/tenants/{tenant}/audit", false, ofTenant(h.audit)},
 		{"GET", "/v1/tenants/{tenant}/verify", false, ofTenant(h.verify)},
 		{"GET", "/v1/tenants/{tenant}/decisions", false, ofTenant(h.decisionLog)},
@@ -101,6 +103,7 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/packs/{pack}/schemas", false, h.schemas},
 		{"GET", "/v1/packs/{pack}/schemas/{kind}", false, h.kindSchema},
 		{"GET", "/v1/packs/{pack}/openapi.json", false, h.packOpenAPI},
+		{"GET", "/v1/packs/{pack}/templates/{kind}", false, h.template},
 		{"GET", "/v1/reasons", false, h.reasons},
 	}
 }

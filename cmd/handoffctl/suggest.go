@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"strings"
+
+	"github.com/handoff-dev/handoff/internal/nearest"
 )
 
 // closest returns the candidate nearest to word by edit distance, or "" when none is
@@ -11,7 +13,7 @@ import (
 func closest(word string, candidates []string) string {
 	best, bestDist := "", -1
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(word), strings.ToLower(c))
+		d := nearest.Distance(strings.ToLower(word), strings.ToLower(c))
 		if bestDist < 0 || d < bestDist {
 			best, bestDist = c, d
 		}
@@ -29,32 +31,6 @@ func closest(word string, candidates []string) string {
 		return prefixed[0]
 	}
 	return ""
-}
-
-// editDistance is the Damerau–Levenshtein distance (with adjacent transpositions)
-// between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 // commandNames lists every command's name, for suggestions.

@@ -26,15 +26,3 @@ func TestClosest(t *testing.T) {
 	assert.Equal(t, "submit", closest("sumbit", commandNames()))
 	assert.Equal(t, "", closest("frobnicate", commandNames()))
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"a", "", 1}, {"", "ab", 2}, {"kitten", "sitting", 3},
-		{"ab", "ba", 1}, {"tenant", "tenant", 0}, {"tenant", "tenants", 1},
-	} {
-		assert.Equal(t, tc.want, editDistance(tc.a, tc.b), "editDistance(%q, %q)", tc.a, tc.b)
-	}
-}

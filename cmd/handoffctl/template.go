@@ -5,11 +5,10 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/internal/nearest"
 )
 
 var templateCmd = &command{
@@ -88,12 +87,5 @@ func nearestNames(name string, names []string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	sorted := slices.Clone(names)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		return editDistance(name, sorted[i]) < editDistance(name, sorted[j])
-	})
-	if len(sorted) > 3 {
-		sorted = sorted[:3]
-	}
-	return "; closest: " + strings.Join(sorted, ", ")
+	return "; closest: " + strings.Join(nearest.Names(name, names, 3), ", ")
 }

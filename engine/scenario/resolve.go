@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -36,6 +37,11 @@ type Resolver struct {
 	State func(ctx context.Context, tenant, workflow string) (*engine.State, error)
 	// Resolved, when not nil, is called with every placeholder replaced.
 	Resolved func(Resolution)
+	// Missing, when not nil, keeps a ${ref:…} or ${hash:…} placeholder that names an
+	// artifact type or version the workflow has not recorded as written, and is called
+	// with it, rather than failing Replace: a template filled for a live workflow cites
+	// what exists and says what does not yet.
+	Missing func(placeholder string)
 
 	st *engine.State // read once per Replace
 }
@@ -86,6 +92,11 @@ func (r *Resolver) replace(ctx context.Context, v any) (any, error) {
 	case string:
 		if IsPlaceholder(x) {
 			res, err := r.placeholder(ctx, x[2:len(x)-1])
+			var nr notRecorded
+			if errors.As(err, &nr) && r.Missing != nil {
+				r.Missing(x)
+				return x, nil
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -130,14 +141,14 @@ func (r *Resolver) placeholder(ctx context.Context, name string) (Resolution, er
 		}
 		h := st.Artifacts[typ]
 		if h == nil || len(h.Versions) == 0 {
-			return Resolution{}, fmt.Errorf("placeholder ${%s}: workflow %s of tenant %s has no artifact of type %s (%s)", name, r.Workflow, r.Tenant, typ, artifactTypes(st))
+			return Resolution{}, notRecorded{fmt.Errorf("placeholder ${%s}: workflow %s of tenant %s has no artifact of type %s (%s)", name, r.Workflow, r.Tenant, typ, artifactTypes(st))}
 		}
 		if ver == "latest" {
 			n = h.Latest
 		}
 		v := h.Versions[strconv.Itoa(n)]
 		if v == nil {
-			return Resolution{}, fmt.Errorf("placeholder ${%s}: workflow %s of tenant %s has no %s v%d (%s)", name, r.Workflow, r.Tenant, typ, n, versionList(typ, h))
+			return Resolution{}, notRecorded{fmt.Errorf("placeholder ${%s}: workflow %s of tenant %s has no %s v%d (%s)", name, r.Workflow, r.Tenant, typ, n, versionList(typ, h))}
 		}
 		ref := v.Ref
 		if kind == "hash" {
@@ -147,6 +158,12 @@ func (r *Resolver) placeholder(ctx context.Context, name string) (Resolution, er
 	}
 	return Resolution{}, fmt.Errorf("unknown placeholder ${%s}: the placeholders are ${workflow_id}, ${state_version}, ${conflict_id}, ${ref:TYPE@N}, ${ref:TYPE@latest}, ${hash:TYPE@N} and ${hash:TYPE@latest}", name)
 }
+
+// notRecorded is the error of a placeholder naming an artifact version the workflow has
+// not recorded, which Missing may keep.
+type notRecorded struct{ error }
+
+func (e notRecorded) Unwrap() error { return e.error }
 
 // state reads the workflow's state, once per Replace.
 func (r *Resolver) state(ctx context.Context, name string) (*engine.State, error) {

@@ -87,3 +87,24 @@ func TestResolver(t *testing.T) {
 	_, err = r.Replace(context.Background(), "${state_version}")
 	assert.ErrorContains(t, err, "names no workflow")
 }
+
+// TestResolverKeepsMissing: with Missing, a reference to a version not recorded stays
+// as written and is reported; every other failure still fails.
+func TestResolverKeepsMissing(t *testing.T) {
+	st := &engine.State{Artifacts: map[string]*engine.ArtifactHistory{
+		"BRIEF": {ID: "brief", Latest: 1, Versions: map[string]*engine.ArtifactVersion{"1": {Ref: engine.ArtifactRef{ID: "brief", Type: "BRIEF", Version: 1, Hash: "sha256:aa"}}}},
+	}}
+	var missing []string
+	r := &Resolver{Tenant: "acme", Workflow: "wf-1",
+		State:   func(context.Context, string, string) (*engine.State, error) { return st, nil },
+		Missing: func(p string) { missing = append(missing, p) }}
+	v, err := r.Replace(context.Background(), []any{"${ref:COPY@latest}", "${hash:BRIEF@2}", "${ref:BRIEF@latest}"})
+	require.NoError(t, err)
+	assert.Equal(t, []any{"${ref:COPY@latest}", "${hash:BRIEF@2}",
+		map[string]any{"id": "brief", "type": "BRIEF", "version": 1, "hash": "sha256:aa"}}, v)
+	assert.Equal(t, []string{"${ref:COPY@latest}", "${hash:BRIEF@2}"}, missing)
+	_, err = r.Replace(context.Background(), []any{"${ref:BRIEF@x}"})
+	assert.ErrorContains(t, err, "want TYPE@N")
+	_, err = r.Replace(context.Background(), []any{"${conflict_id}"})
+	assert.Error(t, err)
+}

@@ -24,6 +24,11 @@ var definitions = []definition{
 	{cue: "#State", goName: "State"},
 	{cue: "#ArtifactHistory", goName: "ArtifactHistory"},
 	{cue: "#ArtifactVersion", goName: "ArtifactVersion"},
+	{cue: "#Waiting", goName: "Waiting"},
+	{cue: "#Party", goName: "Party"},
+	{cue: "#Step", goName: "Step"},
+	{cue: "#Citation", goName: "Citation"},
+	{cue: "#Lead", goName: "Lead"},
 }
 
 // inline names the structs CUE writes in place, by their path: "[]" is a list's element,
@@ -56,6 +61,7 @@ var typeOverrides = map[string]struct {
 	"#Retry.delay_ms":         {goType: "int64", why: "milliseconds, of time.Duration's width"},
 	"#State.state_version":    {goType: "uint64", why: "the store's versions and sequence numbers are uint64"},
 	"#Decision.state_version": {goType: "uint64", why: "the version of the state the decision left"},
+	"#Waiting.state_version":  {goType: "uint64", why: "the store's versions are uint64"},
 	"#Event.delta": {goType: "*int", doc: true,
 		why: "A pointer: a zero delta is still a delta, and absent is not 0."},
 	"#Event.value": {goType: "*int", doc: true,

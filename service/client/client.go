@@ -192,6 +192,64 @@ func cmpErr(err, otherwise error) error {
 	return otherwise
 }
 
+// Next says what a workflow waits for at time at (the zero time is the server's now):
+// who may act, what each may send and cite, and what the policy says of each step.
+func (c *Client) Next(ctx context.Context, tenant, workflow string, at time.Time) (*handoff.Waiting, error) {
+	path := "/v1/tenants/" + seg(tenant) + "/workflows/" + seg(workflow) + "/next"
+	if !at.IsZero() {
+		path += "?at=" + url.QueryEscape(at.Format(time.RFC3339Nano))
+	}
+	var w handoff.Waiting
+	return &w, c.get(ctx, "GET", path, nil, &w)
+}
+
+// TemplateOptions say which request a template is for, as handoffctl template's flags:
+// Target makes a handoff's skeleton to that agent, Source and Output choose among the
+// agents that hand to it and the types they hand.
+type TemplateOptions struct {
+	Target, Source, Output string
+}
+
+func (o TemplateOptions) query() url.Values {
+	q := url.Values{}
+	for k, v := range map[string]string{"target": o.Target, "source": o.Source, "output": o.Output} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	return q
+}
+
+// Template returns the skeleton of a request of kind for pack, as handoffctl template
+// -o json writes it. An unknown pack or kind is an *Error NOT_FOUND, an unknown agent
+// BAD_REQUEST; its hint names the closest names.
+func (c *Client) Template(ctx context.Context, pack, kind string, opts TemplateOptions) (json.RawMessage, error) {
+	path := "/v1/packs/" + seg(pack) + "/templates/" + seg(kind)
+	if q := opts.query(); len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out json.RawMessage
+	return out, c.get(ctx, "GET", path, nil, &out)
+}
+
+// FilledTemplate is a request skeleton filled for one workflow of the token's tenant:
+// Request holds its tenant, organization, id and trace, and every ${ref:…} placeholder
+// of a recorded version resolved to its {id, type, version, hash}; Unresolved lists the
+// placeholders, left as written, of versions not recorded yet.
+type FilledTemplate struct {
+	Request    map[string]any `json:"request"`
+	Unresolved []string       `json:"unresolved"`
+}
+
+// FillTemplate returns the skeleton of Template filled for workflow, a workflow of the
+// token's own tenant: another tenant's is not found.
+func (c *Client) FillTemplate(ctx context.Context, pack, kind, workflow string, opts TemplateOptions) (*FilledTemplate, error) {
+	q := opts.query()
+	q.Set("workflow_id", workflow)
+	var f FilledTemplate
+	return &f, c.get(ctx, "GET", "/v1/packs/"+seg(pack)+"/templates/"+seg(kind)+"?"+q.Encode(), nil, &f)
+}
+
 // Decision returns a recorded decision's log entry by its id.
 func (c *Client) Decision(ctx context.Context, id string) (handoff.Entry, error) {
 	var ent handoff.Entry

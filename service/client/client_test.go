@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,6 +61,32 @@ func TestClient(t *testing.T) {
 		return nil
 	}))
 	assert.Equal(t, 1, events)
+
+	at := time.Date(2026, 11, 2, 9, 30, 0, 0, time.UTC)
+	w, err := c.Next(ctx, "acme", "wf-client", at)
+	require.NoError(t, err)
+	want, err := e.Decider().WaitingAt(ctx, st, at)
+	require.NoError(t, err)
+	assert.Equal(t, want.At, w.At)
+	assert.Equal(t, want.Status, w.Status)
+	require.Len(t, w.Parties, len(want.Parties))
+	assert.Equal(t, want.Parties[0].ID, w.Parties[0].ID)
+	_, err = c.Next(ctx, "acme", "wf-none", time.Time{})
+	assert.ErrorIs(t, err, store.ErrNotFound)
+	tpl, err := c.Template(ctx, "campaign", "approval", client.TemplateOptions{})
+	require.NoError(t, err)
+	local, err := e.Decider().Template("campaign", "approval", engine.TemplateOptions{})
+	require.NoError(t, err)
+	assert.JSONEq(t, string(local.JSON()), string(tpl))
+	f, err := c.FillTemplate(ctx, "campaign", "approval", "wf-client", client.TemplateOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "wf-client", f.Request["workflow_id"])
+	assert.Equal(t, "trace-1", f.Request["trace_id"])
+	_, err = c.Template(ctx, "campaign", "handoff", client.TemplateOptions{Target: "qa_agen"})
+	var te *client.Error
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, "BAD_REQUEST", te.Code)
+	assert.Contains(t, te.Hint, "qa_agent")
 
 	_, err = c.State(ctx, "acme", "wf-none")
 	assert.ErrorIs(t, err, store.ErrNotFound)

@@ -5,11 +5,15 @@ import type {
   Decision,
   Entry,
   Explanation,
+  FilledTemplate,
   Request,
+  RequestTemplate,
   ServiceError,
   State,
   Status,
+  TemplateOptions,
   VerifyReport,
+  Waiting,
   WorkflowList,
   WorkflowLog,
 } from "./types.js";
@@ -36,6 +40,12 @@ export interface ClientOptions {
 /** Per call: a signal that abandons the call (no retry after it fires). */
 export interface CallOptions {
   signal?: AbortSignal;
+}
+
+/** Per call of next: the time every step is put to the policy at (default the service's now). */
+export interface NextOptions extends CallOptions {
+  /** An RFC 3339 time with a zone, or a Date. */
+  at?: string | Date;
 }
 
 export interface WorkflowFilters {
@@ -93,6 +103,16 @@ export class HandoffClient {
     return this.#call<WorkflowLog>("GET", `/v1/tenants/${seg(tenant)}/workflows/${seg(workflow)}/log`, undefined, options);
   }
 
+  /**
+   * What a workflow waits for: who may act, what each may send and which recorded
+   * versions each must cite, and what the policy says of each step at `at`.
+   */
+  next(tenant: string, workflow: string, options?: NextOptions): Promise<Waiting> {
+    const at = options?.at instanceof Date ? options.at.toISOString() : options?.at;
+    const q = at === undefined ? "" : `?${new URLSearchParams({ at })}`;
+    return this.#call<Waiting>("GET", `/v1/tenants/${seg(tenant)}/workflows/${seg(workflow)}/next${q}`, undefined, options);
+  }
+
   /** The tenant's workflows, optionally only one pack's, one status's, or those awaiting a person. */
   workflows(tenant: string, filters: WorkflowFilters = {}, options?: CallOptions): Promise<WorkflowList> {
     const query = new URLSearchParams();
@@ -124,6 +144,24 @@ export class HandoffClient {
   /** One pack's contract tables: what each agent produces, each artifact's fields and gates. */
   contract(pack: string, options?: CallOptions): Promise<Contract> {
     return this.#call<Contract>("GET", `/v1/packs/${seg(pack)}/contract`, undefined, options);
+  }
+
+  /**
+   * The skeleton of a request of `kind` for `pack`, as `handoffctl template -o json`
+   * writes it. An unknown pack or kind rejects with NOT_FOUND, an unknown agent with
+   * BAD_REQUEST; the hint names the closest names.
+   */
+  template(pack: string, kind: string, templateOptions: TemplateOptions = {}, options?: CallOptions): Promise<RequestTemplate> {
+    return this.#call<RequestTemplate>("GET", templatePath(pack, kind, templateOptions), undefined, options);
+  }
+
+  /**
+   * The skeleton of `template` filled for a workflow of the token's own tenant: its tenant,
+   * organization, id and trace, and every reference to a recorded version resolved;
+   * `unresolved` lists the placeholders of versions not recorded yet, left as written.
+   */
+  fillTemplate(pack: string, kind: string, workflow: string, templateOptions: TemplateOptions = {}, options?: CallOptions): Promise<FilledTemplate> {
+    return this.#call<FilledTemplate>("GET", templatePath(pack, kind, { ...templateOptions, workflow_id: workflow }), undefined, options);
   }
 
   /** Whether the process is up (no token needed). */
@@ -238,4 +276,12 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 function seg(s: string): string {
   return encodeURIComponent(s);
+}
+
+/** The path of a template: its options as the query, those not given left out. */
+function templatePath(pack: string, kind: string, query: TemplateOptions & { workflow_id?: string }): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== "") params.set(k, v);
+  const q = params.size ? `?${params}` : "";
+  return `/v1/packs/${seg(pack)}/templates/${seg(kind)}${q}`;
 }

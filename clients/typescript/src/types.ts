@@ -1,6 +1,6 @@
 // The service's shapes, named. Every one comes from src/generated/openapi.ts, which
 // `npm run generate` writes from service/openapi.json (a test fails when it is stale).
-import type { components } from "./generated/openapi.js";
+import type { components, operations } from "./generated/openapi.js";
 
 type Schemas = components["schemas"];
 
@@ -28,3 +28,15 @@ export type Contract = Schemas["Contract"];
 export type ContractAgent = Schemas["ContractAgent"];
 export type ContractArtifact = Schemas["ContractArtifact"];
 export type ServiceError = Schemas["Error"];
+/** What a workflow waits for: who may act, what each may send and cite (handoffctl next -o json). */
+export type Waiting = Schemas["Waiting"];
+export type Party = Schemas["Party"];
+export type Step = Schemas["Step"];
+export type Citation = Schemas["Citation"];
+export type Lead = Schemas["Lead"];
+/** A request skeleton of a pack (handoffctl template -o json). */
+export type RequestTemplate = Schemas["RequestTemplate"];
+/** A request skeleton filled for one workflow, with the placeholders of versions not recorded yet. */
+export type FilledTemplate = Schemas["FilledTemplate"];
+/** Which request a template is for: target makes a handoff's skeleton, source and output choose among the agents and types. */
+export type TemplateOptions = Omit<NonNullable<operations["getTemplate"]["parameters"]["query"]>, "workflow_id">;

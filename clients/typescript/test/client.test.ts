@@ -100,6 +100,40 @@ describe("answers", () => {
   });
 });
 
+describe("what a workflow waits for, and templates", () => {
+  test("next says who may act and what each may send; the time asked is the time answered", async () => {
+    await host.submit(start("wf-next"));
+    const w = await host.next("acme", "wf-next", { at: "2026-11-02T09:30:00Z" });
+    assert.equal(w.workflow_id, "wf-next");
+    assert.equal(w.status, "RESEARCH");
+    assert.equal(w.terminal, false);
+    assert.equal(w.at, "2026-11-02T09:30:00Z");
+    assert.ok(w.parties.some((p) => p.id === "research_agent" && p.requests.length > 0));
+    const again = await host.next("acme", "wf-next", { at: new Date("2026-11-02T09:30:00Z") });
+    assert.deepEqual(again, w);
+    await assert.rejects(host.next("acme", "wf-next", { at: "yesterday" }), (e: HandoffError) => e.status === 400 && e.code === "BAD_REQUEST" && e.hint !== undefined);
+    await assert.rejects(host.next("acme", "wf-none"), (e: HandoffError) => e.status === 404 && e.code === "NOT_FOUND");
+  });
+
+  test("template answers a skeleton, and filled for a workflow its envelope and references", async () => {
+    await host.submit(start("wf-template"));
+    const tpl = await host.template("campaign", "approval");
+    assert.equal(tpl.kind, "approval");
+    assert.equal(tpl.workflow_id, "workflow_id");
+    const handoff = await host.template("campaign", "handoff", { target: "qa_agent", source: "copywriter" });
+    assert.equal(handoff.target_agent, "qa_agent");
+    assert.equal(handoff.source_agent, "copywriter");
+    const filled = await host.fillTemplate("campaign", "approval", "wf-template");
+    assert.equal(filled.request.workflow_id, "wf-template");
+    assert.equal(filled.request.tenant_id, "acme");
+    assert.equal(filled.request.trace_id, "trace-wf-template");
+    assert.ok(Array.isArray(filled.unresolved));
+    await assert.rejects(host.template("campaign", "handof"), (e: HandoffError) => e.status === 404 && e.hint!.includes("handoff"));
+    await assert.rejects(host.template("campaign", "handoff", { target: "qa_agen" }), (e: HandoffError) => e.status === 400 && e.hint!.includes("qa_agent"));
+    await assert.rejects(host.fillTemplate("campaign", "approval", "wf-none"), (e: HandoffError) => e.status === 404);
+  });
+});
+
 describe("errors carry the service's code and hint", () => {
   test("no token", async () => {
     const anon = new HandoffClient({ baseUrl: served.url });

@@ -386,3 +386,14 @@ func TablesJSON(v any) ([]byte, error) {
 	}
 	return append(b, '\n'), nil
 }
+
+// CoreValidator returns a validator of a core definition ("#State") and the
+// definition's key, as the JSON Schemas of the contracts name it; false when core has
+// none.
+func (cc *Contracts) CoreValidator(def string) (v *Validator, key string, ok bool) {
+	d := cc.core.LookupPath(cue.ParsePath(def))
+	if !d.Exists() {
+		return nil, "", false
+	}
+	return NewValidator(d, cc.checker), cc.core.BuildInstance().ImportPath + ":" + def, true
+}

@@ -22,7 +22,7 @@ type Defs struct {
 	// Qualifier is put before a name another definition (or a reserved name) has.
 	Qualifier string
 	reserved  map[string]bool
-	names     map[*schema]string
+	names     map[string]string // definition key -> its name here
 	artifacts map[string]string // artifact type -> the name of its content's schema
 }
 
@@ -38,7 +38,7 @@ func (d *Defs) Reserve(names ...string) {
 
 // NewDefs returns an empty set of definitions referred to with prefix.
 func NewDefs(prefix string) *Defs {
-	return &Defs{Prefix: prefix, Schemas: map[string]any{}, names: map[*schema]string{}, artifacts: map[string]string{}}
+	return &Defs{Prefix: prefix, Schemas: map[string]any{}, names: map[string]string{}, artifacts: map[string]string{}}
 }
 
 // Ref returns a reference to the definition name.
@@ -58,10 +58,10 @@ func (v *Validator) JSONSchema(defs *Defs) map[string]any {
 // written out (false for the definition itself).
 func (d *Defs) emit(s *schema, named bool) map[string]any {
 	if s.name != "" && named {
-		name, ok := d.names[s]
+		name, ok := d.names[s.key]
 		if !ok {
 			name = d.unique(s.name)
-			d.names[s] = name
+			d.names[s.key] = name
 			d.Schemas[name] = nil // taken before its body: a recursive definition refers to it
 			d.Schemas[name] = d.emit(s, false)
 		}
@@ -301,4 +301,22 @@ func jsonConsts(cs []any) []any {
 		out[i] = jsonConst(c)
 	}
 	return out
+}
+
+// Define puts the JSON Schema of the definition v validates in d, under name, unless d
+// has it already; key is the definition ("import path:#Name"), so that the definitions
+// referring to it refer to name.
+func (d *Defs) Define(key, name string, v *Validator) {
+	if _, ok := d.names[key]; ok {
+		return
+	}
+	d.names[key] = name
+	d.Schemas[name] = nil
+	s := d.emit(v.Compiled(), false)
+	if s["description"] == nil {
+		if doc := docOf(v.def); doc != "" {
+			s["description"] = doc
+		}
+	}
+	d.Schemas[name] = s
 }

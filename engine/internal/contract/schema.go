@@ -52,9 +52,10 @@ type schema struct {
 	// on another field of the request): a value reaching it is checked by CUE.
 	fallback bool
 
-	// name and doc are a named definition's name and doc comment, for the JSON Schema
-	// the contract is served as (JSONSchema); validation reads neither.
-	name, doc string
+	// name and doc are a named definition's name and doc comment, and key the definition
+	// itself ("import path:#Name"), for the JSON Schema the contract is served as
+	// (JSONSchema); validation reads none of them.
+	name, doc, key string
 }
 
 type field struct {

@@ -48,7 +48,7 @@ func (c *compiler) compileValue(v cue.Value, depth int) *schema {
 	s := c.compileNew(v, depth)
 	if !s.fallback {
 		named := *s
-		named.name, named.doc = strings.TrimPrefix(sels[len(sels)-1].String(), "#"), docOf(root.LookupPath(path))
+		named.name, named.doc, named.key = strings.TrimPrefix(sels[len(sels)-1].String(), "#"), docOf(root.LookupPath(path)), key
 		s = &named
 	}
 	c.memo[key] = s

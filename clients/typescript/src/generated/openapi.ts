@@ -157,6 +157,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenant}/workflows/{workflow}/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * what a workflow waits for: who may act, what each may send and cite, and what the policy says of each step
+         * @description The steps are derived from the pack's contract tables and the recorded state, then each is put to the policy as a dry run at the time asked: a step the policy refuses for who sends it, when or in which order is left out (listed under the party's refused). The policy still decides every request sent.
+         */
+        get: operations["getNext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workflows/{workflow}/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * what a workflow of the token's own tenant waits for
+         * @description The same as /v1/tenants/{tenant}/workflows/{workflow}/next with the tenant of the token's principal.
+         */
+        get: operations["getOwnNext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants/{tenant}/audit": {
         parameters: {
             query?: never;
@@ -336,6 +376,26 @@ export interface paths {
         };
         /** the OpenAPI 3.1 document of this API for one pack: the bodies of /v1/requests and /v1/evaluate are the pack's request kinds, a oneOf chosen by kind, each artifact's content typed */
         get: operations["packOpenAPI"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/packs/{pack}/templates/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * a request skeleton of a pack, as handoffctl template -o json writes it, or filled for a live workflow
+         * @description Walked from the pack's CUE request definition: every required field with a placeholder its constraint accepts, workflow_id and trace_id; artifact references are ${ref:TYPE@latest}. With workflow_id, the skeleton filled for that workflow of the token's own tenant (FilledTemplate).
+         */
+        get: operations["getTemplate"];
         put?: never;
         post?: never;
         delete?: never;
@@ -613,6 +673,114 @@ export interface components {
             acceptance?: string[];
         } & {
             [key: string]: unknown;
+        };
+        /** @description what a workflow waits for (handoff.Waiting) */
+        Waiting: {
+            workflow_id: string;
+            tenant_id: string;
+            pack: string;
+            status: string;
+            terminal: boolean;
+            state_version: number;
+            /** @description the time the steps were put to the policy (RFC 3339) */
+            at: string;
+            /** @description who may act now: agents and human roles of the status, then the host; a terminal workflow lists them only when the policy still takes something */
+            parties: components["schemas"]["Party"][];
+            /** @description the transitions out of the status, cancel left out */
+            leads: components["schemas"]["Lead"][];
+        };
+        /** @description one agent, human role or the host that may act now */
+        Party: {
+            id: string;
+            /**
+             * @description agent, human (a role) or system (the host)
+             * @enum {string}
+             */
+            type: "agent" | "human" | "system";
+            name?: string;
+            task?: string;
+            /** @description what it may send, in the order the contract lists them */
+            requests: components["schemas"]["Step"][];
+            /** @description why a party of the status has nothing to send */
+            note?: string;
+            /** @description the steps derived for it that the policy refuses now (their reasons say why); not offered */
+            refused?: components["schemas"]["Step"][];
+        };
+        /** @description one request a party may send */
+        Step: {
+            kind: string;
+            /** @description on a handoff the host sends, the agent on whose behalf it sends it */
+            source?: string;
+            /** @description a handoff's target_agent */
+            target?: string;
+            /** @description the artifact type a handoff delivers; absent on a handoff that assigns task_id only */
+            output?: string;
+            output_id?: string;
+            version?: number;
+            supersedes?: number;
+            task_type?: string;
+            task_id?: string;
+            /** @description the request's fields the task's recorded assignment gives, to restate as they are */
+            restate?: {
+                [key: string]: unknown;
+            };
+            /** @description the limitations recorded on the versions the handoff must cite */
+            limitations?: string[];
+            stage?: string;
+            /** @description the decisions, verdicts or results the party may give */
+            answers?: string[];
+            task?: string;
+            agent?: string;
+            conflict_id?: string;
+            effect_id?: string;
+            /** @description the request field cite goes in: input_artifacts, artifacts or chosen */
+            field?: string;
+            /** @description outputs of the same party this handoff needs recorded first */
+            after?: string[];
+            /** @description the versions the request must name */
+            cite?: components["schemas"]["Citation"][];
+            /** @description the versions it may name too */
+            may_cite?: components["schemas"]["Citation"][];
+            /** @description values the policy takes with the step, by dotted field path */
+            fill?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description the policy's answer to the step now, when its reasons concern the step itself
+             * @enum {string}
+             */
+            outcome?: "allow" | "await_human" | "retry" | "revise" | "block" | "fail";
+            reasons?: components["schemas"]["Reason"][];
+            /** @description on a step refused now, the earliest time the policy accepts it (RFC 3339) */
+            not_before?: string;
+        };
+        /** @description one artifact version to name in a request; ref is absent when no version of type is recorded (missing says what is missing) */
+        Citation: {
+            type: string;
+            ref?: components["schemas"]["ArtifactRef"];
+            /** @description the ${ref:TYPE@N} placeholder of the version */
+            placeholder?: string;
+            /** @description the version's recorded status */
+            status?: string;
+            missing?: string;
+        };
+        /** @description one transition out of the status */
+        Lead: {
+            to: string;
+            on?: string;
+        };
+        /** @description a request skeleton: every required field with a placeholder value its constraint accepts; artifact references are ${ref:TYPE@latest} */
+        RequestTemplate: {
+            [key: string]: unknown;
+        };
+        /** @description a request skeleton filled for one workflow of the token's tenant */
+        FilledTemplate: {
+            /** @description the skeleton with the workflow's tenant_id, organization_id, workflow_id and trace_id (its start request's), and every ${ref:TYPE@latest} or ${ref:TYPE@N} placeholder of a recorded version replaced by its {id, type, version, hash} */
+            request: {
+                [key: string]: unknown;
+            };
+            /** @description the placeholders, as written and once each, that name an artifact type or version the workflow has not recorded: they stay in request as they are */
+            unresolved: string[];
         };
         PackSchemasAnswer: {
             bundle_digest: string;
@@ -1119,6 +1287,156 @@ export interface operations {
                 };
             };
             /** @description no such workflow in this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNext: {
+        parameters: {
+            query?: {
+                /** @description put every step to the policy at this time (RFC 3339 with a zone); default now */
+                at?: string;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+                workflow: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what the workflow waits for, as handoffctl next -o json writes it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Waiting"];
+                };
+            };
+            /** @description BAD_REQUEST: at is not an RFC 3339 time with a zone */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's principal may not read this tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such workflow in this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOwnNext: {
+        parameters: {
+            query?: {
+                /** @description put every step to the policy at this time (RFC 3339 with a zone); default now */
+                at?: string;
+            };
+            header?: never;
+            path: {
+                workflow: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what the workflow waits for, as handoffctl next -o json writes it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Waiting"];
+                };
+            };
+            /** @description BAD_REQUEST: at is not an RFC 3339 time with a zone */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such workflow in the token's tenant */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1708,6 +2026,84 @@ export interface operations {
             };
             /** @description no pack of that name in the bundle */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: {
+                /** @description a handoff to this agent: its source, task, output (with the artifact contract's content) and inputs */
+                target?: string;
+                /** @description with target, the handoff's source agent when several hand work to the target */
+                source?: string;
+                /** @description with target, the output artifact type when the source hands several to the target */
+                output?: string;
+                /** @description fill the skeleton for this workflow of the token's own tenant: its tenant_id, organization_id, workflow_id and trace_id, and every ${ref:…} placeholder of a recorded version resolved */
+                workflow_id?: string;
+            };
+            header?: never;
+            path: {
+                pack: string;
+                /** @description the request kind: start, handoff, review, approval, … */
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the skeleton (RequestTemplate), or with workflow_id the skeleton filled for the workflow (FilledTemplate) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTemplate"] | components["schemas"]["FilledTemplate"];
+                };
+            };
+            /** @description BAD_REQUEST: no agent target hands work to, a source or output that does not go with the target, options that do not go together, or a workflow of another pack; the hint names the closest names */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no pack or request kind of that name (the hint names the closest), or no workflow workflow_id in the token's tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
