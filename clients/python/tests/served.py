@@ -109,6 +109,7 @@ class Served:
         code = self.proc.returncode
         if hasattr(self, "_reader"):
             self._reader.join(10)
+        self.proc.stdout.close()
         self.stderr.close()
         shutil.rmtree(self.dir, ignore_errors=True)
         if code != 0:
