@@ -1,0 +1,1 @@
+"""Request types of each pack, generated from clients/schemas/PACK/openapi.json by clients/python/generate.py."""
