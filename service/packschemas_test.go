@@ -9,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/scenario"
+	"github.com/handoff-dev/handoff/internal/testsize"
 	"github.com/handoff-dev/handoff/service"
 )
 
@@ -153,5 +156,68 @@ func TestPackOpenAPIValidatesRequests(t *testing.T) {
 		require.NoError(t, request.Validate(cancel), pack)
 		cancel["verdict"] = "ACCEPT"
 		require.Error(t, request.Validate(cancel), "%s: a cancel with a review's field", pack)
+	}
+}
+
+// TestAnswersMatchTheGeneratedShapes: the decisions, states and waiting lists the engine
+// writes while it plays every pack's scenarios are what the document's shapes,
+// generated from CUE, say: Decision, State and Waiting, read by an independent JSON
+// Schema validator.
+func TestAnswersMatchTheGeneratedShapes(t *testing.T) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(service.OpenAPI))
+	require.NoError(t, err)
+	const url = "https://handoff.invalid/openapi.json"
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	require.NoError(t, c.AddResource(url, doc))
+	shape := map[string]*jsonschema.Schema{}
+	for _, name := range []string{"Decision", "State", "Waiting"} {
+		shape[name], err = c.Compile(url + "#/components/schemas/" + name)
+		require.NoError(t, err)
+	}
+	conforms := func(t *testing.T, name string, v any) {
+		t.Helper()
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		require.NoError(t, err)
+		require.NoError(t, shape[name].Validate(inst), "%s: %s", name, b)
+	}
+	ctx := context.Background()
+	dc, err := engine.NewDecider(ctx, engine.DeciderOptions{LazyPolicies: true})
+	require.NoError(t, err)
+	var files []string
+	for _, pack := range packs {
+		f, err := filepath.Glob("../policies_test/handoff/" + pack + "/scenarios/*" + scenario.Ext)
+		require.NoError(t, err)
+		files = append(files, testsize.Sample(f, 4)...)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			t.Parallel()
+			sc, err := scenario.Load(file)
+			require.NoError(t, err)
+			eng, err := engine.Open(ctx, engine.Options{Dir: t.TempDir(), Decider: dc})
+			require.NoError(t, err)
+			defer eng.Close()
+			require.NoError(t, scenario.Run(ctx, eng, sc, func(res scenario.Result) {
+				conforms(t, "Decision", res.Decision)
+				if res.Decision.Outcome == engine.Block && res.Decision.StateVersion == 0 {
+					return
+				}
+				st, err := eng.State(ctx, res.Decision.TenantID, res.Decision.WorkflowID)
+				if err != nil {
+					return // a refusal of a workflow never started
+				}
+				conforms(t, "State", st)
+				if res.Step%5 == 0 { // what it waits for is dearer: every fifth step
+					at, err := time.Parse(time.RFC3339Nano, res.Decision.DecidedAt)
+					require.NoError(t, err)
+					w, err := dc.WaitingAt(ctx, st, at)
+					require.NoError(t, err)
+					conforms(t, "Waiting", w)
+				}
+			}))
+		})
 	}
 }

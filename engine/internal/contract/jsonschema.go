@@ -146,10 +146,15 @@ func (d *Defs) emit(s *schema, named bool) map[string]any {
 		d.emitList(s, out)
 	}
 	if len(s.anyOf) > 0 {
+		// The Go type of a union of structs (wiregen's Event) leaves out an empty field
+		// that not every member has: a member's regular fields may be absent.
+		written := d.Written
+		d.Written = false
 		alts := make([]any, len(s.anyOf))
 		for i, a := range s.anyOf {
 			alts[i] = d.emit(a, true)
 		}
+		d.Written = written
 		out["anyOf"] = alts
 	}
 	if len(all) > 0 {

@@ -11,7 +11,7 @@ from typing import Any, Literal, Optional, Required, TypedDict, Union
 ID = str
 
 
-class CampaignActor(TypedDict, total=False):
+class Actor(TypedDict, total=False):
     """#Actor is who sends a request."""
     #: id is the agent id from the pack's registry, a person's id or the host's name.
     id: Required['ID']
@@ -29,7 +29,7 @@ Hash = str
 Name = str
 
 
-class CampaignArtifactRef(TypedDict, total=False):
+class ArtifactRef(TypedDict, total=False):
     """#ArtifactRef points at one immutable version of an artifact."""
     #: hash is the sha256 of the version's canonical content.
     hash: Required['Hash']
@@ -48,9 +48,9 @@ Time = str
 class CampaignApprovalRequest(TypedDict, total=False):
     """#Approval is a person's decision on named artifact versions or a stage."""
     #: actor is who asks.
-    actor: Required['CampaignActor']
+    actor: Required['Actor']
     #: artifacts are the versions the person saw, bound to their hashes.
-    artifacts: list['CampaignArtifactRef']
+    artifacts: list['ArtifactRef']
     comment: str
     #: created_at is when the sender made the request.
     created_at: 'Time'
@@ -78,7 +78,7 @@ class CampaignApprovalRequest(TypedDict, total=False):
 class CampaignCancelRequest(TypedDict, total=False):
     """#Cancel stops a workflow."""
     #: actor is who asks.
-    actor: Required['CampaignActor']
+    actor: Required['Actor']
     #: created_at is when the sender made the request.
     created_at: 'Time'
     #: expected_version is the state_version the sender last saw (optimistic concurrency).
@@ -105,7 +105,7 @@ FailureClass = Literal['timeout', 'rate_limit', 'invalid_output', 'authorization
 # #Failure reports that a task failed.
 CampaignFailureRequest = TypedDict('CampaignFailureRequest', {
     # actor is who asks.
-    'actor': Required['CampaignActor'],
+    'actor': Required['Actor'],
     'agent': Required['ID'],
     'class': Required['FailureClass'],
     # created_at is when the sender made the request.
@@ -135,7 +135,7 @@ class APPROVAL_RECORD(TypedDict, total=False):
     #: approver is the person's id; roles are the roles they acted in.
     approver: Required['ID']
     #: artifacts are the versions decided on, bound to their hashes.
-    artifacts: Required[list['CampaignArtifactRef']]
+    artifacts: Required[list['ArtifactRef']]
     comment: str
     decided_at: Required['Time']
     decision: Required[Literal['APPROVE', 'REQUEST_REVISION', 'REJECT']]
@@ -296,7 +296,7 @@ class QA_REPORT(TypedDict, total=False):
     #: result is what the policy decided from it.
     result: Required[Literal['pass', 'revise', 'fail', 'escalate']]
     #: reviewed are the versions reviewed.
-    reviewed: Required[list['CampaignArtifactRef']]
+    reviewed: Required[list['ArtifactRef']]
     #: scope says whether the research or the production deliverables were reviewed.
     scope: Required[Literal['research_validation', 'production']]
     #: summary is the reviewer's summary.
@@ -502,7 +502,7 @@ class CampaignHandoffRequestOutputVisualPackage(TypedDict, total=False):
 class CampaignHandoffRequest(TypedDict, total=False):
     """#Handoff delivers an output and passes responsibility from one agent to the next."""
     #: actor is who asks.
-    actor: Required['CampaignActor']
+    actor: Required['Actor']
     #: assumptions, limitations and confidence_score are mandatory where the pack says so.
     assumptions: list[str]
     confidence_score: float
@@ -515,7 +515,7 @@ class CampaignHandoffRequest(TypedDict, total=False):
     #: handoff_id names the handoff in the sender's own records.
     handoff_id: 'ID'
     #: input_artifacts are the versions the source worked from.
-    input_artifacts: Required[list['CampaignArtifactRef']]
+    input_artifacts: Required[list['ArtifactRef']]
     #: kind selects the body.
     kind: Required[Literal['handoff']]
     limitations: list[str]
@@ -545,7 +545,7 @@ class CampaignHandoffRequest(TypedDict, total=False):
 class CampaignOutcomeRequest(TypedDict, total=False):
     """#Outcome reports the result of an external side effect such as a delivery."""
     #: actor is who asks.
-    actor: Required['CampaignActor']
+    actor: Required['Actor']
     #: created_at is when the sender made the request.
     created_at: 'Time'
     detail: str
@@ -570,9 +570,9 @@ class CampaignOutcomeRequest(TypedDict, total=False):
 class CampaignResolutionRequest(TypedDict, total=False):
     """#Resolution is a person's answer to an open conflict."""
     #: actor is who asks.
-    actor: Required['CampaignActor']
+    actor: Required['Actor']
     #: chosen is the version that prevails, or absent when both are rejected.
-    chosen: 'CampaignArtifactRef'
+    chosen: 'ArtifactRef'
     conflict_id: Required['ID']
     #: created_at is when the sender made the request.
     created_at: 'Time'
@@ -616,7 +616,7 @@ class CampaignReviewRequestReport(TypedDict, total=False):
 
 class CampaignReviewRequest(TypedDict, total=False):
     #: actor is who asks.
-    actor: Required['CampaignActor']
+    actor: Required['Actor']
     #: artifacts are the reviewed versions.
     artifacts: Required[list['CampaignReviewRequestArtifactsItem']]
     #: created_at is when the sender made the request.
@@ -667,7 +667,7 @@ class CampaignStartRequestBrief(TypedDict, total=False):
 
 class CampaignStartRequest(TypedDict, total=False):
     #: actor is who asks.
-    actor: Required['CampaignActor']
+    actor: Required['Actor']
     #: brief is the work order the first agent receives.
     #: A campaign starts from the client's work order.
     brief: Required['CampaignStartRequestBrief']
@@ -697,76 +697,315 @@ class CampaignStartRequest(TypedDict, total=False):
 PackRequest = Union['CampaignApprovalRequest', 'CampaignCancelRequest', 'CampaignFailureRequest', 'CampaignHandoffRequest', 'CampaignOutcomeRequest', 'CampaignResolutionRequest', 'CampaignReviewRequest', 'CampaignStartRequest']
 
 
+class ArtifactRecorded(TypedDict, total=False):
+    """#ArtifactRecorded records a new artifact version. The engine sets ref.hash to its
+    canonical hash of content (and every reference to the same version in the decision's
+    events), so a recorded hash always matches the recorded content.
+    """
+    assumptions: list[str]
+    based_on: list['ArtifactRef']
+    #: content is the version's content (the handoff's output.content).
+    content: dict[str, Any]
+    limitations: list[str]
+    #: meta is what the pack records about the version beyond its content (the run that
+    #: made it, the handoff it came with, its validation status).
+    meta: dict[str, Any]
+    producer: Required['ID']
+    ref: Required['ArtifactRef']
+    status: Required[Literal['draft', 'under_review', 'approved']]
+    type: Required[Literal['artifact_recorded']]
+
+
+# #ArtifactStatus is the life cycle of one artifact version.
+ArtifactStatus = Literal['draft', 'under_review', 'revision_required', 'approved', 'superseded', 'final', 'rejected']
+
+
+class ArtifactStatusChanged(TypedDict, total=False):
+    """#ArtifactStatusChanged moves one version along its life cycle."""
+    artifact: Required['Name']
+    status: Required['ArtifactStatus']
+    type: Required[Literal['artifact_status']]
+    version: Required[int]
+
+
+class HandoffAccepted(TypedDict, total=False):
+    """#HandoffAccepted is the bookkeeping for loop and repetition checks."""
+    input_hash: Required['Hash']
+    source: Required['ID']
+    #: stage is the status the handoff happened in.
+    stage: Required['Name']
+    target: Required['ID']
+    type: Required[Literal['handoff_accepted']]
+
+
+class CounterChangedCounter(TypedDict, total=False):
+    delta: Required[int]
+    name: Required[str]
+    type: Required[Literal['counter']]
+
+
+class CounterChangedCounter_(TypedDict, total=False):
+    name: Required[str]
+    type: Required[Literal['counter']]
+    value: Required[int]
+
+
+# #CounterChanged adds to (delta) or resets (value) a named counter.
+CounterChanged = Union['CounterChangedCounter', 'CounterChangedCounter_']
+
+
+class ConflictOpened(TypedDict, total=False):
+    """#ConflictOpened records a conflict that only a person may resolve."""
+    #: artifacts are both sides, both preserved.
+    artifacts: list['ArtifactRef']
+    conflict_type: Required[str]
+    description: str
+    id: Required['ID']
+    raised_by: Required['ID']
+    type: Required[Literal['conflict_opened']]
+
+
+class ConflictResolved(TypedDict, total=False):
+    """#ConflictResolved closes a conflict."""
+    by: Required['ID']
+    chosen: 'ArtifactRef'
+    id: Required['ID']
+    rationale: Required[str]
+    type: Required[Literal['conflict_resolved']]
+
+
+class ApprovalRecorded(TypedDict, total=False):
+    """#ApprovalRecorded records a person's decision."""
+    artifacts: list['ArtifactRef']
+    by: Required['ID']
+    decision: Required[Literal['APPROVE', 'REQUEST_REVISION', 'REJECT']]
+    stage: 'Name'
+    type: Required[Literal['approval_recorded']]
+
+
+class DefectRecorded(TypedDict, total=False):
+    """#DefectRecorded opens or closes a review defect."""
+    defect: Required['Defect']
+    status: Required[Literal['open', 'closed']]
+    type: Required[Literal['defect']]
+
+
+class EffectChanged(TypedDict, total=False):
+    """#EffectChanged tracks an external side effect (a delivery) that must be reconciled."""
+    id: Required['ID']
+    status: Required[Literal['pending', 'acknowledged', 'failed', 'unknown']]
+    type: Required[Literal['effect']]
+
+
+class TaskChanged(TypedDict, total=False):
+    """#TaskChanged records a task of the workflow's task graph and its status."""
+    #: agent is the agent the task is assigned to.
+    agent: 'ID'
+    #: depends_on lists the tasks that must be done first.
+    depends_on: list['ID']
+    id: Required['ID']
+    status: Required[Literal['pending', 'ready', 'running', 'done', 'failed', 'blocked', 'cancelled', 'unknown']]
+    type: Required[Literal['task']]
+
+
+# #Event is one state change a decision makes. The set is closed: the engine folds each
+# type into the workflow state and refuses any event that would break an invariant
+# (an approved version changed, a version number reused, a conflict resolved twice).
+Event = Union['ArtifactRecorded', 'ArtifactStatusChanged', 'HandoffAccepted', 'CounterChanged', 'ConflictOpened', 'ConflictResolved', 'ApprovalRecorded', 'DefectRecorded', 'EffectChanged', 'TaskChanged']
+
+
 class NextContextFlagsItem(TypedDict, total=False):
     path: Required[str]
     pattern: Required[str]
 
 
 class NextContext(TypedDict, total=False):
-    """the context package the agent receives: must_know and may_know, every value wrapped as {untrusted_data: …}"""
-    #: the request's strings that match an injection pattern, in a pack that flags rather than refuses them: the agent reads the package knowing a text in it looks like an instruction
+    #: flags are the request's strings that match an injection pattern, added by the
+    #: engine in a pack whose injection mode is "flag".
     flags: list['NextContextFlagsItem']
-    may_know: dict[str, Any]
-    must_know: dict[str, Any]
+    may_know: Required[dict[str, Any]]
+    must_know: Required[dict[str, Any]]
 
 
 class Next(TypedDict, total=False):
-    agent: str
-    #: the context package the agent receives: must_know and may_know, every value wrapped as {untrusted_data: …}
-    context: 'NextContext'
-    task: str
+    """#Next is one agent that may act now and the context it receives."""
+    agent: Required['ID']
+    context: Required['NextContext']
+    task: Required['ID']
+
+
+# #Outcome... names what the host does next.
+DecisionOutcome = Literal['allow', 'await_human', 'retry', 'revise', 'block', 'fail']
 
 
 class DecisionPolicy(TypedDict, total=False):
-    bundle_digest: Required[str]
+    bundle_digest: Required['Hash']
     entrypoint: Required[str]
 
 
 class Reason(TypedDict, total=False):
-    code: Required[str]
+    """#Reason is one cause of a decision, produced by a policy rule whose METADATA carries code."""
+    code: Required['Name']
+    #: gate names the quality gate or control (HG-2).
     gate: str
     message: Required[str]
-    outcome: str
+    #: outcome is what this reason alone would decide.
+    outcome: 'DecisionOutcome'
+    #: path points into the request ("output.content.claims[2]").
     path: str
-    #: the METADATA title of the policy rule that produced the reason, in plain words; absent in decisions recorded before titles were carried
+    #: title is the METADATA title of the rule that produced the reason: what the review
+    #: console and hosts show people at the gates.
     title: str
 
 
+class Retry(TypedDict, total=False):
+    """#Retry is the policy's retry answer. delay_ms is its backoff plus the request's jitter
+    (core.retry_decision reads input.derived.jitter_permille): the delay the pack records
+    and later checks.
+    """
+    attempt: Required[int]
+    delay_ms: Required[int]
+    max_attempts: Required[int]
+    #: task is the task to retry.
+    task: 'ID'
+
+
 class Revise(TypedDict, total=False):
-    artifact: str
-    defects: list[str]
-    producer: str
+    """#Revise sends one artifact back to its producer."""
+    artifact: Required['Name']
+    defects: Required[list['ID']]
+    producer: Required['ID']
 
 
 class Decision(TypedDict, total=False):
-    decided_at: Required[str]
-    decision_id: Required[str]
+    """#Decision is the engine's answer to one request."""
+    conflict_id: 'ID'
+    decided_at: Required['Time']
+    decision_id: Required['ID']
+    #: events change the workflow state; a decision with none changes nothing but the log.
+    events: Required[list['Event']]
     kind: Required[str]
-    next: list['Next']
-    outcome: Required[Literal['allow', 'await_human', 'retry', 'revise', 'block', 'fail']]
-    pack: str
+    next: Required[list['Next']]
+    outcome: Required['DecisionOutcome']
+    pack: Required[Union['ID', Literal['']]]
     policy: Required['DecisionPolicy']
     reasons: Required[list['Reason']]
+    #: recorded is true once the decision is durable in the log.
     recorded: Required[bool]
+    #: request_id, workflow_id, tenant_id, trace_id and kind restate the request: a request
+    #: refused before it was routed may have sent anything there, or nothing (""), and
+    #: pack is "" when no pack was found for it.
     request_id: Required[str]
-    retry: dict[str, Any]
-    revise: list['Revise']
-    state_version: int
-    status_after: str
-    status_before: str
+    requires_human_review: Required[bool]
+    retry: 'Retry'
+    revise: Required[list['Revise']]
+    state_version: Required[int]
+    #: status_after is the workflow status once the decision is applied.
+    status_after: Required['Name']
+    status_before: Required['Name']
     tenant_id: Required[str]
-    trace_id: str
-    workflow_id: str
+    trace_id: Required[str]
+    workflow_id: Required[str]
+
+
+class StateApprovalsValue(TypedDict, total=False):
+    artifacts: Required[list['ArtifactRef']]
+    by: Required['ID']
+    decision: Required[Literal['APPROVE', 'REQUEST_REVISION', 'REJECT']]
+
+
+class ArtifactVersion(TypedDict, total=False):
+    """#ArtifactVersion is one recorded version as the state keeps it."""
+    #: assumptions and limitations travel with the artifact to later handoffs.
+    assumptions: Required[list[str]]
+    #: based_on lists the versions this one was made from.
+    based_on: Required[list['ArtifactRef']]
+    #: content is the version's structured content, kept so later gates and context
+    #: packages can read it without replaying the log.
+    content: Required[dict[str, Any]]
+    limitations: Required[list[str]]
+    #: meta is what the pack recorded about the version beyond its content.
+    meta: Required[dict[str, Any]]
+    producer: Required['ID']
+    recorded_at: Required['Time']
+    ref: Required['ArtifactRef']
+    status: Required['ArtifactStatus']
+
+
+class ArtifactHistory(TypedDict, total=False):
+    """#ArtifactHistory is every version of one artifact type in a workflow."""
+    #: approved is the highest approved version, 0 when none is.
+    approved: Required[Any]
+    #: id is the artifact's stable id.
+    id: Required['ID']
+    #: latest is the highest recorded version.
+    latest: Required[int]
+    #: versions maps the version number (as a string) to the version.
+    versions: Required[dict[str, 'ArtifactVersion']]
+
+
+class StateConflictsValue(TypedDict, total=False):
+    artifacts: Required[list['ArtifactRef']]
+    conflict_type: Required[str]
+    description: Required[str]
+    id: Required['ID']
+    raised_by: Required['ID']
+    resolved_by: 'ID'
+    status: Required[Literal['open', 'resolved']]
+
+
+class StateDefectsValue(TypedDict, total=False):
+    defect: Required['Defect']
+    status: Required[Literal['open', 'closed']]
+
+
+class StateTasksValue(TypedDict, total=False):
+    agent: 'ID'
+    depends_on: Required[list['ID']]
+    status: Required[str]
 
 
 class State(TypedDict, total=False):
-    artifacts: dict[str, Any]
-    pack: Required[str]
+    """#State is the materialized snapshot of one workflow, kept beside the log and updated
+    in the same transaction as every append. Policies read it as input.state: counters and
+    indices, never raw history, so evaluation cost does not grow with the log.
+    """
+    #: approvals is the last decision per artifact type or stage.
+    approvals: Required[dict[str, 'StateApprovalsValue']]
+    #: artifacts maps an artifact type to its versions.
+    artifacts: Required[dict[str, 'ArtifactHistory']]
+    #: conflicts maps a conflict id to its record.
+    conflicts: Required[dict[str, 'StateConflictsValue']]
+    #: counters are named integers packs keep (qa_cycles, retry/<task>).
+    counters: Required[dict[str, int]]
+    created_at: Required['Time']
+    #: defects maps a defect id to the defect and whether it is open.
+    defects: Required[dict[str, 'StateDefectsValue']]
+    #: edges counts accepted handoffs per "source>target".
+    edges: Required[dict[str, int]]
+    #: effects tracks external side effects by id.
+    effects: Required[dict[str, Literal['pending', 'acknowledged', 'failed', 'unknown']]]
+    #: input_hashes holds "source>target|hash" for every accepted handoff.
+    input_hashes: Required[dict[str, Literal[True]]]
+    #: open_conflicts counts conflicts still open.
+    open_conflicts: Required[int]
+    organization_id: 'ID'
+    pack: Required['ID']
+    #: recent_edges are the last accepted "source>target" edges, oldest first.
+    recent_edges: Required[list[str]]
+    #: stage_handoffs counts accepted handoffs per status.
+    stage_handoffs: Required[dict[str, int]]
+    #: state_version counts the decisions that changed this state.
     state_version: Required[int]
-    status: Required[str]
-    tenant_id: Required[str]
+    status: Required['Name']
+    subject_id: Required['ID']
+    #: tasks is the workflow's task graph by task id.
+    tasks: Required[dict[str, 'StateTasksValue']]
+    tenant_id: Required['ID']
+    #: terminal is true once status is one of the pack's terminal statuses.
     terminal: Required[bool]
-    workflow_id: Required[str]
+    updated_at: Required['Time']
+    workflow_id: Required['ID']
 
 
 class Error(TypedDict, total=False):

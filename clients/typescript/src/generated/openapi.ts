@@ -439,7 +439,7 @@ export interface components {
         };
         /** @description #ApprovalRecorded records a person's decision. */
         ApprovalRecorded: {
-            artifacts: components["schemas"]["ArtifactRef"][];
+            artifacts?: components["schemas"]["ArtifactRef"][];
             by: components["schemas"]["ID"];
             /** @enum {string} */
             decision: "APPROVE" | "REQUEST_REVISION" | "REJECT";
@@ -466,16 +466,16 @@ export interface components {
          *     events), so a recorded hash always matches the recorded content.
          */
         ArtifactRecorded: {
-            assumptions: string[];
-            based_on: components["schemas"]["ArtifactRef"][];
+            assumptions?: string[];
+            based_on?: components["schemas"]["ArtifactRef"][];
             /** @description content is the version's content (the handoff's output.content). */
-            content: Record<string, never>;
-            limitations: string[];
+            content?: Record<string, never>;
+            limitations?: string[];
             /**
              * @description meta is what the pack records about the version beyond its content (the run that
              *     made it, the handoff it came with, its validation status).
              */
-            meta: Record<string, never>;
+            meta?: Record<string, never>;
             producer: components["schemas"]["ID"];
             ref: components["schemas"]["ArtifactRef"];
             /** @enum {string} */
@@ -549,9 +549,9 @@ export interface components {
         /** @description #ConflictOpened records a conflict that only a person may resolve. */
         ConflictOpened: {
             /** @description artifacts are both sides, both preserved. */
-            artifacts: components["schemas"]["ArtifactRef"][];
+            artifacts?: components["schemas"]["ArtifactRef"][];
             conflict_type: string;
-            description: string;
+            description?: string;
             id: components["schemas"]["ID"];
             raised_by: components["schemas"]["ID"];
             /** @constant */

@@ -225,6 +225,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/packs/{pack}/templates/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * a request skeleton of a pack, as handoffctl template -o json writes it, or filled for a live workflow
+         * @description Walked from the pack's CUE request definition: every required field with a placeholder its constraint accepts, workflow_id and trace_id; artifact references are ${ref:TYPE@latest}. With workflow_id, the skeleton filled for that workflow of the token's own tenant (FilledTemplate).
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/reasons": {
         parameters: {
             query?: never;
@@ -361,6 +381,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenant}/workflows/{workflow}/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * what a workflow waits for: who may act, what each may send and cite, and what the policy says of each step
+         * @description The steps are derived from the pack's contract tables and the recorded state, then each is put to the policy as a dry run at the time asked: a step the policy refuses for who sends it, when or in which order is left out (listed under the party's refused). The policy still decides every request sent.
+         */
+        get: operations["getNext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workflows/{workflow}/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * what a workflow of the token's own tenant waits for
+         * @description The same as /v1/tenants/{tenant}/workflows/{workflow}/next with the tenant of the token's principal.
+         */
+        get: operations["getOwnNext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -388,18 +448,106 @@ export interface components {
              */
             verified: boolean;
         };
+        /** @description #Actor is who sends a request. */
         Actor: {
-            id: string;
-            roles?: string[];
-            /** @enum {string} */
+            /** @description id is the agent id from the pack's registry, a person's id or the host's name. */
+            id: components["schemas"]["ID"];
+            /** @description roles are a person's roles (for example "campaign_approver"); agents have none. */
+            roles?: components["schemas"]["ID"][];
+            /**
+             * @description type says whether an AI agent, a person or the host itself acts.
+             * @enum {string}
+             */
             type: "agent" | "human" | "system";
         };
+        /** @description #ApprovalRecorded records a person's decision. */
+        ApprovalRecorded: {
+            artifacts?: components["schemas"]["ArtifactRef"][];
+            by: components["schemas"]["ID"];
+            /** @enum {string} */
+            decision: "APPROVE" | "REQUEST_REVISION" | "REJECT";
+            stage?: components["schemas"]["Name"];
+            /** @constant */
+            type: "approval_recorded";
+        };
+        /** @description #ArtifactHistory is every version of one artifact type in a workflow. */
+        ArtifactHistory: {
+            /** @description approved is the highest approved version, 0 when none is. */
+            approved: unknown;
+            /** @description id is the artifact's stable id. */
+            id: components["schemas"]["ID"];
+            /** @description latest is the highest recorded version. */
+            latest: number;
+            /** @description versions maps the version number (as a string) to the version. */
+            versions: {
+                [key: string]: components["schemas"]["ArtifactVersion"];
+            };
+        };
+        /**
+         * @description #ArtifactRecorded records a new artifact version. The engine sets ref.hash to its
+         *     canonical hash of content (and every reference to the same version in the decision's
+         *     events), so a recorded hash always matches the recorded content.
+         */
+        ArtifactRecorded: {
+            assumptions?: string[];
+            based_on?: components["schemas"]["ArtifactRef"][];
+            /** @description content is the version's content (the handoff's output.content). */
+            content?: Record<string, unknown>;
+            limitations?: string[];
+            /**
+             * @description meta is what the pack records about the version beyond its content (the run that
+             *     made it, the handoff it came with, its validation status).
+             */
+            meta?: Record<string, unknown>;
+            producer: components["schemas"]["ID"];
+            ref: components["schemas"]["ArtifactRef"];
+            /** @enum {string} */
+            status: "draft" | "under_review" | "approved";
+            /** @constant */
+            type: "artifact_recorded";
+        };
+        /** @description #ArtifactRef points at one immutable version of an artifact. */
         ArtifactRef: {
-            /** @description sha256:… of the recorded version */
-            hash: string;
-            id: string;
-            type: string;
+            /** @description hash is the sha256 of the version's canonical content. */
+            hash: components["schemas"]["Hash"];
+            /** @description id is the artifact's stable id across versions. */
+            id: components["schemas"]["ID"];
+            /** @description type is the artifact type from the pack's contract (RESEARCH_BRIEF). */
+            type: components["schemas"]["Name"];
+            /** @description version counts from 1; a correction is a new version. */
             version: number;
+        };
+        /**
+         * @description #ArtifactStatus is the life cycle of one artifact version.
+         * @enum {string}
+         */
+        ArtifactStatus: "draft" | "under_review" | "revision_required" | "approved" | "superseded" | "final" | "rejected";
+        /** @description #ArtifactStatusChanged moves one version along its life cycle. */
+        ArtifactStatusChanged: {
+            artifact: components["schemas"]["Name"];
+            status: components["schemas"]["ArtifactStatus"];
+            /** @constant */
+            type: "artifact_status";
+            version: number;
+        };
+        /** @description #ArtifactVersion is one recorded version as the state keeps it. */
+        ArtifactVersion: {
+            /** @description assumptions and limitations travel with the artifact to later handoffs. */
+            assumptions: string[];
+            /** @description based_on lists the versions this one was made from. */
+            based_on: components["schemas"]["ArtifactRef"][];
+            /**
+             * @description content is the version's structured content, kept so later gates and context
+             *     packages can read it without replaying the log.
+             */
+            content: Record<string, unknown>;
+            limitations: string[];
+            /** @description meta is what the pack recorded about the version beyond its content. */
+            meta: Record<string, unknown>;
+            producer: components["schemas"]["ID"];
+            recorded_at: components["schemas"]["Time"];
+            ref: components["schemas"]["ArtifactRef"];
+            status: components["schemas"]["ArtifactStatus"];
         };
         AuditLog: {
             entries: components["schemas"]["Entry"][];
@@ -412,7 +560,7 @@ export interface components {
          */
         AuthorizationContext: {
             /** @description reference is the AUTHORIZATION_RECORD version, bound to its hash. */
-            reference?: components["schemas"]["SupportArtifactRef"];
+            reference?: components["schemas"]["ArtifactRef"];
             /** @description scopes are the scopes the task uses. */
             scopes?: components["schemas"]["Scope"][];
             /** @enum {string} */
@@ -455,12 +603,48 @@ export interface components {
              *     "delivery/<draft id>@v<version>", is the id of the delivery effect: the delivery
              *     service sends each key at most once.
              */
-            draft: components["schemas"]["SupportArtifactRef"];
+            draft: components["schemas"]["ArtifactRef"];
             kind: components["schemas"]["ResponseKind"];
             message: string;
         };
         /** @enum {string} */
         Channel: "chat" | "email" | "web_form" | "messaging";
+        /**
+         * @description #Citation is one artifact version to name in a request: the recorded reference and
+         *     the ${ref:TYPE@N} placeholder scenarios use for it. ref is absent when no version of
+         *     type is recorded (missing says what is missing).
+         */
+        Citation: {
+            missing?: string;
+            placeholder?: string;
+            ref?: components["schemas"]["ArtifactRef"];
+            /**
+             * @description status is the version's recorded status, which a request restates where it lists
+             *     versions with their status.
+             */
+            status?: string;
+            type: components["schemas"]["Name"];
+        };
+        /** @description #ConflictOpened records a conflict that only a person may resolve. */
+        ConflictOpened: {
+            /** @description artifacts are both sides, both preserved. */
+            artifacts?: components["schemas"]["ArtifactRef"][];
+            conflict_type: string;
+            description?: string;
+            id: components["schemas"]["ID"];
+            raised_by: components["schemas"]["ID"];
+            /** @constant */
+            type: "conflict_opened";
+        };
+        /** @description #ConflictResolved closes a conflict. */
+        ConflictResolved: {
+            by: components["schemas"]["ID"];
+            chosen?: components["schemas"]["ArtifactRef"];
+            id: components["schemas"]["ID"];
+            rationale: string;
+            /** @constant */
+            type: "conflict_resolved";
+        };
         Contract: {
             bundle_digest: string;
             /** @description the pack's configuration tables (its CUE value config), when it has one */
@@ -509,33 +693,54 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description #CounterChanged adds to (delta) or resets (value) a named counter. */
+        CounterChanged: {
+            delta: number;
+            name: string;
+            /** @constant */
+            type: "counter";
+        } | {
+            name: string;
+            /** @constant */
+            type: "counter";
+            value: number;
+        };
         /** @description #Date is a calendar date. */
         Date: string;
+        /** @description #Decision is the engine's answer to one request. */
         Decision: {
-            decided_at: string;
-            decision_id: string;
+            conflict_id?: components["schemas"]["ID"];
+            decided_at: components["schemas"]["Time"];
+            decision_id: components["schemas"]["ID"];
+            /** @description events change the workflow state; a decision with none changes nothing but the log. */
+            events: components["schemas"]["Event"][];
             kind: string;
-            next?: components["schemas"]["Next"][];
-            /** @enum {string} */
-            outcome: "allow" | "await_human" | "retry" | "revise" | "block" | "fail";
-            pack?: string;
+            next: components["schemas"]["Next"][];
+            outcome: components["schemas"]["DecisionOutcome"];
+            pack: string | components["schemas"]["ID"] | "";
             policy: {
-                bundle_digest: string;
+                bundle_digest: components["schemas"]["Hash"];
                 entrypoint: string;
             };
             reasons: components["schemas"]["Reason"][];
+            /** @description recorded is true once the decision is durable in the log. */
             recorded: boolean;
+            /**
+             * @description request_id, workflow_id, tenant_id, trace_id and kind restate the request: a request
+             *     refused before it was routed may have sent anything there, or nothing (""), and
+             *     pack is "" when no pack was found for it.
+             */
             request_id: string;
-            retry?: Record<string, unknown>;
-            revise?: components["schemas"]["Revise"][];
-            state_version?: number;
-            status_after?: string;
-            status_before?: string;
+            requires_human_review: boolean;
+            retry?: components["schemas"]["Retry"];
+            revise: components["schemas"]["Revise"][];
+            state_version: number;
+            /** @description status_after is the workflow status once the decision is applied. */
+            status_after: components["schemas"]["Name"];
+            status_before: components["schemas"]["Name"];
             tenant_id: string;
-            trace_id?: string;
-            workflow_id?: string;
-        } & {
-            [key: string]: unknown;
+            trace_id: string;
+            workflow_id: string;
         };
         DecisionLogEvent: {
             bundles: Record<string, unknown>;
@@ -548,6 +753,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @description #Outcome... names what the host does next.
+         * @enum {string}
+         */
+        DecisionOutcome: "allow" | "await_human" | "retry" | "revise" | "block" | "fail";
         /** @description #Defect is one finding of a review. */
         Defect: {
             /** @description artifact is the affected artifact type. */
@@ -564,14 +774,30 @@ export interface components {
              */
             severity: "S1" | "S2" | "S3";
         };
+        /** @description #DefectRecorded opens or closes a review defect. */
+        DefectRecorded: {
+            defect: components["schemas"]["Defect"];
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** @constant */
+            type: "defect";
+        };
         /** ESCALATION_RECORD */
         ESCALATION_RECORD: {
-            artifacts: components["schemas"]["SupportArtifactRef"][];
+            artifacts: components["schemas"]["ArtifactRef"][];
             from_status: components["schemas"]["Name"];
             /** @description reasons are the reason codes that led to the escalation. */
             reasons: components["schemas"]["Name"][];
             route: components["schemas"]["Route"];
             summary: string;
+        };
+        /** @description #EffectChanged tracks an external side effect (a delivery) that must be reconciled. */
+        EffectChanged: {
+            id: components["schemas"]["ID"];
+            /** @enum {string} */
+            status: "pending" | "acknowledged" | "failed" | "unknown";
+            /** @constant */
+            type: "effect";
         };
         Entry: {
             decision: components["schemas"]["Decision"];
@@ -591,6 +817,12 @@ export interface components {
             hint?: string;
             message: string;
         };
+        /**
+         * @description #Event is one state change a decision makes. The set is closed: the engine folds each
+         *     type into the workflow state and refuses any event that would break an invariant
+         *     (an approved version changed, a version number reused, a conflict resolved twice).
+         */
+        Event: components["schemas"]["ArtifactRecorded"] | components["schemas"]["ArtifactStatusChanged"] | components["schemas"]["HandoffAccepted"] | components["schemas"]["CounterChanged"] | components["schemas"]["ConflictOpened"] | components["schemas"]["ConflictResolved"] | components["schemas"]["ApprovalRecorded"] | components["schemas"]["DefectRecorded"] | components["schemas"]["EffectChanged"] | components["schemas"]["TaskChanged"];
         Explanation: {
             decision: components["schemas"]["Decision"];
             entrypoint: string;
@@ -631,11 +863,30 @@ export interface components {
          * @enum {string}
          */
         FieldType: "string" | "string_or_null" | "timestamp" | "number" | "boolean" | "list" | "object";
+        /** @description a request skeleton filled for one workflow of the token's tenant */
+        FilledTemplate: {
+            /** @description the skeleton with the workflow's tenant_id, organization_id, workflow_id and trace_id (its start request's), and every ${ref:TYPE@latest} or ${ref:TYPE@N} placeholder of a recorded version replaced by its {id, type, version, hash} */
+            request: {
+                [key: string]: unknown;
+            };
+            /** @description the placeholders, as written and once each, that name an artifact type or version the workflow has not recorded: they stay in request as they are */
+            unresolved: string[];
+        };
         /** @description #GateResult is one quality gate's result as a reviewer reports it. */
         GateResult: {
             id: string;
             passed: boolean;
             reason?: string;
+        };
+        /** @description #HandoffAccepted is the bookkeeping for loop and repetition checks. */
+        HandoffAccepted: {
+            input_hash: components["schemas"]["Hash"];
+            source: components["schemas"]["ID"];
+            /** @description stage is the status the handoff happened in. */
+            stage: components["schemas"]["Name"];
+            target: components["schemas"]["ID"];
+            /** @constant */
+            type: "handoff_accepted";
         };
         /** @description #Hash is a content digest in the form "sha256:<64 lowercase hex>". */
         Hash: string;
@@ -651,23 +902,34 @@ export interface components {
          * @enum {string}
          */
         Intent: "order_status" | "faq" | "ambiguous" | "refund_dispute" | "complaint" | "refund_request" | "cancellation_request" | "address_change";
+        /**
+         * @description #Kind names the request kinds the engine accepts.
+         * @enum {string}
+         */
+        Kind: "start" | "handoff" | "review" | "approval" | "failure" | "resolution" | "outcome" | "cancel";
+        /** @description #Lead is one transition out of the status. */
+        Lead: {
+            on?: string;
+            to: string;
+        };
         /** @description #Name is an UPPER_SNAKE name: artifact types, statuses, reason codes. */
         Name: string;
+        /** @description #Next is one agent that may act now and the context it receives. */
         Next: {
-            agent?: string;
-            /** @description the context package the agent receives: must_know and may_know, every value wrapped as {untrusted_data: …} */
-            context?: {
-                /** @description the request's strings that match an injection pattern, in a pack that flags rather than refuses them: the agent reads the package knowing a text in it looks like an instruction */
+            agent: components["schemas"]["ID"];
+            context: {
+                /**
+                 * @description flags are the request's strings that match an injection pattern, added by the
+                 *     engine in a pack whose injection mode is "flag".
+                 */
                 flags?: {
                     path: string;
                     pattern: string;
                 }[];
-                may_know?: Record<string, unknown>;
-                must_know?: Record<string, unknown>;
+                may_know: Record<string, unknown>;
+                must_know: Record<string, unknown>;
             };
-            task?: string;
-        } & {
-            [key: string]: unknown;
+            task: components["schemas"]["ID"];
         };
         /** ORDER_RESULT */
         ORDER_RESULT: {
@@ -783,6 +1045,26 @@ export interface components {
                 version?: string;
             }[];
         };
+        /** @description #Party is one agent, human role or the host that may act now. */
+        Party: {
+            id: components["schemas"]["ID"];
+            name?: string;
+            /** @description note says why a party of the status has nothing to send. */
+            note?: string;
+            /**
+             * @description refused are the steps derived for it that the policy refuses now (their reasons
+             *     say why); they are not offered.
+             */
+            refused?: components["schemas"]["Step"][];
+            /** @description requests are what it may send, in the order the contract lists them. */
+            requests: components["schemas"]["Step"][];
+            task?: string;
+            /**
+             * @description type is agent, human (a role) or system (the host).
+             * @enum {string}
+             */
+            type: "agent" | "human" | "system";
+        };
         /** @description #Promise is a commitment a response makes. */
         Promise: {
             detail: string;
@@ -828,18 +1110,25 @@ export interface components {
              * @enum {string}
              */
             result: "accepted" | "revise" | "reassigned" | "rejected" | "escalated";
-            reviewed: components["schemas"]["SupportArtifactRef"][];
+            reviewed: components["schemas"]["ArtifactRef"][];
             summary?: string;
             /** @enum {string} */
             verdict: "ACCEPT" | "REVISE" | "REASSIGN" | "REJECT" | "ESCALATE";
         };
+        /** @description #Reason is one cause of a decision, produced by a policy rule whose METADATA carries code. */
         Reason: {
-            code: string;
+            code: components["schemas"]["Name"];
+            /** @description gate names the quality gate or control (HG-2). */
             gate?: string;
             message: string;
-            outcome?: string;
+            /** @description outcome is what this reason alone would decide. */
+            outcome?: components["schemas"]["DecisionOutcome"];
+            /** @description path points into the request ("output.content.claims[2]"). */
             path?: string;
-            /** @description the METADATA title of the policy rule that produced the reason, in plain words; absent in decisions recorded before titles were carried */
+            /**
+             * @description title is the METADATA title of the rule that produced the reason: what the review
+             *     console and hosts show people at the gates.
+             */
             title?: string;
         };
         Reasons: {
@@ -859,23 +1148,34 @@ export interface components {
             agent: components["schemas"]["ID"];
             task_id: components["schemas"]["TaskID"];
         };
-        /** @description a request as the engine takes it; each kind's fields are its pack's CUE contract (handoffctl template PACK KIND) */
+        /**
+         * @description #Envelope is what every request carries. Each kind embeds it and adds its body at the
+         *     top level. trace_id is optional here so that the policy can answer MISSING_TRACE_ID.
+         */
         Request: {
+            /** @description actor is who asks. */
             actor: components["schemas"]["Actor"];
-            /** @description optimistic concurrency: the state_version the request was made against */
+            /** @description created_at is when the sender made the request. */
+            created_at?: components["schemas"]["Time"];
+            /** @description expected_version is the state_version the sender last saw (optimistic concurrency). */
             expected_version?: number;
-            /** @enum {string} */
-            kind: "start" | "handoff" | "review" | "approval" | "failure" | "resolution" | "outcome" | "cancel";
-            organization_id?: string;
-            /** @description start only */
-            pack?: string;
-            /** @description the idempotency key: the same request_id answers the recorded decision */
-            request_id: string;
-            tenant_id: string;
+            /** @description kind selects the body. */
+            kind: components["schemas"]["Kind"];
+            /** @description organization_id is the tenant's organization; it must match the workflow's. */
+            organization_id?: components["schemas"]["ID"];
+            /** @description request_id is the idempotency key: the same request again returns the same decision. */
+            request_id: components["schemas"]["ID"];
+            /** @description tenant_id scopes everything: state, artifacts, logs. */
+            tenant_id: components["schemas"]["ID"];
+            /** @description trace_id ties the request to the host's trace. */
             trace_id?: string;
-            /** @description every kind but start names its workflow */
-            workflow_id?: string;
+            /** @description workflow_id names the workflow; a start may bring its own, otherwise one is made. */
+            workflow_id?: components["schemas"]["ID"];
         } & {
+            [key: string]: unknown;
+        };
+        /** @description a request skeleton: every required field with a placeholder value its constraint accepts; artifact references are ${ref:TYPE@latest} */
+        RequestTemplate: {
             [key: string]: unknown;
         };
         /**
@@ -883,12 +1183,23 @@ export interface components {
          * @enum {string}
          */
         ResponseKind: "order_status" | "faq" | "clarification" | "authorization_required" | "escalation_summary";
+        /**
+         * @description #Retry is the policy's retry answer. delay_ms is its backoff plus the request's jitter
+         *     (core.retry_decision reads input.derived.jitter_permille): the delay the pack records
+         *     and later checks.
+         */
+        Retry: {
+            attempt: number;
+            delay_ms: number;
+            max_attempts: number;
+            /** @description task is the task to retry. */
+            task?: components["schemas"]["ID"];
+        };
+        /** @description #Revise sends one artifact back to its producer. */
         Revise: {
-            artifact?: string;
-            defects?: string[];
-            producer?: string;
-        } & {
-            [key: string]: unknown;
+            artifact: components["schemas"]["Name"];
+            defects: components["schemas"]["ID"][];
+            producer: components["schemas"]["ID"];
         };
         /**
          * @description #Route is the path a workflow takes after T2.
@@ -897,31 +1208,172 @@ export interface components {
         Route: "order_status" | "faq" | "clarification" | "unauthorized" | "human";
         /** @description #Scope is a permission: "resource:action". */
         Scope: string;
+        /**
+         * @description #State is the materialized snapshot of one workflow, kept beside the log and updated
+         *     in the same transaction as every append. Policies read it as input.state: counters and
+         *     indices, never raw history, so evaluation cost does not grow with the log.
+         */
         State: {
-            artifacts?: Record<string, unknown>;
-            pack: string;
+            /** @description approvals is the last decision per artifact type or stage. */
+            approvals: {
+                [key: string]: {
+                    artifacts: components["schemas"]["ArtifactRef"][];
+                    by: components["schemas"]["ID"];
+                    /** @enum {string} */
+                    decision: "APPROVE" | "REQUEST_REVISION" | "REJECT";
+                };
+            };
+            /** @description artifacts maps an artifact type to its versions. */
+            artifacts: {
+                [key: string]: components["schemas"]["ArtifactHistory"];
+            };
+            /** @description conflicts maps a conflict id to its record. */
+            conflicts: {
+                [key: string]: {
+                    artifacts: components["schemas"]["ArtifactRef"][];
+                    conflict_type: string;
+                    description: string;
+                    id: components["schemas"]["ID"];
+                    raised_by: components["schemas"]["ID"];
+                    resolved_by?: components["schemas"]["ID"];
+                    /** @enum {string} */
+                    status: "open" | "resolved";
+                };
+            };
+            /** @description counters are named integers packs keep (qa_cycles, retry/<task>). */
+            counters: {
+                [key: string]: number;
+            };
+            created_at: components["schemas"]["Time"];
+            /** @description defects maps a defect id to the defect and whether it is open. */
+            defects: {
+                [key: string]: {
+                    defect: components["schemas"]["Defect"];
+                    /** @enum {string} */
+                    status: "open" | "closed";
+                };
+            };
+            /** @description edges counts accepted handoffs per "source>target". */
+            edges: {
+                [key: string]: number;
+            };
+            /** @description effects tracks external side effects by id. */
+            effects: {
+                [key: string]: "pending" | "acknowledged" | "failed" | "unknown";
+            };
+            /** @description input_hashes holds "source>target|hash" for every accepted handoff. */
+            input_hashes: {
+                [key: string]: true;
+            };
+            /** @description open_conflicts counts conflicts still open. */
+            open_conflicts: number;
+            organization_id?: components["schemas"]["ID"];
+            pack: components["schemas"]["ID"];
+            /** @description recent_edges are the last accepted "source>target" edges, oldest first. */
+            recent_edges: string[];
+            /** @description stage_handoffs counts accepted handoffs per status. */
+            stage_handoffs: {
+                [key: string]: number;
+            };
+            /** @description state_version counts the decisions that changed this state. */
             state_version: number;
-            status: string;
-            tenant_id: string;
+            status: components["schemas"]["Name"];
+            subject_id: components["schemas"]["ID"];
+            /** @description tasks is the workflow's task graph by task id. */
+            tasks: {
+                [key: string]: {
+                    agent?: components["schemas"]["ID"];
+                    depends_on: components["schemas"]["ID"][];
+                    status: string;
+                };
+            };
+            tenant_id: components["schemas"]["ID"];
+            /** @description terminal is true once status is one of the pack's terminal statuses. */
             terminal: boolean;
-            workflow_id: string;
-        } & {
-            [key: string]: unknown;
+            updated_at: components["schemas"]["Time"];
+            workflow_id: components["schemas"]["ID"];
         };
         Status: {
             status: string;
         };
-        /** @description #Actor is who sends a request. */
-        SupportActor: {
-            /** @description id is the agent id from the pack's registry, a person's id or the host's name. */
-            id: components["schemas"]["ID"];
-            /** @description roles are a person's roles (for example "campaign_approver"); agents have none. */
-            roles?: components["schemas"]["ID"][];
+        /** @description #Step is one request a party may send. */
+        Step: {
             /**
-             * @description type says whether an AI agent, a person or the host itself acts.
-             * @enum {string}
+             * @description after are the outputs of the same party this handoff needs recorded first: the
+             *     order of its steps. A step with after is not sent yet.
              */
-            type: "agent" | "human" | "system";
+            after?: string[];
+            agent?: string;
+            answers?: string[];
+            /** @description cite are the versions the request must name; may_cite those it may name too. */
+            cite?: components["schemas"]["Citation"][];
+            /** @description conflict_id is a resolution's conflict. */
+            conflict_id?: string;
+            /** @description effect_id is an outcome's effect. */
+            effect_id?: string;
+            /** @description field is the request field cite goes in: input_artifacts, artifacts or chosen. */
+            field?: string;
+            /**
+             * @description fill are values of fields the request leaves to fill that the policy takes with
+             *     the rest of the step, by dotted path: the value of an enumeration that goes with
+             *     it (a failure's retry type, a handoff's type) where the template's first is refused.
+             */
+            fill?: Record<string, unknown>;
+            kind: components["schemas"]["Kind"];
+            /**
+             * @description limitations are the limitations recorded on the versions the handoff must cite:
+             *     its limitations restate each.
+             */
+            limitations?: string[];
+            may_cite?: components["schemas"]["Citation"][];
+            /**
+             * @description not_before, on a step the policy refuses now (outcome block), is the earliest time
+             *     it accepts it (RFC 3339): a retry not due yet.
+             */
+            not_before?: components["schemas"]["Time"];
+            /**
+             * @description outcome and reasons are the policy's answer to the step now, when its reasons
+             *     concern the step itself (who sends it, when, what it cites) rather than the values
+             *     left to fill: a deadline that passed escalates, a last retry spends the budget.
+             *     Empty when the policy has nothing to say about the step itself.
+             */
+            outcome?: components["schemas"]["DecisionOutcome"];
+            output?: components["schemas"]["Name"];
+            output_id?: components["schemas"]["ID"];
+            reasons?: components["schemas"]["Reason"][];
+            restate?: Record<string, unknown>;
+            /**
+             * @description source, on a handoff the host sends, is the agent on whose behalf it sends it (the
+             *     policy refuses the agent's own).
+             */
+            source?: components["schemas"]["ID"];
+            /**
+             * @description stage is an approval's stage; answers the decisions a person may give, the
+             *     verdicts a reviewer may give, or the results of an outcome the policy takes now.
+             */
+            stage?: string;
+            supersedes?: number;
+            /**
+             * @description target is a handoff's target_agent; output the artifact type it delivers, at
+             *     version (supersedes the latest recorded version, when there is one), under the
+             *     artifact's output_id once a version is recorded. A handoff without output routes
+             *     work only: it assigns task_id.
+             */
+            target?: components["schemas"]["ID"];
+            /**
+             * @description task and agent are a failure's: the task that failed and the agent it ran with
+             *     (the task graph's id when the workflow has one, else the agent's task).
+             */
+            task?: string;
+            /**
+             * @description task_id is the task of the workflow's task graph a handoff assigns or completes (a
+             *     pack whose handoffs name it has a task_id field). restate are the request's fields
+             *     the task's recorded assignment gives, to restate as they are.
+             */
+            task_id?: string;
+            /** @description task_type is a handoff's task_type: the source's task in the status. */
+            task_type?: string;
+            version?: number;
         };
         /**
          * approval request of the support pack
@@ -929,9 +1381,9 @@ export interface components {
          */
         SupportApprovalRequest: {
             /** @description actor is who asks. */
-            actor: components["schemas"]["SupportActor"];
+            actor: components["schemas"]["Actor"];
             /** @description artifacts are the versions the person saw, bound to their hashes. */
-            artifacts?: components["schemas"]["SupportArtifactRef"][];
+            artifacts?: components["schemas"]["ArtifactRef"][];
             comment?: string;
             /** @description created_at is when the sender made the request. */
             created_at?: components["schemas"]["Time"];
@@ -959,24 +1411,13 @@ export interface components {
             /** @description workflow_id names the workflow; a start may bring its own, otherwise one is made. */
             workflow_id?: components["schemas"]["ID"];
         };
-        /** @description #ArtifactRef points at one immutable version of an artifact. */
-        SupportArtifactRef: {
-            /** @description hash is the sha256 of the version's canonical content. */
-            hash: components["schemas"]["Hash"];
-            /** @description id is the artifact's stable id across versions. */
-            id: components["schemas"]["ID"];
-            /** @description type is the artifact type from the pack's contract (RESEARCH_BRIEF). */
-            type: components["schemas"]["Name"];
-            /** @description version counts from 1; a correction is a new version. */
-            version: number;
-        };
         /**
          * cancel request of the support pack
          * @description #Cancel stops a workflow.
          */
         SupportCancelRequest: {
             /** @description actor is who asks. */
-            actor: components["schemas"]["SupportActor"];
+            actor: components["schemas"]["Actor"];
             /** @description created_at is when the sender made the request. */
             created_at?: components["schemas"]["Time"];
             /** @description expected_version is the state_version the sender last saw (optimistic concurrency). */
@@ -1001,7 +1442,7 @@ export interface components {
         /** failure request of the support pack */
         SupportFailureRequest: {
             /** @description actor is who asks. */
-            actor: components["schemas"]["SupportActor"];
+            actor: components["schemas"]["Actor"];
             agent: components["schemas"]["ID"];
             class: components["schemas"]["FailureClass"];
             /** @description created_at is when the sender made the request. */
@@ -1034,7 +1475,7 @@ export interface components {
         /** handoff request of the support pack */
         SupportHandoffRequest: {
             /** @description actor is who asks. */
-            actor: components["schemas"]["SupportActor"];
+            actor: components["schemas"]["Actor"];
             /** @description assumptions, limitations and confidence_score are mandatory where the pack says so. */
             assumptions?: string[];
             authorization_context: components["schemas"]["AuthorizationContext"];
@@ -1053,7 +1494,7 @@ export interface components {
             /** @description handoff_id names the handoff in the sender's own records. */
             handoff_id?: components["schemas"]["ID"];
             /** @description input_artifacts are the versions the source worked from. */
-            input_artifacts: components["schemas"]["SupportArtifactRef"][];
+            input_artifacts: components["schemas"]["ArtifactRef"][];
             /**
              * @description input_refs name what the recipient works from: artifact types among the handoff's
              *     input_artifacts, or one field of one ("AUTHORIZATION_RECORD.order_ref": the
@@ -1153,7 +1594,7 @@ export interface components {
          */
         SupportOutcomeRequest: {
             /** @description actor is who asks. */
-            actor: components["schemas"]["SupportActor"];
+            actor: components["schemas"]["Actor"];
             /** @description created_at is when the sender made the request. */
             created_at?: components["schemas"]["Time"];
             detail?: string;
@@ -1184,9 +1625,9 @@ export interface components {
          */
         SupportResolutionRequest: {
             /** @description actor is who asks. */
-            actor: components["schemas"]["SupportActor"];
+            actor: components["schemas"]["Actor"];
             /** @description chosen is the version that prevails, or absent when both are rejected. */
-            chosen?: components["schemas"]["SupportArtifactRef"];
+            chosen?: components["schemas"]["ArtifactRef"];
             conflict_id: components["schemas"]["ID"];
             /** @description created_at is when the sender made the request. */
             created_at?: components["schemas"]["Time"];
@@ -1212,7 +1653,7 @@ export interface components {
         /** review request of the support pack */
         SupportReviewRequest: {
             /** @description actor is who asks. */
-            actor: components["schemas"]["SupportActor"];
+            actor: components["schemas"]["Actor"];
             /** @description artifacts are the reviewed versions. */
             artifacts: {
                 /** @description hash is the sha256 of the version's canonical content. */
@@ -1261,7 +1702,7 @@ export interface components {
         /** start request of the support pack */
         SupportStartRequest: {
             /** @description actor is who asks. */
-            actor: components["schemas"]["SupportActor"];
+            actor: components["schemas"]["Actor"];
             /** @description brief is the work order the first agent receives. */
             brief: {
                 /** @description channel is where the customer wrote and where the answer goes. */
@@ -1332,6 +1773,18 @@ export interface components {
             /** @description timeout_ms is the per-call timeout the worker must respect. */
             timeout_ms: number;
         };
+        /** @description #TaskChanged records a task of the workflow's task graph and its status. */
+        TaskChanged: {
+            /** @description agent is the agent the task is assigned to. */
+            agent?: components["schemas"]["ID"];
+            /** @description depends_on lists the tasks that must be done first. */
+            depends_on?: components["schemas"]["ID"][];
+            id: components["schemas"]["ID"];
+            /** @enum {string} */
+            status: "pending" | "ready" | "running" | "done" | "failed" | "blocked" | "cancelled" | "unknown";
+            /** @constant */
+            type: "task";
+        };
         /**
          * @description #TaskID names a task of the task graph (seed phase 4).
          * @enum {string}
@@ -1363,6 +1816,34 @@ export interface components {
             ok: boolean;
             reports: components["schemas"]["VerifyReport"][];
             tenant_id: string;
+        };
+        /**
+         * @description #Waiting is what a workflow waits for: who may act in its status and, for each, the
+         *     requests the policy accepts there with the recorded versions each must cite. The
+         *     steps are derived from the pack's contract tables (agents and their permissions,
+         *     roles and what they approve, actors per status, transitions, artifact contracts,
+         *     context packages and the pack's required_inputs configuration) and the workflow's
+         *     state (its artifacts, task graph and effects); then each is put to the policy as a
+         *     dry run (see a step's outcome), and a step the policy refuses for who sends it, when or
+         *     in which order is left out. The policy still decides every request actually sent.
+         */
+        Waiting: {
+            /** @description at is the time the steps were put to the policy (RFC 3339). */
+            at: components["schemas"]["Time"];
+            /** @description leads are the transitions out of the status, cancel left out. */
+            leads: components["schemas"]["Lead"][];
+            pack: components["schemas"]["ID"];
+            /**
+             * @description parties are who may act now: agents and human roles of the status, then the host.
+             *     A terminal workflow lists them only when the policy still takes something (the
+             *     outcome of a human handoff, for one).
+             */
+            parties: components["schemas"]["Party"][];
+            state_version: number;
+            status: string;
+            tenant_id: components["schemas"]["ID"];
+            terminal: boolean;
+            workflow_id: components["schemas"]["ID"];
         };
         WorkflowList: {
             tenant_id: string;
@@ -1949,6 +2430,84 @@ export interface operations {
             };
         };
     };
+    getTemplate: {
+        parameters: {
+            query?: {
+                /** @description a handoff to this agent: its source, task, output (with the artifact contract's content) and inputs */
+                target?: string;
+                /** @description with target, the handoff's source agent when several hand work to the target */
+                source?: string;
+                /** @description with target, the output artifact type when the source hands several to the target */
+                output?: string;
+                /** @description fill the skeleton for this workflow of the token's own tenant: its tenant_id, organization_id, workflow_id and trace_id, and every ${ref:…} placeholder of a recorded version resolved */
+                workflow_id?: string;
+            };
+            header?: never;
+            path: {
+                pack: string;
+                /** @description the request kind: start, handoff, review, approval, … */
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the skeleton (RequestTemplate), or with workflow_id the skeleton filled for the workflow (FilledTemplate) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTemplate"] | components["schemas"]["FilledTemplate"];
+                };
+            };
+            /** @description BAD_REQUEST: no agent target hands work to, a source or output that does not go with the target, options that do not go together, or a workflow of another pack; the hint names the closest names */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no pack or request kind of that name (the hint names the closest), or no workflow workflow_id in the token's tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     reasons: {
         parameters: {
             query?: never;
@@ -2456,6 +3015,156 @@ export interface operations {
                 };
             };
             /** @description no such workflow in this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNext: {
+        parameters: {
+            query?: {
+                /** @description put every step to the policy at this time (RFC 3339 with a zone); default now */
+                at?: string;
+            };
+            header?: never;
+            path: {
+                tenant: string;
+                workflow: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what the workflow waits for, as handoffctl next -o json writes it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Waiting"];
+                };
+            };
+            /** @description BAD_REQUEST: at is not an RFC 3339 time with a zone */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the token's principal may not read this tenant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such workflow in this tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: the store holds a record that disagrees with its hash chain (handoffctl verify tells where), or another fault; STORE_REFUSED: the database denies the store's role, holds another version's schema, or the store's files disagree (an operator must act; a resend will not help). The message never carries the cause, the server's log does */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOwnNext: {
+        parameters: {
+            query?: {
+                /** @description put every step to the policy at this time (RFC 3339 with a zone); default now */
+                at?: string;
+            };
+            header?: never;
+            path: {
+                workflow: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what the workflow waits for, as handoffctl next -o json writes it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Waiting"];
+                };
+            };
+            /** @description BAD_REQUEST: at is not an RFC 3339 time with a zone */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such workflow in the token's tenant */
             404: {
                 headers: {
                     [name: string]: unknown;
