@@ -13,7 +13,6 @@ import { artifactArgs, reviewArgs, step } from "./campaign-steps.js";
 import type { ScenarioStep as Step } from "./scenarios.js";
 import { Scripts, call } from "./scripted.js";
 import { campaignTeam, type Team } from "./team.js";
-import { servedSchemas } from "./served-schemas.js";
 import type { Server } from "../test/serve.js";
 
 setTracingDisabled(true); // nothing leaves the machine
@@ -183,8 +182,8 @@ async function approveAsMaria(server: Server, workflowId: string, steps: Step[],
 }
 
 async function teamOf(server: Server): Promise<Team> {
-  const contract = await new HandoffClient({ baseUrl: server.url, token: server.tokens.orchestrator }).contract("campaign");
-  return campaignTeam(contract, await servedSchemas(server, "campaign"));
+  const client = new HandoffClient({ baseUrl: server.url, token: server.tokens.orchestrator });
+  return campaignTeam(await client.contract("campaign"), await client.schemas("campaign"));
 }
 
 function campaignWorkflow(server: Server, workflowId: string, actors: string[]): Workflow {

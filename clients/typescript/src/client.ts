@@ -6,6 +6,8 @@ import type {
   Entry,
   Explanation,
   FilledTemplate,
+  PackSchemas,
+  PackSchemasAnswer,
   Request,
   RequestTemplate,
   ServiceError,
@@ -144,6 +146,23 @@ export class HandoffClient {
   /** One pack's contract tables: what each agent produces, each artifact's fields and gates. */
   contract(pack: string, options?: CallOptions): Promise<Contract> {
     return this.#call<Contract>("GET", `/v1/packs/${seg(pack)}/contract`, undefined, options);
+  }
+
+  /**
+   * One pack's contract as JSON Schemas (2020-12): each request kind's and each artifact
+   * type's content, with the limits, gates and configuration a valid request depends on.
+   * The agents' record and review tools are typed with it (contractTools).
+   */
+  async schemas(pack: string, options?: CallOptions): Promise<PackSchemas> {
+    return (await this.#call<PackSchemasAnswer>("GET", `/v1/packs/${seg(pack)}/schemas`, undefined, options)).schemas;
+  }
+
+  /**
+   * The OpenAPI 3.1 document of the service for one pack: the bodies of submit and
+   * evaluate are the pack's request kinds, a oneOf chosen by kind.
+   */
+  packOpenAPI(pack: string, options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.#call<Record<string, unknown>>("GET", `/v1/packs/${seg(pack)}/openapi.json`, undefined, options);
   }
 
   /**

@@ -27,6 +27,8 @@ export type Status = Schemas["Status"];
 export type Contract = Schemas["Contract"];
 export type ContractAgent = Schemas["ContractAgent"];
 export type ContractArtifact = Schemas["ContractArtifact"];
+export type PackSchemas = Schemas["PackSchemas"];
+export type PackSchemasAnswer = Schemas["PackSchemasAnswer"];
 export type ServiceError = Schemas["Error"];
 /** What a workflow waits for: who may act, what each may send and cite (handoffctl next -o json). */
 export type Waiting = Schemas["Waiting"];

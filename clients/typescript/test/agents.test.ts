@@ -10,7 +10,6 @@ import { agentIds, campaignPrincipals, participants } from "../examples/principa
 import { artifactArgs, reviewArgs, step } from "../examples/campaign-steps.js";
 import { Scripts, call, say } from "../examples/scripted.js";
 import { campaignTeam } from "../examples/team.js";
-import { servedSchemas } from "../examples/served-schemas.js";
 import { startServe, type Served } from "./serve.js";
 
 setTracingDisabled(true);
@@ -26,7 +25,7 @@ const client = () => new HandoffClient({ baseUrl: served.url, token: served.toke
 before(async () => {
   served = await startServe(campaignPrincipals);
   contract = await client().contract("campaign");
-  schemas = await servedSchemas(served, "campaign");
+  schemas = await client().schemas("campaign");
 });
 after(async () => {
   await served?.stop();
@@ -286,7 +285,7 @@ describe("tools from the pack's contract and served schemas", () => {
   });
 
   test("the content's field types, enum values and required fields reach the model: support's CLASSIFICATION", async () => {
-    const [support, supportSchemas] = await Promise.all([client().contract("support"), servedSchemas(served, "support")]);
+    const [support, supportSchemas] = await Promise.all([client().contract("support"), client().schemas("support")]);
     const tools = contractTools(support, supportSchemas, "supervisor", {
       taskTypes: { CLASSIFICATION: "classify_request", AUTHORIZATION_RECORD: "verify_authorization", CUSTOMER_RESPONSE: "send_response" },
     });
@@ -315,7 +314,7 @@ describe("tools from the pack's contract and served schemas", () => {
   test("an agent the pack does not have, an artifact whose task is not clear, or another pack's schemas are refused", async () => {
     assert.throws(() => contractTools(contract, schemas, "ghost_writer"), /has no agent ghost_writer/);
     const support = await client().contract("support");
-    const supportSchemas = await servedSchemas(served, "support");
+    const supportSchemas = await client().schemas("support");
     assert.throws(() => contractTools(support, supportSchemas, "supervisor"), /say which one produces/);
     assert.throws(() => contractTools(support, schemas, "supervisor"), /the schemas are pack campaign's/);
     const tools = contractTools(support, supportSchemas, "supervisor", {

@@ -1,11 +1,10 @@
 // The JSON Schemas of the record and review tools' parameters, taken from the schemas the
 // service serves for the pack (GET /v1/packs/{pack}/schemas): the model sees each field's
 // type, enum, description and whether it is required, as the pack's contract has them.
-import type { components } from "../generated/openapi.js";
+import type { PackSchemas } from "../types.js";
 import { inlineRefs, type JsonSchema } from "./inline-refs.js";
 
-/** A pack's contract as JSON Schemas: the `schemas` of GET /v1/packs/{pack}/schemas. */
-export type PackSchemas = components["schemas"]["PackSchemas"];
+export type { PackSchemas };
 
 /** The parameters of a tool: one JSON Schema object, references inlined. Its own fields
  * are open (the SDK's non-strict tools take no other kind; nothing reads another field);
