@@ -122,26 +122,32 @@ func TestStoreOutageOnEveryRoute(t *testing.T) {
 		status int
 		code   string
 	}{
-		"GET /health":                                       {http.StatusOK, ""},
-		"GET /health/ready":                                 {http.StatusServiceUnavailable, "NOT_READY"},
-		"GET /metrics":                                      {http.StatusOK, ""},
-		"GET /v1/openapi.json":                              {http.StatusOK, ""},
-		"POST /v1/requests":                                 {http.StatusServiceUnavailable, unavailable},
-		"POST /v1/evaluate":                                 {http.StatusServiceUnavailable, unavailable},
-		"GET /v1/tenants/{tenant}/workflows":                {http.StatusServiceUnavailable, unavailable},
-		"GET /v1/tenants/{tenant}/workflows/{workflow}":     {http.StatusServiceUnavailable, unavailable},
-		"GET /v1/tenants/{tenant}/workflows/{workflow}/log": {http.StatusServiceUnavailable, unavailable},
-		"GET /v1/tenants/{tenant}/audit":                    {http.StatusServiceUnavailable, unavailable},
-		"GET /v1/tenants/{tenant}/verify":                   {http.StatusServiceUnavailable, unavailable},
-		"GET /v1/tenants/{tenant}/decisions":                {http.StatusServiceUnavailable, unavailable},
-		"GET /v1/decisions/{id}":                            {http.StatusServiceUnavailable, unavailable},
-		"GET /v1/decisions/{id}/explain":                    {http.StatusServiceUnavailable, unavailable},
-		"GET /v1/backup":                                    {http.StatusNotImplemented, "NOT_SUPPORTED"}, // pg_dump's job, up or down
-		"GET /v1/packs":                                     {http.StatusOK, ""},
-		"GET /v1/packs/{pack}/contract":                     {http.StatusOK, ""},
-		"GET /v1/reasons":                                   {http.StatusOK, ""},
+		"GET /health":                                        {http.StatusOK, ""},
+		"GET /health/ready":                                  {http.StatusServiceUnavailable, "NOT_READY"},
+		"GET /metrics":                                       {http.StatusOK, ""},
+		"GET /v1/openapi.json":                               {http.StatusOK, ""},
+		"POST /v1/requests":                                  {http.StatusServiceUnavailable, unavailable},
+		"POST /v1/evaluate":                                  {http.StatusServiceUnavailable, unavailable},
+		"GET /v1/tenants/{tenant}/workflows":                 {http.StatusServiceUnavailable, unavailable},
+		"GET /v1/tenants/{tenant}/workflows/{workflow}":      {http.StatusServiceUnavailable, unavailable},
+		"GET /v1/tenants/{tenant}/workflows/{workflow}/log":  {http.StatusServiceUnavailable, unavailable},
+		"GET /v1/tenants/{tenant}/audit":                     {http.StatusServiceUnavailable, unavailable},
+		"GET /v1/tenants/{tenant}/verify":                    {http.StatusServiceUnavailable, unavailable},
+		"GET /v1/tenants/{tenant}/decisions":                 {http.StatusServiceUnavailable, unavailable},
+		"GET /v1/decisions/{id}":                             {http.StatusServiceUnavailable, unavailable},
+		"GET /v1/decisions/{id}/explain":                     {http.StatusServiceUnavailable, unavailable},
+		"GET /v1/backup":                                     {http.StatusNotImplemented, "NOT_SUPPORTED"}, // pg_dump's job, up or down
+		"GET /v1/packs":                                      {http.StatusOK, ""},
+		"GET /v1/packs/{pack}/contract":                      {http.StatusOK, ""},
+		"GET /v1/packs/{pack}/schemas":                       {http.StatusOK, ""},
+		"GET /v1/packs/{pack}/schemas/{kind}":                {http.StatusOK, ""},
+		"GET /v1/packs/{pack}/openapi.json":                  {http.StatusOK, ""},
+		"GET /v1/packs/{pack}/templates/{kind}":              {http.StatusOK, ""}, // no workflow_id: the bundle alone
+		"GET /v1/tenants/{tenant}/workflows/{workflow}/next": {http.StatusServiceUnavailable, unavailable},
+		"GET /v1/workflows/{workflow}/next":                  {http.StatusServiceUnavailable, unavailable},
+		"GET /v1/reasons":                                    {http.StatusOK, ""},
 	}
-	params := strings.NewReplacer("{tenant}", "acme", "{workflow}", "wf-api", "{id}", id, "{pack}", "campaign")
+	params := strings.NewReplacer("{tenant}", "acme", "{workflow}", "wf-api", "{id}", id, "{pack}", "campaign", "{kind}", "handoff")
 
 	doc, err := openapi3.NewLoader().LoadFromData(service.OpenAPI)
 	require.NoError(t, err)
