@@ -51,10 +51,10 @@ func TestNextFollowsScenarios(t *testing.T) {
 		f, err := filepath.Glob("../policies_test/handoff/" + pack + "/scenarios/*.scenario")
 		require.NoError(t, err)
 		require.NotEmpty(t, f, pack)
-		// A third of each pack's with HANDOFF_FULL=1, a twelfth by default, one under the
+		// A sixth of each pack's with HANDOFF_FULL=1, a twelfth by default, one under the
 		// race detector: the engine's TestWaitingFollowsScenarios walks every scenario
 		// (with HANDOFF_FULL=1); this proves the HTTP answers are the engine's.
-		stride := testsize.Pick(3, 12)
+		stride := testsize.Pick(6, 12)
 		if testsize.Race {
 			stride = len(f) // one
 		}
