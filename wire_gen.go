@@ -386,3 +386,21 @@ type Lead struct {
 	To string `json:"to"`
 	On string `json:"on,omitempty"`
 }
+
+// VerifyReport is the result of walking a hash chain.
+type VerifyReport struct {
+	// Tenant is the tenant whose chain was walked, as asked.
+	Tenant string `json:"tenant"`
+	// Workflow is the workflow whose chain was walked; "" for an audit stream.
+	Workflow string `json:"workflow"`
+	// Records is the number of records verified before the first problem (all of them
+	// when ok).
+	Records uint64 `json:"records"`
+	// OK says the chain and its head are intact.
+	OK bool `json:"ok"`
+	// BrokenSeq is the seq of the first broken or missing record; 0 when ok, or when the
+	// problem is not in a record (a missing head, a wrong owner index).
+	BrokenSeq uint64 `json:"broken_seq"`
+	// Problem says what is wrong; "" when ok.
+	Problem string `json:"problem"`
+}

@@ -3,7 +3,7 @@ package wiregen
 import "strings"
 
 // initialisms are the label words Go spells in capitals.
-var initialisms = map[string]string{"id": "ID", "ms": "MS", "url": "URL", "uri": "URI", "http": "HTTP", "json": "JSON", "sha": "SHA"}
+var initialisms = map[string]string{"id": "ID", "ms": "MS", "url": "URL", "uri": "URI", "http": "HTTP", "json": "JSON", "sha": "SHA", "ok": "OK"}
 
 // goName is the Go field name of a CUE label: decision_id is DecisionID.
 func goName(label string) string {

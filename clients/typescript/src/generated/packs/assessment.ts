@@ -2303,13 +2303,26 @@ export interface components {
          * @enum {string}
          */
         ValidationStatus: "passed" | "pending_human_validation" | "conflict_pending" | "validated";
+        /** @description #VerifyReport is the result of walking a hash chain. */
         VerifyReport: {
+            /**
+             * @description broken_seq is the seq of the first broken or missing record; 0 when ok, or when the
+             *     problem is not in a record (a missing head, a wrong owner index).
+             */
+            broken_seq: number;
+            /** @description ok says the chain and its head are intact. */
             ok: boolean;
+            /** @description problem says what is wrong; "" when ok. */
+            problem: string;
+            /**
+             * @description records is the number of records verified before the first problem (all of them
+             *     when ok).
+             */
             records: number;
+            /** @description tenant is the tenant whose chain was walked, as asked. */
             tenant: string;
+            /** @description workflow is the workflow whose chain was walked; "" for an audit stream. */
             workflow: string;
-        } & {
-            [key: string]: unknown;
         };
         VerifyResult: {
             ok: boolean;
