@@ -404,3 +404,16 @@ type VerifyReport struct {
 	// Problem says what is wrong; "" when ok.
 	Problem string `json:"problem"`
 }
+
+// WorkflowSummary is one workflow of a list.
+type WorkflowSummary struct {
+	WorkflowID   string `json:"workflow_id"`
+	Pack         string `json:"pack"`
+	Status       string `json:"status"`
+	Terminal     bool   `json:"terminal"`
+	StateVersion uint64 `json:"state_version"`
+	UpdatedAt    string `json:"updated_at"`
+	// Standing is the outcome of the latest decision that was not a block: await_human
+	// when the workflow waits for a person. "" when every decision was a block.
+	Standing Outcome `json:"standing"`
+}

@@ -40,7 +40,7 @@ func (e *Engine) ListWorkflows(ctx context.Context, tenant string, f WorkflowFil
 		if f.Pack != "" && st.Pack != f.Pack || f.Status != "" && st.Status != f.Status {
 			continue
 		}
-		s := WorkflowSummary{Workflow: wf, Pack: st.Pack, Status: st.Status, Terminal: st.Terminal, StateVersion: st.StateVersion, UpdatedAt: st.UpdatedAt}
+		s := WorkflowSummary{WorkflowID: wf, Pack: st.Pack, Status: st.Status, Terminal: st.Terminal, StateVersion: st.StateVersion, UpdatedAt: st.UpdatedAt}
 		if s.Standing, err = e.standingOutcome(ctx, tenant, wf, head); err != nil {
 			return nil, err
 		}

@@ -143,7 +143,7 @@ func (c *cli) workflowsOf(ctx context.Context, b backend, tenant string) string 
 			ids = append(ids, fmt.Sprintf("and %d more ('handoffctl workflows --tenant %s')", len(wfs)-most, tenant))
 			break
 		}
-		ids = append(ids, w.Workflow)
+		ids = append(ids, w.WorkflowID)
 	}
 	return fmt.Sprintf("tenant %s has %s: %s", tenant, count(len(wfs), "workflow"), strings.Join(ids, ", "))
 }

@@ -52,7 +52,7 @@ state_version, updated_at, standing.`,
 			t := newTable(c.stdout)
 			fmt.Fprintln(t, "WORKFLOW\tPACK\tSTATUS\tVERSION\tSTANDING\tUPDATED")
 			for _, w := range list {
-				fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\n", w.Workflow, w.Pack, w.Status, strconv.FormatUint(w.StateVersion, 10), orDash(string(w.Standing)), orDash(w.UpdatedAt))
+				fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\n", w.WorkflowID, w.Pack, w.Status, strconv.FormatUint(w.StateVersion, 10), orDash(string(w.Standing)), orDash(w.UpdatedAt))
 			}
 			t.flush()
 			return nil

@@ -30,6 +30,7 @@ var definitions = []definition{
 	{cue: "#Citation", goName: "Citation"},
 	{cue: "#Lead", goName: "Lead"},
 	{cue: "#VerifyReport", goName: "VerifyReport"},
+	{cue: "#WorkflowSummary", goName: "WorkflowSummary"},
 }
 
 // inline names the structs CUE writes in place, by their path: "[]" is a list's element,
@@ -59,12 +60,14 @@ var typeOverrides = map[string]struct {
 	goType, why string
 	doc         bool
 }{
-	"#Retry.delay_ms":          {goType: "int64", why: "milliseconds, of time.Duration's width"},
-	"#State.state_version":     {goType: "uint64", why: "the store's versions and sequence numbers are uint64"},
-	"#Decision.state_version":  {goType: "uint64", why: "the version of the state the decision left"},
-	"#Waiting.state_version":   {goType: "uint64", why: "the store's versions are uint64"},
-	"#VerifyReport.records":    {goType: "uint64", why: "the store's sequence numbers are uint64"},
-	"#VerifyReport.broken_seq": {goType: "uint64", why: "the store's sequence numbers are uint64"},
+	"#Retry.delay_ms":                {goType: "int64", why: "milliseconds, of time.Duration's width"},
+	"#State.state_version":           {goType: "uint64", why: "the store's versions and sequence numbers are uint64"},
+	"#Decision.state_version":        {goType: "uint64", why: "the version of the state the decision left"},
+	"#Waiting.state_version":         {goType: "uint64", why: "the store's versions are uint64"},
+	"#VerifyReport.records":          {goType: "uint64", why: "the store's sequence numbers are uint64"},
+	"#WorkflowSummary.state_version": {goType: "uint64", why: "the store's versions are uint64"},
+	"#WorkflowSummary.standing":      {goType: "Outcome", why: "an outcome, or none"},
+	"#VerifyReport.broken_seq":       {goType: "uint64", why: "the store's sequence numbers are uint64"},
 	"#Event.delta": {goType: "*int", doc: true,
 		why: "A pointer: a zero delta is still a delta, and absent is not 0."},
 	"#Event.value": {goType: "*int", doc: true,

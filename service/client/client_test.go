@@ -160,7 +160,7 @@ func TestClientIDsWithSlashes(t *testing.T) {
 			require.NoError(t, err)
 			var ids []string
 			for _, s := range list {
-				ids = append(ids, s.Workflow)
+				ids = append(ids, s.WorkflowID)
 			}
 			assert.Contains(t, ids, tc.workflow)
 			rep, err := c.Verify(ctx, tc.tenant, tc.workflow)

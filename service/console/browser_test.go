@@ -278,7 +278,7 @@ func (f *flow) workflowOf(tenant string) string {
 	list, err := f.s.e.ListWorkflows(context.Background(), tenant, engine.WorkflowFilter{})
 	require.NoError(f.s.t, err)
 	require.Len(f.s.t, list, 1)
-	return list[0].Workflow
+	return list[0].WorkflowID
 }
 
 // TestConsoleRefusals: what the console must refuse, each shown in words and none

@@ -97,7 +97,7 @@ func (f *flow) workflowOfPack(tenant, pack string) string {
 	require.NoError(f.s.t, err)
 	for _, w := range list {
 		if w.Pack == pack {
-			return w.Workflow
+			return w.WorkflowID
 		}
 	}
 	f.s.t.Fatalf("no %s workflow in tenant %s", pack, tenant)

@@ -75,7 +75,7 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request, ss *session) {
 	}
 	var items []inboxItem
 	for _, s := range list {
-		st, err := c.e.State(ctx, p.Tenant, s.Workflow)
+		st, err := c.e.State(ctx, p.Tenant, s.WorkflowID)
 		if err != nil {
 			continue
 		}
@@ -87,8 +87,8 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request, ss *session) {
 		if !ok || len(g.actingRoles(p.Roles)) == 0 {
 			continue
 		}
-		item := inboxItem{Workflow: s.Workflow, Pack: s.Pack, Gate: g.Title, Status: st.Status}
-		if d, err := c.e.Standing(ctx, p.Tenant, s.Workflow); err == nil && d != nil {
+		item := inboxItem{Workflow: s.WorkflowID, Pack: s.Pack, Gate: g.Title, Status: st.Status}
+		if d, err := c.e.Standing(ctx, p.Tenant, s.WorkflowID); err == nil && d != nil {
 			item.Reasons = d.Reasons
 			for _, t := range pk.transitions {
 				if t.From == d.StatusBefore && t.To == d.StatusAfter {

@@ -1179,15 +1179,19 @@ export interface components {
             tenant_id: string;
             workflow_id: string;
         };
+        /** @description #WorkflowSummary is one workflow of a list. */
         WorkflowSummary: {
-            pack: string;
-            /** @description the outcome of the latest decision that was not a block (await_human: waits for a person); empty when every decision was a block */
-            standing: string;
+            pack: components["schemas"]["ID"];
+            /**
+             * @description standing is the outcome of the latest decision that was not a block: await_human
+             *     when the workflow waits for a person. "" when every decision was a block.
+             */
+            standing: string | components["schemas"]["DecisionOutcome"] | "";
             state_version: number;
-            status: string;
+            status: components["schemas"]["Name"];
             terminal: boolean;
-            updated_at: string;
-            workflow_id: string;
+            updated_at: components["schemas"]["Time"];
+            workflow_id: components["schemas"]["ID"];
         };
     };
     responses: never;
