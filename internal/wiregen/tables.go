@@ -31,6 +31,8 @@ var definitions = []definition{
 	{cue: "#Lead", goName: "Lead"},
 	{cue: "#VerifyReport", goName: "VerifyReport"},
 	{cue: "#WorkflowSummary", goName: "WorkflowSummary"},
+	{cue: "#Error", goName: "Error", handWritten: "an error value: its methods match the error table, " +
+		"and it keeps the HTTP status it came with, which is not in the body"},
 }
 
 // inline names the structs CUE writes in place, by their path: "[]" is a list's element,

@@ -35,7 +35,7 @@ func TestGeneratedIsCurrent(t *testing.T) {
 // definition derives: the same JSON labels, Go names and types, and omitempty exactly
 // where the rules put it. Only the order of the fields is the Go type's own.
 func TestHandWritten(t *testing.T) {
-	goTypes := map[string]reflect.Type{"Decision": reflect.TypeFor[handoff.Decision]()}
+	goTypes := map[string]reflect.Type{"Decision": reflect.TypeFor[handoff.Decision](), "Error": reflect.TypeFor[handoff.Error]()}
 	structs, err := wiregen.Derive(contracts)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestHandWritten(t *testing.T) {
 			}
 			fields := map[string]reflect.StructField{}
 			for _, f := range reflect.VisibleFields(typ) {
-				if f.IsExported() {
+				if f.IsExported() && f.Tag.Get("json") != "-" { // not on the wire
 					fields[strings.Split(f.Tag.Get("json"), ",")[0]] = f
 				}
 			}

@@ -1108,8 +1108,17 @@ class State(TypedDict, total=False):
 
 
 class Error(TypedDict, total=False):
-    #: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_REQUEST, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDENTITY_MISMATCH, NO_DECISION, STORE_UNAVAILABLE, NOT_READY, NOT_SUPPORTED, INTERNAL
+    """#Error is the body of every error answer of the HTTP API (handoffctl serve): a stable
+    code, a message and a hint of what to do next. An IDENTITY_MISMATCH answer carries the
+    recorded decision too.
+    """
+    #: code is one of UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_REQUEST, REQUEST_TIMEOUT,
+    #: PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDENTITY_MISMATCH, NO_DECISION,
+    #: STORE_UNAVAILABLE, STORE_BUSY, STORE_READ_ONLY, STORE_REFUSED, UNRECORDABLE,
+    #: NOT_READY, NOT_SUPPORTED, INTERNAL.
     code: Required[str]
     decision: 'Decision'
+    #: hint says what to do next.
     hint: str
+    #: message says what happened; it never carries the server's internal error text.
     message: Required[str]

@@ -1167,11 +1167,23 @@ export interface components {
             time: string;
             validation?: Record<string, unknown>[] | null;
         };
+        /**
+         * @description #Error is the body of every error answer of the HTTP API (handoffctl serve): a stable
+         *     code, a message and a hint of what to do next. An IDENTITY_MISMATCH answer carries the
+         *     recorded decision too.
+         */
         Error: {
-            /** @description UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_REQUEST, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDENTITY_MISMATCH, NO_DECISION, STORE_UNAVAILABLE, NOT_READY, NOT_SUPPORTED, INTERNAL */
+            /**
+             * @description code is one of UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_REQUEST, REQUEST_TIMEOUT,
+             *     PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, IDENTITY_MISMATCH, NO_DECISION,
+             *     STORE_UNAVAILABLE, STORE_BUSY, STORE_READ_ONLY, STORE_REFUSED, UNRECORDABLE,
+             *     NOT_READY, NOT_SUPPORTED, INTERNAL.
+             */
             code: string;
             decision?: components["schemas"]["Decision"];
+            /** @description hint says what to do next. */
             hint?: string;
+            /** @description message says what happened; it never carries the server's internal error text. */
             message: string;
         };
         /**
