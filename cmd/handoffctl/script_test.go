@@ -331,14 +331,19 @@ func cmdTamperSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 	})
 }
 
-// cmdTamperIdem flips the last byte of the idempotency record of a request:
-// tamper-idem DBDIR TENANT REQUEST_ID. The key is t/ TENANT i/ REQUEST_ID.
+// cmdTamperIdem changes the last digit of the record hash the idempotency record of a
+// request binds: tamper-idem DBDIR TENANT REQUEST_ID. The key is t/ TENANT i/
+// REQUEST_ID. The digit stays hexadecimal, so the output reads as any hash does.
 func cmdTamperIdem(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: tamper-idem DBDIR TENANT REQUEST_ID")
 	}
 	rawRewrite(ts, args[0], []byte("t/"+args[1]+"\x00\x01i/"+args[2]+"\x00\x01"), func(v []byte) []byte {
-		v[len(v)-1] ^= 0x01
+		if v[len(v)-1] == '0' {
+			v[len(v)-1] = '1'
+		} else {
+			v[len(v)-1] = '0'
+		}
 		return v
 	})
 }
