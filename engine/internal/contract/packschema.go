@@ -61,7 +61,8 @@ func (p *Pack) ArtifactSchemaName(typ string, defs *Defs) string {
 	defs.Schemas[name] = nil
 	defs.artifacts[typ] = name
 	s := p.Artifacts[typ].JSONSchema(defs)
-	if c, ok := p.Tables["artifacts"].(map[string]any)[typ].(map[string]any); ok {
+	contracts, _ := p.Tables["artifacts"].(map[string]any)
+	if c, ok := contracts[typ].(map[string]any); ok {
 		if d, ok := c["description"].(string); ok && d != "" {
 			s["description"] = d
 		}
