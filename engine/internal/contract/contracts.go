@@ -87,6 +87,14 @@ func Compile(fsys fs.FS, lazy bool) (*Contracts, error) {
 	if cc.Scanner, err = scan.New(cc.Guardrails); err != nil {
 		return nil, err
 	}
+	if !lazy {
+		// A bundle whose secret rules cannot be built fails its load. With lazy
+		// compilation they are built beside the rest, and text the scanner cannot
+		// clear is held as a secret.
+		if err := cc.Scanner.Ready(); err != nil {
+			return nil, err
+		}
+	}
 	result := v.LookupPath(cue.ParsePath("#PolicyResult"))
 	if !result.Exists() {
 		return nil, fmt.Errorf("engine: core contracts have no #PolicyResult")

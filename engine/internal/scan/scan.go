@@ -3,21 +3,17 @@ package scan
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/handoff-dev/handoff"
 
-	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
 	"golang.org/x/text/cases"
 )
 
@@ -29,7 +25,7 @@ import (
 type Scanner struct {
 	forbidden []scanPattern
 	injection []scanPattern
-	gitleaks  *detect.Detector // nil unless secret_rulesets names gitleaks
+	gitleaks  *secretRules // nil unless secret_rulesets names gitleaks
 	// creds finds credentials by the words that name them (guardrails.credentials).
 	creds *credentials
 	// base64 and percent say which encodings are undone before forbidden is matched again.
@@ -115,9 +111,7 @@ func New(guardrails any) (*Scanner, error) {
 	for _, rs := range g.SecretRulesets {
 		switch rs.Name {
 		case "gitleaks":
-			if s.gitleaks, err = gitleaksDetector(rs.Exclude); err != nil {
-				return nil, fmt.Errorf("engine: secret rule set gitleaks: %w", err)
-			}
+			s.gitleaks = buildSecretRules(rs.Exclude)
 		default:
 			return nil, fmt.Errorf("engine: core guardrails: unknown secret rule set %q", rs.Name)
 		}
@@ -169,40 +163,6 @@ func charClass(regex string) func(rune) bool {
 		return func(r rune) bool { return r == want }
 	}
 	return nil
-}
-
-// gitleaks' default configuration is read through a process-wide viper instance: read it
-// once. A Detector's DetectString keeps no state between calls.
-var gitleaksDefault = sync.OnceValues(func() (config.Config, error) {
-	d, err := detect.NewDetectorDefaultConfig()
-	if err != nil {
-		return config.Config{}, err
-	}
-	return d.Config, nil
-})
-
-// gitleaksDetector is a detector of gitleaks' default rules but the excluded ones. An
-// exclusion that names no rule is an error: it would hide a typo that keeps a rule on.
-func gitleaksDetector(exclude []string) (*detect.Detector, error) {
-	cfg, err := gitleaksDefault()
-	if err != nil {
-		return nil, err
-	}
-	rules := maps.Clone(cfg.Rules)
-	for _, id := range exclude {
-		if _, ok := rules[id]; !ok {
-			return nil, fmt.Errorf("no rule %q to exclude", id)
-		}
-		delete(rules, id)
-	}
-	cfg.Rules = rules
-	cfg.Keywords = map[string]struct{}{}
-	for _, r := range rules {
-		for _, k := range r.Keywords {
-			cfg.Keywords[strings.ToLower(k)] = struct{}{}
-		}
-	}
-	return detect.NewDetector(cfg), nil
 }
 
 // scanText is one string of a request with its path.
@@ -412,7 +372,16 @@ func (p scanPattern) accepts(secret string) bool {
 // to the string its line belongs to.
 func (s *Scanner) leaks(texts []scanText, joined string) []handoff.TextHit {
 	hits := []handoff.TextHit{}
-	findings := s.gitleaks.DetectString(joined)
+	d, err := s.gitleaks.detector()
+	if err != nil {
+		// Without its rules the scanner cannot clear the text: it is held as a secret.
+		hits := make([]handoff.TextHit, len(texts))
+		for i, t := range texts {
+			hits[i] = handoff.TextHit{Path: t.path, Pattern: "gitleaks:unavailable"}
+		}
+		return hits
+	}
+	findings := d.DetectString(joined)
 	if len(findings) == 0 {
 		return hits
 	}
@@ -509,4 +478,13 @@ func HitValues(h []handoff.TextHit) []any {
 		out[i] = map[string]any{"path": x.Path, "pattern": x.Pattern}
 	}
 	return out
+}
+
+// Ready waits until the scanner's rules are built and says whether they could be.
+func (s *Scanner) Ready() error {
+	if s.gitleaks == nil {
+		return nil
+	}
+	_, err := s.gitleaks.detector()
+	return err
 }

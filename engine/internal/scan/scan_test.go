@@ -199,9 +199,18 @@ func TestScannerRefusesBadTables(t *testing.T) {
 	_, err = New(map[string]any{"secret_rulesets": []any{map[string]any{"name": "trufflehog"}}})
 	require.Error(t, err)
 	assert.True(t, strings.Contains(err.Error(), `unknown secret rule set "trufflehog"`), err.Error())
-	_, err = New(map[string]any{"secret_rulesets": []any{map[string]any{"name": "gitleaks", "exclude": []any{"no-such-rule"}}}})
+}
+
+// Secret rules are built in the background: a bad exclusion is reported by Ready, and
+// until then every string is held as a secret rather than let through.
+func TestScannerWithoutItsSecretRulesHoldsText(t *testing.T) {
+	s, err := New(map[string]any{"secret_rulesets": []any{map[string]any{"name": "gitleaks", "exclude": []any{"no-such-rule"}}}})
+	require.NoError(t, err)
+	err = s.Ready()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `no rule "no-such-rule" to exclude`)
+	forbidden, _ := s.Scan(map[string]any{"summary": "nothing secret here"})
+	assert.Equal(t, []handoff.TextHit{{Path: "summary", Pattern: "gitleaks:unavailable"}}, forbidden)
 }
 
 func TestShannonEntropy(t *testing.T) {
