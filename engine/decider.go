@@ -41,6 +41,9 @@ type DeciderOptions struct {
 	// LazyPolicies compiles a pack's contracts and policies when a request first needs
 	// them instead of in NewDecider (see Options.LazyPolicies). Default false.
 	LazyPolicies bool
+	// Warm names packs to compile in the background as soon as NewDecider returns,
+	// with LazyPolicies (see Options.Warm). A name the bundle does not have is ignored.
+	Warm []string
 }
 
 // NewDecider compiles a bundle. It fails when a contract or policy does not compile.
@@ -66,6 +69,11 @@ func NewDecider(ctx context.Context, opts DeciderOptions) (*Decider, error) {
 	digest, packDigests, err := b.Digests(cc.PackNames())
 	if err != nil {
 		return nil, fmt.Errorf("engine: bundle digest: %w", err)
+	}
+	if opts.LazyPolicies {
+		for _, name := range opts.Warm {
+			warm(ctx, cc, pc, name)
+		}
 	}
 	p := pipeline.New(cc, pc, digest, opts.Limits.decoder(), opts.EvalTimeout)
 	p.SetPackDigests(packDigests)
@@ -169,4 +177,15 @@ func (dc *Decider) Tables(pack string) (map[string]any, bool) {
 		return nil, false
 	}
 	return p.Tables, true
+}
+
+// warm compiles a pack's contracts and policies in the background. The compiles are
+// once per pack: the request that needs one waits for it, and gets its error.
+func warm(ctx context.Context, cc *contract.Contracts, pc *policy.Policies, pack string) {
+	if !cc.HasPack(pack) {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	go pc.Query(ctx, policy.PackEntrypoint(pack)) //nolint:errcheck // kept by the once
+	go cc.Pack(pack)                              //nolint:errcheck // kept by the once
 }

@@ -54,6 +54,11 @@ type Options struct {
 	// fails the decision that needs it (POLICY_ERROR), and a pack's CUE that does not
 	// compile fails its requests with an error, instead of Open. Default false.
 	LazyPolicies bool
+	// Warm names packs to compile in the background from the moment the bundle loads,
+	// with LazyPolicies: a process that knows which pack its request is for starts it
+	// while the store opens and core compiles, and the request waits only for what is
+	// left. Default none.
+	Warm []string
 	// Decider, when set, is the compiled bundle the engine decides with, shared with
 	// whoever else uses it (several stores, tests): Bundle, EvalTimeout, Limits and
 	// LazyPolicies are then its own and ignored here. Default: Open compiles the bundle.
@@ -133,7 +138,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e.decider = opts.Decider
 	if e.decider == nil {
-		e.decider, err = NewDecider(ctx, DeciderOptions{Bundle: opts.Bundle, EvalTimeout: opts.EvalTimeout, Limits: opts.Limits, LazyPolicies: opts.LazyPolicies})
+		e.decider, err = NewDecider(ctx, DeciderOptions{Bundle: opts.Bundle, EvalTimeout: opts.EvalTimeout, Limits: opts.Limits, LazyPolicies: opts.LazyPolicies, Warm: opts.Warm})
 		if err != nil {
 			return nil, errors.Join(err, l.Close())
 		}

@@ -79,6 +79,7 @@ type cli struct {
 	server   string     // --server URL: read and decide through a running server
 	readOnly bool       // --read-only: open the store of --store for reading only
 	quiet    bool       // --quiet: no progress on stderr
+	warm     string     // the pack of the request a command decides, compiled as the store opens
 }
 
 // stringFlag is a string flag that remembers whether the command line set it.

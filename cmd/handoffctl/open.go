@@ -63,6 +63,9 @@ func (c *cli) open(ctx context.Context, mode storeMode) (*engine.Engine, error) 
 		return nil, err
 	}
 	opts := engine.Options{Bundle: &b, LazyPolicies: true, ReadOnly: c.readOnly}
+	if c.warm != "" {
+		opts.Warm = []string{c.warm}
+	}
 	if c.readOnly && mode == createStore {
 		return nil, usagef("--read-only opens a store for reading: this command writes to it")
 	}

@@ -216,6 +216,7 @@ func (c *cli) withRequest(ctx context.Context, name string, args []string, stric
 	if oerr != nil && strict {
 		return oerr
 	}
+	c.warm, _ = obj["pack"].(string)
 	e, err := c.backend(ctx, peekStore)
 	if err != nil {
 		return err
@@ -243,6 +244,7 @@ func (c *cli) submit(ctx context.Context, file, kind, at string, failOnBlock boo
 	if got, _ := obj["kind"].(string); kind != "" && got != kind {
 		return usagef("the request's kind is %q, not %q: use 'handoffctl submit' for other kinds", got, kind)
 	}
+	c.warm, _ = obj["pack"].(string)
 	var when time.Time
 	if at != "" {
 		if c.server != "" {
