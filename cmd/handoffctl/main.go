@@ -13,4 +13,7 @@ package main
 
 import "os"
 
-func main() { os.Exit(Main()) }
+func main() {
+	quietStart()
+	os.Exit(Main())
+}
