@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/open-policy-agent/opa/topdown"
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 )
@@ -55,3 +57,55 @@ func (dc *Decider) EvalPolicy(ctx context.Context, in PolicyInput) error {
 	}
 	return nil
 }
+
+// Pack is the pack whose policy the input is for: "core" for a request the engine
+// could not route to a pack.
+func (in PolicyInput) Pack() string {
+	return strings.TrimSuffix(strings.TrimPrefix(in.entrypoint, "data.handoff."), ".decision")
+}
+
+// Kind is the request's kind as the input holds it, "" when it has none.
+func (in PolicyInput) Kind() string {
+	obj, ok := in.value.(ast.Object)
+	if !ok {
+		return ""
+	}
+	req, ok := obj.Get(ast.InternedTerm("request")).Value.(ast.Object)
+	if !ok {
+		return ""
+	}
+	if k := req.Get(ast.InternedTerm("kind")); k != nil {
+		if s, ok := k.Value.(ast.String); ok {
+			return string(s)
+		}
+	}
+	return ""
+}
+
+// PolicyExpressions evaluates the input's query as EvalPolicy does and counts the
+// expressions the evaluation entered: a measure of the policy's work that the load of
+// the machine does not change.
+func (dc *Decider) PolicyExpressions(ctx context.Context, in PolicyInput) (int, error) {
+	q, err := dc.policies.Query(ctx, in.entrypoint)
+	if err != nil {
+		return 0, err
+	}
+	var c expressionCounter
+	if _, err := q.Eval(ctx, rego.EvalParsedInput(in.value), rego.EvalQueryTracer(&c)); err != nil {
+		return 0, fmt.Errorf("engine: evaluate %s: %w", in.entrypoint, err)
+	}
+	return c.n, nil
+}
+
+// expressionCounter counts the expressions an evaluation enters.
+type expressionCounter struct{ n int }
+
+func (c *expressionCounter) Enabled() bool { return true }
+
+func (c *expressionCounter) TraceEvent(e topdown.Event) {
+	if e.Op == topdown.EvalOp {
+		c.n++
+	}
+}
+
+func (c *expressionCounter) Config() topdown.TraceConfig { return topdown.TraceConfig{} }

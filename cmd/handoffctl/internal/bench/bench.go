@@ -158,6 +158,8 @@ type run struct {
 	b    engine.Bundle
 	prog *progress
 	heap *halfwayProfile
+	// work is the policy's work per pack and kind, counted in the raw OPA mode.
+	work []PolicyWork
 }
 
 // Run builds the load and plays it in the modes of o, and returns what it measured.
@@ -260,6 +262,7 @@ func Run(ctx context.Context, o Options) (_ *Report, err error) {
 		}
 		if runs(RawOPA) {
 			rep.Modes = append(rep.Modes, raw)
+			rep.PolicyWork = r.work
 		}
 	}
 	if runs(Naive) {

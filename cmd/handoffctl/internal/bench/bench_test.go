@@ -57,6 +57,15 @@ func TestRunDry(t *testing.T) {
 	assert.Equal(t, 6, raw.Decisions)
 	assert.Positive(t, dry.P50ms)
 	assert.Contains(t, rep.Ratios, "dry_run_p50_over_raw_opa_p50")
+	require.NotEmpty(t, rep.PolicyWork)
+	counted := 0
+	for _, w := range rep.PolicyWork {
+		assert.Equal(t, "campaign", w.Pack)
+		assert.NotEmpty(t, w.Kind)
+		assert.Greater(t, w.ExpressionsPerDecision, 100.0, "%s %s: every decision runs the core's checks", w.Pack, w.Kind)
+		counted += w.Decisions
+	}
+	assert.Equal(t, raw.Decisions, counted, "every evaluation is counted once")
 	if readingsAvailable() {
 		require.NotNil(t, dry.PeakRSSBytes)
 		assert.Greater(t, *dry.PeakRSSBytes, int64(1<<20))

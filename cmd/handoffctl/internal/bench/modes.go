@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -305,5 +307,37 @@ func (r *run) dry(ctx context.Context, wfs []*workflow) (dry, raw ModeResult, er
 	})
 	m.pause()
 	raw = m.result()
-	return dry, raw, m.err()
+	if err := m.err(); err != nil {
+		return dry, raw, err
+	}
+	r.work, err = policyWork(ctx, e, jobs)
+	return dry, raw, err
+}
+
+// policyWork counts, untimed, the expressions each job's evaluation enters, summed by
+// pack and kind.
+func policyWork(ctx context.Context, e *engine.Engine, jobs []policyJob) ([]PolicyWork, error) {
+	type key struct{ pack, kind string }
+	sums := map[key]*PolicyWork{}
+	for _, j := range jobs {
+		n, err := j.expressions(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		k := key{j.pack(), j.kind()}
+		w := sums[k]
+		if w == nil {
+			w = &PolicyWork{Pack: k.pack, Kind: k.kind}
+			sums[k] = w
+		}
+		w.Decisions++
+		w.ExpressionsPerDecision += float64(n)
+	}
+	out := make([]PolicyWork, 0, len(sums))
+	for _, w := range sums {
+		w.ExpressionsPerDecision /= float64(w.Decisions)
+		out = append(out, *w)
+	}
+	slices.SortFunc(out, func(a, b PolicyWork) int { return cmp.Or(cmp.Compare(a.Pack, b.Pack), cmp.Compare(a.Kind, b.Kind)) })
+	return out, nil
 }

@@ -31,3 +31,12 @@ func newPolicyJob(ctx context.Context, e *engine.Engine, body []byte) (policyJob
 func (j policyJob) eval(ctx context.Context, e *engine.Engine) error {
 	return e.Decider().EvalPolicy(ctx, j.in)
 }
+
+// expressions counts the expressions the job's evaluation enters.
+func (j policyJob) expressions(ctx context.Context, e *engine.Engine) (int, error) {
+	return e.Decider().PolicyExpressions(ctx, j.in)
+}
+
+// pack and kind are what the job decides.
+func (j policyJob) pack() string { return j.in.Pack() }
+func (j policyJob) kind() string { return j.in.Kind() }

@@ -17,6 +17,18 @@ type Report struct {
 	Load   LoadInfo           `json:"load"`
 	Modes  []ModeResult       `json:"modes"`
 	Ratios map[string]float64 `json:"ratios"`
+	// PolicyWork is the policy's work per decision by pack and kind (raw OPA mode).
+	PolicyWork []PolicyWork `json:"policy_work,omitempty"`
+}
+
+// PolicyWork is the Rego expressions a pack's policy evaluates per decision of one
+// kind, on the inputs of the raw OPA mode: the policy's work, which the machine's load
+// does not change.
+type PolicyWork struct {
+	Pack                   string  `json:"pack"`
+	Kind                   string  `json:"kind"`
+	Decisions              int     `json:"decisions"`
+	ExpressionsPerDecision float64 `json:"expressions_per_decision"`
 }
 
 // LoadInfo describes the load and the machine it ran on.
@@ -142,6 +154,15 @@ func (rep *Report) WriteText(w io.Writer) error {
 	}
 	if sinceStart {
 		fmt.Fprintln(ew, "(peak RSS: the process's peak since it started; this system cannot reset it for each mode)")
+	}
+	if len(rep.PolicyWork) > 0 {
+		fmt.Fprintln(ew)
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "PACK\tKIND\tDECISIONS\tEXPRESSIONS/DECISION")
+		for _, w := range rep.PolicyWork {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\n", w.Pack, w.Kind, w.Decisions, w.ExpressionsPerDecision)
+		}
+		_ = tw.Flush()
 	}
 	if len(rep.Ratios) > 0 {
 		fmt.Fprintln(ew)
