@@ -220,3 +220,24 @@ func TestShannonEntropy(t *testing.T) {
 	assert.Greater(t, shannonEntropy("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"), 4.4)
 	assert.Less(t, shannonEntropy("CustomerPreferencesForColdBrewCoffeeInEU"), 4.4)
 }
+
+// Scanners of one process with the same secret rule exclusions share one detector.
+func TestSecretRulesAreBuiltOncePerExclusions(t *testing.T) {
+	tables := func(exclude ...any) map[string]any {
+		return map[string]any{"secret_rulesets": []any{map[string]any{"name": "gitleaks", "exclude": exclude}}}
+	}
+	a, err := New(tables("gcp-api-key", "generic-api-key"))
+	require.NoError(t, err)
+	b, err := New(tables("generic-api-key", "gcp-api-key"))
+	require.NoError(t, err)
+	c, err := New(tables("generic-api-key"))
+	require.NoError(t, err)
+	da, err := a.gitleaks.detector()
+	require.NoError(t, err)
+	db, err := b.gitleaks.detector()
+	require.NoError(t, err)
+	dc, err := c.gitleaks.detector()
+	require.NoError(t, err)
+	assert.Same(t, da, db)
+	assert.NotSame(t, da, dc)
+}

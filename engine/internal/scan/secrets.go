@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,8 +20,18 @@ type secretRules struct {
 	built func() (*detect.Detector, error)
 }
 
-// buildSecretRules starts building the rules.
+// secretRuleSets are the rule sets built in this process, by their exclusions: every
+// scanner of the process with the same exclusions shares one (a detector holds some
+// 10 MB and keeps no state between calls).
+var secretRuleSets sync.Map // exclusions joined by "\n" -> *secretRules
+
+// buildSecretRules starts building the rules, or returns those already built or being
+// built for the same exclusions.
 func buildSecretRules(exclude []string) *secretRules {
+	key := strings.Join(slices.Sorted(slices.Values(exclude)), "\n")
+	if r, ok := secretRuleSets.Load(key); ok {
+		return r.(*secretRules)
+	}
 	r := &secretRules{built: sync.OnceValues(func() (*detect.Detector, error) {
 		d, err := gitleaksDetector(exclude)
 		if err != nil {
@@ -28,6 +39,9 @@ func buildSecretRules(exclude []string) *secretRules {
 		}
 		return d, nil
 	})}
+	if prev, loaded := secretRuleSets.LoadOrStore(key, r); loaded {
+		return prev.(*secretRules)
+	}
 	go r.built() //nolint:errcheck // the result is kept by the once and read by detector
 	return r
 }
