@@ -26,9 +26,12 @@ const CoreEntrypoint = "data.handoff.core.decision"
 // entrypoint has a compiler of its own, over the core modules, the modules shared by
 // every pack and its pack's, compiled when first needed: OPA's compile time grows faster
 // than the bundle, so a process that decides for one pack only (a handoffctl command)
-// pays for a fraction of the compile. Each pack's entrypoint is also compiled a second
-// time, from the core, shared and pack's modules with their constant rules folded
-// (fold.go): that query serves decisions, the first one explanations.
+// pays for a fraction of the compile. Compiled at once, each pack's entrypoint is also
+// compiled a second time, from the core, shared and pack's modules with their constant
+// rules folded (fold.go): that query serves decisions, the first one explanations.
+// Lazy compilation does not fold: folding a pack costs about as much as compiling it,
+// and saves a fraction of a millisecond per decision, which a process deciding a few
+// requests never earns back.
 type Policies struct {
 	groups  map[string]*policyGroup // entrypoint -> the group that prepares it
 	data    map[string]any          // the data documents, with the tables compiled at once
@@ -41,6 +44,7 @@ type Policies struct {
 	parsedOnce sync.Once
 	parsed     map[string]*ast.Module // every module, parsed on first need
 	parseErr   error
+	fold       bool // fold each pack's query (compilation at once)
 }
 
 // policyGroup is the modules some entrypoints are compiled from, and their queries once
@@ -99,7 +103,7 @@ func Compile(ctx context.Context, fsys fs.FS, tables Tables, lazy bool) (*Polici
 			return nil, err
 		}
 	}
-	cp := &Policies{groups: map[string]*policyGroup{}, data: docs, store: inmem.NewFromObject(docs), tables: tables}
+	cp := &Policies{groups: map[string]*policyGroup{}, data: docs, store: inmem.NewFromObject(docs), tables: tables, fold: !lazy}
 	if !lazy {
 		cp.parsed = res.ParsedModules()
 		cp.parsedOnce.Do(func() {})
@@ -318,7 +322,7 @@ func (g *policyGroup) compile(ctx context.Context, cp *Policies) error {
 	var wg sync.WaitGroup
 	for _, ep := range g.entrypoints {
 		pack, ok := entrypointPack(ep)
-		if !ok {
+		if !ok || !cp.fold {
 			continue
 		}
 		wg.Go(func() {
