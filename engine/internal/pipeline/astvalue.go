@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -70,15 +71,16 @@ func newEncoder(t reflect.Type) encoder {
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return func(v reflect.Value) (*ast.Term, error) { return ast.StringTerm(v.String()), nil }
+		return func(v reflect.Value) (*ast.Term, error) { return ast.InternedTerm(v.String()), nil }
 	case reflect.Bool:
-		return func(v reflect.Value) (*ast.Term, error) { return ast.BooleanTerm(v.Bool()), nil }
+		return func(v reflect.Value) (*ast.Term, error) { return ast.InternedTerm(v.Bool()), nil }
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(v reflect.Value) (*ast.Term, error) {
-			return ast.NumberTerm(json.Number(strconv.FormatInt(v.Int(), 10))), nil
-		}
+		return func(v reflect.Value) (*ast.Term, error) { return ast.InternedTerm(v.Int()), nil }
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return func(v reflect.Value) (*ast.Term, error) {
+			if n := v.Uint(); n <= math.MaxInt64 { // InternedTerm takes a uint64 for an int
+				return ast.InternedTerm(int64(n)), nil
+			}
 			return ast.NumberTerm(json.Number(strconv.FormatUint(v.Uint(), 10))), nil
 		}
 	case reflect.Interface:
