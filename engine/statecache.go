@@ -108,15 +108,14 @@ func (c *stateCache) read(tenant, workflow string, snap []byte) (st *pipeline.St
 	return st, false, err
 }
 
-// committed keeps the state a decision left a workflow in, once the store holds its
-// snapshot, snap. It keeps a copy: next shares values with the decision, which the
-// caller may change.
+// committed keeps next, the state a decision left a workflow in, once the store holds
+// its snapshot, snap. No one may change next any more: it shares nothing with the
+// decision (Fold copies what it takes from it) nor with the state it was folded into.
 func (c *stateCache) committed(tenant, workflow string, snap []byte, next *pipeline.State) error {
-	st := pipeline.CloneState(next)
-	v, err := pipeline.StateValue(st)
+	v, err := pipeline.StateValue(next)
 	if err != nil {
 		return err
 	}
-	c.put(tenant, workflow, sha256.Sum256(snap), st, v)
+	c.put(tenant, workflow, sha256.Sum256(snap), next, v)
 	return nil
 }

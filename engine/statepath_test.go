@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,8 +61,44 @@ func (c *checkedEngine) SubmitAt(ctx context.Context, body []byte, at time.Time)
 		c.asked++
 	}
 	d, err := c.Engine.SubmitAt(ctx, body, at)
-	if err == nil && d.WorkflowID != "" && c.CheckDirectState(c.t, d.TenantID, d.WorkflowID) {
+	if err != nil {
+		return nil, err
+	}
+	// The caller may change the decision it is given: the cached state must not change.
+	b, err := json.Marshal(d)
+	require.NoError(c.t, err)
+	var kept engine.Decision
+	require.NoError(c.t, json.Unmarshal(b, &kept))
+	scribble(d)
+	if d.WorkflowID != "" && c.CheckDirectState(c.t, d.TenantID, d.WorkflowID) {
 		c.states++
 	}
-	return d, err
+	return &kept, nil
+}
+
+// scribble changes what a decision's events hold, in place.
+func scribble(d *engine.Decision) {
+	for i := range d.Events {
+		e := &d.Events[i]
+		for _, m := range []map[string]any{e.Content, e.Meta} {
+			for k := range m {
+				m[k] = "scribbled"
+			}
+		}
+		for _, refs := range [][]engine.ArtifactRef{e.BasedOn, e.Artifacts} {
+			for j := range refs {
+				refs[j].Hash = "scribbled"
+			}
+		}
+		for _, s := range [][]string{e.Assumptions, e.Limitations} {
+			for j := range s {
+				s[j] = "scribbled"
+			}
+		}
+		if e.DependsOn != nil {
+			for j := range *e.DependsOn {
+				(*e.DependsOn)[j] = "scribbled"
+			}
+		}
+	}
 }
