@@ -19,8 +19,9 @@ var errIndirect = errors.New("decode through JSON")
 // decodeDirect decodes a policy result as OPA returns it (map[string]any, []any,
 // json.Number, string, bool, nil) into the value dst points at, as encoding/json with
 // UseNumber decodes its encoding: unknown keys are ignored, null leaves a value as it
-// is and sets maps, slices and pointers to nil, objects and arrays of type any are
-// copied.
+// is and sets maps, slices and pointers to nil. Objects and arrays of type any are
+// copied: OPA may return a map of its store's data documents as it holds it, and the
+// engine changes decisions (context packages are wrapped).
 func decodeDirect(dst any, v any) error {
 	rv := reflect.ValueOf(dst).Elem()
 	return decoderOf(rv.Type())(rv, v)
