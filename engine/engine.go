@@ -117,7 +117,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{opts: opts, logger: logger, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), tracer: noopTracer,
-		states: newStateCache(stateCacheSize)}
+		states: newStateCache(stateCacheSize, stateCacheBytes)}
 	if opts.TracerProvider != nil {
 		e.tracer = opts.TracerProvider.Tracer("github.com/handoff-dev/handoff/engine")
 	}

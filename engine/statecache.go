@@ -10,10 +10,14 @@ import (
 	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 )
 
-// stateCacheSize bounds the workflows whose state is kept decoded: a few thousand
-// states of a few kilobytes each (their values as policies read them about as much
-// again), the least recently used dropped first.
-const stateCacheSize = 4096
+// stateCacheSize and stateCacheBytes bound the workflows whose state is kept decoded:
+// a few thousand, and 64 MiB of their snapshots (decoded, with its value as policies
+// read it, a state takes a few times its snapshot's size), the least recently used
+// dropped first.
+const (
+	stateCacheSize  = 4096
+	stateCacheBytes = 64 << 20
+)
 
 // stateCache keeps workflows' states decoded, with their values as policies read them,
 // so that a request on a state already seen neither decodes nor converts it. An entry is
@@ -22,10 +26,12 @@ const stateCacheSize = 4096
 // change a cached state: the pipeline folds a decision into a copy, and readers outside
 // the engine get copies. It is safe for concurrent use.
 type stateCache struct {
-	mu      sync.Mutex
-	max     int
-	entries map[stateKey]*list.Element
-	lru     list.List // of *cachedState, most recently used first
+	mu       sync.Mutex
+	max      int
+	maxBytes int
+	bytes    int // the snapshot bytes of the entries
+	entries  map[stateKey]*list.Element
+	lru      list.List // of *cachedState, most recently used first
 }
 
 type stateKey struct{ tenant, workflow string }
@@ -34,12 +40,13 @@ type stateKey struct{ tenant, workflow string }
 type cachedState struct {
 	key   stateKey
 	sum   [sha256.Size]byte
+	size  int // of the snapshot
 	state *pipeline.State
 	value ast.Value
 }
 
-func newStateCache(max int) *stateCache {
-	return &stateCache{max: max, entries: map[stateKey]*list.Element{}}
+func newStateCache(max, maxBytes int) *stateCache {
+	return &stateCache{max: max, maxBytes: maxBytes, entries: map[stateKey]*list.Element{}}
 }
 
 // get returns the cached state of a workflow whose snapshot hashes to sum; nil when the
@@ -60,20 +67,24 @@ func (c *stateCache) get(tenant, workflow string, sum [sha256.Size]byte) *cached
 }
 
 // put keeps st, which no one may change any more, as the workflow's state whose
-// snapshot hashes to sum.
-func (c *stateCache) put(tenant, workflow string, sum [sha256.Size]byte, st *pipeline.State, value ast.Value) {
-	cs := &cachedState{key: stateKey{tenant, workflow}, sum: sum, state: st, value: value}
+// snapshot of size bytes hashes to sum.
+func (c *stateCache) put(tenant, workflow string, sum [sha256.Size]byte, size int, st *pipeline.State, value ast.Value) {
+	cs := &cachedState{key: stateKey{tenant, workflow}, sum: sum, size: size, state: st, value: value}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[cs.key]; ok {
+		c.bytes -= el.Value.(*cachedState).size
 		el.Value = cs
 		c.lru.MoveToFront(el)
-		return
+	} else {
+		c.entries[cs.key] = c.lru.PushFront(cs)
 	}
-	c.entries[cs.key] = c.lru.PushFront(cs)
-	for c.lru.Len() > c.max {
+	c.bytes += size
+	for c.lru.Len() > c.max || c.bytes > c.maxBytes && c.lru.Len() > 0 {
 		last := c.lru.Back()
-		delete(c.entries, last.Value.(*cachedState).key)
+		old := last.Value.(*cachedState)
+		delete(c.entries, old.key)
+		c.bytes -= old.size
 		c.lru.Remove(last)
 	}
 }
@@ -92,8 +103,8 @@ func (c *stateCache) decoded(tenant, workflow string, snap []byte) (*cachedState
 	if err != nil {
 		return nil, err
 	}
-	c.put(tenant, workflow, sum, st, v)
-	return &cachedState{sum: sum, state: st, value: v}, nil
+	c.put(tenant, workflow, sum, len(snap), st, v)
+	return &cachedState{sum: sum, size: len(snap), state: st, value: v}, nil
 }
 
 // read is the state of a snapshot the store returned, for reading: the cached one
@@ -116,6 +127,6 @@ func (c *stateCache) committed(tenant, workflow string, snap []byte, next *pipel
 	if err != nil {
 		return err
 	}
-	c.put(tenant, workflow, sha256.Sum256(snap), next, v)
+	c.put(tenant, workflow, sha256.Sum256(snap), len(snap), next, v)
 	return nil
 }
