@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -20,8 +21,9 @@ func StateValue(s *State) (ast.Value, error) {
 
 // structValue converts a Go value of the wire types into the ast value of its JSON
 // encoding, as encoding/json would encode it: json tags, omitempty, nil maps, slices
-// and pointers as null. Values of type any are converted as ast.InterfaceToValue
-// converts decoded JSON (numbers json.Number, kept exact).
+// and pointers as null, strings not UTF-8 repaired. Values of type any holding
+// decoded JSON are converted as they are (numbers json.Number, kept exact), any other
+// Go value by its JSON encoding.
 func structValue(v reflect.Value) (ast.Value, error) {
 	t, err := encoderOf(v.Type())(v)
 	if err != nil {
@@ -71,7 +73,7 @@ func newEncoder(t reflect.Type) encoder {
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return func(v reflect.Value) (*ast.Term, error) { return ast.InternedTerm(v.String()), nil }
+		return func(v reflect.Value) (*ast.Term, error) { return stringTerm(v.String()) }
 	case reflect.Bool:
 		return func(v reflect.Value) (*ast.Term, error) { return ast.InternedTerm(v.Bool()), nil }
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -88,11 +90,7 @@ func newEncoder(t reflect.Type) encoder {
 			if v.IsNil() {
 				return ast.NullTerm(), nil
 			}
-			x, err := ast.InterfaceToValue(v.Interface())
-			if err != nil {
-				return nil, err
-			}
-			return ast.NewTerm(x), nil
+			return jsonTerm(v.Interface())
 		}
 	case reflect.Pointer:
 		elem := encoderOf(t.Elem())
@@ -132,11 +130,15 @@ func newEncoder(t reflect.Type) encoder {
 			}
 			items := make([][2]*ast.Term, 0, v.Len())
 			for it := v.MapRange(); it.Next(); {
+				k, err := stringTerm(it.Key().String())
+				if err != nil {
+					return nil, err
+				}
 				e, err := elem(it.Value())
 				if err != nil {
 					return nil, err
 				}
-				items = append(items, [2]*ast.Term{ast.StringTerm(it.Key().String()), e})
+				items = append(items, [2]*ast.Term{k, e})
 			}
 			return ast.ObjectTerm(items...), nil
 		}
@@ -218,4 +220,78 @@ func isEmpty(v reflect.Value) bool {
 		return v.IsNil()
 	}
 	return false
+}
+
+// stringTerm is a string as its JSON encoding decodes: a string that is not UTF-8 has
+// its invalid bytes replaced, as encoding/json replaces them.
+func stringTerm(s string) (*ast.Term, error) {
+	if utf8.ValidString(s) {
+		return ast.InternedTerm(s), nil
+	}
+	return roundTrip(s)
+}
+
+// jsonTerm converts a value of type any. Decoded JSON (map[string]any, []any, string,
+// json.Number, bool, nil) is converted as it is; anything else (a Go value a caller
+// put in a state) by its JSON encoding, as encoding/json would encode it.
+func jsonTerm(x any) (*ast.Term, error) {
+	switch v := x.(type) {
+	case nil:
+		return ast.NullTerm(), nil
+	case bool:
+		return ast.InternedTerm(v), nil
+	case string:
+		return stringTerm(v)
+	case json.Number:
+		if !validNumber(string(v)) {
+			return roundTrip(v) // encoding/json's error
+		}
+		n, err := ast.InterfaceToValue(v)
+		if err != nil {
+			return nil, err
+		}
+		return ast.NewTerm(n), nil
+	case []any:
+		terms := make([]*ast.Term, len(v))
+		for i, e := range v {
+			t, err := jsonTerm(e)
+			if err != nil {
+				return nil, err
+			}
+			terms[i] = t
+		}
+		return ast.ArrayTerm(terms...), nil
+	case map[string]any:
+		items := make([][2]*ast.Term, 0, len(v))
+		for k, e := range v {
+			kt, err := stringTerm(k)
+			if err != nil {
+				return nil, err
+			}
+			t, err := jsonTerm(e)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, [2]*ast.Term{kt, t})
+		}
+		return ast.ObjectTerm(items...), nil
+	}
+	return roundTrip(x)
+}
+
+// roundTrip converts a value by its JSON encoding.
+func roundTrip(x any) (*ast.Term, error) {
+	b, err := json.Marshal(x)
+	if err != nil {
+		return nil, err
+	}
+	y, err := DecodeJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	v, err := ast.InterfaceToValue(y)
+	if err != nil {
+		return nil, err
+	}
+	return ast.NewTerm(v), nil
 }

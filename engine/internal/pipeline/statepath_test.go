@@ -348,3 +348,39 @@ func TestNullsFollowJSON(t *testing.T) {
 	require.NotNil(t, *got.Events[0].DependsOn)
 	require.NotNil(t, got.Next)
 }
+
+// TestStateValueOfGoValues: a state a caller built, holding Go values JSON decoding
+// never makes (floats, integers, structs, strings that are not UTF-8), is read as its
+// JSON encoding decodes.
+func TestStateValueOfGoValues(t *testing.T) {
+	s := NewState("wf", "acme", "org\xff", "p", "s", "A", "now")
+	s.Effects["bad\xfekey"] = "bad\xffvalue"
+	s.Artifacts["T"] = &ArtifactHistory{ID: "a", Versions: map[string]*ArtifactVersion{"1": {
+		Content: map[string]any{"f": 1e-7, "big": 1e21, "i": 42, "u": uint8(7), "s": []string{"x\xff"},
+			"st": struct {
+				A int `json:"a,omitempty"`
+				B string
+			}{B: "b"}, "nested": map[string]any{"n": json.Number("1.50"), "k\xff": []any{0.1, "y\xfe"}}},
+	}}}
+	x, err := ToValue(s)
+	require.NoError(t, err)
+	want, err := ast.InterfaceToValue(x)
+	require.NoError(t, err)
+	got, err := StateValue(s)
+	require.NoError(t, err)
+	require.Zero(t, want.Compare(got), "want %v\ngot  %v", want, got)
+	// Numbers keep the text of their JSON encoding.
+	path := ast.Ref{ast.StringTerm("artifacts"), ast.StringTerm("T"), ast.StringTerm("versions"), ast.StringTerm("1"), ast.StringTerm("content")}
+	wc, err := want.Find(path)
+	require.NoError(t, err)
+	gc, err := got.Find(path)
+	require.NoError(t, err)
+	for _, k := range []string{"f", "big", "i"} {
+		require.Equal(t, wc.(ast.Object).Get(ast.StringTerm(k)).String(), gc.(ast.Object).Get(ast.StringTerm(k)).String(), k)
+	}
+
+	s.Effects["n"] = "ok"
+	s.Artifacts["T"].Versions["1"].Content = map[string]any{"bad": json.Number("1.")}
+	_, err = StateValue(s)
+	require.Error(t, err, "encoding/json refuses an invalid json.Number")
+}
