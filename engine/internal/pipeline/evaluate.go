@@ -152,7 +152,8 @@ func (p *Pipeline) evaluate(ctx context.Context, f *flight, timeout time.Duratio
 }
 
 // CheckResult checks a policy result against CUE core.#PolicyResult and decodes it. The
-// result is checked as OPA returns it (maps, slices, json.Number), before any encoding.
+// result is checked as OPA returns it (maps, slices, json.Number), and decoded from
+// there as encoding/json would decode its encoding, without encoding it.
 func (p *Pipeline) CheckResult(v any) (*Decision, error) {
 	if errs := p.contracts.Result.Validate(v); len(errs) > 0 {
 		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)
