@@ -145,10 +145,7 @@ func BenchmarkFold(b *testing.B) {
 	require.NoError(b, err)
 	now := pipeline.FormatTime(in.Now)
 	for b.Loop() {
-		s, err := pipeline.CloneState(in.State)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := pipeline.CloneState(in.State)
 		if err := pipeline.Fold(s, d, pc, now); err != nil {
 			b.Fatal(err)
 		}

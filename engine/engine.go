@@ -94,6 +94,8 @@ type Engine struct {
 	slots    chan struct{}
 	observer observerSlot
 	tracer   trace.Tracer
+	// states keeps workflows' states decoded, as policies read them.
+	states *stateCache
 }
 
 var _ handoff.Service = (*Engine)(nil)
@@ -119,7 +121,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{opts: opts, logger: logger, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), tracer: noopTracer}
+	e := &Engine{opts: opts, logger: logger, slots: make(chan struct{}, 2*runtime.GOMAXPROCS(0)), tracer: noopTracer,
+		states: newStateCache(stateCacheSize, stateCacheBytes)}
 	if opts.TracerProvider != nil {
 		e.tracer = opts.TracerProvider.Tracer("github.com/handoff-dev/handoff/engine")
 	}

@@ -18,7 +18,12 @@ func (e *Engine) State(ctx context.Context, tenant, workflow string) (*State, er
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.DecodeState(snap)
+	st, cached, err := e.states.read(tenant, workflow, snap)
+	if err != nil || !cached {
+		return st, err
+	}
+	// The caller may change what it is given: never the cached state.
+	return pipeline.CloneState(st), nil
 }
 
 // Entry is handoff.Entry.

@@ -46,13 +46,13 @@ func (e *Engine) route(ctx context.Context, req *pipeline.Request, in *pipeline.
 		}
 		return err
 	}
-	st, err := pipeline.DecodeState(snap)
+	cs, err := e.states.decoded(req.Tenant(), req.Workflow(), snap)
 	if err != nil {
 		return fmt.Errorf("engine: workflow %s: %w", req.Workflow(), err)
 	}
-	if st.StateVersion != head.StateVersion {
-		return fmt.Errorf("engine: workflow %s: snapshot version %d differs from head %d", req.Workflow(), st.StateVersion, head.StateVersion)
+	if cs.state.StateVersion != head.StateVersion {
+		return fmt.Errorf("engine: workflow %s: snapshot version %d differs from head %d", req.Workflow(), cs.state.StateVersion, head.StateVersion)
 	}
-	in.State = st
+	in.State, in.StateValue = cs.state, cs.value
 	return nil
 }

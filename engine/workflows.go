@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/handoff-dev/handoff"
-	"github.com/handoff-dev/handoff/engine/internal/pipeline"
 	"github.com/handoff-dev/handoff/store"
 )
 
@@ -33,7 +32,7 @@ func (e *Engine) ListWorkflows(ctx context.Context, tenant string, f WorkflowFil
 		if err != nil {
 			return nil, err
 		}
-		st, err := pipeline.DecodeState(snap)
+		st, _, err := e.states.read(tenant, wf, snap) // read, never changed
 		if err != nil {
 			return nil, err
 		}

@@ -18,6 +18,9 @@ type Input struct {
 	// State is the workflow's state. For a start it is nil (Decide builds the state the
 	// start creates) unless Start is set.
 	State *State
+	// StateValue is State as policies read it (StateValue(State)), when the caller has
+	// it; nil has it converted.
+	StateValue ast.Value
 	// Start says State is the state a start creates, rebuilt by the caller (replay).
 	Start bool
 	// Facts are what the store answered about the request.
@@ -93,6 +96,7 @@ type flight struct {
 	workflow   string
 	pack       *contract.Pack // nil when the request cannot be routed to a pack
 	state      *State         // nil when no workflow could be loaded
+	stateValue ast.Value      // state as policies read it; nil until converted
 	create     bool           // a start that would create the workflow
 	audit      bool           // recorded in the security audit stream, not a workflow log
 	mismatch   bool           // the request is not its authenticated principal's

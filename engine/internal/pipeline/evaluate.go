@@ -30,30 +30,62 @@ var engineTitles = map[string]string{
 	CodePolicyTimeout: "Policy timeout",
 }
 
-// input builds the policy input: {pack, request, validation, state, derived, now}.
+// The keys of the policy input, built once.
+var (
+	keyPack       = ast.StringTerm("pack")
+	keyRequest    = ast.StringTerm("request")
+	keyValidation = ast.StringTerm("validation")
+	keyErrors     = ast.StringTerm("errors")
+	keyState      = ast.StringTerm("state")
+	keyDerived    = ast.StringTerm("derived")
+	keyNow        = ast.StringTerm("now")
+	keyCode       = ast.StringTerm("code")
+	keyPath       = ast.StringTerm("path")
+	keyMessage    = ast.StringTerm("message")
+)
+
+// input builds the policy input: {pack, request, validation, state, derived, now}. The
+// state's value is the one the caller has (a state read before) or is converted here.
 func (f *flight) input() (ast.Value, error) {
-	in := map[string]any{
-		"pack":       "",
-		"request":    nil,
-		"validation": map[string]any{"errors": ValidationValues(f.validation)},
-		"state":      nil,
-		"derived":    f.derived,
-		"now":        FormatTime(f.now),
-	}
+	pack := ""
 	if f.pack != nil {
-		in["pack"] = f.pack.Name
+		pack = f.pack.Name
 	}
+	request, state := ast.NullTerm(), ast.NullTerm()
 	if f.req.value != nil {
-		in["request"] = f.req.value
-	}
-	if f.state != nil {
-		s, err := ToValue(f.state)
+		v, err := ast.InterfaceToValue(f.req.value)
 		if err != nil {
 			return nil, err
 		}
-		in["state"] = s
+		request = ast.NewTerm(v)
 	}
-	return ast.InterfaceToValue(in)
+	if f.state != nil {
+		v := f.stateValue
+		if v == nil {
+			var err error
+			if v, err = StateValue(f.state); err != nil {
+				return nil, err
+			}
+		}
+		state = ast.NewTerm(v)
+	}
+	derived, err := ast.InterfaceToValue(f.derived)
+	if err != nil {
+		return nil, err
+	}
+	errs := make([]*ast.Term, len(f.validation))
+	for i, e := range f.validation {
+		errs[i] = ast.ObjectTerm([2]*ast.Term{keyCode, ast.StringTerm(e.Code)}, [2]*ast.Term{keyPath, ast.StringTerm(e.Path)},
+			[2]*ast.Term{keyMessage, ast.StringTerm(e.Message)})
+	}
+	return ast.NewObject(
+		[2]*ast.Term{keyPack, ast.StringTerm(pack)},
+		[2]*ast.Term{keyRequest, request},
+		[2]*ast.Term{keyValidation, ast.ObjectTerm([2]*ast.Term{keyErrors, ast.ArrayTerm(errs...)})},
+		[2]*ast.Term{keyState, state},
+		[2]*ast.Term{keyDerived, ast.NewTerm(derived)},
+		[2]*ast.Term{keyNow, ast.StringTerm(FormatTime(f.now))},
+	), nil
 }
 
 func ValidationValues(errs []ValidationError) []any {
@@ -120,20 +152,18 @@ func (p *Pipeline) evaluate(ctx context.Context, f *flight, timeout time.Duratio
 }
 
 // CheckResult checks a policy result against CUE core.#PolicyResult and decodes it. The
-// result is checked as OPA returns it (maps, slices, json.Number), before any encoding.
+// result is checked as OPA returns it (maps, slices, json.Number), and decoded from
+// there as encoding/json would decode its encoding, without encoding it.
 func (p *Pipeline) CheckResult(v any) (*Decision, error) {
 	if errs := p.contracts.Result.Validate(v); len(errs) > 0 {
 		return nil, fmt.Errorf("policy result does not match #PolicyResult: %s: %s", errs[0].Path, errs[0].Message)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("policy result is not JSON: %w", err)
-	}
 	var d Decision
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("policy result: %w", err)
+	if err := decodeDirect(&d, v); err != nil {
+		d = Decision{}
+		if err := decodeThroughJSON(&d, v); err != nil {
+			return nil, err
+		}
 	}
 	if d.Reasons == nil {
 		d.Reasons = []Reason{}
@@ -148,6 +178,21 @@ func (p *Pipeline) CheckResult(v any) (*Decision, error) {
 		d.Events = []Event{}
 	}
 	return &d, nil
+}
+
+// decodeThroughJSON decodes a policy result by its JSON encoding: for the results
+// decodeDirect leaves to encoding/json, and its errors.
+func decodeThroughJSON(d *Decision, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("policy result is not JSON: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(d); err != nil {
+		return fmt.Errorf("policy result: %w", err)
+	}
+	return nil
 }
 
 // failClosed is the decision when the policy could not decide: block.

@@ -162,16 +162,15 @@ func setArtifactStatus(s *State, typ string, version int, status string) error {
 	return nil
 }
 
+// nonNil and nonNilMap copy what a state takes from a decision's events, never nil:
+// the state shares nothing with the decision, which its caller may change.
 func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
+	return append(make([]T, 0, len(s)), s...)
 }
 
 func nonNilMap(m map[string]any) map[string]any {
 	if m == nil {
 		return map[string]any{}
 	}
-	return m
+	return cloneObject(m)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/handoff-dev/handoff/engine/internal/contract"
 	"github.com/handoff-dev/handoff/engine/internal/policy"
+	"github.com/handoff-dev/handoff/engine/internal/scan"
 	"github.com/handoff-dev/handoff/internal/strictjson"
 )
 
@@ -17,13 +18,16 @@ type Pipeline struct {
 	digest    string
 	limits    strictjson.Limits
 	timeout   time.Duration
+	// redaction is the core tables' redaction table, read once.
+	redaction scan.RedactionTable
 	// packDigests cover, per pack, the files its decisions can depend on (digests.go).
 	packDigests map[string]string
 }
 
 // New returns the pipeline of a compiled bundle whose decisions record digest.
 func New(cc *contract.Contracts, pc *policy.Policies, digest string, limits strictjson.Limits, timeout time.Duration) *Pipeline {
-	return &Pipeline{contracts: cc, policies: pc, digest: digest, limits: limits, timeout: timeout}
+	return &Pipeline{contracts: cc, policies: pc, digest: digest, limits: limits, timeout: timeout,
+		redaction: scan.ReadRedactionTable(cc.Guardrails)}
 }
 
 // Contracts is the bundle's compiled contracts.

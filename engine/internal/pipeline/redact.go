@@ -23,7 +23,7 @@ import (
 // record (nil when it forced a block). When the copy cannot be made safe, f.unrecordable is
 // set and Submit records nothing.
 func (p *Pipeline) redact(f *flight, d *Decision, next *State) *State {
-	tab := scan.ReadRedactionTable(p.contracts.Guardrails)
+	tab := p.redaction
 	var codes []string
 	for _, rs := range d.Reasons {
 		if tab.Codes[rs.Code] && !slices.Contains(codes, rs.Code) {

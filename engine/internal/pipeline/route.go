@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/handoff-dev/handoff/internal/canary"
 )
@@ -48,7 +49,7 @@ func (p *Pipeline) route(f *flight, in Input) error {
 	case st.TenantID != f.tenant && !canary.SkipTenantCheck:
 		f.refuse(tenantMismatch(f.workflow, f.tenant))
 	default:
-		return p.routeState(f, st)
+		return p.routeState(f, st, in.StateValue)
 	}
 	return nil
 }
@@ -64,7 +65,7 @@ func tenantMismatch(workflow, tenant string) ValidationError {
 
 // routeState routes a request to the workflow state it belongs to: its pack must be in
 // the bundle.
-func (p *Pipeline) routeState(f *flight, st *State) error {
+func (p *Pipeline) routeState(f *flight, st *State, value ast.Value) error {
 	pc, err := p.contracts.Pack(st.Pack)
 	switch {
 	case err != nil:
@@ -73,7 +74,7 @@ func (p *Pipeline) routeState(f *flight, st *State) error {
 		f.refuse(ValidationError{Code: "UNKNOWN_PACK", Path: "workflow_id", Message: fmt.Sprintf("workflow %s is governed by pack %s, which this bundle does not have", f.workflow, st.Pack)})
 		return nil
 	}
-	f.pack, f.state = pc, st
+	f.pack, f.state, f.stateValue = pc, st, value
 	return nil
 }
 
@@ -91,7 +92,7 @@ func (p *Pipeline) routeStart(f *flight, in Input) error {
 	}
 	f.pack, f.create = pc, true
 	if in.Start {
-		f.state = in.State
+		f.state, f.stateValue = in.State, in.StateValue
 		return nil
 	}
 	if f.workflow == "" {

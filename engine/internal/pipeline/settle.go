@@ -74,10 +74,7 @@ func (p *Pipeline) enforce(f *flight, d *Decision) (*State, error) {
 	if err := sealHashes(d); err != nil {
 		return nil, err
 	}
-	next, err := CloneState(f.state)
-	if err != nil {
-		return nil, err
-	}
+	next := CloneState(f.state)
 	if err := Fold(next, d, f.pack, FormatTime(f.now)); err != nil {
 		return nil, err
 	}

@@ -66,15 +66,6 @@ func DecodeState(b []byte) (*State, error) {
 	return &s, nil
 }
 
-// CloneState is a deep copy of a state.
-func CloneState(s *State) (*State, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeState(b)
-}
-
 // FormatTime is a time as decisions and states record it.
 func FormatTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
