@@ -173,3 +173,29 @@ func TestExplainRedactedNamesTheRuleOfTheTitle(t *testing.T) {
 		}
 	}
 }
+
+// An engine that folds its packs' constant rules (compiled at once) explains a decision
+// as one that does not (compiled lazily): explanations trace the rules as written.
+func TestExplanationsDoNotSeeFoldedRules(t *testing.T) {
+	sc, err := scenario.Load("../policies_test/handoff/campaign/scenarios/02-weak-research-hg2.scenario")
+	require.NoError(t, err)
+	ctx := context.Background()
+	folded, err := engine.Open(ctx, engine.Options{InMemory: true})
+	require.NoError(t, err)
+	defer folded.Close()
+	lazy, err := engine.Open(ctx, engine.Options{InMemory: true, LazyPolicies: true})
+	require.NoError(t, err)
+	defer lazy.Close()
+	var ids, lazyIDs []string
+	require.NoError(t, scenario.Run(ctx, folded, sc, func(r scenario.Result) { ids = append(ids, r.Decision.DecisionID) }))
+	require.NoError(t, scenario.Run(ctx, lazy, sc, func(r scenario.Result) { lazyIDs = append(lazyIDs, r.Decision.DecisionID) }))
+	require.Len(t, lazyIDs, len(ids))
+	for i, id := range ids {
+		want, err := lazy.Explain(ctx, lazyIDs[i])
+		require.NoError(t, err, id)
+		got, err := folded.Explain(ctx, id)
+		require.NoError(t, err, id)
+		want.Decision, got.Decision = nil, nil
+		assert.Equal(t, want, got, id)
+	}
+}

@@ -11,12 +11,13 @@ import (
 )
 
 // stateCacheSize and stateCacheBytes bound the workflows whose state is kept decoded:
-// a few thousand, and 64 MiB of their snapshots (decoded, with its value as policies
-// read it, a state takes a few times its snapshot's size), the least recently used
-// dropped first.
+// the few hundred being worked on, and 4 MiB of their snapshots (decoded, with its value
+// as policies read it, a state takes a few times its snapshot's size), the least
+// recently used dropped first. A miss costs tens of microseconds (decode and convert);
+// memory held for workflows nobody is deciding on is paid by every host.
 const (
-	stateCacheSize  = 4096
-	stateCacheBytes = 64 << 20
+	stateCacheSize  = 256
+	stateCacheBytes = 4 << 20
 )
 
 // stateCache keeps workflows' states decoded, with their values as policies read them,

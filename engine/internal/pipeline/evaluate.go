@@ -114,7 +114,12 @@ func (p *Pipeline) evaluate(ctx context.Context, f *flight, timeout time.Duratio
 	if err != nil {
 		return p.failClosed(CodePolicyError, "building the policy input failed: "+err.Error()), entrypoint
 	}
-	q, err := p.policies.Query(ctx, entrypoint)
+	query := p.policies.Query
+	if tr != nil {
+		// An explanation names the rules as written, not the constants they fold to.
+		query = p.policies.UnfoldedQuery
+	}
+	q, err := query(ctx, entrypoint)
 	if err != nil {
 		return p.failClosed(CodePolicyError, err.Error()), entrypoint
 	}
