@@ -54,6 +54,22 @@ func decoderOf(t reflect.Type) decoder {
 	return dec
 }
 
+// integerDecoder decodes a JSON number with set, which says whether the number fits.
+func integerDecoder(set func(dst reflect.Value, s string) bool) decoder {
+	return func(dst reflect.Value, v any) error {
+		switch x := v.(type) {
+		case nil:
+			return nil
+		case json.Number:
+			// strconv also takes a sign + and leading zeros, which JSON does not.
+			if validNumber(string(x)) && set(dst, string(x)) {
+				return nil
+			}
+		}
+		return errIndirect
+	}
+}
+
 func newDecoder(t reflect.Type) decoder {
 	if t == numberType {
 		return func(reflect.Value, any) error { return errIndirect }
@@ -85,43 +101,23 @@ func newDecoder(t reflect.Type) decoder {
 			return errIndirect
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return func(dst reflect.Value, v any) error {
-			switch x := v.(type) {
-			case nil:
-				return nil
-			case json.Number:
-				// strconv also takes a sign + and leading zeros, which JSON does not.
-				if !validNumber(string(x)) {
-					return errIndirect
-				}
-				n, err := strconv.ParseInt(string(x), 10, 64)
-				if err != nil || dst.OverflowInt(n) {
-					return errIndirect
-				}
-				dst.SetInt(n)
-				return nil
+		return integerDecoder(func(dst reflect.Value, s string) bool {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || dst.OverflowInt(n) {
+				return false
 			}
-			return errIndirect
-		}
+			dst.SetInt(n)
+			return true
+		})
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return func(dst reflect.Value, v any) error {
-			switch x := v.(type) {
-			case nil:
-				return nil
-			case json.Number:
-				// strconv also takes a sign + and leading zeros, which JSON does not.
-				if !validNumber(string(x)) {
-					return errIndirect
-				}
-				n, err := strconv.ParseUint(string(x), 10, 64)
-				if err != nil || dst.OverflowUint(n) {
-					return errIndirect
-				}
-				dst.SetUint(n)
-				return nil
+		return integerDecoder(func(dst reflect.Value, s string) bool {
+			n, err := strconv.ParseUint(s, 10, 64)
+			if err != nil || dst.OverflowUint(n) {
+				return false
 			}
-			return errIndirect
-		}
+			dst.SetUint(n)
+			return true
+		})
 	case reflect.Interface:
 		if t.NumMethod() > 0 {
 			break
