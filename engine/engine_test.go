@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/open-policy-agent/opa/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -244,7 +245,9 @@ func TestTheCUETablesAreInForce(t *testing.T) {
 	assert.Contains(t, tables, "agents", "the tables in force are CUE's, not the stale copy")
 	data, err := storage.ReadOne(context.Background(), e.decider.policies.Store(), storage.MustParsePath("/handoff/toy/contract"))
 	require.NoError(t, err)
-	assert.Contains(t, data, "agents", "the policies read CUE's tables")
+	table, err := ast.JSON(data.(ast.Value))
+	require.NoError(t, err)
+	assert.Contains(t, table, "agents", "the policies read CUE's tables")
 }
 
 func TestStateMachineWithoutExitRefused(t *testing.T) {
