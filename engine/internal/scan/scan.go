@@ -244,11 +244,15 @@ func (s *Scanner) Scan(v map[string]any) (forbidden, injection []handoff.TextHit
 func (s *Scanner) matchForbidden(texts []scanText, lower string) []handoff.TextHit {
 	hits := []handoff.TextHit{}
 	for _, p := range s.forbidden {
-		if p.decodedOnly || !p.mayMatch(lower) {
+		if p.decodedOnly {
+			continue
+		}
+		kws, ok := p.presentKeywords(lower)
+		if !ok {
 			continue
 		}
 		for _, t := range texts {
-			if p.mayMatch(t.lower) && p.matches(t.text) {
+			if containsAny(t.lower, kws) && p.matches(t.text) {
 				hits = append(hits, handoff.TextHit{Path: t.path, Pattern: p.name})
 			}
 		}
@@ -261,11 +265,12 @@ func (s *Scanner) matchForbidden(texts []scanText, lower string) []handoff.TextH
 func (s *Scanner) matchInjection(texts []scanText, lower string) []handoff.TextHit {
 	hits := []handoff.TextHit{}
 	for _, p := range s.injection {
-		if !p.mayMatch(lower) {
+		kws, ok := p.presentKeywords(lower)
+		if !ok {
 			continue
 		}
 		for _, t := range texts {
-			if p.mayMatch(t.lower) && s.instructs(p, t.text) {
+			if containsAny(t.lower, kws) && s.instructs(p, t.text) {
 				hits = append(hits, handoff.TextHit{Path: t.path, Pattern: p.name})
 			}
 		}
@@ -316,10 +321,33 @@ func keywordText(text string) string {
 
 // mayMatch reports whether lower holds one of the pattern's keywords (or it has none).
 func (p scanPattern) mayMatch(lower string) bool {
+	_, ok := p.presentKeywords(lower)
+	return ok
+}
+
+// presentKeywords returns the pattern's keywords that lower holds, and whether the
+// pattern may match there: it has keywords and lower holds one, or it has none (nil
+// keywords then). The text of a request holds each of its strings: a string can hold
+// only the keywords the whole text does, so the strings are searched for those alone.
+func (p scanPattern) presentKeywords(lower string) ([]string, bool) {
 	if len(p.keywords) == 0 {
+		return nil, true
+	}
+	var present []string
+	for _, k := range p.keywords {
+		if strings.Contains(lower, k) {
+			present = append(present, k)
+		}
+	}
+	return present, len(present) > 0
+}
+
+// containsAny reports whether lower holds one of keywords; nil keywords always match.
+func containsAny(lower string, keywords []string) bool {
+	if keywords == nil {
 		return true
 	}
-	for _, k := range p.keywords {
+	for _, k := range keywords {
 		if strings.Contains(lower, k) {
 			return true
 		}
