@@ -123,11 +123,12 @@ func (c *stateCache) read(tenant, workflow string, snap []byte) (st *pipeline.St
 // committed keeps next, the state a decision left a workflow in, once the store holds
 // its snapshot, snap. No one may change next any more: it shares nothing with the
 // decision (Fold copies what it takes from it) nor with the state it was folded into.
-func (c *stateCache) committed(tenant, workflow string, snap []byte, next *pipeline.State) error {
+// The decision is recorded whatever happens here: a state that does not convert is not
+// kept, and the next request decodes the snapshot (and fails there if it must).
+func (c *stateCache) committed(tenant, workflow string, snap []byte, next *pipeline.State) {
 	v, err := pipeline.StateValue(next)
 	if err != nil {
-		return err
+		return
 	}
 	c.put(tenant, workflow, sha256.Sum256(snap), len(snap), next, v)
-	return nil
 }
