@@ -11,13 +11,15 @@ import (
 )
 
 // stateCacheSize and stateCacheBytes bound the workflows whose state is kept decoded:
-// the few hundred being worked on, and 4 MiB of their snapshots (decoded, with its value
-// as policies read it, a state takes a few times its snapshot's size), the least
+// the few dozen being worked on, and 2 MiB of their snapshots (decoded, with its value
+// as policies read it, a state takes several times its snapshot's size), the least
 // recently used dropped first. A miss costs tens of microseconds (decode and convert);
-// memory held for workflows nobody is deciding on is paid by every host.
+// memory held for workflows nobody is deciding on is paid by every host. Most hits are
+// a state read again right after it was written or read (a request's placeholders
+// resolved, then the request decided).
 const (
-	stateCacheSize  = 256
-	stateCacheBytes = 4 << 20
+	stateCacheSize  = 64
+	stateCacheBytes = 2 << 20
 )
 
 // stateCache keeps workflows' states decoded, with their values as policies read them,

@@ -139,6 +139,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			usage: "handoffctl [global flags] COMMAND [flags] [arguments]", hint: "run 'handoffctl help' for the list of commands"})
 	}
 	name, rest := rest[0], rest[1:]
+	collectUnlessQuiet(name)
 	if name == "help" {
 		return c.help(rest)
 	}
