@@ -41,6 +41,9 @@ type DeciderOptions struct {
 	// LazyPolicies compiles a pack's contracts and policies when a request first needs
 	// them instead of in NewDecider (see Options.LazyPolicies). Default false.
 	LazyPolicies bool
+	// FoldConstants compiles each pack's query a second time with the rules that read
+	// nothing of the request replaced by their values (see Options.FoldConstants).
+	FoldConstants bool
 	// Warm names packs to compile in the background as soon as NewDecider returns,
 	// with LazyPolicies (see Options.Warm). A name the bundle does not have is ignored.
 	Warm []string
@@ -62,7 +65,7 @@ func NewDecider(ctx context.Context, opts DeciderOptions) (*Decider, error) {
 	if err != nil {
 		return nil, err
 	}
-	pc, err := policy.Compile(ctx, b.Policies, contractTables{cc}, opts.LazyPolicies)
+	pc, err := policy.Compile(ctx, b.Policies, contractTables{cc}, opts.LazyPolicies, opts.FoldConstants)
 	if err != nil {
 		return nil, err
 	}

@@ -180,7 +180,7 @@ func TestExplanationsDoNotSeeFoldedRules(t *testing.T) {
 	sc, err := scenario.Load("../policies_test/handoff/campaign/scenarios/02-weak-research-hg2.scenario")
 	require.NoError(t, err)
 	ctx := context.Background()
-	folded, err := engine.Open(ctx, engine.Options{InMemory: true})
+	folded, err := engine.Open(ctx, engine.Options{InMemory: true, FoldConstants: true})
 	require.NoError(t, err)
 	defer folded.Close()
 	lazy, err := engine.Open(ctx, engine.Options{InMemory: true, LazyPolicies: true})

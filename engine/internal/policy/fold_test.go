@@ -47,13 +47,13 @@ func TestFoldedQueriesDecideAsUnfolded(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &recorded))
 	for _, lazy := range []bool{false, true} {
 		t.Run(fmt.Sprintf("lazy=%v", lazy), func(t *testing.T) {
-			cp, err := Compile(ctx, os.DirFS("../../../policies"), shippedPacks, lazy)
+			cp, err := Compile(ctx, os.DirFS("../../../policies"), shippedPacks, lazy, true)
 			require.NoError(t, err)
 			if lazy {
 				_, err := cp.Folded(ctx, PackEntrypoint("video"))
 				require.Error(t, err, "lazy compilation does not fold")
 				// Fold anyway, to check the queries of groups compiled a pack at a time.
-				cp, err = Compile(ctx, os.DirFS("../../../policies"), shippedPacks, lazy)
+				cp, err = Compile(ctx, os.DirFS("../../../policies"), shippedPacks, lazy, true)
 				require.NoError(t, err)
 				cp.fold = true
 			}
@@ -190,7 +190,7 @@ func foldPolicies(t *testing.T, files map[string]string) (*Policies, []string, e
 	for path, src := range files {
 		fsys[path] = &fstest.MapFile{Data: []byte(src)}
 	}
-	cp, err := Compile(ctx, fsys, committedTables{"p"}, false)
+	cp, err := Compile(ctx, fsys, committedTables{"p"}, false, true)
 	require.NoError(t, err)
 	g, err := cp.group(ctx, PackEntrypoint("p"))
 	require.NoError(t, err)

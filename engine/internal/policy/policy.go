@@ -26,12 +26,12 @@ const CoreEntrypoint = "data.handoff.core.decision"
 // entrypoint has a compiler of its own, over the core modules, the modules shared by
 // every pack and its pack's, compiled when first needed: OPA's compile time grows faster
 // than the bundle, so a process that decides for one pack only (a handoffctl command)
-// pays for a fraction of the compile. Compiled at once, each pack's entrypoint is also
-// compiled a second time, from the core, shared and pack's modules with their constant
-// rules folded (fold.go): that query serves decisions, the first one explanations.
-// Lazy compilation does not fold: folding a pack costs about as much as compiling it,
-// and saves a fraction of a millisecond per decision, which a process deciding a few
-// requests never earns back.
+// pays for a fraction of the compile. With folding (compiled at once only), each pack's
+// entrypoint is also compiled a second time, from the core, shared and pack's modules
+// with their constant rules folded (fold.go): that query serves decisions, the first one
+// explanations. Folding is asked for: it costs a second compile of every pack at start
+// and its heap (about 0.3 s and 20 MB for the shipped packs) for a tenth of the
+// policy's work per decision, which a whole decision barely shows.
 type Policies struct {
 	groups  map[string]*policyGroup // entrypoint -> the group that prepares it
 	data    map[string]any          // the data documents, with the tables compiled at once
@@ -66,7 +66,7 @@ type policyGroup struct {
 // Unless lazy is set, it compiles them in one compiler and prepares every entrypoint, so
 // that a policy that does not compile fails here; with lazy, each entrypoint's group is
 // compiled when the entrypoint is first evaluated.
-func Compile(ctx context.Context, fsys fs.FS, tables Tables, lazy bool) (*Policies, error) {
+func Compile(ctx context.Context, fsys fs.FS, tables Tables, lazy, fold bool) (*Policies, error) {
 	caps := Capabilities()
 	// With lazy compilation the loader reads the data files only; the Rego files are
 	// read and parsed a pack at a time.
@@ -103,7 +103,7 @@ func Compile(ctx context.Context, fsys fs.FS, tables Tables, lazy bool) (*Polici
 			return nil, err
 		}
 	}
-	cp := &Policies{groups: map[string]*policyGroup{}, data: docs, store: newStore(docs), tables: tables, fold: !lazy}
+	cp := &Policies{groups: map[string]*policyGroup{}, data: docs, store: newStore(docs), tables: tables, fold: fold && !lazy}
 	if !lazy {
 		cp.parsed = res.ParsedModules()
 		cp.parsedOnce.Do(func() {})
