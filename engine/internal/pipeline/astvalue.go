@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -34,31 +33,15 @@ func structValue(v reflect.Value) (ast.Value, error) {
 
 type encoder func(reflect.Value) (*ast.Term, error)
 
-// encoders caches one encoder per type: the field plans are built once.
-var encoders sync.Map // reflect.Type → encoder
+// encoders caches one encoder per type.
+var encoders typeFuncs[encoder]
 
 var numberType = reflect.TypeFor[json.Number]()
 
 func encoderOf(t reflect.Type) encoder {
-	if e, ok := encoders.Load(t); ok {
-		return e.(encoder)
-	}
-	// A recursive type reaches itself while its encoder is built: it waits for it.
-	var (
-		wg  sync.WaitGroup
-		enc encoder
-	)
-	wg.Add(1)
-	if e, loaded := encoders.LoadOrStore(t, encoder(func(v reflect.Value) (*ast.Term, error) {
-		wg.Wait()
-		return enc(v)
-	})); loaded {
-		return e.(encoder)
-	}
-	enc = newEncoder(t)
-	wg.Done()
-	encoders.Store(t, enc)
-	return enc
+	return encoders.get(t, newEncoder, func(built func() encoder) encoder {
+		return func(v reflect.Value) (*ast.Term, error) { return built()(v) }
+	})
 }
 
 func newEncoder(t reflect.Type) encoder {

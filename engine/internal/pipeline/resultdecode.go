@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -29,29 +28,13 @@ func decodeDirect(dst any, v any) error {
 
 type decoder func(dst reflect.Value, v any) error
 
-// decoders caches one decoder per type: the field tables are built once.
-var decoders sync.Map // reflect.Type → decoder
+// decoders caches one decoder per type.
+var decoders typeFuncs[decoder]
 
 func decoderOf(t reflect.Type) decoder {
-	if d, ok := decoders.Load(t); ok {
-		return d.(decoder)
-	}
-	// A recursive type reaches itself while its decoder is built: it waits for it.
-	var (
-		wg  sync.WaitGroup
-		dec decoder
-	)
-	wg.Add(1)
-	if d, loaded := decoders.LoadOrStore(t, decoder(func(dst reflect.Value, v any) error {
-		wg.Wait()
-		return dec(dst, v)
-	})); loaded {
-		return d.(decoder)
-	}
-	dec = newDecoder(t)
-	wg.Done()
-	decoders.Store(t, dec)
-	return dec
+	return decoders.get(t, newDecoder, func(built func() decoder) decoder {
+		return func(dst reflect.Value, v any) error { return built()(dst, v) }
+	})
 }
 
 // integerDecoder decodes a JSON number with set, which says whether the number fits.
