@@ -100,6 +100,7 @@ type Engine struct {
 	// holds more memory.
 	slots    chan struct{}
 	observer observerSlot
+	recorded recordedListeners
 	tracer   trace.Tracer
 	// states keeps workflows' states decoded, as policies read them.
 	states *stateCache

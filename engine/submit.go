@@ -176,6 +176,7 @@ func (e *Engine) submitOnce(ctx context.Context, body []byte, at time.Time, from
 	}
 	if !d.Resent() { // a twin recorded it first, and logged it
 		e.logDecision(ctx, d)
+		e.announce(d)
 	}
 	return d, nil
 }

@@ -1,0 +1,272 @@
+package engine
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/handoff-dev/handoff/store"
+)
+
+// Who a workflow waits for, as WorkflowQuery.Waiting selects it.
+const (
+	WaitingMe     = "me"     // a person holding one of WorkflowQuery.Roles may act now
+	WaitingAnyone = "anyone" // a person may act now (the standing decision is await_human)
+	WaitingNobody = "nobody" // no person is waited for
+)
+
+// Page sizes of FindWorkflows.
+const (
+	DefaultPageSize = 25
+	MaxPageSize     = 200
+)
+
+// ErrBadCursor is the error of a WorkflowQuery whose cursor no page gave.
+var ErrBadCursor = errors.New("engine: the cursor is not one a page of workflows gave")
+
+// WorkflowQuery selects a page of a tenant's workflows, most recent activity first. The
+// zero value is the first page of all of them. Every filter set must hold.
+type WorkflowQuery struct {
+	Pack   string // only this pack's
+	Status string // only those in this status
+	// Waiting is WaitingMe, WaitingAnyone or WaitingNobody; "" selects all.
+	Waiting string
+	Roles   []string // the person's roles, for WaitingMe
+	Agent   string   // an agent that produced an artifact or may act now
+	Reason  string   // a reason code of the latest decision
+	// Search keeps the workflows whose id or subject id holds it, in any case.
+	Search string
+	// Since and Until bound the time of the latest decision: Since ≤ t < Until. Zero
+	// leaves that side open.
+	Since, Until time.Time
+	// Cursor is WorkflowPage.Next of the page before; "" for the first page. A cursor
+	// is only valid with the query that gave it.
+	Cursor string
+	// Limit is the page size: DefaultPageSize when 0, at most MaxPageSize.
+	Limit int
+}
+
+// WorkflowRow is one workflow of a page: its summary and what the filters read.
+type WorkflowRow struct {
+	WorkflowSummary
+	SubjectID string    `json:"subject_id"`
+	CreatedAt string    `json:"created_at"`
+	Active    time.Time `json:"active_at"` // the time of the latest decision
+	Decisions uint64    `json:"decisions"` // how many decisions the log holds
+	// Roles are the human roles that may act now, when the standing decision is
+	// await_human; empty otherwise.
+	Roles []string `json:"roles"`
+	// Agents produced an artifact of the workflow or may act on it now.
+	Agents []string `json:"agents"`
+	// Reasons are the reason codes of the latest decision, in its order.
+	Reasons []string `json:"reasons"`
+}
+
+// WorkflowPage is one page of FindWorkflows.
+type WorkflowPage struct {
+	Rows []WorkflowRow `json:"workflows"`
+	// Next is the cursor of the page after; "" on the last page.
+	Next string `json:"next,omitempty"`
+}
+
+// FindWorkflows returns one page of a tenant's workflows that q selects, most recent
+// activity first (ties by workflow id).
+func (e *Engine) FindWorkflows(ctx context.Context, tenant string, q WorkflowQuery) (WorkflowPage, error) {
+	limit, err := q.limit()
+	if err != nil {
+		return WorkflowPage{}, err
+	}
+	after, err := decodeCursor(q.Cursor)
+	if err != nil {
+		return WorkflowPage{}, err
+	}
+	var ids []string
+	err = e.log.Workflows(ctx, tenant, func(wf string, _ store.Head) error {
+		ids = append(ids, wf)
+		return nil
+	})
+	if err != nil {
+		return WorkflowPage{}, err
+	}
+	var rows []WorkflowRow
+	for _, wf := range ids {
+		row, err := e.workflowRow(ctx, tenant, wf)
+		if err != nil {
+			return WorkflowPage{}, err
+		}
+		if q.Selects(row) && (after == nil || after.before(row)) {
+			rows = append(rows, row)
+		}
+	}
+	slices.SortFunc(rows, compareRows)
+	var page WorkflowPage
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1]
+		page.Next = encodeCursor(cursor{Active: last.Active, Workflow: last.WorkflowID})
+	}
+	page.Rows = rows
+	if page.Rows == nil {
+		page.Rows = []WorkflowRow{}
+	}
+	return page, nil
+}
+
+// workflowRow reads what a row shows of one workflow: its state, its head, and its
+// latest decision.
+func (e *Engine) workflowRow(ctx context.Context, tenant, wf string) (WorkflowRow, error) {
+	snap, head, err := e.log.State(ctx, tenant, wf)
+	if err != nil {
+		return WorkflowRow{}, err
+	}
+	st, _, err := e.states.read(tenant, wf, snap) // read, never changed
+	if err != nil {
+		return WorkflowRow{}, err
+	}
+	standing, err := e.standingOutcome(ctx, tenant, wf, head)
+	if err != nil {
+		return WorkflowRow{}, err
+	}
+	rec, err := e.log.Record(ctx, tenant, wf, head.Seq)
+	if err != nil {
+		return WorkflowRow{}, err
+	}
+	latest, err := e.decisionAt(ctx, tenant, wf, head.Seq)
+	if err != nil {
+		return WorkflowRow{}, err
+	}
+	return e.summarize(st, standing, latest, head.Seq, rec.Time), nil
+}
+
+// summarize is the row of a workflow in state st, standing on an outcome, whose latest
+// decision (nil when unreadable) is the seq-th record, recorded at time at.
+func (e *Engine) summarize(st *State, standing Outcome, latest *Decision, seq uint64, at time.Time) WorkflowRow {
+	row := WorkflowRow{
+		WorkflowSummary: WorkflowSummary{WorkflowID: st.WorkflowID, Pack: st.Pack, Status: st.Status, Terminal: st.Terminal,
+			StateVersion: st.StateVersion, UpdatedAt: st.UpdatedAt, Standing: standing},
+		SubjectID: st.SubjectID, CreatedAt: st.CreatedAt, Active: at.UTC(), Decisions: seq,
+		Roles: []string{}, Agents: []string{}, Reasons: []string{},
+	}
+	for _, h := range st.Artifacts {
+		for _, v := range h.Versions {
+			if v.Producer != "" {
+				row.Agents = append(row.Agents, v.Producer)
+			}
+		}
+	}
+	if !st.Terminal {
+		parties, _ := e.Decider().Actors(st) // a pack the bundle lacks has no parties
+		for _, p := range parties {
+			switch {
+			case p.Type == "agent":
+				row.Agents = append(row.Agents, p.ID)
+			case p.Type == "human" && standing == AwaitHuman:
+				row.Roles = append(row.Roles, p.ID)
+			}
+		}
+	}
+	slices.Sort(row.Agents)
+	row.Agents = slices.Compact(row.Agents)
+	slices.Sort(row.Roles)
+	row.Roles = slices.Compact(row.Roles)
+	if latest != nil {
+		for _, r := range latest.Reasons {
+			if !slices.Contains(row.Reasons, r.Code) {
+				row.Reasons = append(row.Reasons, r.Code)
+			}
+		}
+	}
+	return row
+}
+
+// Selects reports whether row passes every filter of q (not its cursor).
+func (q WorkflowQuery) Selects(row WorkflowRow) bool {
+	switch {
+	case q.Pack != "" && row.Pack != q.Pack,
+		q.Status != "" && row.Status != q.Status,
+		q.Agent != "" && !slices.Contains(row.Agents, q.Agent),
+		q.Reason != "" && !slices.Contains(row.Reasons, q.Reason),
+		!q.Since.IsZero() && row.Active.Before(q.Since),
+		!q.Until.IsZero() && !row.Active.Before(q.Until):
+		return false
+	}
+	switch q.Waiting {
+	case WaitingMe:
+		if row.Standing != AwaitHuman || !slices.ContainsFunc(q.Roles, func(r string) bool { return slices.Contains(row.Roles, r) }) {
+			return false
+		}
+	case WaitingAnyone:
+		if row.Standing != AwaitHuman {
+			return false
+		}
+	case WaitingNobody:
+		if row.Standing == AwaitHuman {
+			return false
+		}
+	}
+	if s := strings.ToLower(q.Search); s != "" {
+		return strings.Contains(strings.ToLower(row.WorkflowID), s) || strings.Contains(strings.ToLower(row.SubjectID), s)
+	}
+	return true
+}
+
+// limit checks the query's own fields and returns its page size.
+func (q WorkflowQuery) limit() (int, error) {
+	switch q.Waiting {
+	case "", WaitingMe, WaitingAnyone, WaitingNobody:
+	default:
+		return 0, fmt.Errorf("engine: waiting %q: want %q, %q, %q or nothing", q.Waiting, WaitingMe, WaitingAnyone, WaitingNobody)
+	}
+	switch {
+	case q.Limit < 0:
+		return 0, fmt.Errorf("engine: page size %d is negative", q.Limit)
+	case q.Limit == 0:
+		return DefaultPageSize, nil
+	case q.Limit > MaxPageSize:
+		return MaxPageSize, nil
+	}
+	return q.Limit, nil
+}
+
+// compareRows orders rows most recent activity first, then by workflow id.
+func compareRows(a, b WorkflowRow) int {
+	if c := b.Active.Compare(a.Active); c != 0 {
+		return c
+	}
+	return strings.Compare(a.WorkflowID, b.WorkflowID)
+}
+
+// cursor is where a page ended: its last row's activity and workflow.
+type cursor struct {
+	Active   time.Time
+	Workflow string
+}
+
+// before reports whether row comes after the cursor in the pages' order.
+func (c *cursor) before(row WorkflowRow) bool {
+	return compareRows(WorkflowRow{WorkflowSummary: WorkflowSummary{WorkflowID: c.Workflow}, Active: c.Active}, row) < 0
+}
+
+func encodeCursor(c cursor) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(c.Active.UTC().Format(time.RFC3339Nano) + "\x00" + c.Workflow))
+}
+
+func decodeCursor(s string) (*cursor, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, ErrBadCursor
+	}
+	at, wf, ok := strings.Cut(string(b), "\x00")
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if !ok || err != nil || wf == "" {
+		return nil, ErrBadCursor
+	}
+	return &cursor{Active: t, Workflow: wf}, nil
+}
