@@ -417,3 +417,31 @@ type WorkflowSummary struct {
 	// when the workflow waits for a person. "" when every decision was a block.
 	Standing Outcome `json:"standing"`
 }
+
+// WorkflowRow is one workflow of a page of a tenant's workflows: its summary and what the
+// page's filters read, as recorded with its latest decision.
+type WorkflowRow struct {
+	WorkflowID   string `json:"workflow_id"`
+	Pack         string `json:"pack"`
+	Status       string `json:"status"`
+	Terminal     bool   `json:"terminal"`
+	StateVersion uint64 `json:"state_version"`
+	UpdatedAt    string `json:"updated_at"`
+	// Standing is the outcome of the latest decision that was not a block: await_human
+	// when the workflow waits for a person. "" when every decision was a block.
+	Standing Outcome `json:"standing"`
+	// SubjectID is the subject the workflow's start named (an order, a project).
+	SubjectID string `json:"subject_id"`
+	CreatedAt string `json:"created_at"`
+	// ActiveAt is the time of the latest decision, a block included.
+	ActiveAt string `json:"active_at"`
+	// Decisions counts the decisions the workflow's log holds.
+	Decisions uint64 `json:"decisions"`
+	// Roles are the human roles that may act now when the standing decision is
+	// await_human; empty otherwise.
+	Roles []string `json:"roles"`
+	// Agents produced an artifact of the workflow or may act on it now.
+	Agents []string `json:"agents"`
+	// Reasons are the reason codes of the latest decision, in its order.
+	Reasons []string `json:"reasons"`
+}

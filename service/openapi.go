@@ -30,7 +30,7 @@ var openAPISource []byte
 // serves, by component name, with every definition they refer to (named as in CUE,
 // without #): what the server answers, and what a host sends.
 var (
-	coreWritten = map[string]string{"#Decision": "Decision", "#State": "State", "#Waiting": "Waiting", "#VerifyReport": "VerifyReport", "#WorkflowSummary": "WorkflowSummary", "#Error": "Error"}
+	coreWritten = map[string]string{"#Decision": "Decision", "#State": "State", "#Waiting": "Waiting", "#VerifyReport": "VerifyReport", "#WorkflowSummary": "WorkflowSummary", "#WorkflowRow": "WorkflowRow", "#Error": "Error"}
 	coreRead    = map[string]string{"#Envelope": "Request"}
 )
 

@@ -31,6 +31,7 @@ var definitions = []definition{
 	{cue: "#Lead", goName: "Lead"},
 	{cue: "#VerifyReport", goName: "VerifyReport"},
 	{cue: "#WorkflowSummary", goName: "WorkflowSummary"},
+	{cue: "#WorkflowRow", goName: "WorkflowRow"},
 	{cue: "#Error", goName: "Error", handWritten: "an error value: its methods match the error table, " +
 		"and it keeps the HTTP status it came with, which is not in the body"},
 }
@@ -69,6 +70,9 @@ var typeOverrides = map[string]struct {
 	"#VerifyReport.records":          {goType: "uint64", why: "the store's sequence numbers are uint64"},
 	"#WorkflowSummary.state_version": {goType: "uint64", why: "the store's versions are uint64"},
 	"#WorkflowSummary.standing":      {goType: "Outcome", why: "an outcome, or none"},
+	"#WorkflowRow.state_version":     {goType: "uint64", why: "the store's versions are uint64"},
+	"#WorkflowRow.standing":          {goType: "Outcome", why: "an outcome, or none"},
+	"#WorkflowRow.decisions":         {goType: "uint64", why: "the store's sequence numbers are uint64"},
 	"#VerifyReport.broken_seq":       {goType: "uint64", why: "the store's sequence numbers are uint64"},
 	"#Event.delta": {goType: "*int", doc: true,
 		why: "A pointer: a zero delta is still a delta, and absent is not 0."},

@@ -91,8 +91,17 @@ class Handoff:
         return self._call("GET", f"/v1/tenants/{_seg(tenant)}/workflows/{_seg(workflow)}/log")["entries"]
 
     def workflows(self, tenant, **filters):
-        """The tenant's workflows; filters: pack, status, awaiting."""
+        """The tenant's workflows, in id order; filters: pack, status, awaiting, waiting,
+        agent, reason, q, since, until."""
         return self._call("GET", f"/v1/tenants/{_seg(tenant)}/workflows", query=filters)["workflows"]
+
+    def workflow_page(self, tenant, limit=25, cursor=None, **filters):
+        """One page of the tenant's workflows, most recent activity first, as
+        {"workflows": [...], "next": cursor of the page after, absent on the last}."""
+        query = dict(filters, limit=str(limit))
+        if cursor:
+            query["cursor"] = cursor
+        return self._call("GET", f"/v1/tenants/{_seg(tenant)}/workflows", query=query)
 
     def next(self, workflow, tenant=None, at=None):
         """What the workflow waits for: who may act, what each may send and cite.

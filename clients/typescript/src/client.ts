@@ -55,6 +55,22 @@ export interface WorkflowFilters {
   status?: string;
   /** "human": only workflows whose standing decision is await_human. */
   awaiting?: "human";
+  /** "me": waiting for one of this token's roles (a person's token); "anyone"; "nobody". */
+  waiting?: "me" | "anyone" | "nobody";
+  /** Only workflows this agent produced an artifact for, or may act on now. */
+  agent?: string;
+  /** Only workflows whose latest decision gave this reason code. */
+  reason?: string;
+  /** Only workflows whose id or subject id holds this text, in any case. */
+  q?: string;
+  /** Latest decision at or after this RFC 3339 time. */
+  since?: string;
+  /** Latest decision before this RFC 3339 time. */
+  until?: string;
+  /** A page of at most this many (1-200), most recent activity first; `next` is the cursor of the page after. */
+  limit?: number;
+  /** The `next` of the page before, with the same filters. */
+  cursor?: string;
 }
 
 /**
@@ -115,10 +131,13 @@ export class HandoffClient {
     return this.#call<Waiting>("GET", `/v1/tenants/${seg(tenant)}/workflows/${seg(workflow)}/next${q}`, undefined, options);
   }
 
-  /** The tenant's workflows, optionally only one pack's, one status's, or those awaiting a person. */
+  /**
+   * The tenant's workflows the filters select: all of them in id order, or with `limit` or
+   * `cursor` one page, most recent activity first.
+   */
   workflows(tenant: string, filters: WorkflowFilters = {}, options?: CallOptions): Promise<WorkflowList> {
     const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(filters)) if (v !== undefined) query.set(k, v);
+    for (const [k, v] of Object.entries(filters)) if (v !== undefined) query.set(k, String(v));
     const q = query.size ? `?${query}` : "";
     return this.#call<WorkflowList>("GET", `/v1/tenants/${seg(tenant)}/workflows${q}`, undefined, options);
   }

@@ -337,7 +337,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** list a tenant's workflows */
+        /**
+         * list or page a tenant's workflows
+         * @description Without limit or cursor: every workflow the filters select, in id order. With either: one page of them, most recent activity first, and in next the cursor of the page after (absent on the last page). Each page costs the same whatever the workflows' histories.
+         */
         get: operations["listWorkflows"];
         put?: never;
         post?: never;
@@ -1813,13 +1816,48 @@ export interface components {
             workflow_id: components["schemas"]["ID"];
         };
         WorkflowList: {
+            /** @description the cursor of the page after; absent on the last page and without paging */
+            next?: string;
             tenant_id: string;
-            workflows: components["schemas"]["WorkflowSummary"][];
+            workflows: components["schemas"]["WorkflowRow"][];
         };
         WorkflowLog: {
             entries: components["schemas"]["Entry"][];
             tenant_id: string;
             workflow_id: string;
+        };
+        /**
+         * @description #WorkflowRow is one workflow of a page of a tenant's workflows: its summary and what
+         *     the page's filters read, as recorded with its latest decision.
+         */
+        WorkflowRow: {
+            /** @description active_at is the time of the latest decision, a block included. */
+            active_at: components["schemas"]["Time"];
+            /** @description agents produced an artifact of the workflow or may act on it now. */
+            agents: components["schemas"]["ID"][];
+            created_at: components["schemas"]["Time"];
+            /** @description decisions counts the decisions the workflow's log holds. */
+            decisions: number;
+            pack: components["schemas"]["ID"];
+            /** @description reasons are the reason codes of the latest decision, in its order. */
+            reasons: components["schemas"]["Name"][];
+            /**
+             * @description roles are the human roles that may act now when the standing decision is
+             *     await_human; empty otherwise.
+             */
+            roles: components["schemas"]["Name"][];
+            /**
+             * @description standing is the outcome of the latest decision that was not a block: await_human
+             *     when the workflow waits for a person. "" when every decision was a block.
+             */
+            standing: string | components["schemas"]["DecisionOutcome"] | "";
+            state_version: number;
+            status: components["schemas"]["Name"];
+            /** @description subject_id is the subject the workflow's start named (an order, a project). */
+            subject_id: string;
+            terminal: boolean;
+            updated_at: components["schemas"]["Time"];
+            workflow_id: components["schemas"]["ID"];
         };
         /** @description #WorkflowSummary is one workflow of a list. */
         WorkflowSummary: {
@@ -2813,6 +2851,22 @@ export interface operations {
                 status?: string;
                 /** @description human: only workflows whose standing decision is await_human */
                 awaiting?: "human";
+                /** @description me: the workflows waiting for one of the token's roles (a person's token); anyone: waiting for a person; nobody: waiting for no person */
+                waiting?: "me" | "anyone" | "nobody";
+                /** @description only workflows an agent of this id produced an artifact for, or may act on now */
+                agent?: string;
+                /** @description only workflows whose latest decision gave this reason code */
+                reason?: string;
+                /** @description only workflows whose id or subject id holds this text, in any case */
+                q?: string;
+                /** @description only workflows whose latest decision is at or after this time */
+                since?: string;
+                /** @description only workflows whose latest decision is before this time */
+                until?: string;
+                /** @description a page of at most this many workflows */
+                limit?: number;
+                /** @description the next field of the page before, with the same filters: the page after it */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -2822,7 +2876,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the workflows, in id order */
+            /** @description the workflows: all in id order, or one page, most recent activity first */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2831,7 +2885,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkflowList"];
                 };
             };
-            /** @description a bad filter */
+            /** @description a bad filter, an unknown or repeated parameter, or a cursor no page gave */
             400: {
                 headers: {
                     [name: string]: unknown;
