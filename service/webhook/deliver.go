@@ -135,7 +135,6 @@ func (n *Notifier) backoff(try int) time.Duration {
 // delivered records an event its receiver took. A record that fails is logged: the
 // next sweep may send that gate once more.
 func (n *Notifier) delivered(s *sender, j *job, status int) {
-	n.m.deliveries.WithLabelValues(s.ep.Tenant, s.ep.Name, resultDelivered).Inc()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(n.ctx), 10*time.Second)
 	defer cancel()
 	err := n.opts.Deliveries.Record(ctx, Delivery{Tenant: s.ep.Tenant, ID: j.ev.ID, Endpoint: s.ep.Name, Type: j.ev.Type,
@@ -144,6 +143,7 @@ func (n *Notifier) delivered(s *sender, j *job, status int) {
 		n.opts.Logger.Error("webhook delivered but not recorded: it may be sent again", "tenant_id", s.ep.Tenant, "endpoint", s.ep.Name,
 			"event_id", j.ev.ID, "decision_id", j.ev.DecisionID, "error", err)
 	}
+	n.m.deliveries.WithLabelValues(s.ep.Tenant, s.ep.Name, resultDelivered).Inc()
 }
 
 // ended counts and logs an event that was not delivered. An exhausted one asks for a
