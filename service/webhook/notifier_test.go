@@ -401,3 +401,19 @@ func TestEventType(t *testing.T) {
 	assert.Equal(t, "", EventType(d(func(x *engine.Decision) { x.Outcome = engine.Block; x.RequiresHumanReview = true }), esc), "a block changes nothing")
 	assert.Equal(t, "", EventType(d(func(*engine.Decision) {}), esc))
 }
+
+func TestBackoffAndRetryAfter(t *testing.T) {
+	n := &Notifier{opts: Options{MinBackoff: time.Second, MaxBackoff: 10 * time.Second}}
+	for try, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 4: 8 * time.Second, 5: 10 * time.Second, 40: 10 * time.Second} {
+		for range 20 {
+			d := n.backoff(try)
+			assert.True(t, d >= want/2 && d <= want, "try %d: %s not in [%s, %s]", try, d, want/2, want)
+		}
+	}
+	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	assert.Equal(t, 120*time.Second, retryAfter("120", now))
+	assert.Equal(t, 90*time.Second, retryAfter(now.Add(90*time.Second).Format(http.TimeFormat), now))
+	for _, v := range []string{"", "-5", "soon", now.Add(-time.Minute).Format(http.TimeFormat)} {
+		assert.Zero(t, retryAfter(v, now), v)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/store"
 )
 
 // askSweep asks for a sweep after SweepDelay; asks made before it starts coalesce.
@@ -52,10 +53,10 @@ func (n *Notifier) sweepOnce() {
 
 // Sweep queues the await_human event of every workflow of a configured tenant that
 // waits for a person (its standing decision is await_human), for each endpoint that
-// receives them, unless its delivery is recorded or it is queued already. It reads
-// every workflow of those tenants (engine.Engine.FindWorkflows), page by page. The
-// notifier sweeps by itself at start and after a drop; Sweep is for a host that wants
-// one more.
+// receives them, unless its delivery is recorded or it is queued already. It reads the
+// head of every workflow of those tenants, and the standing decision of those that
+// wait. The notifier sweeps by itself at start and after a drop; Sweep is for a host
+// that wants one more.
 func (n *Notifier) Sweep(ctx context.Context) error {
 	for tenant, senders := range n.byTenant {
 		var gates []*sender
@@ -74,32 +75,36 @@ func (n *Notifier) Sweep(ctx context.Context) error {
 	return nil
 }
 
+// sweepTenant reads the heads of a tenant's workflows once, keeps those whose standing
+// decision is await_human (the head names it: what engine.WaitingAnyone selects), then
+// reads each one's standing decision. Paging FindWorkflows instead would read every
+// workflow's state once per page.
 func (n *Notifier) sweepTenant(ctx context.Context, tenant string, gates []*sender) error {
-	q := engine.WorkflowQuery{Waiting: engine.WaitingAnyone, Limit: engine.MaxPageSize}
-	for {
-		page, err := n.e.FindWorkflows(ctx, tenant, q)
+	var waiting []string
+	err := n.e.Workflows(ctx, tenant, func(wf string, head store.Head) error {
+		if head.StandingUnknown || head.Standing == string(engine.AwaitHuman) {
+			waiting = append(waiting, wf)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, wf := range waiting {
+		d, err := n.e.Standing(ctx, tenant, wf)
 		if err != nil {
 			return err
 		}
-		for _, row := range page.Rows {
-			d, err := n.e.Standing(ctx, tenant, row.WorkflowID)
-			if err != nil {
+		if d == nil || d.Outcome != engine.AwaitHuman || d.TenantID != tenant {
+			continue // it moved on since its head was read, or never waited
+		}
+		for _, s := range gates {
+			if err := n.resend(ctx, s, d); err != nil {
 				return err
 			}
-			if d == nil || d.Outcome != engine.AwaitHuman || d.TenantID != tenant {
-				continue // it moved on since the page was read
-			}
-			for _, s := range gates {
-				if err := n.resend(ctx, s, d); err != nil {
-					return err
-				}
-			}
 		}
-		if page.Next == "" {
-			return nil
-		}
-		q.Cursor = page.Next
 	}
+	return nil
 }
 
 // resend queues a gate's event for an endpoint unless it is on its way or delivered.
