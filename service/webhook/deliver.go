@@ -38,6 +38,10 @@ func (n *Notifier) deliver(s *sender, j *job) {
 			n.m.retries.WithLabelValues(tenant, name).Inc()
 		}
 		a := n.post(s, j)
+		if a.status == 0 && n.ctx.Err() != nil {
+			n.ended(s, j, resultAbandoned, 0, try) // cut by Close's deadline, not the receiver
+			return
+		}
 		n.m.attempts.WithLabelValues(tenant, name, a.answer).Inc()
 		switch {
 		case a.status >= 200 && a.status < 300:
