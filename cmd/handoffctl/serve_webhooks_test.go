@@ -152,11 +152,15 @@ func TestServeWebhooks(t *testing.T) {
 		}
 	}
 
-	resp, err := http.Get(srv.base + "/metrics")
-	require.NoError(t, err)
-	metrics, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	assert.Contains(t, string(metrics), `handoff_webhook_deliveries_total{endpoint="pager",result="delivered",tenant="acme"} 1`)
+	// The delivery is counted once recorded, a moment after the receiver answered.
+	var metrics []byte
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(srv.base + "/metrics")
+		require.NoError(t, err)
+		metrics, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return strings.Contains(string(metrics), `handoff_webhook_deliveries_total{endpoint="pager",result="delivered",tenant="acme"} 1`)
+	}, 30*time.Second, 20*time.Millisecond, "the delivery is not counted")
 	assert.Contains(t, string(metrics), `handoff_webhook_sweeps_total{result="ok"} 1`)
 	assert.Contains(t, string(metrics), `handoff_decisions_total{`, "the service's metrics are served beside them")
 
