@@ -251,7 +251,7 @@ func TestSlowReceiverRetried(t *testing.T) {
 		}
 	})
 	opts := fastOptions()
-	opts.Timeout = 100 * time.Millisecond
+	opts.Timeout = time.Second
 	s := newSetup(t, nil, "", rc.srv.URL, opts)
 	s.n.recorded(gate("dec-1"))
 	require.Eventually(t, func() bool { return s.ended() == 1 }, 30*time.Second, 5*time.Millisecond)
