@@ -14,9 +14,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -24,12 +27,13 @@ import (
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/service"
+	"github.com/handoff-dev/handoff/service/webhook"
 	"github.com/handoff-dev/handoff/store"
 )
 
 var serveCmd = &command{
 	name:  "serve",
-	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D] [--pg-max-conns N] [--pg-statement-timeout D]",
+	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D] [--pg-max-conns N] [--pg-statement-timeout D] [--webhooks FILE]",
 	short: "serve the engine over HTTP: the /v1 API, health and metrics",
 	long: `Serve runs the engine on the store of --store (created when missing) and serves it over
 HTTP until SIGTERM, SIGINT or SIGHUP, then drains the calls in flight (at most
@@ -89,9 +93,27 @@ resource's service.name is "handoff" unless OTEL_SERVICE_NAME or
 OTEL_RESOURCE_ATTRIBUTES sets it; the other attributes of OTEL_RESOURCE_ATTRIBUTES
 are kept.
 
+With --webhooks (or HANDOFF_WEBHOOKS) a file of endpoints per tenant is told, by a
+signed POST, of every decision that waits for a person (await_human) or hands a case to
+people (escalation):
+
+  {"webhooks": [{"name": "pager", "tenant_id": "acme",
+                 "url": "https://hooks.example.com/handoff",
+                 "events": ["await_human", "escalation"],
+                 "secret_env": "ACME_WEBHOOK_SECRET"}]}
+
+name, tenant_id, url (http or https), events and the signing secret's place
+(secret_env: an environment variable, or secret_file: a file; never the secret itself)
+are required; escalation_statuses (default ["ESCALATED"]) is optional. Deliveries are
+retried, recorded (beside a Badger store in webhook-deliveries.jsonl, in a PostgreSQL
+store's handoff_webhook_deliveries) and, at start, the gates whose delivery is not
+recorded are sent again: at least once, each with an id the receiver dedupes by. At
+shutdown queued deliveries get at most --shutdown-timeout more. /metrics exports
+handoff_webhook_*. docs/webhooks.md has the event, its signature and how to verify it.
+
 With -o json what serve says on standard output is JSON lines (NDJSON), one object per
 event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing"},
-{"event": "shutting_down"}.`,
+{"event": "webhooks", "endpoints"}, {"event": "shutting_down"}.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT`")
 		principals := fs.String("principals", os.Getenv("HANDOFF_PRINCIPALS"), "the principals `FILE` (default HANDOFF_PRINCIPALS)")
@@ -102,6 +124,7 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 		evalTimeout := fs.Duration("eval-timeout", 2*time.Second, "the deadline of one policy evaluation (past it: POLICY_TIMEOUT, a block)")
 		pgMaxConns := fs.Int("pg-max-conns", 0, "a PostgreSQL store: at most `N` connections (over the URL's pool_max_conns; default at least 8)")
 		pgTimeout := fs.Duration("pg-statement-timeout", 0, "a PostgreSQL store: each statement's deadline `D` (over the URL's statement_timeout; default 10s)")
+		webhooks := fs.String("webhooks", os.Getenv("HANDOFF_WEBHOOKS"), "tell the endpoints of the webhooks `FILE` of gates and escalations (default HANDOFF_WEBHOOKS)")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
 			if len(args) > 0 {
 				return usagef("serve takes no arguments")
@@ -132,6 +155,16 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 					return err
 				}
 			}
+			var hooks *webhook.Config
+			if *webhooks != "" {
+				if hooks, err = webhook.LoadConfig(*webhooks); err != nil {
+					return err
+				}
+				// One registry for the service's metrics and the notifier's.
+				reg := prometheus.NewRegistry()
+				reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+				opts.Registerer, opts.Gatherer = reg, reg
+			}
 			b, err := c.loadBundle()
 			if err != nil {
 				return err
@@ -158,12 +191,22 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 				return c.lockedHint(err)
 			}
 			defer closeEngine(e, &err)
+			handler := service.New(e, opts)
+			if hooks != nil {
+				stop, err := startWebhooks(ctx, e, c.db.value, hooks, opts, *drain)
+				if err != nil {
+					return err
+				}
+				defer stop()
+				c.say(map[string]string{"event": "webhooks", "endpoints": strconv.Itoa(len(hooks.Endpoints))},
+					fmt.Sprintf("webhooks: %d endpoints of %d tenants", len(hooks.Endpoints), len(hooks.Tenants())))
+			}
 			ln, err := net.Listen("tcp", *addr)
 			if err != nil {
 				return err
 			}
 			srv := &http.Server{
-				Handler:           service.New(e, opts),
+				Handler:           handler,
 				ReadHeaderTimeout: 5 * time.Second,
 				ReadTimeout:       30 * time.Second,
 				WriteTimeout:      2 * time.Minute,
@@ -219,6 +262,36 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 			return nil
 		}
 	},
+}
+
+// startWebhooks starts the notifier of the webhooks file on e, its deliveries recorded
+// in the store at where. stop drains it for at most drain, then closes the records: what
+// it abandons is logged, and sent again by the next start's sweep.
+func startWebhooks(ctx context.Context, e *engine.Engine, where string, hooks *webhook.Config, opts service.Options, drain time.Duration) (stop func(), err error) {
+	var recs webhook.Deliveries
+	if store.IsURL(where) {
+		recs, err = webhook.OpenPostgresDeliveries(ctx, where)
+	} else {
+		recs, err = webhook.OpenFileDeliveries(filepath.Join(where, webhook.DeliveriesFile), 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	n, err := webhook.New(e, hooks, webhook.Options{Deliveries: recs, Logger: opts.Logger, Registerer: opts.Registerer})
+	if err != nil {
+		recs.Close()
+		return nil, err
+	}
+	return func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), drain)
+		defer cancel()
+		if err := n.Close(dctx); err != nil {
+			opts.Logger.Warn("webhooks not delivered at shutdown: the next start sends the gates among them again", "error", err)
+		}
+		if err := recs.Close(); err != nil {
+			opts.Logger.Warn("webhook delivery records", "error", err)
+		}
+	}, nil
 }
 
 // traceResource describes the process in the traces it exports: service.name "handoff"
