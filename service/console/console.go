@@ -65,7 +65,7 @@ func New(e *engine.Engine, opts Options) *Console {
 	}
 	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock),
 		titles: newTitles(e.Decider().Reasons())}
-	c.pages = template.Must(template.New("").Funcs(c.funcs()).ParseFS(files, "templates/*.html"))
+	c.pages = template.Must(template.New("").Funcs(c.funcs()).Funcs(c.wordFuncs()).ParseFS(files, "templates/*.html"))
 	c.routes()
 	return c
 }
