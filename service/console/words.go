@@ -2,6 +2,7 @@ package console
 
 import (
 	"html/template"
+	"strings"
 
 	"github.com/handoff-dev/handoff/engine"
 )
@@ -82,8 +83,19 @@ func artifactStatusSaid(s string) string {
 }
 
 // statusSaid is a workflow's status (a pack's state) in words: "STRATEGY_APPROVAL" is
-// "Strategy approval".
-func statusSaid(s string) string { return words(s) }
+// "Strategy approval", "SOA_APPROVAL" "SoA approval".
+func statusSaid(s string) string {
+	parts := strings.Split(words(s), " ")
+	for i, p := range parts {
+		if a, ok := acronyms[strings.ToUpper(p)]; ok {
+			parts[i] = a
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// acronyms are the words of the packs' statuses said as letters, not as words.
+var acronyms = map[string]string{"QA": "QA", "SOA": "SoA", "POAM": "POA&M", "KB": "KB"}
 
 // reasonWords reword the reasons whose rules speak the engine's language ("Idempotency
 // key reused") in the words of the person who meets them at a gate: they win over the

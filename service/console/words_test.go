@@ -95,6 +95,9 @@ func TestWordsForEveryValue(t *testing.T) {
 		assert.NotEqual(t, engineText, got)
 		assert.False(t, strings.Contains(strings.ToLower(got), "idempotency"), got)
 	}
+	assert.Equal(t, "QA", statusSaid("QA"))
+	assert.Equal(t, "SoA approval", statusSaid("SOA_APPROVAL"))
+	assert.Equal(t, "Strategy approval", statusSaid("STRATEGY_APPROVAL"))
 	// A reason the rewording does not touch keeps its rule's title.
 	assert.Equal(t, "Self approval", c.reasonSaid("campaign", engine.Reason{Code: "SELF_APPROVAL", Title: "Self approval"}))
 }
