@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -56,8 +57,9 @@ func TestConsoleTimelineOfALongWorkflow(t *testing.T) {
 	// The page as served, in bytes.
 	v := newVisitor(t, s.url, &http.Client{})
 	v.signIn(mariaToken)
+	began := time.Now()
 	page := v.get("/console/workflows/" + url.PathEscape(wf))
-	t.Logf("the first page of a workflow of %d decisions: %d bytes", total, len(page))
+	t.Logf("the first page of a workflow of %d decisions: %d bytes, served in %v", total, len(page), time.Since(began))
 	assert.Less(t, len(page), 100_000, "the first page does not grow with the history")
 
 	s.open("/console/workflows/" + url.PathEscape(wf))
