@@ -363,8 +363,9 @@ func (c *Console) seeDecided(w http.ResponseWriter, r *http.Request, workflow, i
 // answered answers a form made at a state version the workflow has since moved past,
 // without putting it to the engine: when the decision that moved it on is this form's
 // own (sent twice, or again after Back), its page; else a page that says the gate was
-// already decided, by whom, when and how. ok is false when no decision is found past
-// the version (the engine then decides the form, and refuses it).
+// already decided, by whom, when and how (or, when no person moved it on, that the
+// workflow did). It returns false when no decision went past the version: the engine
+// then decides the form, and refuses it.
 func (c *Console) answered(w http.ResponseWriter, r *http.Request, ss *session, st *engine.State, version uint64) bool {
 	en, found, err := c.e.DecisionPast(r.Context(), ss.person.Tenant, st.WorkflowID, version)
 	if err != nil {
@@ -378,9 +379,9 @@ func (c *Console) answered(w http.ResponseWriter, r *http.Request, ss *session, 
 		c.seeDecided(w, r, st.WorkflowID, en.Decision.DecisionID, true)
 		return true
 	}
-	s := newStep(en)
+	byPerson := en.Decision.Kind == "approval" || en.Decision.Kind == "resolution"
 	c.render(w, r, http.StatusConflict, "decision.html", c.base(ss, map[string]any{
-		"D": en.Decision, "Step": s, "Workflow": st.WorkflowID, "Already": true, "FormVersion": version}))
+		"D": en.Decision, "Step": newStep(en), "Workflow": st.WorkflowID, "Already": true, "Moved": !byPerson, "FormVersion": version}))
 	return true
 }
 
