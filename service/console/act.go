@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -287,6 +288,9 @@ func (c *Console) send(w http.ResponseWriter, r *http.Request, ss *session, kind
 		c.fail(w, r, ss, http.StatusBadRequest, "The form does not say which state of the workflow it was made from.")
 		return
 	}
+	if version < st.StateVersion && c.answered(w, r, ss, st, version) {
+		return
+	}
 	req, err := c.envelope(r, ss, st, kind, r.PostFormValue("request_id"), version)
 	if err == nil {
 		err = body(req)
@@ -327,11 +331,73 @@ func (c *Console) submit(w http.ResponseWriter, r *http.Request, ss *session, st
 		c.decideError(w, r, ss, err)
 		return
 	}
+	if d.Recorded {
+		c.seeDecided(w, r, st.WorkflowID, d.DecisionID, d.Resent())
+		return
+	}
 	status := http.StatusOK
 	if d.Outcome == engine.Block {
 		status = http.StatusConflict
 	}
 	c.render(w, r, status, "decision.html", c.base(ss, map[string]any{"D": d, "Workflow": st.WorkflowID}))
+}
+
+// decidedCookie changes with every decision a person makes. Chromium keeps a page
+// served no-store for Back only while the site's cookies stay as they were: a page
+// with a form the decision answered is made again on Back, and says so, rather than
+// shown as it was with its form still live.
+const decidedCookie = "handoff_decided"
+
+// seeDecided answers a form the engine decided with a redirect to the page of its
+// decision (post/redirect/get): reloading that page sends nothing again, and Back
+// leads to the workflow as it is now.
+func (c *Console) seeDecided(w http.ResponseWriter, r *http.Request, workflow, id string, again bool) {
+	setCookie(w, r, decidedCookie, randomToken(), 600)
+	u := "/console/workflows/" + url.PathEscape(workflow) + "/decided/" + url.PathEscape(id)
+	if again {
+		u += "?again=1"
+	}
+	http.Redirect(w, r, u, http.StatusSeeOther)
+}
+
+// answered answers a form made at a state version the workflow has since moved past,
+// without putting it to the engine: when the decision that moved it on is this form's
+// own (sent twice, or again after Back), its page; else a page that says the gate was
+// already decided, by whom, when and how (or, when no person moved it on, that the
+// workflow did). It returns false when no decision went past the version: the engine
+// then decides the form, and refuses it.
+func (c *Console) answered(w http.ResponseWriter, r *http.Request, ss *session, st *engine.State, version uint64) bool {
+	en, found, err := c.e.DecisionPast(r.Context(), ss.person.Tenant, st.WorkflowID, version)
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return true
+	}
+	if !found {
+		return false
+	}
+	if en.Decision.RequestID == r.PostFormValue("request_id") {
+		c.seeDecided(w, r, st.WorkflowID, en.Decision.DecisionID, true)
+		return true
+	}
+	byPerson := en.Decision.Kind == "approval" || en.Decision.Kind == "resolution"
+	c.render(w, r, http.StatusConflict, "decision.html", c.base(ss, map[string]any{
+		"D": en.Decision, "Step": newStep(en), "Workflow": st.WorkflowID, "Already": true, "Moved": !byPerson, "FormVersion": version}))
+	return true
+}
+
+// decided shows a recorded decision of a workflow of the person's tenant, as the page
+// a form leads to once the engine decided it.
+func (c *Console) decided(w http.ResponseWriter, r *http.Request, ss *session) {
+	en, err := c.e.Decision(r.Context(), r.PathValue("id"))
+	if err == nil && (en.Decision == nil || en.Decision.TenantID != ss.person.Tenant || en.Decision.WorkflowID != r.PathValue("workflow")) {
+		err = engine.ErrDecisionNotFound
+	}
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "decision.html", c.base(ss, map[string]any{
+		"D": en.Decision, "Step": newStep(en), "Workflow": en.Decision.WorkflowID, "Again": r.URL.Query().Get("again") == "1"}))
 }
 
 // decideError answers a form no decision could be made for. The page says whether

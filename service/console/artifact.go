@@ -89,3 +89,21 @@ func (c *Console) artifact(w http.ResponseWriter, r *http.Request, ss *session) 
 	c.render(w, r, http.StatusOK, "artifact.html", c.base(ss, map[string]any{
 		"V": v, "Versions": versions, "Previous": previous, "PageTitle": typ + " v" + strconv.Itoa(n)}))
 }
+
+// artifactHistory lists every version of one artifact type of a workflow of the
+// person's tenant, oldest first: a type the workflow never recorded is not found.
+func (c *Console) artifactHistory(w http.ResponseWriter, r *http.Request, ss *session) {
+	st, err := c.e.State(r.Context(), ss.person.Tenant, r.PathValue("workflow"))
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return
+	}
+	typ := r.PathValue("type")
+	rows := versionRows(st, typ)
+	if len(rows) == 0 {
+		c.storeError(w, r, ss, store.ErrNotFound)
+		return
+	}
+	c.render(w, r, http.StatusOK, "history.html", c.base(ss, map[string]any{
+		"Workflow": st.WorkflowID, "Type": typ, "Rows": rows, "PageTitle": typ + ": every version"}))
+}

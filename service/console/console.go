@@ -65,7 +65,7 @@ func New(e *engine.Engine, opts Options) *Console {
 	}
 	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock),
 		titles: newTitles(e.Decider().Reasons())}
-	c.pages = template.Must(template.New("").Funcs(c.funcs()).ParseFS(files, "templates/*.html"))
+	c.pages = template.Must(template.New("").Funcs(c.funcs()).Funcs(c.wordFuncs()).ParseFS(files, "templates/*.html"))
 	c.routes()
 	return c
 }
@@ -79,6 +79,8 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("GET /console/workflows/{workflow}", c.person(c.workflow))
 	c.mux.HandleFunc("GET /console/workflows/{workflow}/diff", c.person(c.diff))
 	c.mux.HandleFunc("GET /console/workflows/{workflow}/artifacts/{type}/{version}", c.person(c.artifact))
+	c.mux.HandleFunc("GET /console/workflows/{workflow}/artifacts/{type}", c.person(c.artifactHistory))
+	c.mux.HandleFunc("GET /console/workflows/{workflow}/decided/{id}", c.person(c.decided))
 	c.mux.HandleFunc("POST /console/workflows/{workflow}/approval", c.person(c.approve))
 	c.mux.HandleFunc("POST /console/workflows/{workflow}/resolution", c.person(c.resolve))
 	c.mux.HandleFunc("GET /console/decisions/{id}", c.person(c.explain))

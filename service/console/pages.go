@@ -38,6 +38,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, pag
 var pageTitles = map[string]string{
 	"signin.html": "Sign in", "inbox.html": "Inbox", "workflow.html": "Workflow", "diff.html": "Changes",
 	"explain.html": "Explain", "decision.html": "Decision", "error.html": "Error", "artifact.html": "Artifact",
+	"history.html": "Versions",
 }
 
 // fail answers with a page that says what went wrong.
@@ -125,14 +126,6 @@ func plural(n int, unit string) string {
 	return strconv.Itoa(n) + " " + unit + "s"
 }
 
-// step is one recorded decision on the timeline.
-type step struct {
-	Seq      uint64
-	Time     string
-	Actor    string
-	Decision *engine.Decision
-}
-
 // artifactRow is one version of an artifact on the workflow page.
 type artifactRow struct {
 	Type     string
@@ -141,20 +134,33 @@ type artifactRow struct {
 	Hash     string
 	Producer string
 	Recorded string
+	BasedOn  []engine.ArtifactRef
 	Previous int // the version before, for a diff; 0 for the first
 }
 
 // workflowView is everything the workflow page shows.
 type workflowView struct {
 	State     *engine.State
-	Steps     []step
+	Timeline  timeline
+	Decided   *step // the last decision a person made at a gate of the workflow
 	Artifacts []artifactRow
 	Diagram   template.HTML
+	Path      []pathStep // the statuses the workflow went through, for a narrow screen
 	Verify    store.VerifyReport
 	Gate      *gate
 	Forms     *forms
 	Reading   []*versionView // the versions the gate is about, to read beside its forms
 }
+
+// pathStep is one status on the workflow's path.
+type pathStep struct {
+	Status  string
+	Current bool
+}
+
+// maxPath is how many statuses of a path the list shows: the latest, so that the
+// list, like the timeline, does not grow with the history.
+const maxPath = 40
 
 func (c *Console) workflow(w http.ResponseWriter, r *http.Request, ss *session) {
 	v, ok := c.loadWorkflow(w, r, ss)
@@ -165,18 +171,46 @@ func (c *Console) workflow(w http.ResponseWriter, r *http.Request, ss *session) 
 }
 
 // loadWorkflow reads the workflow of the request's path in the person's tenant, or
-// answers 404: a workflow of another tenant is not found either.
+// answers 404: a workflow of another tenant is not found either. The timeline is one
+// page (?before= the seq it ends before); the diagram's path and the last decision at
+// a gate are read from the whole history, of which only they are kept.
 func (c *Console) loadWorkflow(w http.ResponseWriter, r *http.Request, ss *session) (*workflowView, bool) {
 	ctx := r.Context()
 	tenant, id := ss.person.Tenant, r.PathValue("workflow")
+	var before uint64
+	if b := r.URL.Query().Get("before"); b != "" {
+		n, err := strconv.ParseUint(b, 10, 64)
+		if err != nil || n == 0 {
+			c.fail(w, r, ss, http.StatusBadRequest, "The page of the timeline asked for (before="+b+") is not a decision's number.")
+			return nil, false
+		}
+		before = n
+	}
 	st, err := c.e.State(ctx, tenant, id)
 	if err != nil {
 		c.storeError(w, r, ss, err)
 		return nil, false
 	}
 	v := &workflowView{State: st}
+	page, err := c.e.HistoryBefore(ctx, tenant, id, before, timelinePage)
+	if err != nil {
+		c.storeError(w, r, ss, err)
+		return nil, false
+	}
+	v.Timeline = newTimeline(page)
+	var path []transition
 	err = c.e.History(ctx, tenant, id, func(en engine.Entry) error {
-		v.Steps = append(v.Steps, step{Seq: en.Seq, Time: en.Time, Actor: requestActor(en.Request), Decision: en.Decision})
+		d := en.Decision
+		if d == nil {
+			return nil
+		}
+		if d.StatusBefore != "" && d.StatusAfter != "" && d.StatusBefore != d.StatusAfter {
+			path = append(path, transition{From: d.StatusBefore, To: d.StatusAfter})
+		}
+		if (d.Kind == "approval" || d.Kind == "resolution") && d.Outcome != engine.Block {
+			s := newStep(en)
+			v.Decided = &s
+		}
 		return nil
 	})
 	if err != nil {
@@ -186,32 +220,10 @@ func (c *Console) loadWorkflow(w http.ResponseWriter, r *http.Request, ss *sessi
 	if v.Verify, err = c.e.Verify(ctx, tenant, id); err != nil {
 		v.Verify = store.VerifyReport{Problem: err.Error()}
 	}
-	for _, typ := range slices.Sorted(maps.Keys(st.Artifacts)) {
-		h := st.Artifacts[typ]
-		nums := make([]int, 0, len(h.Versions))
-		for k := range h.Versions {
-			if n, err := strconv.Atoi(k); err == nil {
-				nums = append(nums, n)
-			}
-		}
-		sort.Ints(nums)
-		for i, n := range nums {
-			av := h.Versions[strconv.Itoa(n)]
-			row := artifactRow{Type: typ, Version: n, Status: av.Status, Hash: av.Ref.Hash, Producer: av.Producer, Recorded: av.RecordedAt}
-			if i > 0 {
-				row.Previous = nums[i-1]
-			}
-			v.Artifacts = append(v.Artifacts, row)
-		}
-	}
+	v.Artifacts = artifactRows(st)
 	if pk, ok := c.packOf(st.Pack); ok {
-		var path []transition
-		for _, s := range v.Steps {
-			if d := s.Decision; d != nil && d.StatusBefore != "" && d.StatusAfter != "" && d.StatusBefore != d.StatusAfter {
-				path = append(path, transition{From: d.StatusBefore, To: d.StatusAfter})
-			}
-		}
 		v.Diagram = stateDiagram(pk, path, st.Status)
+		v.Path = pathOf(pk.initial, path, st.Status)
 		// A workflow that ends handed to a person (support's ESCALATED) still shows
 		// them what it holds; only a workflow that goes on takes their forms.
 		if g, ok := pk.gate(st); ok {
@@ -223,6 +235,57 @@ func (c *Console) loadWorkflow(w http.ResponseWriter, r *http.Request, ss *sessi
 		}
 	}
 	return v, true
+}
+
+// pathOf is the statuses a workflow went through, from initial along path, the latest
+// maxPath of them.
+func pathOf(initial string, path []transition, current string) []pathStep {
+	out := []pathStep{{Status: initial}}
+	for _, t := range path {
+		out = append(out, pathStep{Status: t.To})
+	}
+	if len(out) > maxPath {
+		out = out[len(out)-maxPath:]
+	}
+	if last := &out[len(out)-1]; last.Status == current {
+		last.Current = true
+	}
+	return out
+}
+
+// artifactRows are the versions of the workflow's artifacts, by type, oldest first.
+func artifactRows(st *engine.State) []artifactRow {
+	var rows []artifactRow
+	for _, typ := range slices.Sorted(maps.Keys(st.Artifacts)) {
+		rows = append(rows, versionRows(st, typ)...)
+	}
+	return rows
+}
+
+// versionRows are the versions of one artifact type of st, oldest first, each with the
+// version before it.
+func versionRows(st *engine.State, typ string) []artifactRow {
+	h := st.Artifacts[typ]
+	if h == nil {
+		return nil
+	}
+	nums := make([]int, 0, len(h.Versions))
+	for k := range h.Versions {
+		if n, err := strconv.Atoi(k); err == nil {
+			nums = append(nums, n)
+		}
+	}
+	sort.Ints(nums)
+	rows := make([]artifactRow, 0, len(nums))
+	for i, n := range nums {
+		av := h.Versions[strconv.Itoa(n)]
+		row := artifactRow{Type: typ, Version: n, Status: av.Status, Hash: av.Ref.Hash, Producer: av.Producer, Recorded: av.RecordedAt, BasedOn: av.BasedOn}
+		if i > 0 {
+			row.Previous = nums[i-1]
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // requestActor is "type:id" of the actor a recorded request names.
