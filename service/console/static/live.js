@@ -85,5 +85,6 @@
       poll();
     }
   });
+  document.documentElement.dataset.live = 'on'; // for styles and tests: it runs
   timer = setTimeout(poll, interval);
 })();
