@@ -14,6 +14,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/handoff-dev/handoff/engine"
@@ -50,6 +51,7 @@ type Console struct {
 	sessions *sessions
 	pages    *template.Template
 	titles   titles // the reasons' titles, by pack
+	catalog  func() catalog
 }
 
 //go:embed templates/*.html static/*
@@ -71,6 +73,7 @@ func New(e *engine.Engine, opts Options) *Console {
 	}
 	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock),
 		titles: newTitles(e.Decider().Reasons())}
+	c.catalog = sync.OnceValue(c.readCatalog)
 	c.pages = template.Must(template.New("").Funcs(c.funcs()).Funcs(c.liveFuncs()).ParseFS(files, "templates/*.html"))
 	c.routes()
 	return c

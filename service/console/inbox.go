@@ -19,6 +19,7 @@ type inboxItem struct {
 	Waited   string
 	Reasons  []engine.Reason
 	Why      string // the transition that brought the workflow here, when no reason says why
+	New      bool   // active since the person last saw the inbox
 }
 
 // inboxRounds bounds the reads of one inbox page: a page is filled from as many pages of
@@ -44,6 +45,7 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request, ss *session) {
 	// Each round reads no more rows than the page still needs, so that the page after
 	// starts where the last round ended.
 	mine := c.waitingFor(p)
+	seen := c.lastSeen(r)
 	q := engine.WorkflowQuery{Waiting: engine.WaitingAnyone, Cursor: f.Cursor, Limit: limit}
 	var items []inboxItem
 	next := ""
@@ -58,6 +60,7 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request, ss *session) {
 				continue
 			}
 			if item, ok := c.inboxItem(ctx, mine, row); ok {
+				item.New = row.Active.After(seen)
 				items = append(items, item)
 			}
 		}
@@ -67,7 +70,6 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request, ss *session) {
 		}
 		q.Cursor, q.Limit = next, limit-len(items)
 	}
-	seen := c.lastSeen(r)
 	if r.Header.Get(liveHeader) != "1" {
 		markSeen(w, r, now)
 		seen = now

@@ -49,16 +49,13 @@ type catalog struct {
 // option is one choice of a select: its value and its words.
 type option struct{ Value, Label string }
 
-// catalog reads the filters' choices from the bundle.
-func (c *Console) catalog() catalog {
+// readCatalog reads the filters' choices from the bundle, which an engine keeps as it
+// opened it: Console.catalog reads it once.
+func (c *Console) readCatalog() catalog {
 	var cat catalog
 	agents := map[string]string{}
 	for _, info := range c.e.Decider().Packs() {
-		label := info.Name
-		if info.Title != "" {
-			label = info.Title + " (" + info.Name + ")"
-		}
-		cat.Packs = append(cat.Packs, option{Value: info.Name, Label: label})
+		cat.Packs = append(cat.Packs, option{Value: info.Name, Label: info.Name})
 		pk, ok := c.packOf(info.Name)
 		if !ok {
 			continue

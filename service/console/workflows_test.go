@@ -69,7 +69,7 @@ func (v *visitor) fetch(path string, headers map[string]string) answer {
 	return a
 }
 
-var rowRE = regexp.MustCompile(`<tr data-workflow="([^"]+)">`)
+var rowRE = regexp.MustCompile(`<tr data-workflow="([^"]+)"`)
 
 // rows are the workflow ids a page lists, in order.
 func rows(page string) []string {
@@ -288,6 +288,8 @@ func TestInboxSummary(t *testing.T) {
 	assert.Equal(t, http.StatusOK, live.status)
 	assert.Nil(t, live.cookie["handoff_inbox_seen"])
 	assert.Contains(t, live.body, `data-version="`+second.Version+`"`)
+	assert.Contains(t, live.body, `<tr data-workflow="wf-2" class="new">`, "the new gate is marked")
+	assert.Contains(t, live.body, `<tr data-workflow="wf-1">`)
 	assert.Equal(t, 1, v.summary().Unread)
 
 	shown := v.fetch("/console/", nil)
