@@ -50,8 +50,9 @@ type Console struct {
 	mux      *http.ServeMux
 	sessions *sessions
 	pages    *template.Template
-	titles   titles // the reasons' titles, by pack
-	catalog  func() catalog
+	titles   titles         // the reasons' titles, by pack
+	catalog  func() catalog // the filters' choices, read once
+	live     *liveLists     // the gates waiting, as live.js asks for them
 }
 
 //go:embed templates/*.html static/*
@@ -74,6 +75,7 @@ func New(e *engine.Engine, opts Options) *Console {
 	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock),
 		titles: newTitles(e.Decider().Reasons())}
 	c.catalog = sync.OnceValue(c.readCatalog)
+	c.live = newLiveLists(e)
 	c.pages = template.Must(template.New("").Funcs(c.funcs()).Funcs(c.liveFuncs()).ParseFS(files, "templates/*.html"))
 	c.routes()
 	return c
@@ -99,8 +101,8 @@ func (c *Console) routes() {
 }
 
 // ServeHTTP serves the pages, with headers that keep them from being framed, sniffed or
-// made to run anything but the console's own stylesheet and script, and refuses a form posted from
-// a page of another site.
+// made to run anything but the console's own stylesheet and script, and refuses a form
+// posted from a page of another site.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")

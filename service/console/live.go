@@ -10,8 +10,10 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/handoff-dev/handoff/engine"
@@ -71,25 +73,101 @@ type inboxSummary struct {
 	Version string `json:"version"`
 }
 
-// summarize reads the gates waiting for p (waitingFilter), newest first, among one page
-// of the largest size of those waiting for anyone: the count, the unread among them
-// (those active after seen), and the list's version.
+// summarize is what live.js reads of the gates waiting for p: the count, the unread
+// among them (those active after seen), and the list's version.
 func (c *Console) summarize(ctx context.Context, p Person, seen time.Time) (inboxSummary, error) {
-	page, err := c.e.FindWorkflows(ctx, p.Tenant, engine.WorkflowQuery{Waiting: engine.WaitingAnyone, Limit: engine.MaxPageSize})
+	w, err := c.live.waiting(ctx, c, p)
 	if err != nil {
 		return inboxSummary{}, err
 	}
-	s := inboxSummary{More: page.Next != ""}
+	s := inboxSummary{Waiting: len(w.active), More: w.more, Version: w.version}
+	for _, at := range w.active {
+		if at.After(seen) {
+			s.Unread++
+		}
+	}
+	if s.Unread > 0 {
+		s.UnreadText = strconv.Itoa(s.Unread)
+		if s.More && s.Unread == s.Waiting { // every one counted is new: so may be those past it
+			s.UnreadText += "+"
+		}
+	}
+	return s, nil
+}
+
+// waitingList is what a summary is made of: when each gate waiting for people of some
+// roles was last active, newest first, and a version of the list.
+type waitingList struct {
+	active  []time.Time
+	more    bool // more wait than were read
+	version string
+	gen     uint64    // the tenant's decisions recorded here when it was read
+	read    time.Time // when it was read
+}
+
+// waitingMaxAge bounds how long a list read is used while no decision of its tenant is
+// recorded by this engine: decisions recorded by another process on the same store are
+// not announced here, and show after at most this long.
+const waitingMaxAge = 10 * time.Second
+
+// liveLists keeps the waiting lists read, so that every open page asking every few
+// seconds costs a read of the store only when its tenant recorded a decision.
+type liveLists struct {
+	mu    sync.Mutex
+	gens  map[string]uint64      // tenant → decisions recorded by this engine
+	lists map[string]waitingList // tenant and roles → the list read
+}
+
+func newLiveLists(e *engine.Engine) *liveLists {
+	l := &liveLists{gens: map[string]uint64{}, lists: map[string]waitingList{}}
+	e.OnRecorded(func(d *engine.Decision) {
+		l.mu.Lock()
+		l.gens[d.TenantID]++
+		l.mu.Unlock()
+	})
+	return l
+}
+
+// waiting is the list of the gates waiting for p: the one read before when its tenant
+// recorded nothing since and it is recent, else read again.
+func (l *liveLists) waiting(ctx context.Context, c *Console, p Person) (waitingList, error) {
+	roles := slices.Clone(p.Roles)
+	slices.Sort(roles)
+	key := p.Tenant + "\x00" + strings.Join(roles, "\x00")
+	now := c.opts.Clock()
+	l.mu.Lock()
+	gen := l.gens[p.Tenant]
+	w, ok := l.lists[key]
+	l.mu.Unlock()
+	if ok && w.gen == gen && now.Sub(w.read) < waitingMaxAge && !now.Before(w.read) {
+		return w, nil
+	}
+	w, err := c.readWaiting(ctx, p)
+	if err != nil {
+		return waitingList{}, err
+	}
+	w.gen, w.read = gen, now
+	l.mu.Lock()
+	l.lists[key] = w
+	l.mu.Unlock()
+	return w, nil
+}
+
+// readWaiting reads the gates waiting for p (waitingFilter), newest first, among one
+// page of the largest size of those waiting for anyone.
+func (c *Console) readWaiting(ctx context.Context, p Person) (waitingList, error) {
+	page, err := c.e.FindWorkflows(ctx, p.Tenant, engine.WorkflowQuery{Waiting: engine.WaitingAnyone, Limit: engine.MaxPageSize})
+	if err != nil {
+		return waitingList{}, err
+	}
+	w := waitingList{more: page.Next != ""}
 	mine := c.waitingFor(p)
 	h := sha256.New()
 	for _, row := range page.Rows {
 		if !mine.keeps(ctx, row) {
 			continue
 		}
-		s.Waiting++
-		if row.Active.After(seen) {
-			s.Unread++
-		}
+		w.active = append(w.active, row.Active)
 		var b []byte
 		b = binary.AppendUvarint(b, uint64(len(row.WorkflowID)))
 		b = append(b, row.WorkflowID...)
@@ -99,14 +177,8 @@ func (c *Console) summarize(ctx context.Context, p Person, seen time.Time) (inbo
 		_, _ = h.Write(b)
 	}
 	_, _ = h.Write([]byte(page.Next))
-	s.Version = base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:16])
-	if s.Unread > 0 {
-		s.UnreadText = strconv.Itoa(s.Unread)
-		if s.More && s.Unread == s.Waiting { // every one counted is new: so may be those past it
-			s.UnreadText += "+"
-		}
-	}
-	return s, nil
+	w.version = base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:16])
+	return w, nil
 }
 
 // withUnread adds the navigation's unread count to a page's data. It is only a count: a
