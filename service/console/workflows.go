@@ -84,6 +84,16 @@ func (c *Console) readCatalog() catalog {
 	return cat
 }
 
+// with is the catalog with the agent f asks for among its agents, when the bundle does
+// not name it (a producer of an older workflow): the form keeps it selected.
+func (cat catalog) with(f filters) catalog {
+	if f.Agent == "" || slices.ContainsFunc(cat.Agents, func(o option) bool { return o.Value == f.Agent }) {
+		return cat
+	}
+	cat.Agents = append(slices.Clip(cat.Agents), option{Value: f.Agent, Label: f.Agent})
+	return cat
+}
+
 // filters are a page's query string as the form shows it back, and the query it asks.
 type filters struct {
 	Search, Pack, Status, Waiting, Agent, Reason, Since, Until string
@@ -279,10 +289,10 @@ func (c *Console) workflows(w http.ResponseWriter, r *http.Request, ss *session)
 		page, err = c.e.FindWorkflows(r.Context(), ss.person.Tenant, f.query)
 	}
 	if err != nil {
-		c.queryError(w, r, ss, err, "workflows.html", map[string]any{"PageTitle": "Workflows", "F": f, "Catalog": cat})
+		c.queryError(w, r, ss, err, "workflows.html", map[string]any{"PageTitle": "Workflows", "F": f, "Catalog": cat.with(f)})
 		return
 	}
-	data := map[string]any{"PageTitle": "Workflows", "F": f, "Catalog": cat, "Items": c.items(page.Rows), "Paging": pagingOf("/console/workflows", f, page.Next)}
+	data := map[string]any{"PageTitle": "Workflows", "F": f, "Catalog": cat.with(f), "Items": c.items(page.Rows), "Paging": pagingOf("/console/workflows", f, page.Next)}
 	c.withUnread(r, ss, data)
 	c.render(w, r, http.StatusOK, "workflows.html", c.base(ss, data))
 }

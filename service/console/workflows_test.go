@@ -138,6 +138,7 @@ func TestWorkflowsPage(t *testing.T) {
 			"since=2000-01-01&until=2000-12-31":             nil,
 			"agent=strategy_agent&waiting=anyone":           {"wf-acme-gate"},
 			"agent=research_agent&status=RESEARCH&q=acme-1": {"wf-acme-1"},
+			"agent=someone_else":                            nil,
 		} {
 			page := v.get("/console/workflows?" + query)
 			assert.Equal(t, want, rows(page), query)
@@ -155,6 +156,7 @@ func TestWorkflowsPage(t *testing.T) {
 		assert.Contains(t, page, `<span class="code" title="`+code+`">`, "the reason is shown, titled")
 		today := time.Now().UTC().Format("2006-01-02")
 		assert.Len(t, rows(v.get("/console/workflows?since="+today+"&until="+today)), 7, "today, both days included")
+		assert.Contains(t, v.get("/console/workflows?agent=someone_else"), `<option value="someone_else" selected>`, "kept in the form")
 		page = v.get("/console/workflows?q=needle")
 		assert.Contains(t, page, "Waits for a person: Campaign approver", "where it stands, in words")
 		assert.Contains(t, page, "needle-launch")

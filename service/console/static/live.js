@@ -86,5 +86,5 @@
     }
   });
   document.documentElement.dataset.live = 'on'; // for styles and tests: it runs
-  timer = setTimeout(poll, interval);
+  poll(); // at once: a page other than the inbox and the workflows comes without the count
 })();
