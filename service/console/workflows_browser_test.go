@@ -166,7 +166,12 @@ func TestInboxLiveInBrowser(t *testing.T) {
 	assert.True(t, strings.HasPrefix(s.eval(`document.title`).(string), "(1) Inbox"), s.eval(`document.title`))
 	s.screenshot("console-inbox-live")
 
-	s.open("/console/")
+	resp, err := chromedp.RunResponse(s.tab, chromedp.Navigate(s.url+"/console/"))
+	require.NoError(t, err)
+	csp, _ := resp.Headers["Content-Security-Policy"].(string)
+	assert.Contains(t, csp, "script-src 'self'", "the page the browser got")
+	assert.NotContains(t, csp, "unsafe-inline")
+	assert.NotContains(t, csp, "unsafe-eval")
 	assert.Equal(t, true, s.eval(`document.querySelector('#unread').hidden`), "shown again, it is seen")
 	assert.True(t, strings.HasPrefix(s.eval(`document.title`).(string), "Inbox"))
 
