@@ -5,7 +5,8 @@
 // the artifacts' exact versions and hashes and an idempotency key made per form.
 //
 // Pages are html/template (every value escaped for its context), embedded with the
-// stylesheet; they need no JavaScript and no network beyond the server.
+// stylesheet; they need no JavaScript and no network beyond the server. Where scripts
+// run, the console's own static/live.js keeps the inbox and its count current.
 package console
 
 import (
@@ -13,6 +14,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/handoff-dev/handoff/engine"
@@ -37,6 +39,8 @@ type Options struct {
 	Clock func() time.Time
 	// Logger receives errors the pages could not show. Nil is silent.
 	Logger *slog.Logger
+	// PollInterval is how often an open page asks whether new work waits. Default 5 s.
+	PollInterval time.Duration
 }
 
 // Console serves the pages under /console/.
@@ -46,7 +50,9 @@ type Console struct {
 	mux      *http.ServeMux
 	sessions *sessions
 	pages    *template.Template
-	titles   titles // the reasons' titles, by pack
+	titles   titles         // the reasons' titles, by pack
+	catalog  func() catalog // the filters' choices, read once
+	live     *liveLists     // the gates waiting, as live.js asks for them
 }
 
 //go:embed templates/*.html static/*
@@ -60,12 +66,17 @@ func New(e *engine.Engine, opts Options) *Console {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 5 * time.Second
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock),
 		titles: newTitles(e.Decider().Reasons())}
-	c.pages = template.Must(template.New("").Funcs(c.funcs()).Funcs(c.wordFuncs()).ParseFS(files, "templates/*.html"))
+	c.catalog = sync.OnceValue(c.readCatalog)
+	c.live = newLiveLists(e)
+	c.pages = template.Must(template.New("").Funcs(c.funcs()).Funcs(c.wordFuncs()).Funcs(c.liveFuncs()).ParseFS(files, "templates/*.html"))
 	c.routes()
 	return c
 }
@@ -76,6 +87,8 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("POST /console/signin", c.signin)
 	c.mux.HandleFunc("POST /console/signout", c.person(c.signout))
 	c.mux.HandleFunc("GET /console/{$}", c.person(c.inbox))
+	c.mux.HandleFunc("GET "+summaryPath, c.person(c.inboxSummaryJSON))
+	c.mux.HandleFunc("GET /console/workflows", c.person(c.workflows))
 	c.mux.HandleFunc("GET /console/workflows/{workflow}", c.person(c.workflow))
 	c.mux.HandleFunc("GET /console/workflows/{workflow}/diff", c.person(c.diff))
 	c.mux.HandleFunc("GET /console/workflows/{workflow}/artifacts/{type}/{version}", c.person(c.artifact))
@@ -90,11 +103,11 @@ func (c *Console) routes() {
 }
 
 // ServeHTTP serves the pages, with headers that keep them from being framed, sniffed or
-// made to run anything but the console's own stylesheet, and refuses a form posted from
-// a page of another site.
+// made to run anything but the console's own stylesheet and script, and refuses a form
+// posted from a page of another site.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")

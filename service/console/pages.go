@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/store"
@@ -53,77 +52,6 @@ func (c *Console) base(ss *session, data map[string]any) map[string]any {
 		data["CSRF"] = ss.csrf
 	}
 	return data
-}
-
-// inboxItem is one workflow waiting for the signed-in person.
-type inboxItem struct {
-	Workflow string
-	Pack     string
-	Gate     string
-	Status   string
-	Waited   string
-	Reasons  []engine.Reason
-	Why      string // the transition that brought the workflow here, when no reason says why
-}
-
-func (c *Console) inbox(w http.ResponseWriter, r *http.Request, ss *session) {
-	ctx := r.Context()
-	p := ss.person
-	list, err := c.e.ListWorkflows(ctx, p.Tenant, engine.WorkflowFilter{AwaitingHuman: true})
-	if err != nil {
-		c.storeError(w, r, ss, err)
-		return
-	}
-	var items []inboxItem
-	for _, s := range list {
-		st, err := c.e.State(ctx, p.Tenant, s.WorkflowID)
-		if err != nil {
-			continue
-		}
-		pk, ok := c.packOf(st.Pack)
-		if !ok {
-			continue
-		}
-		g, ok := pk.gate(st)
-		if !ok || len(g.actingRoles(p.Roles)) == 0 {
-			continue
-		}
-		item := inboxItem{Workflow: s.WorkflowID, Pack: s.Pack, Gate: g.Title, Status: st.Status}
-		if d, err := c.e.Standing(ctx, p.Tenant, s.WorkflowID); err == nil && d != nil {
-			item.Reasons = d.Reasons
-			for _, t := range pk.transitions {
-				if t.From == d.StatusBefore && t.To == d.StatusAfter {
-					item.Why = t.On
-					break
-				}
-			}
-			if t, err := time.Parse(time.RFC3339Nano, d.DecidedAt); err == nil {
-				item.Waited = waited(c.opts.Clock().Sub(t))
-			}
-		}
-		items = append(items, item)
-	}
-	c.render(w, r, http.StatusOK, "inbox.html", c.base(ss, map[string]any{"Items": items}))
-}
-
-// waited is a duration in words, to the minute.
-func waited(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return "less than a minute"
-	case d < time.Hour:
-		return plural(int(d/time.Minute), "minute")
-	case d < 48*time.Hour:
-		return plural(int(d/time.Hour), "hour") + " " + plural(int(d%time.Hour/time.Minute), "minute")
-	}
-	return plural(int(d/(24*time.Hour)), "day")
-}
-
-func plural(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return strconv.Itoa(n) + " " + unit + "s"
 }
 
 // artifactRow is one version of an artifact on the workflow page.
