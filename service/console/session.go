@@ -126,6 +126,7 @@ func (s *sessions) start(ctx context.Context, p Person, ev engine.ConsoleEvent) 
 	now := s.clock()
 	ss := &session{person: p, hash: tokenHash(token), csrf: csrfToken(token), expires: now.Add(s.ttl), epoch: epoch}
 	ev.Event, ev.ID, ev.Session, ev.Epoch = engine.ConsoleSignin, signinID(ss.hash), ss.hash, epoch
+	ev.Person, ev.ActorID, ev.Roles, ev.Admin = p.Name, p.ID, p.Roles, p.Admin // what the session is read back as
 	ev.ExpiresAt = ss.expires.UTC().Format(time.RFC3339Nano)
 	if _, err := s.e.RecordConsoleEvent(ctx, p.Tenant, ev, now); err != nil {
 		return "", nil, err
