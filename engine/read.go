@@ -40,9 +40,14 @@ func (e *Engine) History(ctx context.Context, tenant, workflow string, fn func(E
 	})
 }
 
-// Audit calls fn for every record of a tenant's security audit stream, oldest first.
+// Audit calls fn for every security record of a tenant's audit stream (a request too
+// broken to trust), oldest first. The console's events in the same stream are passed
+// over: ConsoleAudit pages through both.
 func (e *Engine) Audit(ctx context.Context, tenant string, fn func(Entry) error) error {
 	return e.log.AuditRecords(ctx, tenant, 1, func(rec store.Record) error {
+		if governance.IsConsoleRecord(rec) {
+			return nil
+		}
 		ent, err := governance.DecodeEntry(rec)
 		if err != nil {
 			return err

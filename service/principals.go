@@ -121,5 +121,14 @@ func (ps *Principals) lookup(token string, now time.Time) (p *Principal, expired
 	return p, nil
 }
 
+// holder returns the principal of a token whether or not it has expired; nil for none.
+func (ps *Principals) holder(token string) *Principal {
+	p := ps.byHash[HashToken(token)]
+	if p == nil || subtle.ConstantTimeCompare([]byte(p.TokenSHA256), []byte(HashToken(token))) != 1 {
+		return nil
+	}
+	return p
+}
+
 // Len is the number of principals.
 func (ps *Principals) Len() int { return len(ps.byHash) }

@@ -60,16 +60,30 @@ func New(e *engine.Engine, opts Options) *Handler {
 	return h
 }
 
-// person signs a person in to the console: a principal whose actor is a human.
+// person signs a person in to the console: a principal whose actor is a human. A token
+// of another principal is refused with that principal named, so that the refusal goes to
+// its tenant's audit stream; an unknown one names nobody.
 func (h *Handler) person(token string) (console.Person, bool) {
 	if h.opts.Principals == nil || token == "" {
 		return console.Person{}, false
 	}
-	p, _ := h.opts.Principals.lookup(token, time.Now())
-	if p == nil || p.Type != "human" {
+	p, expired := h.opts.Principals.lookup(token, time.Now())
+	if p == nil && expired != nil {
+		p = h.opts.Principals.holder(token)
+	}
+	if p == nil {
 		return console.Person{}, false
 	}
-	return console.Person{Name: p.Name, Tenant: p.Tenant, ID: p.ID, Roles: p.Roles}, true
+	cp := console.Person{Name: p.Name, Tenant: p.Tenant, ID: p.ID, Roles: p.Roles, Admin: p.Admin}
+	switch {
+	case expired != nil:
+		cp.Refused = "the token expired at " + expired.UTC().Format(time.RFC3339)
+	case p.Type != "human":
+		cp.Refused = "the token is not a person's (" + p.Type + "): only people sign in to the console"
+	default:
+		return cp, true
+	}
+	return cp, false
 }
 
 // route is one endpoint of the API, as the OpenAPI document lists it.
@@ -122,7 +136,8 @@ func (h *Handler) routes() {
 	for _, rt := range h.endpoints() {
 		h.mux.Handle(rt.method+" "+rt.path, h.wrap(rt))
 	}
-	h.mux.Handle("/console/", console.New(h.e, console.Options{Authenticate: h.person, Logger: h.opts.Logger}))
+	h.mux.Handle("/console/", console.New(h.e, console.Options{Authenticate: h.person, Logger: h.opts.Logger,
+		Unattributed: func(why string) { h.metrics.authRefused.WithLabelValues(why).Inc() }}))
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, handoff.Error{Status: http.StatusNotFound, Code: handoff.CodeNotFound, Message: "no such endpoint", Hint: "the endpoints are listed at /v1/openapi.json"})
 	})

@@ -50,8 +50,8 @@ func (l *Ledger) DecisionLog(ctx context.Context, opts handoff.DecisionLogOption
 			continue
 		}
 		err := l.log.AuditRecords(ctx, t, 1, func(rec store.Record) error {
-			if rec.Time.Before(opts.Since) {
-				return nil
+			if rec.Time.Before(opts.Since) || IsConsoleRecord(rec) {
+				return nil // a console event is no decision
 			}
 			ent, err := pipeline.DecodeRecordedEntry(rec.Payload)
 			if err != nil {

@@ -35,6 +35,11 @@ func (l *Ledger) findDecision(ctx context.Context, id string) (*decisionLocation
 	case errors.Is(err, store.ErrNotFound):
 	case err != nil:
 		return nil, err
+	case rec.Hash == loc.Hash && IsConsoleRecord(rec):
+		// A console event's id names no decision.
+		if _, err := DecodeConsoleEvent(rec); err == nil {
+			return nil, fmt.Errorf("%w: %s", handoff.ErrDecisionNotFound, id)
+		}
 	case rec.Hash == loc.Hash:
 		ent, err := DecodeEntry(rec)
 		if err != nil {

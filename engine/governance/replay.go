@@ -206,8 +206,8 @@ func (l *Ledger) Replay(ctx context.Context, candidate *pipeline.Pipeline, opts 
 // workflow id, a reused request_id) are left out: no bundle can change them.
 func (l *Ledger) replayAuditStarts(ctx context.Context, candidate *pipeline.Pipeline, tenant string, plan replayPlan, emit func(ReplayResult) error) error {
 	return l.log.AuditRecords(ctx, tenant, 1, func(rec store.Record) error {
-		if rec.Time.Before(plan.since) {
-			return nil
+		if rec.Time.Before(plan.since) || IsConsoleRecord(rec) {
+			return nil // a console event is no decision: nothing to replay
 		}
 		ent, err := pipeline.DecodeRecordedEntry(rec.Payload)
 		if err != nil {

@@ -162,6 +162,9 @@ func (l *Ledger) verifyTenant(ctx context.Context, tenant string, refs []store.V
 // recordClaims is what a log record says of itself: the request its decision answers,
 // with the request's digest, and the decision id.
 func recordClaims(payload []byte) store.Claims {
+	if ev, ok := consolePayload(payload); ok {
+		return store.Claims{ID: ev.ID} // a console event answers no request
+	}
 	ent, err := pipeline.DecodeRecordedEntry(payload)
 	if err != nil {
 		return store.Claims{}

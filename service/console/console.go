@@ -26,13 +26,21 @@ type Person struct {
 	Tenant string   // the only tenant the person sees
 	ID     string   // the actor id requests carry
 	Roles  []string // the roles the person acts in
+	Admin  bool     // reads the tenant's audit stream (/console/audit)
+	// Refused, with Authenticate's ok false, says why a principal the token names may
+	// not sign in; the refusal then goes to the audit stream of Tenant.
+	Refused string
 }
 
 // Options configure a Console.
 type Options struct {
 	// Authenticate maps a token to the person it belongs to; ok is false for an
-	// unknown or expired token, and for a token whose actor is not a human.
+	// unknown or expired token, and for a token whose actor is not a human: then p holds
+	// the token's principal (Name, Tenant, ID, Refused) when there is one.
 	Authenticate func(token string) (p Person, ok bool)
+	// Unattributed counts a refusal no tenant's audit stream can hold (why: an unknown
+	// token, a forged form without a session). Nil counts nothing.
+	Unattributed func(why string)
 	// SessionTTL is how long a sign-in lasts. Default 8 hours.
 	SessionTTL time.Duration
 	// Clock tells the time. Default time.Now.
@@ -72,7 +80,10 @@ func New(e *engine.Engine, opts Options) *Console {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(opts.SessionTTL, opts.Clock),
+	if opts.Unattributed == nil {
+		opts.Unattributed = func(string) {}
+	}
+	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(e, opts.SessionTTL, opts.Clock),
 		titles: newTitles(e.Decider().Reasons())}
 	c.catalog = sync.OnceValue(c.readCatalog)
 	c.live = newLiveLists(e)
@@ -86,6 +97,9 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("GET /console/signin", c.signinPage)
 	c.mux.HandleFunc("POST /console/signin", c.signin)
 	c.mux.HandleFunc("POST /console/signout", c.person(c.signout))
+	c.mux.HandleFunc("GET /console/signout/all", c.person(c.signoutAllPage))
+	c.mux.HandleFunc("POST /console/signout/all", c.person(c.signoutAll))
+	c.mux.HandleFunc("GET /console/audit", c.person(c.auditPage))
 	c.mux.HandleFunc("GET /console/{$}", c.person(c.inbox))
 	c.mux.HandleFunc("GET "+summaryPath, c.person(c.inboxSummaryJSON))
 	c.mux.HandleFunc("GET /console/workflows", c.person(c.workflows))
