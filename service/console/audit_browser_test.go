@@ -29,7 +29,7 @@ func TestAuditPageInBrowser(t *testing.T) {
 	s.do(chromedp.Click(chromedp.CSS("#signout")), chromedp.WaitVisible(chromedp.CSS("#message")))
 	assert.Contains(t, s.text("#message"), "CSRF token")
 
-	s.open("/console/audit")
+	s.do(chromedp.Click(chromedp.CSS("#nav-audit")), chromedp.WaitVisible(chromedp.CSS("#audit")))
 	audit := s.text("#audit")
 	assert.Regexp(t, `(?s)Form refused: nothing was done.*Signed in, until.*Sign-in refused`, audit, "newest first")
 	assert.Contains(t, audit, "its CSRF token is missing or wrong")
@@ -47,6 +47,8 @@ func TestAuditPageInBrowser(t *testing.T) {
 	s.open("/console/")
 	s.do(chromedp.Click(chromedp.CSS("#signout")), chromedp.WaitVisible(chromedp.CSS("#token")))
 	s.signIn(anaToken)
+	assert.Zero(t, s.eval(`document.querySelectorAll('#nav-audit').length`), "no audit link for a person who is not an admin")
+	assert.NotZero(t, s.eval(`document.querySelectorAll('#signout-all').length`))
 	s.open("/console/audit")
 	assert.Contains(t, s.text("#message"), "administrators only")
 }
