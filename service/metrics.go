@@ -57,7 +57,7 @@ func newMetrics(opts *Options, e *engine.Engine) *metrics {
 		noDecision: f(prometheus.NewCounter(prometheus.CounterOpts{Name: "handoff_no_decision_total",
 			Help: "Requests answered 503: no decision could be made (the store failed)."})).(prometheus.Counter),
 		authRefused: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_auth_refused_total",
-			Help: "Calls refused 401, by why: missing, unknown or expired token."}, []string{"why"})).(*prometheus.CounterVec),
+			Help: "Calls refused 401, by why: missing, unknown or expired token; and console refusals no tenant can record (console_unknown_token, console_forged_form)."}, []string{"why"})).(*prometheus.CounterVec),
 		calls: f(prometheus.NewCounterVec(prometheus.CounterOpts{Name: "handoff_http_requests_total",
 			Help: "HTTP calls by route and status."}, []string{"route", "status"})).(*prometheus.CounterVec),
 		callTime: f(prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "handoff_http_request_seconds",
