@@ -48,7 +48,7 @@ func TestAuditPageInBrowser(t *testing.T) {
 	s.do(chromedp.Click(chromedp.CSS("#signout")), chromedp.WaitVisible(chromedp.CSS("#token")))
 	s.signIn(anaToken)
 	assert.Zero(t, s.eval(`document.querySelectorAll('#nav-audit').length`), "no audit link for a person who is not an admin")
-	assert.NotZero(t, s.eval(`document.querySelectorAll('#signout-all').length`))
+	assert.NotZero(t, s.eval(`document.querySelectorAll('#nav-signout-all').length`))
 	s.open("/console/audit")
 	assert.Contains(t, s.text("#message"), "administrators only")
 }
