@@ -51,7 +51,10 @@ func dumpOf(t *testing.T, l store.Log, ids []string) dump {
 	for _, tenant := range tenants {
 		require.NoError(t, l.IdempotencyKeys(ctx, tenant, func(k store.Idempotency) error { d.Keys[tenant] = append(d.Keys[tenant], k); return nil }))
 		require.NoError(t, l.Summaries(ctx, tenant, nil, func(s store.Summary) error { d.Summaries[tenant] = append(d.Summaries[tenant], s); return nil }))
-		require.NoError(t, l.Unsummarized(ctx, tenant, func(wf string, _ store.Head) error { d.Unsummarized[tenant] = append(d.Unsummarized[tenant], wf); return nil }))
+		require.NoError(t, l.Unsummarized(ctx, tenant, func(wf string, _ store.Head) error {
+			d.Unsummarized[tenant] = append(d.Unsummarized[tenant], wf)
+			return nil
+		}))
 	}
 	for _, id := range ids {
 		loc, err := l.Find(ctx, id)
