@@ -132,6 +132,7 @@ var suite = []struct {
 	{"SummariesByActivity", eachBackend(testSummariesByActivity)},
 	{"SummariesBackfilled", eachBackend(testSummariesBackfilled)},
 	{"SummariesInAGroup", eachBackend(testSummariesInAGroup)},
+	{"SummaryFollowsTheStandingRecord", testSummaryFollowsTheStandingRecord},
 	{"VerifyDetectsTampering", testVerifyDetectsTampering},
 	{"AppendSnapshotNilAndEmpty", testAppendSnapshotNilAndEmpty},
 	{"RecordsCallbackError", testRecordsCallbackError},

@@ -194,3 +194,28 @@ func testSummariesInAGroup(ctx context.Context, t *testing.T, _ Backend, l store
 		assert.Equal(t, uint64(1+appends), s.Head.Seq)
 	}
 }
+
+// testSummaryFollowsTheStandingRecord fills in the standing record of a head an earlier
+// version wrote: the head Summaries delivers with the summary is the head as filled in.
+func testSummaryFollowsTheStandingRecord(t *testing.T, bs []Backend) {
+	eachDurableBackend(t, bs, func(t *testing.T, b Backend, l store.Log, where string) {
+		ctx := context.Background()
+		first := Summarize(t, l, "acme", "wf", 0, T0)
+		l = tamperWith(t, b, l, where, func(tm Tamperer) {
+			tm.SetHead("acme", "wf", store.Head{Seq: first.Seq, Hash: first.Hash, StandingUnknown: true})
+		})
+		h := Summarize(t, l, "acme", "wf", 1, T0.Add(time.Second))
+		require.True(t, h.StandingUnknown)
+		all := SummaryWalk(t, l, "acme", nil, 0)
+		require.Len(t, all, 1)
+		assert.Equal(t, h, all[0].Head)
+
+		fill := h
+		fill.StandingUnknown, fill.StandingSeq, fill.Standing = false, 1, "allow"
+		require.NoError(t, l.SetStanding(ctx, "acme", "wf", fill))
+		all = SummaryWalk(t, l, "acme", nil, 0)
+		require.Len(t, all, 1)
+		assert.Equal(t, fill, all[0].Head)
+		assert.Equal(t, `{"wf":"wf","n":1}`, string(all[0].Data))
+	})
+}
