@@ -29,20 +29,54 @@ import (
 // version is read as missing, and the workflow summarized from its log again.
 const summaryVersion = 1
 
-// storedSummary is a summary as the store keeps it.
+// storedSummary is a summary as the store keeps it: the fields of a row the head does
+// not hold, under short names. It is read with every row of a page, so it is kept small:
+// Badger keeps a value under 512 bytes beside its key, and a larger one in its value log
+// with the records, where a page would read it from among them.
 type storedSummary struct {
-	Version int         `json:"v"`
-	Row     WorkflowRow `json:"row"`
+	Version   int      `json:"v"`
+	Workflow  string   `json:"w"`
+	Pack      string   `json:"p,omitempty"`
+	Status    string   `json:"s,omitempty"`
+	Terminal  bool     `json:"t,omitempty"`
+	UpdatedAt string   `json:"u,omitempty"`
+	Subject   string   `json:"j,omitempty"`
+	CreatedAt string   `json:"c,omitempty"`
+	Roles     []string `json:"r,omitempty"`
+	Agents    []string `json:"a,omitempty"`
+	Reasons   []string `json:"x,omitempty"`
 }
 
 // encodeSummary is the summary of row for the store; nil when it does not fit one
 // (store.MaxSummaryLen), which leaves the workflow to be summarized from its log.
 func encodeSummary(row WorkflowRow) []byte {
-	b, err := json.Marshal(storedSummary{Version: summaryVersion, Row: row})
+	b, err := json.Marshal(storedSummary{Version: summaryVersion, Workflow: row.WorkflowID, Pack: row.Pack, Status: row.Status,
+		Terminal: row.Terminal, UpdatedAt: row.UpdatedAt, Subject: row.SubjectID, CreatedAt: row.CreatedAt,
+		Roles: row.Roles, Agents: row.Agents, Reasons: row.Reasons})
 	if err != nil || len(b) > store.MaxSummaryLen {
 		return nil
 	}
 	return b
+}
+
+// decodeSummary reads a summary the store kept for workflow wf; ok is false when it is
+// not one this engine writes, of that workflow.
+func decodeSummary(wf string, b []byte) (row WorkflowRow, ok bool) {
+	var s storedSummary
+	if err := json.Unmarshal(b, &s); err != nil || s.Version != summaryVersion || s.Workflow != wf {
+		return WorkflowRow{}, false
+	}
+	orEmpty := func(l []string) []string {
+		if l == nil {
+			return []string{}
+		}
+		return l
+	}
+	return WorkflowRow{
+		WorkflowSummary: WorkflowSummary{WorkflowID: s.Workflow, Pack: s.Pack, Status: s.Status, Terminal: s.Terminal, UpdatedAt: s.UpdatedAt},
+		SubjectID:       s.Subject, CreatedAt: s.CreatedAt,
+		Roles: orEmpty(s.Roles), Agents: orEmpty(s.Agents), Reasons: orEmpty(s.Reasons),
+	}, true
 }
 
 // recordedSummary is the summary an append of decision d gives its workflow: of the
@@ -63,8 +97,8 @@ func (e *Engine) recordedSummary(next, decided *State, d *Decision, at time.Time
 // with what the store keeps beside it (its time, its head) and the standing outcome
 // the head names. A summary that does not decode is made again from the log.
 func (e *Engine) summaryRow(ctx context.Context, tenant string, s store.Summary) (WorkflowRow, error) {
-	var stored storedSummary
-	if err := json.Unmarshal(s.Data, &stored); err != nil || stored.Version != summaryVersion || stored.Row.WorkflowID != s.Workflow {
+	row, ok := decodeSummary(s.Workflow, s.Data)
+	if !ok {
 		row, head, err := e.rowFromLog(ctx, e.log, tenant, s.Workflow)
 		if err != nil {
 			return WorkflowRow{}, err
@@ -74,7 +108,6 @@ func (e *Engine) summaryRow(ctx context.Context, tenant string, s store.Summary)
 		}
 		return e.standOn(ctx, tenant, row, head)
 	}
-	row := stored.Row
 	row.Active, row.Decisions, row.StateVersion = s.Active, s.Head.Seq, s.Head.StateVersion
 	return e.standOn(ctx, tenant, row, s.Head)
 }

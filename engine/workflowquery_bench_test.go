@@ -91,13 +91,19 @@ func playShape(b *testing.B, e *engine.Engine) recordedShape {
 		return nil
 	}))
 	var summary struct {
-		Row engine.WorkflowRow `json:"row"`
+		Roles []string `json:"r"`
 	}
 	require.NoError(b, json.Unmarshal(e.RecordedSummary(shape.awaiting, shape.awaited, time.Now()), &summary))
-	if len(summary.Row.Roles) > 0 {
-		shape.role = summary.Row.Roles[0]
+	if len(summary.Roles) > 0 {
+		shape.role = summary.Roles[0]
 	}
 	require.NotEmpty(b, shape.role)
+	size := 0
+	for _, p := range shape.payloads {
+		size += len(p)
+	}
+	b.Logf("a history's records: %d bytes on average; summaries: %d bytes running, %d awaiting a person", size/len(shape.payloads),
+		len(e.RecordedSummary(shape.running, shape.ranOn, time.Now())), len(e.RecordedSummary(shape.awaiting, shape.awaited, time.Now())))
 	return shape
 }
 
