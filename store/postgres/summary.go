@@ -119,25 +119,25 @@ func (p *Log) Unsummarized(ctx context.Context, tenant string, fn func(workflow 
 		return err
 	}
 	defer p.end()
-	return p.readTx(ctx, "unsummarized", func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT workflow, `+headColumns+` FROM handoff_workflows
-			WHERE tenant = $1 AND (summary IS NULL OR summary_seq IS DISTINCT FROM seq) ORDER BY workflow`, []byte(tenant))
-		if err != nil {
+	// One statement, one view: no transaction, so that the look a list makes before
+	// each page, which finds none once all are summarized, is one round trip.
+	rows, err := p.pool.Query(ctx, `SELECT workflow, `+headColumns+` FROM handoff_workflows
+		WHERE tenant = $1 AND (summary IS NULL OR summary_seq IS DISTINCT FROM seq) ORDER BY workflow`, []byte(tenant))
+	if err != nil {
+		return pgWrap("unsummarized", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var w string
+		var h pgHead
+		if err := rows.Scan(append([]any{(*bytesString)(&w)}, h.targets()...)...); err != nil {
+			return pgWrap("unsummarized", err)
+		}
+		if err := fn(w, h.head()); err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var w string
-			var h pgHead
-			if err := rows.Scan(append([]any{(*bytesString)(&w)}, h.targets()...)...); err != nil {
-				return err
-			}
-			if err := fn(w, h.head()); err != nil {
-				return chain.CallbackError{Err: err}
-			}
-		}
-		return rows.Err()
-	})
+	}
+	return pgWrap("unsummarized", rows.Err())
 }
 
 // SummaryOf reads the summary of a workflow of tenant and its head; found is false when
