@@ -235,3 +235,29 @@ func TestAPageCostsItsRowsWhateverTheStore(t *testing.T) {
 	assert.Equal(t, cost["short"], cost["long"])
 	assert.Equal(t, [2]int{4, 12}, cost["long"], "per page: one look for unsummarized workflows, and 6 summaries")
 }
+
+// TestASummaryOfAnotherKindIsMadeAgain gives a workflow a summary this engine does not
+// write (another version's, or garbled): it is listed as before, summarized again from
+// its log, and the store keeps the new summary.
+func TestASummaryOfAnotherKindIsMadeAgain(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, Options{InMemory: true, LazyPolicies: true})
+	require.NoError(t, err)
+	defer e.Close()
+	campaignHistory(t, e, "acme", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC), []int{1, 0})
+	want, err := e.FindWorkflows(ctx, "acme", WorkflowQuery{})
+	require.NoError(t, err)
+	require.Len(t, want.Rows, 2)
+	row := want.Rows[0]
+	for _, garbled := range []string{`{"v":99}`, `not json`, `{"v":1,"w":"acme-9"}`} {
+		require.NoError(t, e.log.SetSummary(ctx, "acme", row.WorkflowID, row.Decisions, row.Active, []byte(garbled)))
+		got, err := e.FindWorkflows(ctx, "acme", WorkflowQuery{})
+		require.NoError(t, err)
+		assert.Equal(t, want, got, garbled)
+		require.NoError(t, e.log.Summaries(ctx, "acme", nil, func(s store.Summary) error {
+			_, ok := decodeSummary(s.Workflow, s.Data)
+			assert.True(t, ok, "%s: %s", s.Workflow, s.Data)
+			return nil
+		}))
+	}
+}
