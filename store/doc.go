@@ -57,8 +57,8 @@ and seqs as 8 bytes big-endian:
 	t/ T w/ W h          workflow head: last seq, state version, last hash, standing record
 	t/ T w/ W s          workflow state snapshot (opaque to the store)
 	t/ T w/ W u          workflow summary: the active key A of its entry below
-	t/ T u/ A W          workflow summary (opaque to the store) and a copy of the head,
-	                     by latest activity: A is ActiveKey, the latest first
+	t/ T u/ A W          workflow summary (opaque to the store) and the head seq it was
+	                     written at, by latest activity: A is ActiveKey, the latest first
 	t/ T n/ W            workflow without a summary
 	t/ T i/ K            idempotency key: request digest, workflow, seq, hash
 	t/ T a/ <seq>        audit record

@@ -145,7 +145,7 @@ func prepare(ctx context.Context, txn *badger.Txn, a *store.Append) (store.Head,
 		}
 	}
 	writes = append(writes, kv{key: hk, value: chain.EncodeHead(next)})
-	sw, err := summaryWrites(txn, a, found, next)
+	sw, err := summaryWrites(txn, a, found, next.Seq)
 	if err != nil {
 		return store.Head{}, nil, err
 	}

@@ -44,7 +44,7 @@ func (l *Log) ImportChain(ctx context.Context, c store.ChainCopy) error {
 			if err := set(summaryKey(c.Tenant, c.Workflow), active); err != nil {
 				return err
 			}
-			if err := set(activeKey(c.Tenant, active, c.Workflow), encodeSummary(c.Head, c.Summary.Data)); err != nil {
+			if err := set(activeKey(c.Tenant, active, c.Workflow), encodeSummary(c.Head.Seq, c.Summary.Data)); err != nil {
 				return err
 			}
 		}

@@ -16,8 +16,8 @@ import (
 //	t/ T w/ W s          workflow state snapshot
 //	t/ T w/ W u          workflow summary: the active key A of its entry under t/ T u/
 //	t/ T u/ A W          workflow summary, ordered by latest activity: A is store.ActiveKey
-//	                     (12 bytes, the latest first); value: the workflow's head (kept in
-//	                     step with t/ T w/ W h) and the summary's bytes
+//	                     (12 bytes, the latest first); value: the head seq it was written
+//	                     at and the summary's bytes
 //	t/ T n/ W            workflow without a summary (empty value), for Unsummarized
 //	t/ T i/ K            idempotency key K of tenant T
 //	t/ T a/ <seq>        audit record of tenant T

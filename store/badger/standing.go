@@ -41,10 +41,7 @@ func (l *Log) SetStanding(ctx context.Context, tenant, workflow string, h store.
 			return nil
 		}
 		cur.StandingSeq, cur.Standing, cur.StandingUnknown = h.StandingSeq, h.Standing, false
-		if err := txn.Set(hk, chain.EncodeHead(cur)); err != nil {
-			return err
-		}
-		return restandSummary(txn, tenant, workflow, cur)
+		return txn.Set(hk, chain.EncodeHead(cur))
 	})
 	if errors.Is(err, badger.ErrConflict) {
 		return nil // an append moved the head: the record it names, if any, is the one

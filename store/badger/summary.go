@@ -3,6 +3,7 @@ package badger
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -14,28 +15,23 @@ import (
 )
 
 // encodeSummary is the value of a summary's entry in its tenant's order of activity: the
-// workflow's head as it was written with it (kept in step by every write of the head),
-// then its bytes. A walk of the entries reads no head.
-func encodeSummary(head store.Head, data []byte) []byte {
-	b := chain.AppendField([]byte{chain.ValueFormat}, chain.EncodeHead(head))
+// head seq it was written at, then its bytes.
+func encodeSummary(seq uint64, data []byte) []byte {
+	b := binary.BigEndian.AppendUint64([]byte{chain.ValueFormat}, seq)
 	return chain.AppendField(b, data)
 }
 
-func decodeSummary(v []byte) (head store.Head, data []byte, err error) {
+func decodeSummary(v []byte) (seq uint64, data []byte, err error) {
 	d := chain.NewDecoder(v)
-	h, data := d.Field(), d.Field()
-	if err := d.Done(); err != nil {
-		return store.Head{}, nil, err
-	}
-	head, err = chain.DecodeHead(h)
-	return head, data, err
+	seq, data = d.Uint64(), d.Field()
+	return seq, data, d.Done()
 }
 
 // summaryWrites are the writes of an append a to the summary of its workflow, whose head
-// is now head (existed: the workflow had a head before): the entry of the summary it had
-// leaves the order of activity, and the new one takes its place, or a workflow given no
-// summary is marked unsummarized.
-func summaryWrites(txn *badger.Txn, a *store.Append, existed bool, head store.Head) ([]kv, error) {
+// is now at seq (existed: the workflow had a head before): the entry of the summary it
+// had leaves the order of activity, and the new one takes its place, or a workflow given
+// no summary is marked unsummarized.
+func summaryWrites(txn *badger.Txn, a *store.Append, existed bool, seq uint64) ([]kv, error) {
 	sk := summaryKey(a.Tenant, a.Workflow)
 	var old []byte
 	var had bool
@@ -62,7 +58,7 @@ func summaryWrites(txn *badger.Txn, a *store.Append, existed bool, head store.He
 		return writes, nil
 	}
 	active := store.ActiveKey(a.Time)
-	return append(writes, kv{key: sk, value: active}, kv{key: activeKey(a.Tenant, active, a.Workflow), value: encodeSummary(head, a.Summary)}), nil
+	return append(writes, kv{key: sk, value: active}, kv{key: activeKey(a.Tenant, active, a.Workflow), value: encodeSummary(seq, a.Summary)}), nil
 }
 
 // SetSummary gives a workflow of tenant the summary it lacks (one written before
@@ -89,7 +85,7 @@ func (l *Log) SetSummary(ctx context.Context, tenant, workflow string, seq uint6
 		if head.Seq != seq {
 			return nil
 		}
-		writes, err := summaryWrites(txn, &store.Append{Tenant: tenant, Workflow: workflow, Summary: summary, Time: active}, true, head)
+		writes, err := summaryWrites(txn, &store.Append{Tenant: tenant, Workflow: workflow, Summary: summary, Time: active}, true, seq)
 		if err != nil {
 			return err
 		}
@@ -110,8 +106,8 @@ func (l *Log) SetSummary(ctx context.Context, tenant, workflow string, seq uint6
 // activity first (ties by workflow id), from one consistent view, starting after the
 // cursor after (nil: from the latest). An error from fn stops the walk and is returned
 // as is: a caller that has read enough returns an error of its own. Each summary costs
-// its entry, which holds the workflow's head, however long the workflow's history. It is
-// safe for concurrent use.
+// its entry and a read of its head, however long the workflow's history. A summary that
+// is not its head's fails the walk with ErrTampered. It is safe for concurrent use.
 func (l *Log) Summaries(ctx context.Context, tenant string, after *store.SummaryCursor, fn func(store.Summary) error) error {
 	if err := l.begin(ctx); err != nil {
 		return err
@@ -150,9 +146,16 @@ func (l *Log) Summaries(ctx context.Context, tenant string, after *store.Summary
 			if err != nil {
 				return err
 			}
-			head, data, err := decodeSummary(v)
+			seq, data, err := decodeSummary(v)
 			if err != nil {
 				return fmt.Errorf("%w: the summary of workflow %q is undecodable", store.ErrTampered, workflow)
+			}
+			head, found, err := getHead(txn, headKey(tenant, workflow))
+			if err != nil {
+				return err
+			}
+			if !found || head.Seq != seq {
+				return fmt.Errorf("%w: the summary of workflow %q was written at record %d, which is not its head", store.ErrTampered, workflow, seq)
 			}
 			if err := fn(store.Summary{Workflow: workflow, Head: head, Active: active, Data: data}); err != nil {
 				return chain.CallbackError{Err: err}
@@ -221,7 +224,7 @@ func (l *Log) SummaryOf(ctx context.Context, tenant, workflow string) (s store.S
 			return err
 		}
 		at, okKey := store.ParseActiveKey(active)
-		kept, data, derr := decodeSummary(v)
+		seq, data, derr := decodeSummary(v)
 		if !ok || !okKey || derr != nil {
 			return fmt.Errorf("%w: the summary of workflow %q is undecodable", store.ErrTampered, workflow)
 		}
@@ -229,8 +232,8 @@ func (l *Log) SummaryOf(ctx context.Context, tenant, workflow string) (s store.S
 		if err != nil {
 			return err
 		}
-		if head != kept {
-			return fmt.Errorf("%w: the summary of workflow %q holds a head that is not its own", store.ErrTampered, workflow)
+		if head.Seq != seq {
+			return fmt.Errorf("%w: the summary of workflow %q was written at record %d, which is not its head", store.ErrTampered, workflow, seq)
 		}
 		s, found = store.Summary{Workflow: workflow, Head: head, Active: at, Data: data}, true
 		return nil
@@ -239,25 +242,6 @@ func (l *Log) SummaryOf(ctx context.Context, tenant, workflow string) (s store.S
 		return store.Summary{}, false, wrap("summary", err)
 	}
 	return s, found, nil
-}
-
-// restandSummary keeps the head a workflow's summary holds, if it has one, in step with
-// the head h SetStanding writes in txn.
-func restandSummary(txn *badger.Txn, tenant, workflow string, h store.Head) error {
-	active, had, err := getValue(txn, summaryKey(tenant, workflow))
-	if err != nil || !had {
-		return err
-	}
-	ak := activeKey(tenant, active, workflow)
-	v, found, err := getValue(txn, ak)
-	if err != nil || !found {
-		return err
-	}
-	_, data, err := decodeSummary(v)
-	if err != nil {
-		return nil // undecodable already: Summaries reports it
-	}
-	return txn.Set(ak, encodeSummary(h, data))
 }
 
 // markUnsummarized marks every workflow without a summary, for Unsummarized: those of a

@@ -149,7 +149,7 @@ func walk(ctx context.Context, c *chain.Checker, txn *badger.Txn, prefix []byte)
 // there, unaltered, with the hash it holds, no further than its chain's head, in a chain
 // of its tenant; with c.Claims, a key's record must also answer that key with the key's
 // digest and an index entry's record hold the entry's id. Each summary must be its
-// workflow's, hold its head, and every workflow have one or be marked unsummarized.
+// workflow's, written at its head, and every workflow have one or be marked unsummarized.
 // Verify walks a chain but cannot see a key or an id that names a record cut from its
 // end with the head set back: this does. It returns one report per chain with a problem
 // (Problem starts with "idempotency: ", "index: " or "summary: "), none when all is well.

@@ -13,7 +13,7 @@ import (
 
 // verifySummaries checks the summaries of tenant (of its workflow c.Workflow only, when
 // set) against what they stand for: each entry in the order of activity is its
-// workflow's, named by the workflow's summary key, and holds the workflow's head; a
+// workflow's, named by the workflow's summary key, and written at the workflow's head; a
 // workflow marked unsummarized has no summary; and every workflow has a summary or the
 // mark, so that no list passes over it. The summaries' own bytes are the engine's: it
 // does not read them.
@@ -70,8 +70,8 @@ func (l *Log) verifySummaries(ctx context.Context, txn *badger.Txn, tenant strin
 			fail(workflow, "a summary of workflow %q is not the one the workflow names", workflow)
 		case !found:
 			fail(workflow, "the summary of workflow %q names a workflow the tenant does not have", workflow)
-		case kept != head:
-			fail(workflow, "the summary of workflow %q holds head %d, not the workflow's (%d)", workflow, kept.Seq, head.Seq)
+		case kept != head.Seq:
+			fail(workflow, "the summary of workflow %q was written at record %d, not at the workflow's head (%d)", workflow, kept, head.Seq)
 		}
 	}
 	var walkErr error
