@@ -73,8 +73,9 @@ type WorkflowPage struct {
 	Next string `json:"next,omitempty"`
 }
 
-// errPageFull stops the walk of the summaries once a page and one more row are found.
-var errPageFull = errors.New("engine: the page is full")
+// errRowsEnough stops the walk of the summaries once a page and one more row are found,
+// or once they are older than the query selects.
+var errRowsEnough = errors.New("engine: the page is full")
 
 // FindWorkflows returns one page of a tenant's workflows that q selects, most recent
 // activity first (ties by workflow id). It reads the store's summaries of the tenant's
@@ -102,11 +103,11 @@ func (e *Engine) FindWorkflows(ctx context.Context, tenant string, q WorkflowQue
 	var rows []WorkflowRow
 	take := func(row WorkflowRow) error {
 		if !q.Since.IsZero() && row.Active.Before(q.Since) {
-			return errPageFull // the rest is older still
+			return errRowsEnough // the rest is older still
 		}
 		if q.Selects(row) && (after == nil || after.before(row)) {
 			if rows = append(rows, row); len(rows) > limit {
-				return errPageFull
+				return errRowsEnough
 			}
 		}
 		return nil
@@ -127,7 +128,7 @@ func (e *Engine) FindWorkflows(ctx context.Context, tenant string, q WorkflowQue
 	for err == nil && len(unkept) > 0 {
 		err = e.takeUnkept(ctx, tenant, &unkept, take)
 	}
-	if err != nil && !errors.Is(err, errPageFull) {
+	if err != nil && !errors.Is(err, errRowsEnough) {
 		return WorkflowPage{}, err
 	}
 	var page WorkflowPage
