@@ -193,8 +193,8 @@ func (e *Engine) acquire(ctx context.Context) error {
 
 func (e *Engine) release() { <-e.slots }
 
-// record appends the decision to its workflow's log with the new state, head and
-// idempotency key in one transaction.
+// record appends the decision to its workflow's log with the new state, head, summary
+// and idempotency key in one transaction.
 func (e *Engine) record(ctx context.Context, res *pipeline.Result, d *Decision) error {
 	payload, err := res.Entry(d)
 	if err != nil {
@@ -206,6 +206,8 @@ func (e *Engine) record(ctx context.Context, res *pipeline.Result, d *Decision) 
 		ExpectedVersion: res.StateVersion(), BumpVersion: res.Next != nil,
 		Records:        []store.NewRecord{{Type: "decision", Payload: payload, ID: d.DecisionID}},
 		IdempotencyKey: req.ID(), RequestDigest: req.Digest(), Time: res.Now(),
+		// The row the lists show, as of this decision: they read it, not the log.
+		Summary: e.recordedSummary(res.Next, res.State(), d, res.Now()),
 	}
 	if d.Outcome != Block {
 		// The decision the workflow now stands on: the head keeps it, so that Standing

@@ -9,7 +9,9 @@ import (
 	"github.com/handoff-dev/handoff/store/badger"
 )
 
-// upgrade brings a Badger store written by an earlier version to the current format.
+// upgrade brings a Badger store written by an earlier version to the current format,
+// and summarizes the workflows it holds without a summary (the store marked them at
+// Open): once, each look after costs a seek per tenant.
 func (e *Engine) upgrade(ctx context.Context, l *badger.Log) error {
 	if l.LegacyIdempotency() {
 		if err := e.upgradeIdempotency(ctx, l); err != nil {
@@ -17,7 +19,19 @@ func (e *Engine) upgrade(ctx context.Context, l *badger.Log) error {
 		}
 	}
 	if l.Unindexed() {
-		return e.upgradeIndex(ctx, l)
+		if err := e.upgradeIndex(ctx, l); err != nil {
+			return err
+		}
+	}
+	if e.opts.ReadOnly {
+		return nil // summarized at each list, as nothing can be kept
+	}
+	n, err := e.upgradeSummaries(ctx, l)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		e.logger.Info("summarized the workflows of an earlier store format", "workflows", n)
 	}
 	return nil
 }

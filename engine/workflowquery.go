@@ -73,8 +73,16 @@ type WorkflowPage struct {
 	Next string `json:"next,omitempty"`
 }
 
+// errRowsEnough stops the walk of the summaries once a page and one more row are found,
+// or once they are older than the query selects.
+var errRowsEnough = errors.New("engine: the page is full")
+
 // FindWorkflows returns one page of a tenant's workflows that q selects, most recent
-// activity first (ties by workflow id).
+// activity first (ties by workflow id). It reads the store's summaries of the tenant's
+// workflows in that order from the cursor, and stops at the row after the page: a page
+// costs the summaries read to fill it, not the workflows of the tenant nor their
+// histories. Filters that select few workflows read more summaries for a page; Since
+// and Until bound the summaries read.
 func (e *Engine) FindWorkflows(ctx context.Context, tenant string, q WorkflowQuery) (WorkflowPage, error) {
 	limit, err := q.limit()
 	if err != nil {
@@ -84,25 +92,45 @@ func (e *Engine) FindWorkflows(ctx context.Context, tenant string, q WorkflowQue
 	if err != nil {
 		return WorkflowPage{}, err
 	}
-	var ids []string
-	err = e.log.Workflows(ctx, tenant, func(wf string, _ store.Head) error {
-		ids = append(ids, wf)
-		return nil
-	})
+	unkept, _, err := e.summarizeMissing(ctx, e.log, tenant)
 	if err != nil {
 		return WorkflowPage{}, err
 	}
+	from := after
+	if !q.Until.IsZero() && (from == nil || q.Until.Before(from.Active)) {
+		from = &cursor{Active: q.Until} // nothing active at Until or later is selected
+	}
 	var rows []WorkflowRow
-	for _, wf := range ids {
-		row, err := e.workflowRow(ctx, tenant, wf)
-		if err != nil {
-			return WorkflowPage{}, err
+	take := func(row WorkflowRow) error {
+		if !q.Since.IsZero() && row.Active.Before(q.Since) {
+			return errRowsEnough // the rest is older still
 		}
 		if q.Selects(row) && (after == nil || after.before(row)) {
-			rows = append(rows, row)
+			if rows = append(rows, row); len(rows) > limit {
+				return errRowsEnough
+			}
 		}
+		return nil
 	}
-	slices.SortFunc(rows, compareRows)
+	err = e.log.Summaries(ctx, tenant, from.summaryCursor(), func(s store.Summary) error {
+		row, err := e.summaryRow(ctx, tenant, s)
+		if err != nil {
+			return err
+		}
+		// The rows the store could not keep come in their place in the order.
+		for len(unkept) > 0 && compareRows(unkept[0].row, row) < 0 {
+			if err := e.takeUnkept(ctx, tenant, &unkept, take); err != nil {
+				return err
+			}
+		}
+		return take(row)
+	})
+	for err == nil && len(unkept) > 0 {
+		err = e.takeUnkept(ctx, tenant, &unkept, take)
+	}
+	if err != nil && !errors.Is(err, errRowsEnough) {
+		return WorkflowPage{}, err
+	}
 	var page WorkflowPage
 	if len(rows) > limit {
 		rows = rows[:limit]
@@ -116,39 +144,28 @@ func (e *Engine) FindWorkflows(ctx context.Context, tenant string, q WorkflowQue
 	return page, nil
 }
 
-// workflowRow reads what a row shows of one workflow: its state, its head, and its
-// latest decision.
-func (e *Engine) workflowRow(ctx context.Context, tenant, wf string) (WorkflowRow, error) {
-	snap, head, err := e.log.State(ctx, tenant, wf)
+// takeUnkept gives take the first of the rows the store could not keep, with its
+// standing outcome.
+func (e *Engine) takeUnkept(ctx context.Context, tenant string, unkept *[]unkeptRow, take func(WorkflowRow) error) error {
+	u := (*unkept)[0]
+	*unkept = (*unkept)[1:]
+	row, err := e.standOn(ctx, tenant, u.row, u.head)
 	if err != nil {
-		return WorkflowRow{}, err
+		return err
 	}
-	st, _, err := e.states.read(tenant, wf, snap) // read, never changed
-	if err != nil {
-		return WorkflowRow{}, err
-	}
-	standing, err := e.standingOutcome(ctx, tenant, wf, head)
-	if err != nil {
-		return WorkflowRow{}, err
-	}
-	rec, err := e.log.Record(ctx, tenant, wf, head.Seq)
-	if err != nil {
-		return WorkflowRow{}, err
-	}
-	latest, err := e.decisionAt(ctx, tenant, wf, head.Seq)
-	if err != nil {
-		return WorkflowRow{}, err
-	}
-	return e.summarize(st, standing, latest, head.Seq, rec.Time), nil
+	return take(row)
 }
 
-// summarize is the row of a workflow in state st, standing on an outcome, whose latest
-// decision (nil when unreadable) is the seq-th record, recorded at time at.
-func (e *Engine) summarize(st *State, standing Outcome, latest *Decision, seq uint64, at time.Time) WorkflowRow {
+// summarize is the row of a workflow in state st whose latest decision (nil when
+// unreadable) was recorded at time at. What the head knows better is left to the caller:
+// the count of decisions, the state version and the standing outcome; Roles holds every
+// human role that may act, until standOn keeps them only for a workflow that awaits a
+// person.
+func (e *Engine) summarize(st *State, latest *Decision, at time.Time) WorkflowRow {
 	row := WorkflowRow{
 		WorkflowSummary: WorkflowSummary{WorkflowID: st.WorkflowID, Pack: st.Pack, Status: st.Status, Terminal: st.Terminal,
-			StateVersion: st.StateVersion, UpdatedAt: st.UpdatedAt, Standing: standing},
-		SubjectID: st.SubjectID, CreatedAt: st.CreatedAt, Active: at.UTC(), Decisions: seq,
+			StateVersion: st.StateVersion, UpdatedAt: st.UpdatedAt},
+		SubjectID: st.SubjectID, CreatedAt: st.CreatedAt, Active: at.UTC(),
 		Roles: []string{}, Agents: []string{}, Reasons: []string{},
 	}
 	for _, h := range st.Artifacts {
@@ -161,10 +178,10 @@ func (e *Engine) summarize(st *State, standing Outcome, latest *Decision, seq ui
 	if !st.Terminal {
 		parties, _ := e.Decider().Actors(st) // a pack the bundle lacks has no parties
 		for _, p := range parties {
-			switch {
-			case p.Type == "agent":
+			switch p.Type {
+			case "agent":
 				row.Agents = append(row.Agents, p.ID)
-			case p.Type == "human" && standing == AwaitHuman:
+			case "human":
 				row.Roles = append(row.Roles, p.ID)
 			}
 		}
@@ -240,10 +257,21 @@ func compareRows(a, b WorkflowRow) int {
 	return strings.Compare(a.WorkflowID, b.WorkflowID)
 }
 
+// maxCursorWorkflow bounds the workflow id a cursor names: the longest a store takes.
+const maxCursorWorkflow = 1024
+
 // cursor is where a page ended: its last row's activity and workflow.
 type cursor struct {
 	Active   time.Time
 	Workflow string
+}
+
+// summaryCursor is where the store's walk of summaries starts for c: nil from the start.
+func (c *cursor) summaryCursor() *store.SummaryCursor {
+	if c == nil {
+		return nil
+	}
+	return &store.SummaryCursor{Active: c.Active, Workflow: c.Workflow}
 }
 
 // before reports whether row comes after the cursor in the pages' order.
@@ -265,7 +293,7 @@ func decodeCursor(s string) (*cursor, error) {
 	}
 	at, wf, ok := strings.Cut(string(b), "\x00")
 	t, err := time.Parse(time.RFC3339Nano, at)
-	if !ok || err != nil || wf == "" {
+	if !ok || err != nil || wf == "" || len(wf) > maxCursorWorkflow {
 		return nil, ErrBadCursor
 	}
 	return &cursor{Active: t, Workflow: wf}, nil

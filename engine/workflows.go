@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/store"
@@ -14,39 +16,38 @@ type WorkflowFilter = handoff.WorkflowFilter
 type WorkflowSummary = handoff.WorkflowSummary
 
 // ListWorkflows lists a tenant's workflows that f selects, in id order. Each costs one
-// read of its state and none of its decisions: the head names the standing one's
-// outcome, however long the workflow's history.
+// read of its summary and head and none of its state or decisions: the head names the
+// standing one's outcome, however long the workflow's history.
 func (e *Engine) ListWorkflows(ctx context.Context, tenant string, f WorkflowFilter) ([]WorkflowSummary, error) {
-	var ids []string
-	err := e.log.Workflows(ctx, tenant, func(wf string, _ store.Head) error {
-		ids = append(ids, wf)
-		return nil
-	})
+	unkept, _, err := e.summarizeMissing(ctx, e.log, tenant)
 	if err != nil {
 		return nil, err
 	}
 	out := []WorkflowSummary{}
-	for _, wf := range ids {
-		// The snapshot and the head read together: the standing outcome is the state's.
-		snap, head, err := e.log.State(ctx, tenant, wf)
-		if err != nil {
-			return nil, err
-		}
-		st, _, err := e.states.read(tenant, wf, snap) // read, never changed
-		if err != nil {
-			return nil, err
-		}
-		if f.Pack != "" && st.Pack != f.Pack || f.Status != "" && st.Status != f.Status {
-			continue
-		}
-		s := WorkflowSummary{WorkflowID: wf, Pack: st.Pack, Status: st.Status, Terminal: st.Terminal, StateVersion: st.StateVersion, UpdatedAt: st.UpdatedAt}
-		if s.Standing, err = e.standingOutcome(ctx, tenant, wf, head); err != nil {
-			return nil, err
-		}
-		if f.AwaitingHuman && s.Standing != AwaitHuman {
-			continue
+	keep := func(row WorkflowRow) {
+		s := row.WorkflowSummary
+		if f.Pack != "" && s.Pack != f.Pack || f.Status != "" && s.Status != f.Status || f.AwaitingHuman && s.Standing != AwaitHuman {
+			return
 		}
 		out = append(out, s)
 	}
+	err = e.log.Summaries(ctx, tenant, nil, func(s store.Summary) error {
+		row, err := e.summaryRow(ctx, tenant, s)
+		if err == nil {
+			keep(row)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range unkept {
+		row, err := e.standOn(ctx, tenant, u.row, u.head)
+		if err != nil {
+			return nil, err
+		}
+		keep(row)
+	}
+	slices.SortFunc(out, func(a, b WorkflowSummary) int { return strings.Compare(a.WorkflowID, b.WorkflowID) })
 	return out, nil
 }

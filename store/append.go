@@ -35,6 +35,12 @@ type Append struct {
 	// names each decision that is not a block, with its outcome.
 	Standing string
 
+	// Summary, when set, becomes the workflow's summary (at most MaxSummaryLen bytes),
+	// active at Time: Summaries lists the workflow by it, newest first. Nil leaves the
+	// workflow without one (one it had would no longer be its own), listed by
+	// Unsummarized until SetSummary gives it one. The engine gives one with every append.
+	Summary []byte
+
 	// IdempotencyKey, when set, is recorded for the tenant with
 	// RequestDigest in the same transaction, bound to the last record of
 	// this append (its seq and hash): that record is the answer. A later

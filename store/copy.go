@@ -19,7 +19,8 @@ type CopyReport struct {
 type ChainCopy struct {
 	Chain
 	Records  []Record
-	Snapshot []byte // nil for an audit stream
+	Snapshot []byte   // nil for an audit stream
+	Summary  *Summary // the workflow's summary; nil for none
 }
 
 // Importer is a Log that Copy can read from and write to: raw chains, keys and ids,
@@ -36,11 +37,14 @@ type Importer interface {
 	ImportIDs(ctx context.Context, ids map[string]Location) error
 	// IndexEntries calls fn with every entry of the record index.
 	IndexEntries(ctx context.Context, fn func(id string, loc Location) error) error
+	// SummaryOf reads the summary of a workflow of tenant; found is false when it has
+	// none.
+	SummaryOf(ctx context.Context, tenant, workflow string) (s Summary, found bool, err error)
 }
 
 // Copy copies every chain of src into dst, which must be empty: each workflow's and
-// each audit stream's records byte for byte (so their hashes are the same), its head
-// and snapshot, every idempotency key and every record id. Each chain of src is verified
+// each audit stream's records byte for byte (so their hashes are the same), its head,
+// snapshot and summary, every idempotency key and every record id. Each chain of src is verified
 // before it is copied and again in dst after; a chain that does not verify stops the
 // copy. progress, when set, is called after each chain. src should not be written while
 // it is copied: open it read-only.
@@ -64,7 +68,7 @@ func Copy(ctx context.Context, dst, src Log, progress func(Chain)) (CopyReport, 
 		return rep, err
 	}
 	for _, c := range chains {
-		n, err := copyChain(ctx, to, src, c)
+		n, err := copyChain(ctx, to, from, c)
 		if err != nil {
 			return rep, err
 		}
@@ -114,7 +118,7 @@ func Copy(ctx context.Context, dst, src Log, progress func(Chain)) (CopyReport, 
 }
 
 // copyChain copies one chain and verifies it on both sides; it returns its records.
-func copyChain(ctx context.Context, to Importer, src Log, c Chain) (int, error) {
+func copyChain(ctx context.Context, to, src Importer, c Chain) (int, error) {
 	verify := func(l Log) (VerifyReport, error) {
 		if c.Audit {
 			return l.VerifyAudit(ctx, c.Tenant)
@@ -148,6 +152,13 @@ func copyChain(ctx context.Context, to Importer, src Log, c Chain) (int, error) 
 	} else {
 		if cc.Snapshot, cc.Head, err = src.State(ctx, c.Tenant, c.Workflow); err == nil {
 			err = src.Records(ctx, c.Tenant, c.Workflow, 1, collect)
+		}
+		if err == nil {
+			var s Summary
+			var found bool
+			if s, found, err = src.SummaryOf(ctx, c.Tenant, c.Workflow); found && s.Head.Seq == cc.Head.Seq {
+				cc.Summary = &s
+			}
 		}
 	}
 	if err != nil {

@@ -56,6 +56,10 @@ and seqs as 8 bytes big-endian:
 	t/ T w/ W e/ <seq>   workflow record
 	t/ T w/ W h          workflow head: last seq, state version, last hash, standing record
 	t/ T w/ W s          workflow state snapshot (opaque to the store)
+	t/ T w/ W u          workflow summary: the active key A of its entry below
+	t/ T u/ A W          workflow summary (opaque to the store) and the head seq it was
+	                     written at, by latest activity: A is ActiveKey, the latest first
+	t/ T n/ W            workflow without a summary
 	t/ T i/ K            idempotency key: request digest, workflow, seq, hash
 	t/ T a/ <seq>        audit record
 	t/ T ah              audit head
@@ -130,6 +134,13 @@ caller naming the record of each answer. A store written before the record
 index (Unindexed reports it) is indexed once by UpgradeIndex, with the
 caller reading the id of each record from its payload. The oldest stores
 need both; each upgrade marks the format the store has reached.
+
+Each append may give its workflow a summary (Append.Summary), kept in the same
+transaction beside the head and in the tenant's order of latest activity:
+Summaries pages a tenant's workflows newest first from a cursor, each at the cost of
+its summary and head. A workflow without one (written before summaries, or by an
+append that gave none) is listed by Unsummarized until SetSummary gives it one; a
+store written before summaries marks its workflows so at Open.
 
 A failed Append writes nothing. Errors that are answers about the data
 (*StaleError, *DuplicateError, *DuplicateIDError, ErrNotFound, ErrExists,

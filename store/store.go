@@ -19,6 +19,7 @@ import (
 type Log interface {
 	Append(ctx context.Context, a Append) (Head, error)
 	SetStanding(ctx context.Context, tenant, workflow string, h Head) error
+	SetSummary(ctx context.Context, tenant, workflow string, seq uint64, active time.Time, summary []byte) error
 	Audit(ctx context.Context, tenant string, rec NewRecord, t time.Time) (Record, error)
 
 	State(ctx context.Context, tenant, workflow string) (snapshot []byte, head Head, err error)
@@ -31,6 +32,8 @@ type Log interface {
 	Records(ctx context.Context, tenant, workflow string, fromSeq uint64, fn func(Record) error) error
 	AuditRecords(ctx context.Context, tenant string, fromSeq uint64, fn func(Record) error) error
 	Workflows(ctx context.Context, tenant string, fn func(workflow string, head Head) error) error
+	Summaries(ctx context.Context, tenant string, after *SummaryCursor, fn func(Summary) error) error
+	Unsummarized(ctx context.Context, tenant string, fn func(workflow string, head Head) error) error
 	IdempotencyKeys(ctx context.Context, tenant string, fn func(Idempotency) error) error
 	Tenants(ctx context.Context) ([]string, error)
 	Chains(ctx context.Context, fn func(Chain) error) error

@@ -22,12 +22,17 @@ type dump struct {
 	States  map[string]string
 	Keys    map[string][]store.Idempotency
 	IDs     map[string]store.Location
+	// Summaries are each tenant's, in the order of activity; Unsummarized the workflows
+	// without one.
+	Summaries    map[string][]store.Summary
+	Unsummarized map[string][]string
 }
 
 func dumpOf(t *testing.T, l store.Log, ids []string) dump {
 	t.Helper()
 	ctx := context.Background()
-	d := dump{Records: map[string][]store.Record{}, States: map[string]string{}, Keys: map[string][]store.Idempotency{}, IDs: map[string]store.Location{}}
+	d := dump{Records: map[string][]store.Record{}, States: map[string]string{}, Keys: map[string][]store.Idempotency{}, IDs: map[string]store.Location{},
+		Summaries: map[string][]store.Summary{}, Unsummarized: map[string][]string{}}
 	require.NoError(t, l.Chains(ctx, func(c store.Chain) error { d.Chains = append(d.Chains, c); return nil }))
 	for _, c := range d.Chains {
 		name := c.Tenant + "/" + c.Workflow
@@ -45,6 +50,11 @@ func dumpOf(t *testing.T, l store.Log, ids []string) dump {
 	require.NoError(t, err)
 	for _, tenant := range tenants {
 		require.NoError(t, l.IdempotencyKeys(ctx, tenant, func(k store.Idempotency) error { d.Keys[tenant] = append(d.Keys[tenant], k); return nil }))
+		require.NoError(t, l.Summaries(ctx, tenant, nil, func(s store.Summary) error { d.Summaries[tenant] = append(d.Summaries[tenant], s); return nil }))
+		require.NoError(t, l.Unsummarized(ctx, tenant, func(wf string, _ store.Head) error {
+			d.Unsummarized[tenant] = append(d.Unsummarized[tenant], wf)
+			return nil
+		}))
 	}
 	for _, id := range ids {
 		loc, err := l.Find(ctx, id)
@@ -70,11 +80,15 @@ func TestCopyBetweenBackends(t *testing.T) {
 			if i%2 == 0 {
 				standing = "allow"
 			}
+			var summary []byte // wf-0 keeps none: it is copied unsummarized
+			if w > 0 {
+				summary = fmt.Appendf(nil, `{"wf":%q,"i":%d}`, wf, i)
+			}
 			_, err := src.Append(ctx, store.Append{Tenant: "acme", Workflow: wf, Create: i == 0, ExpectedVersion: uint64(i), BumpVersion: true,
-				Standing:       standing,
+				Standing: standing, Summary: summary,
 				Records:        []store.NewRecord{rec("request", i), {Type: "decision", Payload: fmt.Appendf(nil, `{"i":%d}`, i), ID: id}},
 				State:          fmt.Appendf(nil, `{"v":%d}`, i+1),
-				IdempotencyKey: "req-" + id, RequestDigest: "sha256:" + id, Time: t0})
+				IdempotencyKey: "req-" + id, RequestDigest: "sha256:" + id, Time: t0.Add(time.Duration(w) * time.Second)})
 			require.NoError(t, err)
 		}
 	}
@@ -82,6 +96,8 @@ func TestCopyBetweenBackends(t *testing.T) {
 	require.NoError(t, err)
 	ids = append(ids, "d-audit")
 	want := dumpOf(t, src, ids)
+	require.Len(t, want.Summaries["acme"], 2)
+	require.Equal(t, []string{"wf-0"}, want.Unsummarized["acme"])
 
 	pg := openPostgres(t)
 	rep, err := store.Copy(ctx, pg, src, nil)

@@ -42,9 +42,17 @@ func (l *Log) Append(ctx context.Context, a store.Append) (store.Head, error) {
 	return l.appendGrouped(ctx, &a)
 }
 
-// kv is one write of an append.
+// kv is one write of an append: a value set, or a key deleted.
 type kv struct {
 	key, value []byte
+	del        bool
+}
+
+func (w kv) apply(txn *badger.Txn) error {
+	if w.del {
+		return txn.Delete(w.key)
+	}
+	return txn.Set(w.key, w.value)
 }
 
 // checkWrites refuses a value larger than the database takes.
@@ -127,28 +135,33 @@ func prepare(ctx context.Context, txn *badger.Txn, a *store.Append) (store.Head,
 		return store.Head{}, nil, err
 	}
 
-	writes := make([]kv, 0, 2*len(a.Records)+4)
+	writes := make([]kv, 0, 2*len(a.Records)+7)
 	recs, next := chain.Seal(a, cur)
 	for i, r := range recs {
-		writes = append(writes, kv{recordKey(a.Tenant, a.Workflow, r.Seq), r.Encode()})
+		writes = append(writes, kv{key: recordKey(a.Tenant, a.Workflow, r.Seq), value: r.Encode()})
 		if id := a.Records[i].ID; id != "" {
 			loc := store.Location{Tenant: a.Tenant, Workflow: a.Workflow, Seq: r.Seq, Hash: r.Hash}
-			writes = append(writes, kv{indexKey(id), chain.EncodeLocation(&loc)})
+			writes = append(writes, kv{key: indexKey(id), value: chain.EncodeLocation(&loc)})
 		}
 	}
-	writes = append(writes, kv{hk, chain.EncodeHead(next)})
+	writes = append(writes, kv{key: hk, value: chain.EncodeHead(next)})
+	sw, err := summaryWrites(txn, a, found, next.Seq)
+	if err != nil {
+		return store.Head{}, nil, err
+	}
+	writes = append(writes, sw...)
 	if err := failpoint.Eval(ctx, "store/snapshot-write"); err != nil {
 		return store.Head{}, nil, err
 	}
 	if a.State != nil {
-		writes = append(writes, kv{snapshotKey(a.Tenant, a.Workflow), a.State})
+		writes = append(writes, kv{key: snapshotKey(a.Tenant, a.Workflow), value: a.State})
 	}
 	if ik != nil {
 		e := chain.IdemEntry{Digest: a.RequestDigest, Workflow: a.Workflow, Seq: next.Seq, Hash: next.Hash}
-		writes = append(writes, kv{ik, e.Encode()})
+		writes = append(writes, kv{key: ik, value: e.Encode()})
 	}
 	if ok != nil {
-		writes = append(writes, kv{ok, []byte(a.Tenant)})
+		writes = append(writes, kv{key: ok, value: []byte(a.Tenant)})
 	}
 	return next, writes, nil
 }
@@ -206,7 +219,7 @@ func (l *Log) appendTxn(ctx context.Context, a *store.Append) (store.Head, error
 		return store.Head{}, err
 	}
 	for _, w := range writes {
-		if err := txn.Set(w.key, w.value); err != nil {
+		if err := w.apply(txn); err != nil {
 			return store.Head{}, err
 		}
 	}

@@ -61,7 +61,7 @@ func Restore(ctx context.Context, opts store.Options, r io.Reader) (*Log, error)
 	if err := l.db.Load(r, 256); err != nil {
 		return nil, undo(err)
 	}
-	if err := l.checkFormat(); err != nil {
+	if err := l.openFormat(ctx); err != nil {
 		return nil, undo(err)
 	}
 	return l, nil

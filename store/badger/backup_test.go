@@ -22,6 +22,9 @@ func TestRestoreFailureLeavesNoStore(t *testing.T) {
 	src, err := Open(ctx, store.Options{InMemory: true})
 	require.NoError(t, err)
 	create(t, src, "acme", "wf-1", 3)
+	_, err = src.Append(ctx, store.Append{Tenant: "acme", Workflow: "wf-2", Create: true, Records: []store.NewRecord{rec("decision", 1)}, Time: t0,
+		Summary: []byte(`{"wf":"wf-2"}`)})
+	require.NoError(t, err)
 	var backup bytes.Buffer
 	require.NoError(t, src.Backup(ctx, &backup))
 	require.NoError(t, src.Close())
@@ -56,6 +59,13 @@ func TestRestoreFailureLeavesNoStore(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, rep.OK)
 			assert.EqualValues(t, 3, rep.Records)
+			var summarized []string
+			require.NoError(t, l.Summaries(ctx, "acme", nil, func(s store.Summary) error {
+				summarized = append(summarized, s.Workflow+" "+string(s.Data))
+				return nil
+			}))
+			assert.Equal(t, []string{`wf-2 {"wf":"wf-2"}`}, summarized, "summaries are restored")
+			assert.Equal(t, []string{"wf-1"}, unsummarizedOf(t, l, "acme"))
 		})
 	}
 }

@@ -112,7 +112,7 @@ func (l *Log) commitGroup(group, carry []*appendReq) []*appendReq {
 			break
 		}
 		for _, w := range writes {
-			if err := txn.Set(w.key, w.value); err != nil {
+			if err := w.apply(txn); err != nil {
 				// Not expected: the limits were checked above. The
 				// transaction may hold part of this append, so drop it
 				// and give every request a transaction of its own.

@@ -10,8 +10,8 @@ import (
 	"github.com/handoff-dev/handoff/store/internal/chain"
 )
 
-// ImportChain writes a chain as it was sealed elsewhere: its records, head, snapshot and
-// owner entry. The store is being filled by Copy: a write batch, not a transaction.
+// ImportChain writes a chain as it was sealed elsewhere: its records, head, snapshot,
+// summary and owner entry. The store is being filled by Copy: a write batch, not a transaction.
 func (l *Log) ImportChain(ctx context.Context, c store.ChainCopy) error {
 	return l.importWrites(ctx, func(set func(k, v []byte) error) error {
 		for _, rec := range c.Records {
@@ -32,6 +32,19 @@ func (l *Log) ImportChain(ctx context.Context, c store.ChainCopy) error {
 		}
 		if c.Snapshot != nil {
 			if err := set(snapshotKey(c.Tenant, c.Workflow), c.Snapshot); err != nil {
+				return err
+			}
+		}
+		if c.Summary == nil {
+			if err := set(unsummarizedKey(c.Tenant, c.Workflow), []byte{}); err != nil {
+				return err
+			}
+		} else {
+			active := store.ActiveKey(c.Summary.Active)
+			if err := set(summaryKey(c.Tenant, c.Workflow), active); err != nil {
+				return err
+			}
+			if err := set(activeKey(c.Tenant, active, c.Workflow), encodeSummary(c.Head.Seq, c.Summary.Data)); err != nil {
 				return err
 			}
 		}

@@ -10,22 +10,26 @@ import (
 	"github.com/handoff-dev/handoff/store/internal/chain"
 )
 
-// formatKey holds the store's format. Format 4 keeps each workflow's standing record
-// in its head; a head written before (format 3) reads as one whose standing record is
-// unknown, which the caller fills in when it first needs it (SetStanding), so a format 3
-// store is marked 4 at Open with nothing to rewrite: the mark keeps an earlier version,
-// which cannot read the new heads, from opening it. Format 3 indexes records by id; a
-// store written before (format 2) has no index, which UpgradeIndex builds. Format 2
-// binds every idempotency key to the record that answers it; a store written before
-// (format 1, without the key) kept a copy of the answer in the key instead, and its keys
-// are bound by UpgradeIdempotency. A format 1 store needs both upgrades; each writes the
-// mark the store has reached once it is done, so an upgrade cut short is made again at
-// the next Open.
+// formatKey holds the store's format. Format 5 keeps a summary of each workflow beside
+// its head and in its tenant's order of activity, or marks the workflow unsummarized; a
+// store written before (format 4 or earlier) has neither, so at Open its workflows are
+// marked unsummarized (markUnsummarized) before anything else, and the engine gives them
+// their summaries (SetSummary). Format 4 keeps each workflow's standing record in its
+// head; a head written before (format 3) reads as one whose standing record is unknown,
+// which the caller fills in when it first needs it (SetStanding). Format 3 indexes
+// records by id; a store written before (format 2) has no index, which UpgradeIndex
+// builds. Format 2 binds every idempotency key to the record that answers it; a store
+// written before (format 1, without the key) kept a copy of the answer in the key
+// instead, and its keys are bound by UpgradeIdempotency. Each upgrade writes the mark
+// the store has reached once it is done, so an upgrade cut short is made again at the
+// next Open; the mark keeps an earlier version, which would not keep the new keys, from
+// opening the store.
 const (
-	formatKey     = "m/format"
-	formatBound   = "2" // idempotency keys bound to records, no record index
-	formatIndexed = "3" // records indexed, heads without their standing record
-	formatVersion = "4"
+	formatKey      = "m/format"
+	formatBound    = "2" // idempotency keys bound to records, no record index
+	formatIndexed  = "3" // records indexed, heads without their standing record
+	formatStanding = "4" // standing records in heads, workflows without summaries
+	formatVersion  = "5"
 )
 
 // checkFormat reads the store's format at Open. An empty store is marked current; a
@@ -37,7 +41,10 @@ func (l *Log) checkFormat() error {
 			switch {
 			case err != nil:
 				return err
-			case found && (string(v) == formatVersion || string(v) == formatIndexed):
+			case found && string(v) == formatVersion:
+				return nil
+			case found && (string(v) == formatStanding || string(v) == formatIndexed):
+				l.unmarked = true // Unsummarized walks every workflow
 				return nil
 			case !found && !hasKey(txn, []byte(tagTenant)):
 				return nil // empty
@@ -52,34 +59,55 @@ func (l *Log) checkFormat() error {
 			return err
 		case found && string(v) == formatVersion:
 			return nil
-		case found && string(v) == formatIndexed:
-			return txn.Set([]byte(formatKey), []byte(formatVersion))
+		case found && (string(v) == formatStanding || string(v) == formatIndexed):
+			l.unmarked = true
+			return nil
 		case found && string(v) == formatBound:
-			l.unindexed = true
+			l.unindexed, l.unmarked = true, true
 			return nil
 		case found:
 			return fmt.Errorf("%w: store format %q is not one this version reads (%s)", store.ErrInvalid, v, formatVersion)
 		case hasKey(txn, []byte(tagTenant)):
-			l.legacyIdem, l.unindexed = true, true
+			l.legacyIdem, l.unindexed, l.unmarked = true, true, true
 			return nil
 		}
 		return txn.Set([]byte(formatKey), []byte(formatVersion))
 	})
 }
 
+// openFormat checks the store's format at Open and marks the workflows of a store an
+// earlier version wrote unsummarized, before any append: a store opened read-write is
+// then at least at the format of summaries.
+func (l *Log) openFormat(ctx context.Context) error {
+	if err := l.checkFormat(); err != nil {
+		return err
+	}
+	if l.readOnly || !l.unmarked {
+		return nil
+	}
+	if err := l.markUnsummarized(ctx); err != nil {
+		return err
+	}
+	return l.finishUpgrade(&l.unmarked)
+}
+
 // markUpgraded records the format the store has reached once an upgrade is done: none
 // while its idempotency keys are unbound (format 1 has no mark), formatBound while it
-// has no index, else the current format.
+// has no index, formatStanding while its workflows are not marked, else the current
+// format.
 func (l *Log) markUpgraded() error {
 	l.mu.Lock()
-	legacy, unindexed := l.legacyIdem, l.unindexed
+	legacy, unindexed, unmarked := l.legacyIdem, l.unindexed, l.unmarked
 	l.mu.Unlock()
 	if legacy {
 		return nil
 	}
 	mark := formatVersion
-	if unindexed {
+	switch {
+	case unindexed:
 		mark = formatBound
+	case unmarked:
+		mark = formatStanding
 	}
 	return l.db.Update(func(txn *badger.Txn) error { return txn.Set([]byte(formatKey), []byte(mark)) })
 }

@@ -87,3 +87,48 @@ func TestAnEmptyStoreIsMarkedCurrent(t *testing.T) {
 		return err
 	}))
 }
+
+// TestAStoreWithoutSummariesIsMarkedAtOpen makes a store what the format before summaries
+// wrote: at Open its workflows are listed as unsummarized, read-only (by walking them)
+// and read-write (marked once), until they are given summaries.
+func TestAStoreWithoutSummariesIsMarkedAtOpen(t *testing.T) {
+	ctx := context.Background()
+	l, dir := openDisk(t)
+	create(t, l, "acme", "wf-1", 2)
+	create(t, l, "acme", "wf-2", 1)
+	create(t, l, "other", "wf-3", 1)
+	set(t, l, map[string][]byte{
+		string(unsummarizedKey("acme", "wf-1")):  nil,
+		string(unsummarizedKey("acme", "wf-2")):  nil,
+		string(unsummarizedKey("other", "wf-3")): nil,
+		formatKey:                                []byte(formatStanding),
+	})
+	assert.Empty(t, unsummarizedOf(t, l, "acme"), "unmarked")
+	require.NoError(t, l.Close())
+
+	ro, err := Open(ctx, store.Options{Dir: dir, ReadOnly: true})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"wf-1", "wf-2"}, unsummarizedOf(t, ro, "acme"), "read-only, every workflow is looked at")
+	require.NoError(t, ro.Close())
+
+	l = reopen(t, dir)
+	assert.Equal(t, []string{"wf-1", "wf-2"}, unsummarizedOf(t, l, "acme"))
+	assert.Equal(t, []string{"wf-3"}, unsummarizedOf(t, l, "other"))
+	require.NoError(t, l.db.View(func(txn *badger.Txn) error {
+		v, _, err := getValue(txn, []byte(formatKey))
+		assert.Equal(t, formatVersion, string(v), "marked, the store is at the current format")
+		return err
+	}))
+	require.NoError(t, l.SetSummary(ctx, "acme", "wf-1", 2, t0, []byte(`{}`)))
+	assert.Equal(t, []string{"wf-2"}, unsummarizedOf(t, l, "acme"))
+}
+
+func unsummarizedOf(t *testing.T, l *Log, tenant string) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, l.Unsummarized(context.Background(), tenant, func(wf string, _ store.Head) error {
+		out = append(out, wf)
+		return nil
+	}))
+	return out
+}

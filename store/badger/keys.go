@@ -14,12 +14,18 @@ import (
 //	t/ T w/ W e/ <seq>   workflow record, seq as 8 bytes big-endian
 //	t/ T w/ W h          workflow head
 //	t/ T w/ W s          workflow state snapshot
+//	t/ T w/ W u          workflow summary: the active key A of its entry under t/ T u/
+//	t/ T u/ A W          workflow summary, ordered by latest activity: A is store.ActiveKey
+//	                     (12 bytes, the latest first); value: the head seq it was written
+//	                     at and the summary's bytes
+//	t/ T n/ W            workflow without a summary (empty value), for Unsummarized
 //	t/ T i/ K            idempotency key K of tenant T
 //	t/ T a/ <seq>        audit record of tenant T
 //	t/ T ah              audit head of tenant T
 //	o/ W                 owner of workflow W (value: the tenant)
 //	x/ I                 record index: where the record with id I is
-//	m/format             the store's format ("3": idempotency keys bound to records, records indexed by id)
+//	m/format             the store's format ("5": idempotency keys bound to records, records
+//	                     indexed by id, standing records in heads, workflows summarized)
 //
 // T, W, K and I stand for the escaped components.
 const (
@@ -28,6 +34,9 @@ const (
 	tagRecord    = "e/"
 	tagHead      = "h"
 	tagSnapshot  = "s"
+	tagSummary   = "u"
+	tagActive    = "u/"
+	tagUnsumm    = "n/"
 	tagIdem      = "i/"
 	tagAudit     = "a/"
 	tagAuditHead = "ah"
@@ -106,6 +115,28 @@ func headKey(tenant, workflow string) []byte {
 
 func snapshotKey(tenant, workflow string) []byte {
 	return append(workflowPrefix(tenant, workflow), tagSnapshot...)
+}
+
+func summaryKey(tenant, workflow string) []byte {
+	return append(workflowPrefix(tenant, workflow), tagSummary...)
+}
+
+func activePrefix(tenant string) []byte {
+	return append(tenantPrefix(tenant), tagActive...)
+}
+
+// activeKey is the key of a workflow's summary in the tenant's order of activity; active
+// is its store.ActiveKey.
+func activeKey(tenant string, active []byte, workflow string) []byte {
+	return appendComponent(append(activePrefix(tenant), active...), workflow)
+}
+
+func unsummarizedPrefix(tenant string) []byte {
+	return append(tenantPrefix(tenant), tagUnsumm...)
+}
+
+func unsummarizedKey(tenant, workflow string) []byte {
+	return appendComponent(unsummarizedPrefix(tenant), workflow)
 }
 
 func idemKey(tenant, key string) []byte {

@@ -71,6 +71,7 @@ type Log struct {
 	mu         sync.Mutex
 	legacyIdem bool // written by an earlier version: see LegacyIdempotency
 	unindexed  bool // written by an earlier version: see Unindexed
+	unmarked   bool // written by an earlier version: its workflows are not marked unsummarized
 }
 
 // Open opens the store in opts.Dir, creating it if needed, or an empty
@@ -127,7 +128,7 @@ func Open(ctx context.Context, opts store.Options) (*Log, error) {
 		// Without a value log every value lives in the tree.
 		l.maxValueSize, l.valueThreshold = bo.ValueThreshold, bo.ValueThreshold+1
 	}
-	if err := l.checkFormat(); err != nil {
+	if err := l.openFormat(ctx); err != nil {
 		return nil, errors.Join(wrap("open", err), db.Close())
 	}
 	if !opts.InMemory && !l.readOnly {

@@ -144,15 +144,16 @@ func walk(ctx context.Context, c *chain.Checker, txn *badger.Txn, prefix []byte)
 }
 
 // VerifyIndexes checks what names the records of the chains from outside them, from one
-// consistent view: the idempotency keys and the record index entries of c.Tenant (of
-// every tenant with c.All). Each must name a record that is there, unaltered, with the
-// hash it holds, no further than its chain's head, in a chain of its tenant; with
-// c.Claims, a key's record must also answer that key with the key's digest and an index
-// entry's record hold the entry's id. Verify walks a chain but cannot see a key or an id
-// that names a record cut from its end with the head set back: this does. It returns one
-// report per chain with a problem (Problem starts with "idempotency: " or "index: "),
-// none when all is well. An error means the check could not be made. It is safe for
-// concurrent use.
+// consistent view: the idempotency keys, the record index entries and the summaries of
+// c.Tenant (of every tenant with c.All). Each key and entry must name a record that is
+// there, unaltered, with the hash it holds, no further than its chain's head, in a chain
+// of its tenant; with c.Claims, a key's record must also answer that key with the key's
+// digest and an index entry's record hold the entry's id. Each summary must be its
+// workflow's, written at its head, and every workflow have one or be marked unsummarized.
+// Verify walks a chain but cannot see a key or an id that names a record cut from its
+// end with the head set back: this does. It returns one report per chain with a problem
+// (Problem starts with "idempotency: ", "index: " or "summary: "), none when all is well.
+// An error means the check could not be made. It is safe for concurrent use.
 func (l *Log) VerifyIndexes(ctx context.Context, c store.IndexCheck) ([]store.VerifyReport, error) {
 	if err := l.begin(ctx); err != nil {
 		return nil, err
@@ -196,7 +197,7 @@ func (l *Log) VerifyIndexes(ctx context.Context, c store.IndexCheck) ([]store.Ve
 		if err := verifyOwners(ctx, txn, c, v); err != nil {
 			return err
 		}
-		return walkEntries(ctx, txn, []byte(tagIndex), "index", &n, func(id string, val []byte) error {
+		err := walkEntries(ctx, txn, []byte(tagIndex), "index", &n, func(id string, val []byte) error {
 			loc, err := chain.DecodeLocation(val)
 			switch {
 			case err != nil && !c.All:
@@ -208,6 +209,16 @@ func (l *Log) VerifyIndexes(ctx context.Context, c store.IndexCheck) ([]store.Ve
 			}
 			return v.ID(id, loc, err == nil, read, head)
 		})
+		if err != nil {
+			return err
+		}
+		// Last: a chain with a problem of its keys or ids is reported for that.
+		for _, tenant := range tenants {
+			if err := l.verifySummaries(ctx, txn, tenant, c, v); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, wrap("verify indexes", err)

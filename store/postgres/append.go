@@ -156,16 +156,20 @@ func (p *Log) appendTx(ctx context.Context, a *store.Append) (store.Head, error)
 	writes := &pgx.Batch{}
 	queueRecords(writes, "handoff_records", a.Tenant, a.Workflow, recs)
 	standingSeq, standing := standingColumns(next)
+	summary, summarySeq, activeKey := summaryColumns(a.Summary, next.Seq, a.Time)
 	switch {
 	case a.Create:
-		writes.Queue(`INSERT INTO handoff_workflows (workflow, tenant, seq, state_version, hash, snapshot, standing_seq, standing) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State, standingSeq, standing)
+		writes.Queue(`INSERT INTO handoff_workflows (workflow, tenant, seq, state_version, hash, snapshot, standing_seq, standing, summary, summary_seq, active_key)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State, standingSeq, standing, summary, summarySeq, activeKey)
 	case a.Standing != "":
-		writes.Queue(`UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5, snapshot = COALESCE($6, snapshot), standing_seq = $7, standing = $8 WHERE workflow = $1 AND tenant = $2`,
-			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State, standingSeq, standing)
+		writes.Queue(`UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5, snapshot = COALESCE($6, snapshot), standing_seq = $7, standing = $8,
+			summary = $9, summary_seq = $10, active_key = $11 WHERE workflow = $1 AND tenant = $2`,
+			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State, standingSeq, standing, summary, summarySeq, activeKey)
 	default:
-		writes.Queue(`UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5, snapshot = COALESCE($6, snapshot) WHERE workflow = $1 AND tenant = $2`,
-			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State)
+		writes.Queue(`UPDATE handoff_workflows SET seq = $3, state_version = $4, hash = $5, snapshot = COALESCE($6, snapshot),
+			summary = $7, summary_seq = $8, active_key = $9 WHERE workflow = $1 AND tenant = $2`,
+			[]byte(a.Workflow), []byte(a.Tenant), next.Seq, next.StateVersion, next.Hash, a.State, summary, summarySeq, activeKey)
 	}
 	if a.IdempotencyKey != "" {
 		writes.Queue(`INSERT INTO handoff_idempotency (tenant, key, digest, workflow, seq, hash) VALUES ($1, $2, $3, $4, $5, $6)`,

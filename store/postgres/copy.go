@@ -34,8 +34,14 @@ func (p *Log) ImportChain(ctx context.Context, c store.ChainCopy) error {
 			return err
 		}
 		standingSeq, standing := standingColumns(c.Head)
-		_, err := tx.Exec(ctx, `INSERT INTO handoff_workflows (workflow, tenant, seq, state_version, hash, snapshot, standing_seq, standing) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			[]byte(c.Workflow), []byte(c.Tenant), c.Head.Seq, c.Head.StateVersion, c.Head.Hash, c.Snapshot, standingSeq, standing)
+		var summary, activeKey []byte
+		var summarySeq *uint64
+		if c.Summary != nil {
+			summary, summarySeq, activeKey = summaryColumns(c.Summary.Data, c.Head.Seq, c.Summary.Active)
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO handoff_workflows (workflow, tenant, seq, state_version, hash, snapshot, standing_seq, standing, summary, summary_seq, active_key)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			[]byte(c.Workflow), []byte(c.Tenant), c.Head.Seq, c.Head.StateVersion, c.Head.Hash, c.Snapshot, standingSeq, standing, summary, summarySeq, activeKey)
 		return err
 	})
 }

@@ -39,6 +39,10 @@ func (r *Result) StateVersion() uint64 {
 	return r.flight.state.StateVersion
 }
 
+// State is the state the request was decided on: nil for a start, or when no workflow
+// could be loaded.
+func (r *Result) State() *State { return r.flight.state }
+
 // Validation lists the errors found before the policy was asked.
 func (r *Result) Validation() []ValidationError { return r.flight.validation }
 

@@ -26,6 +26,9 @@ func Validate(a *store.Append) error {
 	if len(a.Standing) > MaxIDLen {
 		return Invalid("standing tag longer than %d bytes", MaxIDLen)
 	}
+	if len(a.Summary) > store.MaxSummaryLen {
+		return Invalid("summary longer than %d bytes", store.MaxSummaryLen)
+	}
 	if len(a.Records) == 0 {
 		return Invalid("append without records")
 	}
@@ -133,6 +136,28 @@ func CheckStandingArg(tenant, workflow string, h store.Head) error {
 		return Invalid("standing tag longer than %d bytes", MaxIDLen)
 	}
 	return nil
+}
+
+// CheckSummaryArg refuses a summary SetSummary must not write.
+func CheckSummaryArg(readOnly bool, tenant, workflow string, seq uint64, active time.Time, summary []byte) error {
+	if readOnly {
+		return &store.Error{Op: "set summary", Err: store.ErrReadOnly}
+	}
+	if err := CheckID("tenant", tenant); err != nil {
+		return err
+	}
+	if err := CheckID("workflow", workflow); err != nil {
+		return err
+	}
+	switch {
+	case seq == 0:
+		return Invalid("SetSummary needs the seq of the head it summarizes")
+	case summary == nil:
+		return Invalid("SetSummary needs a summary")
+	case len(summary) > store.MaxSummaryLen:
+		return Invalid("summary longer than %d bytes", store.MaxSummaryLen)
+	}
+	return CheckTime(active)
 }
 
 // CheckVersion refuses an append whose expected version is not the workflow's.
