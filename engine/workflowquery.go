@@ -175,15 +175,15 @@ func (e *Engine) summarize(st *State, latest *Decision, at time.Time) WorkflowRo
 			}
 		}
 	}
-	if !st.Terminal {
-		parties, _ := e.Decider().Actors(st) // a pack the bundle lacks has no parties
-		for _, p := range parties {
-			switch p.Type {
-			case "agent":
-				row.Agents = append(row.Agents, p.ID)
-			case "human":
-				row.Roles = append(row.Roles, p.ID)
-			}
+	// A workflow that ended handed to people (support's ESCALATED) still waits for
+	// them, as the console's inbox shows it; no agent acts on an ended one.
+	parties, _ := e.Decider().Actors(st) // a pack the bundle lacks has no parties
+	for _, p := range parties {
+		switch {
+		case p.Type == "agent" && !st.Terminal:
+			row.Agents = append(row.Agents, p.ID)
+		case p.Type == "human":
+			row.Roles = append(row.Roles, p.ID)
 		}
 	}
 	slices.Sort(row.Agents)

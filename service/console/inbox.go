@@ -3,7 +3,6 @@ package console
 import (
 	"context"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -44,9 +43,9 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request, ss *session) {
 	}
 	// Each round reads no more rows than the page still needs, so that the page after
 	// starts where the last round ended.
-	mine := c.waitingFor(p)
+	packs := map[string]*pack{}
 	seen := c.lastSeen(r)
-	q := engine.WorkflowQuery{Waiting: engine.WaitingAnyone, Cursor: f.Cursor, Limit: limit}
+	q := waitingForMe(p, f.Cursor, limit)
 	var items []inboxItem
 	next := ""
 	for round := 0; round < inboxRounds; round++ {
@@ -56,10 +55,7 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request, ss *session) {
 			return
 		}
 		for _, row := range page.Rows {
-			if !mine.keeps(ctx, row) {
-				continue
-			}
-			if item, ok := c.inboxItem(ctx, mine, row); ok {
+			if item, ok := c.inboxItem(ctx, p, packs, row); ok {
 				item.New = row.Active.After(seen)
 				items = append(items, item)
 			}
@@ -83,13 +79,16 @@ func (c *Console) inbox(w http.ResponseWriter, r *http.Request, ss *session) {
 
 // inboxItem is what the inbox shows of a row waiting for the person; ok is false when
 // its gate is not the person's after all.
-func (c *Console) inboxItem(ctx context.Context, mine *waitingFilter, row engine.WorkflowRow) (inboxItem, bool) {
-	p := mine.p
+func (c *Console) inboxItem(ctx context.Context, p Person, packs map[string]*pack, row engine.WorkflowRow) (inboxItem, bool) {
 	st, err := c.e.State(ctx, p.Tenant, row.WorkflowID)
 	if err != nil {
 		return inboxItem{}, false
 	}
-	pk := mine.pack(st.Pack)
+	pk, read := packs[st.Pack]
+	if !read {
+		pk, _ = c.packOf(st.Pack)
+		packs[st.Pack] = pk
+	}
 	if pk == nil {
 		return inboxItem{}, false
 	}
@@ -113,57 +112,10 @@ func (c *Console) inboxItem(ctx context.Context, mine *waitingFilter, row engine
 	return item, true
 }
 
-// waitingFilter picks, of the workflows that wait for a person (engine.WaitingAnyone),
-// those that wait for one: where one of the person's roles may act now, as
-// engine.WaitingMe selects them, and those that ended handed to the person's roles (a
-// terminal gate, as support's ESCALATED), which WaitingMe leaves out since nobody acts
-// on them any more but which the person still has to read.
-type waitingFilter struct {
-	c     *Console
-	p     Person
-	packs map[string]*pack
-	ended map[string]bool // pack and terminal status → whether its gate is the person's
-}
-
-func (c *Console) waitingFor(p Person) *waitingFilter {
-	return &waitingFilter{c: c, p: p, packs: map[string]*pack{}, ended: map[string]bool{}}
-}
-
-// pack reads a pack's tables once per filter; nil for a pack the bundle lacks.
-func (m *waitingFilter) pack(name string) *pack {
-	pk, seen := m.packs[name]
-	if !seen {
-		pk, _ = m.c.packOf(name)
-		m.packs[name] = pk
-	}
-	return pk
-}
-
-// keeps says whether row waits for the person. A terminal status's gate is asked once:
-// who a workflow is handed to when it ends depends on where it ended.
-func (m *waitingFilter) keeps(ctx context.Context, row engine.WorkflowRow) bool {
-	if row.Standing != engine.AwaitHuman {
-		return false
-	}
-	if !row.Terminal {
-		return slices.ContainsFunc(m.p.Roles, func(r string) bool { return slices.Contains(row.Roles, r) })
-	}
-	key := row.Pack + "\x00" + row.Status
-	if mine, ok := m.ended[key]; ok {
-		return mine
-	}
-	st, err := m.c.e.State(ctx, m.p.Tenant, row.WorkflowID)
-	if err != nil {
-		return false
-	}
-	pk := m.pack(st.Pack)
-	if pk == nil {
-		return false
-	}
-	g, ok := pk.gate(st)
-	mine := ok && len(g.actingRoles(m.p.Roles)) > 0
-	m.ended[key] = mine
-	return mine
+// waitingForMe asks for the workflows waiting for one of p's roles: at a gate where
+// the role acts now, or ended handed to it (support's ESCALATED).
+func waitingForMe(p Person, cursor string, limit int) engine.WorkflowQuery {
+	return engine.WorkflowQuery{Waiting: engine.WaitingMe, Roles: p.Roles, Cursor: cursor, Limit: limit}
 }
 
 // waited is a duration in words, to the minute.

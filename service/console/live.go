@@ -153,20 +153,15 @@ func (l *liveLists) waiting(ctx context.Context, c *Console, p Person) (waitingL
 	return w, nil
 }
 
-// readWaiting reads the gates waiting for p (waitingFilter), newest first, among one
-// page of the largest size of those waiting for anyone.
+// readWaiting reads the gates waiting for p, newest first: one page of the largest size.
 func (c *Console) readWaiting(ctx context.Context, p Person) (waitingList, error) {
-	page, err := c.e.FindWorkflows(ctx, p.Tenant, engine.WorkflowQuery{Waiting: engine.WaitingAnyone, Limit: engine.MaxPageSize})
+	page, err := c.e.FindWorkflows(ctx, p.Tenant, waitingForMe(p, "", engine.MaxPageSize))
 	if err != nil {
 		return waitingList{}, err
 	}
 	w := waitingList{more: page.Next != ""}
-	mine := c.waitingFor(p)
 	h := sha256.New()
 	for _, row := range page.Rows {
-		if !mine.keeps(ctx, row) {
-			continue
-		}
 		w.active = append(w.active, row.Active)
 		var b []byte
 		b = binary.AppendUvarint(b, uint64(len(row.WorkflowID)))
