@@ -52,3 +52,8 @@ func (dc *Decider) WaitingAt(ctx context.Context, st *State, at time.Time) (*Wai
 func (dc *Decider) Actors(st *State) ([]Party, error) {
 	return guide.Actors(dc.contracts, st)
 }
+
+// acting names the agents and human roles Actors lists, without their steps.
+func (dc *Decider) acting(st *State) (agents, roles []string, err error) {
+	return guide.Acting(dc.contracts, st)
+}

@@ -177,15 +177,11 @@ func (e *Engine) summarize(st *State, latest *Decision, at time.Time) WorkflowRo
 	}
 	// A workflow that ended handed to people (support's ESCALATED) still waits for
 	// them, as the console's inbox shows it; no agent acts on an ended one.
-	parties, _ := e.Decider().Actors(st) // a pack the bundle lacks has no parties
-	for _, p := range parties {
-		switch {
-		case p.Type == "agent" && !st.Terminal:
-			row.Agents = append(row.Agents, p.ID)
-		case p.Type == "human":
-			row.Roles = append(row.Roles, p.ID)
-		}
+	agents, roles, _ := e.Decider().acting(st) // a pack the bundle lacks has no actors
+	if !st.Terminal {
+		row.Agents = append(row.Agents, agents...)
 	}
+	row.Roles = append(row.Roles, roles...)
 	slices.Sort(row.Agents)
 	row.Agents = slices.Compact(row.Agents)
 	slices.Sort(row.Roles)

@@ -46,6 +46,7 @@ type Contracts struct {
 	Result     *Validator // core.#PolicyResult
 	checker    *Checker
 	Templates  sync.Map // request skeletons by pack, kind and options (guide.TemplateFor)
+	Decoded    sync.Map // a pack's tables as guide reads them, by pack name (guide.Acting)
 }
 
 // packSlot is one pack's contracts, compiled once.
