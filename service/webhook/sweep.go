@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/handoff-dev/handoff/engine"
-	"github.com/handoff-dev/handoff/store"
 )
 
 // askSweep asks for a sweep after SweepDelay; asks made before it starts coalesce.
@@ -53,9 +52,9 @@ func (n *Notifier) sweepOnce() {
 
 // Sweep queues the await_human event of every workflow of a configured tenant that
 // waits for a person (its standing decision is await_human), for each endpoint that
-// receives them, unless its delivery is recorded or it is queued already. It reads the
-// head of every workflow of those tenants, and the standing decision of those that
-// wait. The notifier sweeps by itself at start and after a drop; Sweep is for a host
+// receives them, unless its delivery is recorded or it is queued already. It pages the
+// summaries of those tenants' waiting workflows, and reads each one's standing
+// decision. The notifier sweeps by itself at start and after a drop; Sweep is for a host
 // that wants one more.
 func (n *Notifier) Sweep(ctx context.Context) error {
 	for tenant, senders := range n.byTenant {
@@ -75,20 +74,23 @@ func (n *Notifier) Sweep(ctx context.Context) error {
 	return nil
 }
 
-// sweepTenant reads the heads of a tenant's workflows once, keeps those whose standing
-// decision is await_human (the head names it: what engine.WaitingAnyone selects), then
-// reads each one's standing decision. Paging FindWorkflows instead would read every
-// workflow's state once per page.
+// sweepTenant pages the tenant's workflows that wait for a person (engine.WaitingAnyone,
+// read from the store's summaries), then reads each one's standing decision.
 func (n *Notifier) sweepTenant(ctx context.Context, tenant string, gates []*sender) error {
 	var waiting []string
-	err := n.e.Workflows(ctx, tenant, func(wf string, head store.Head) error {
-		if head.StandingUnknown || head.Standing == string(engine.AwaitHuman) {
-			waiting = append(waiting, wf)
+	q := engine.WorkflowQuery{Waiting: engine.WaitingAnyone, Limit: engine.MaxPageSize}
+	for {
+		page, err := n.e.FindWorkflows(ctx, tenant, q)
+		if err != nil {
+			return err
 		}
-		return nil
-	})
-	if err != nil {
-		return err
+		for _, row := range page.Rows {
+			waiting = append(waiting, row.WorkflowID)
+		}
+		if page.Next == "" {
+			break
+		}
+		q.Cursor = page.Next
 	}
 	for _, wf := range waiting {
 		d, err := n.e.Standing(ctx, tenant, wf)
