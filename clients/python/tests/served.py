@@ -3,6 +3,11 @@ a free loopback port, and a principals file of new random tokens. Nothing here s
 in for the service.
 
 The binary is $HANDOFFCTL, or built once from this checkout with go build.
+
+The handoff package under test is this checkout's, put first on the path; with
+HANDOFF_PYTHON_INSTALLED=1 it is the one installed in the running interpreter's
+environment instead, and $HANDOFF_REPO names the checkout (the tests then run from a
+copy, where the checkout's package cannot be imported).
 """
 
 import atexit
@@ -16,10 +21,14 @@ import sys
 import tempfile
 import threading
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PYTHON_DIR = os.path.dirname(HERE)
-REPO = os.path.dirname(os.path.dirname(PYTHON_DIR))
-if PYTHON_DIR not in sys.path:
+INSTALLED = os.environ.get("HANDOFF_PYTHON_INSTALLED") == "1"
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO = os.environ.get("HANDOFF_REPO") or os.path.dirname(os.path.dirname(os.path.dirname(TESTS_DIR)))
+PYTHON_DIR = os.path.join(REPO, "clients", "python")
+if INSTALLED:
+    if not os.environ.get("HANDOFF_REPO"):
+        raise RuntimeError("HANDOFF_PYTHON_INSTALLED=1 needs HANDOFF_REPO, the checkout the tests read")
+elif PYTHON_DIR not in sys.path:
     sys.path.insert(0, PYTHON_DIR)  # the handoff package, from this checkout
 
 _built = None

@@ -14,7 +14,9 @@ class Example(unittest.TestCase):
     def test_example_runs_against_the_demo_principals(self):
         server = Served(principals_file=os.path.join(served.REPO, "service", "demo", "principals.json"))
         try:
-            out = subprocess.run([sys.executable, os.path.join(served.PYTHON_DIR, "example.py"), server.url],
+            # -P keeps example.py's folder, and the checkout's package in it, off the path.
+            safe_path = ["-P"] if served.INSTALLED else []
+            out = subprocess.run([sys.executable, *safe_path, os.path.join(served.PYTHON_DIR, "example.py"), server.url],
                                  capture_output=True, text=True, timeout=120)
         finally:
             server.stop()  # raises unless serve drained, closed the store and exited 0
