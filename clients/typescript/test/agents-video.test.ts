@@ -10,6 +10,7 @@ import { GovernedRun, GovernedTurnsExhausted, HandoffBlocked, contractTools, run
 import { step as scenarioStep, type ScenarioStep } from "../examples/scenarios.js";
 import { Scripts, call, say } from "../examples/scripted.js";
 import { videoParticipants, videoPrincipals, videoTeam } from "../examples/video-team.js";
+import { runVideo } from "../examples/video-agents.js";
 import { startServe, type Served } from "./serve.js";
 
 setTracingDisabled(true);
@@ -232,5 +233,51 @@ describe("governed handoffs on the video pack", () => {
     assert.equal(streamed.lastAgent?.name, "screenwriter");
     const input = scripts.inputs("screenwriter")[0] as AgentInputItem[];
     assert.doesNotMatch(text(input), /record_a1|Write the brief/);
+  });
+});
+
+describe("the video example", () => {
+  test("plays the chain with attestations, a returned script and a refused repair, the client's confirmation, and a re-run with new call ids", async () => {
+    const s = await runVideo(served, { print: () => {} });
+    // The run that died recorded up to the storyboard; the one played again found those
+    // decisions (the same ids) and went on to the client's confirmation.
+    assert.equal(s.crashed.at(-1)?.status_after, "STORYBOARD_INTAKE");
+    assert.deepEqual(
+      s.decisions.slice(0, s.crashed.length).map((d) => d.decision_id),
+      s.crashed.map((d) => d.decision_id),
+    );
+    assert.deepEqual(
+      s.log.map((e) => `${e.what}:${e.outcome}`),
+      [
+        "start:allow",
+        "REQUIREMENTS:allow",
+        "A1:allow",
+        "SKILL_ROUTING:allow",
+        "ACCEPT:allow",
+        "A2:allow",
+        "A3:allow",
+        "A6:allow",
+        "REVISE:revise",
+        "A6:block",
+        "A6:allow",
+        "ACCEPT:allow",
+        "A4:allow",
+        "A5:allow",
+        "ACCEPT:allow",
+        "PROMPT:allow",
+        "ACCEPT:allow",
+        "EDIT_PLAN:allow",
+        "ACCEPT:allow",
+        "CLIENT_CONFIRMATION:await_human",
+        "approval:allow",
+      ],
+    );
+    assert.equal(new Set(s.log.map((e) => e.request_id)).size, s.log.length, "no request recorded twice");
+    assert.equal(s.log.at(-1)?.status_after, "COMPLETED");
+    assert.equal(JSON.parse(s.finalOutput).status_after, "COMPLETED");
+    // The refused repair reached the model with its reasons; its fix passed.
+    assert.match(s.refusal, /INPUT_MISSING/);
+    assert.match(s.refusal, /untrusted_data/);
+    assert.equal(s.verifyOk, true);
   });
 });
