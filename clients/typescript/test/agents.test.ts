@@ -66,7 +66,7 @@ function assertContextOnly(items: unknown[], agent: string): void {
 }
 
 describe("the campaign example", () => {
-  test("plays the allowed path, a block, a targeted revision and Maria's approvals, and the log verifies", async () => {
+  test("plays the allowed path, a block, the parallel copy and visual branches, a targeted revision and Maria's approvals, and the log verifies", async () => {
     const s = await runCampaign(served, { print: () => {} });
 
     // An allowed path: research to delivery, then the client's acknowledgement.
@@ -90,6 +90,11 @@ describe("the campaign example", () => {
     );
     assert.equal(s.log.at(-1)?.status_after, "COMPLETED");
     assert.equal(JSON.parse(s.finalOutput).status_after, "DELIVERY");
+
+    // The approval names copy and visual: each ran as a run of its own, at the same time.
+    assert.deepEqual(s.parallel.named, ["copywriter", "visual_prompt_agent"]);
+    assert.deepEqual(s.parallel.branches, ["copywriter", "visual_prompt_agent"]);
+    assert.equal(s.parallel.overlapped, true);
 
     // A blocked handoff: copy on a strategy not yet approved stops the run.
     assert.equal(s.blocked.reachedCaller, true);
