@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Runner, setTracingDisabled, type AgentInputItem } from "@openai/agents";
 import { HandoffClient, Workflow, type Contract, type Decision } from "../src/index.js";
-import { GovernedRun, GovernedTurnsExhausted, HandoffBlocked, contractTools, runGoverned, type GovernedRunOptions, type PackSchemas } from "../src/agents/index.js";
+import { GovernedRun, GovernedTurnsExhausted, HandoffBlocked, UnsubmittedArtifacts, artifactTool, contractTools, runGoverned, type GovernedRunOptions, type PackSchemas } from "../src/agents/index.js";
 import { step as scenarioStep, type ScenarioStep } from "../examples/scenarios.js";
 import { Scripts, call, say } from "../examples/scripted.js";
 import { videoParticipants, videoPrincipals, videoTeam } from "../examples/video-team.js";
@@ -127,6 +127,28 @@ describe("governed handoffs on the video pack", () => {
     // The director starts from its context package, not from the screenwriter's turns.
     const director = text(scripts.inputs("director")[0]);
     assert.doesNotMatch(director, /OPENING-TURN|record_a6/);
+  });
+
+  test("recordings the workflow cannot take in this step are refused by name, never dropped", async () => {
+    const wf = workflow();
+    const started = await upTo(wf, S01, ["v01-01"]);
+    const run = governedRun(wf, "client-intake", started);
+    // By hand, a tool the contract does not give client-intake: its A1 cannot follow.
+    run.agents["client-intake"]!.tools.push(artifactTool("A1", { taskType: "intake" }));
+    const scripts = new Scripts().add("client-intake", [
+      call("record_requirements", recordArgs(step(S01, "v01-02")), "u-1"),
+      call("record_a1", recordArgs(step(S01, "v01-03")), "u-2"),
+      call("transfer_to_creative_director", {}, "u-3"),
+    ]);
+    await assert.rejects(runner(scripts).run(run.agents["client-intake"]!, "Write the inquiry down.", { context: run }), (err: unknown) => {
+      assert.ok(err instanceof UnsubmittedArtifacts, String(err));
+      assert.deepEqual(err.unsent, ["A1"]);
+      assert.match(err.message, /A1/);
+      assert.match(err.message, /creative-director/);
+      return true;
+    });
+    const log = await wf.reader.log("baimengke", wf.id);
+    assert.deepEqual(log.entries.map((e) => (e.request as { output?: { type: string } }).output?.type ?? e.decision.kind), ["start", "REQUIREMENTS"]);
   });
 
   test("a block goes back to the model with its reasons, and the revised handoff passes", async () => {
