@@ -26,7 +26,7 @@ export function governed(h: Handoff<any, any>, options: GovernedOptions = {}): H
       await h.onInvokeHandoff(ctx, args);
       return governedRunOf(ctx).handoff(options.target ?? h.agentName, h.agentName, options.taskType);
     },
-    inputFilter: contextOnly,
+    inputFilter: nextAgentInput,
   });
 }
 
@@ -46,7 +46,7 @@ export function governedHandoff(agent: Agent<any, any> | string, options: Govern
  * and given back), keeps its turns; its handoff call is answered with the decision.
  * The handoff's items stay in the step, so a streamed run emits handoff_occurred.
  */
-function contextOnly(data: HandoffInputData): HandoffInputData {
+function nextAgentInput(data: HandoffInputData): HandoffInputData {
   const input = governedRunOf(data.runContext).takeInput() ?? { text: "", sameAgent: false };
   const handoffItems = data.newItems.filter((i) => i instanceof RunHandoffCallItem || i instanceof RunHandoffOutputItem);
   const output = handoffItems.find((i): i is RunHandoffOutputItem => i instanceof RunHandoffOutputItem);
