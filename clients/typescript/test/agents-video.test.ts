@@ -169,6 +169,7 @@ describe("governed handoffs on the video pack", () => {
     const told = scripts.inputs("screenwriter")[1]!;
     assert.match(text(told), /INPUT_MISSING/);
     assert.match(text(told), /refused/i);
+    assert.match(text(told), /Attempts left: 2/, "three attempts by default, one spent");
     assert.match(text(told), /Revise A6/, "the agent keeps its turns");
   });
 
