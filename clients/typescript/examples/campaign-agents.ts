@@ -1,13 +1,14 @@
 // The campaign pack's workflow played by OpenAI Agents SDK agents, every handoff decided by
 // a real `handoffctl serve`. The agents' model is scripted (no network, no API key): its
 // tool calls carry the requests of the pack's scenarios. It shows an allowed path, a
-// blocked handoff, a targeted revision and a person's approvals given through the service.
+// blocked handoff, the copy and visual branches running at the same time, a targeted
+// revision and a person's approvals given through the service.
 //
 //   npm run example:campaign
 import { Runner, setTracingDisabled } from "@openai/agents";
 import { pathToFileURL } from "node:url";
 import { HandoffClient, Workflow, untrusted, type Decision } from "../src/index.js";
-import { GovernedRun, HandoffBlocked } from "../src/agents/index.js";
+import { GovernedRun, HandoffBlocked, runGoverned, type PackSchemas } from "../src/agents/index.js";
 import { agentIds, campaignPrincipals, participants } from "./principals.js";
 import { artifactArgs, reviewArgs, step } from "./campaign-steps.js";
 import type { ScenarioStep as Step } from "./scenarios.js";
@@ -21,8 +22,10 @@ export interface CampaignSummary {
   workflowId: string;
   /** One line per step, as printed. */
   lines: string[];
-  /** Every decision the governed run submitted or waited for, in order. */
+  /** Every decision the governed runs submitted or waited for, in order. */
   decisions: Decision[];
+  /** The approval's two branches (copy ∥ visual), each its own run, run at the same time. */
+  parallel: { branches: string[]; named: string[]; overlapped: boolean };
   /** The run's final output: the last decision, as the end of the run states it. */
   finalOutput: string;
   /** The early copy on an unapproved strategy, in a workflow of its own. */
@@ -60,16 +63,43 @@ export async function runCampaign(server: Server, options: { workflowId?: string
 
   const scripts = campaignScripts();
   const team = await teamOf(server);
-  const run = new GovernedRun({
-    workflow,
-    agents: team,
-    start: "research_agent",
-    stateVersion: started.state_version,
-    pollMs: 100,
-    onDecision: (d, by) => print(line(d, by)),
-  });
   const runner = new Runner({ modelProvider: scripts, tracingDisabled: true });
-  const result = await runner.run(team.research_agent, untrusted(started, "research_agent"), { context: run, maxTurns: 40 });
+  const decisions: Decision[] = [];
+  const { limits } = await schemasOf(server);
+  // A run holds the agents it plays: a decision naming none of them ends it.
+  const governedRun = (start: keyof Team, from: Decision, holds: (keyof Team)[]) =>
+    new GovernedRun({
+      workflow,
+      agents: Object.fromEntries(holds.map((id) => [id, team[id]])),
+      start,
+      stateVersion: from.state_version,
+      limits,
+      pollMs: 100,
+      onDecision: (d, by) => {
+        decisions.push(d);
+        print(line(d, by));
+      },
+    });
+
+  // Research and strategy, up to Maria's approval, which sends copy and visual off together.
+  const planning = governedRun("research_agent", started, ["research_agent", "qa_agent", "strategy_agent"]);
+  await runGoverned(runner, planning, untrusted(started, "research_agent"));
+  const approved = planning.decisions.at(-1)!;
+
+  // The two branches the approval names, each a run of its own, at the same time.
+  const branch = async (agent: "copywriter" | "visual_prompt_agent") => {
+    const startedAt = Date.now();
+    const run = governedRun(agent, approved, [agent]);
+    await runGoverned(runner, run, untrusted(approved, agent));
+    return { agent, startedAt, endedAt: Date.now(), decision: run.decisions.at(-1)! };
+  };
+  const branches = await Promise.all([branch("copywriter"), branch("visual_prompt_agent")]);
+  const [a, b] = branches;
+  const joined = branches.map((x) => x.decision).reduce((x, y) => ((x.state_version ?? 0) > (y.state_version ?? 0) ? x : y));
+
+  // QA takes both, returns the visual alone, and delivery follows the second approval.
+  const run = governedRun("qa_agent", joined, ["qa_agent", "copywriter", "visual_prompt_agent", "delivery_agent"]);
+  const result = await runGoverned(runner, run, untrusted(joined, "qa_agent"));
   const given = await approvals;
 
   // The client acknowledged the package: the host reports the effect's outcome.
@@ -84,7 +114,12 @@ export async function runCampaign(server: Server, options: { workflowId?: string
   return {
     workflowId,
     lines,
-    decisions: run.decisions,
+    decisions,
+    parallel: {
+      branches: branches.map((x) => x.agent),
+      named: (approved.next ?? []).map((n) => n.agent ?? ""),
+      overlapped: a!.startedAt <= b!.endedAt && b!.startedAt <= a!.endedAt,
+    },
     finalOutput: String(result.finalOutput),
     blocked,
     revision: {
@@ -183,7 +218,11 @@ async function approveAsMaria(server: Server, workflowId: string, steps: Step[],
 
 async function teamOf(server: Server): Promise<Team> {
   const client = new HandoffClient({ baseUrl: server.url, token: server.tokens.orchestrator });
-  return campaignTeam(await client.contract("campaign"), await client.schemas("campaign"));
+  return campaignTeam(await client.contract("campaign"), await schemasOf(server));
+}
+
+function schemasOf(server: Server): Promise<PackSchemas> {
+  return new HandoffClient({ baseUrl: server.url, token: server.tokens.orchestrator }).schemas("campaign");
 }
 
 function campaignWorkflow(server: Server, workflowId: string, actors: string[]): Workflow {

@@ -56,8 +56,17 @@ function runner(scripts: Scripts): Runner {
 
 const text = (items: unknown) => JSON.stringify(items);
 
+/** An agent's input after a governed handoff: its context package, then the handoff call
+ * and its answer (the step's items a stream reports), nothing else. */
+function assertContextOnly(items: unknown[], agent: string): void {
+  const [context, ...handoff] = items as { role?: string; type?: string; name?: string }[];
+  assert.equal(context?.role, "user", `${agent} got ${text(items)}`);
+  assert.deepEqual(handoff.map((i) => i.type), ["function_call", "function_call_result"], `${agent} got ${text(items)}`);
+  assert.ok(handoff.every((i) => i.name?.startsWith("transfer_to_")), `${agent} got ${text(items)}`);
+}
+
 describe("the campaign example", () => {
-  test("plays the allowed path, a block, a targeted revision and Maria's approvals, and the log verifies", async () => {
+  test("plays the allowed path, a block, the parallel copy and visual branches, a targeted revision and Maria's approvals, and the log verifies", async () => {
     const s = await runCampaign(served, { print: () => {} });
 
     // An allowed path: research to delivery, then the client's acknowledgement.
@@ -81,6 +90,11 @@ describe("the campaign example", () => {
     );
     assert.equal(s.log.at(-1)?.status_after, "COMPLETED");
     assert.equal(JSON.parse(s.finalOutput).status_after, "DELIVERY");
+
+    // The approval names copy and visual: each ran as a run of its own, at the same time.
+    assert.deepEqual(s.parallel.named, ["copywriter", "visual_prompt_agent"]);
+    assert.deepEqual(s.parallel.branches, ["copywriter", "visual_prompt_agent"]);
+    assert.equal(s.parallel.overlapped, true);
 
     // A blocked handoff: copy on a strategy not yet approved stops the run.
     assert.equal(s.blocked.reachedCaller, true);
@@ -156,12 +170,11 @@ describe("governed handoffs", () => {
     assert.equal(result.lastAgent?.name, "strategy_agent");
     for (const agent of ["qa_agent", "strategy_agent"]) {
       const items = scripts.inputs(agent)[0]!;
-      assert.equal(items.length, 1, `${agent} got ${text(items)}`);
-      assert.equal((items[0] as { role?: string }).role, "user");
+      assertContextOnly(items, agent);
       const input = text(items);
       assert.match(input, /untrusted_data/);
       assert.doesNotMatch(input, /OPENING-TURN/);
-      assert.doesNotMatch(input, /record_research_brief|function_call/);
+      assert.doesNotMatch(input, /record_research_brief|record_review/);
     }
     const strategy = text(scripts.inputs("strategy_agent")[0]);
     assert.doesNotMatch(strategy, /research_log|Reviewed 14 sources/);
@@ -199,7 +212,7 @@ describe("governed handoffs", () => {
     assert.match(text(scripts.inputs("copywriter")[0]), /Start your trial box/);
   });
 
-  test("a handoff sent again with the same tool call id is recorded once", async () => {
+  test("a handoff played again is recorded once: its request id is the workflow's, the agent's, the state version's and the artifact's", async () => {
     const wf = workflow();
     const started = await upTo(wf, ["c11-01"]);
     const play = async () => {
@@ -212,7 +225,7 @@ describe("governed handoffs", () => {
     };
     const first = await play();
     const again = await play();
-    assert.equal(first.request_id, `${wf.id}:research-1`);
+    assert.equal(first.request_id, `${wf.id}:research_agent@${started.state_version}:RESEARCH_BRIEF.1`);
     assert.equal(again.decision_id, first.decision_id);
     assert.equal(again.outcome, "allow");
     const log = await wf.reader.log("acme", wf.id);
@@ -242,7 +255,7 @@ describe("governed handoffs", () => {
     await streamed.completed;
     assert.equal(streamed.lastAgent?.name, "qa_agent");
     assert.deepEqual(run.decisions.map((d) => d.outcome), ["allow"]);
-    assert.equal(scripts.inputs("qa_agent")[0]?.length, 1);
+    assertContextOnly(scripts.inputs("qa_agent")[0]!, "qa_agent");
   });
 });
 

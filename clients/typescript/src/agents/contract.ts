@@ -10,11 +10,13 @@ export interface ContractToolsOptions {
 /**
  * The tools of one pack agent, derived from the pack's contract (HandoffClient.contract)
  * and its served schemas (the `schemas` of GET /v1/packs/{pack}/schemas, from the same
- * running bundle): the review tool for an agent that reviews (its report is recorded from
- * the review itself), typed as the pack's review request; else a record tool per artifact
- * type it produces, whose content is the type's schema: each field's type, enum values
- * and description, the required ones required, no others (the contracts are closed). The
- * engine still checks every value.
+ * running bundle): every tool its role allows. The review tool when it reviews, typed as
+ * the pack's review request; a record tool per artifact type it produces when it hands
+ * work on, whose content is the type's schema: each field's type, enum values and
+ * description, the required ones required, no others (the contracts are closed). An agent
+ * that reviews and hands nothing on gets the review tool alone: what it produces (a QA
+ * report, a review opinion) is recorded from its reviews. The engine still checks every
+ * value.
  */
 export function contractTools(contract: Contract, schemas: PackSchemas, agentId: string, options: ContractToolsOptions = {}) {
   if (schemas.pack !== contract.pack) {
@@ -24,8 +26,11 @@ export function contractTools(contract: Contract, schemas: PackSchemas, agentId:
   if (!agent) {
     throw new Error(`handoff: pack ${contract.pack} has no agent ${agentId} (its agents: ${Object.keys(contract.tables.agents).join(", ")})`);
   }
-  if ((agent.reviews ?? []).length > 0) return [reviewTool({ schemas })];
-  return (agent.produces ?? []).map((type) => {
+  const reviews = (agent.reviews ?? []).length > 0 ? [reviewTool({ schemas })] : [];
+  // An agent that hands nothing on produces only what its reviews record (a QA report, a
+  // review opinion): it has no handoff to deliver an artifact with.
+  if ((agent.hands_to ?? []).length === 0 && reviews.length > 0) return reviews;
+  const records = (agent.produces ?? []).map((type) => {
     const artifact = contract.tables.artifacts[type];
     if (!artifact) throw new Error(`handoff: pack ${contract.pack} has no artifact contract ${type}`);
     const acceptance = (artifact.acceptance ?? []).join("; ");
@@ -35,6 +40,7 @@ export function contractTools(contract: Contract, schemas: PackSchemas, agentId:
       schemas,
     });
   });
+  return [...reviews, ...records];
 }
 
 function taskTypeOf(contract: Contract, agentId: string, agent: ContractAgent, type: string, options: ContractToolsOptions): string {

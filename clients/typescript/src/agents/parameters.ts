@@ -46,6 +46,8 @@ export function recordParameters(schemas: PackSchemas, type: string): ToolParame
         confidence: { ...field("confidence_score", { type: "number", minimum: 0, maximum: 1 }), description: "How sure you are of the artifact, from 0 to 1" },
         supersedes: outputField("supersedes", { type: "integer", minimum: 1, description: "The version a revision replaces" }),
         justification: outputField("justification", { type: "string", description: "Why a revision replaces the earlier version" }),
+        // The skills the producer ran on it, where the pack's handoff carries them.
+        ...optional(handoff, "attestations"),
       },
       // Every handoff that delivers an artifact must carry the producer's confidence: the
       // service blocks one without it (MISSING_CONFIDENCE); the other envelope fields
@@ -58,8 +60,8 @@ export function recordParameters(schemas: PackSchemas, type: string): ToolParame
 }
 
 /**
- * The parameters of the tool recording a review: the verdict, defects, gate results and
- * report as the pack's review request has them; the reviewed versions are cited as
+ * The parameters of the tool recording a review: the verdict, defects, gate results,
+ * report and attestations (where the pack has them) as the pack's review request has them; the reviewed versions are cited as
  * TYPE@N and resolved to recorded versions when the review is submitted.
  */
 export function reviewParameters(schemas: PackSchemas): ToolParameters {
@@ -75,6 +77,8 @@ export function reviewParameters(schemas: PackSchemas): ToolParameters {
         gates: field("gates", { type: "array", items: { type: "object" } }),
         report: field("report", { type: "object" }),
         summary: field("summary", { type: "string" }),
+        // The reviewer's word on the gates no machine decides, where the pack's review carries it.
+        ...optional(review, "attestations"),
       },
       required: ["verdict", "artifacts"],
       additionalProperties: true,
@@ -101,6 +105,12 @@ function requestSchema(schemas: PackSchemas, kind: string): RequestSchema {
 function outputProperties(output: JsonSchema): Record<string, JsonSchema> {
   const parts = [output, ...((output.allOf ?? []) as JsonSchema[])];
   return Object.assign({}, ...parts.map((p) => (p.properties ?? {}) as Record<string, JsonSchema>));
+}
+
+/** The request's field name, as the pack serves it, or nothing when its requests have none. */
+function optional(request: RequestSchema, name: string): Record<string, JsonSchema> {
+  const schema = request.properties[name];
+  return schema ? { [name]: schema } : {};
 }
 
 function described(schema: JsonSchema, fallback: string): string {

@@ -1,7 +1,7 @@
 import { tool, type RunContext } from "@openai/agents";
 import { governedRunOf } from "./run.js";
 import type { Produced } from "../workflow.js";
-import type { Review } from "./submit.js";
+import type { Attestation, Recorded, Review } from "./submit.js";
 import { recordParameters, reviewParameters, type PackSchemas, type ToolParameters } from "./parameters.js";
 
 // Without the pack's schemas, loose ones: the pack's CUE contract checks the content.
@@ -17,6 +17,7 @@ const anyArtifact: ToolParameters = {
     confidence: { type: "number", minimum: 0, maximum: 1 },
     supersedes: { type: "integer", description: "The version a revision replaces" },
     justification: { type: "string" },
+    attestations: { type: "array", items: { type: "object" }, description: "The skills you ran on it, where the pack asks for them" },
   },
   required: ["content", "confidence"],
   additionalProperties: true,
@@ -28,6 +29,7 @@ const anyReview: ToolParameters = {
     artifacts: { ...strings, description: "The reviewed versions: TYPE@N" },
     defects: { type: "array", items: { type: "object" } },
     gates: { type: "array", items: { type: "object" } },
+    attestations: { type: "array", items: { type: "object" }, description: "Your word on the gates no machine decides, where the pack asks for it" },
     report: { type: "object" },
     summary: { type: "string" },
   },
@@ -47,8 +49,10 @@ export interface ArtifactToolOptions {
 }
 
 /**
- * A tool that records an artifact of type (one of the pack's contracts) in the run. The
- * agent's next governed handoff submits it as the handoff's output: nothing is sent now.
+ * A tool that records an artifact of type (one of the pack's contracts) in the run, with
+ * the attestations of the skills run on it. The agent's next governed handoff submits it
+ * as a handoff's output (several recorded artifacts: one handoff each, in order): nothing
+ * is sent now.
  */
 export function artifactTool(type: string, options: ArtifactToolOptions) {
   return tool({
@@ -56,15 +60,11 @@ export function artifactTool(type: string, options: ArtifactToolOptions) {
     description: options.description ?? `Record the ${type} you produced; your next handoff submits it.`,
     parameters: options.schemas ? recordParameters(options.schemas, type) : anyArtifact,
     strict: false,
-    execute: (input: unknown, ctx?: RunContext<unknown>, details?: { toolCall?: { callId: string } }) => {
-      const a = input as Omit<Produced, "type">;
-      governedRunOf(ctx).record({
-        kind: "handoff",
-        callId: callIdOf(details),
-        taskType: options.taskType,
-        artifact: { ...a, type, inputs: a.inputs ?? [] },
-      });
-      return `Recorded ${type}. Hand it off to submit it.`;
+    execute: (input: unknown, ctx?: RunContext<unknown>) => {
+      const { attestations, ...a } = input as Omit<Produced, "type"> & { attestations?: Attestation[] };
+      const recorded: Recorded = { kind: "handoff", taskType: options.taskType, artifact: { ...a, type, inputs: a.inputs ?? [] } };
+      if (attestations !== undefined) recorded.attestations = attestations;
+      return governedRunOf(ctx).record(recorded);
     },
   });
 }
@@ -84,20 +84,9 @@ export function reviewTool(options: ReviewToolOptions = {}) {
     description: options.description ?? "Record your verdict on the artifacts; your next handoff submits it.",
     parameters: options.schemas ? reviewParameters(options.schemas) : anyReview,
     strict: false,
-    execute: (input: unknown, ctx?: RunContext<unknown>, details?: { toolCall?: { callId: string } }) => {
+    execute: (input: unknown, ctx?: RunContext<unknown>) => {
       const r = input as Partial<Review> & Pick<Review, "verdict" | "artifacts">;
-      governedRunOf(ctx).record({
-        kind: "review",
-        callId: callIdOf(details),
-        review: { defects: [], gates: [], report: {}, ...r },
-      });
-      return `Recorded the ${r.verdict} verdict. Hand off to submit it.`;
+      return governedRunOf(ctx).record({ kind: "review", review: { defects: [], gates: [], ...r } });
     },
   });
-}
-
-function callIdOf(details: { toolCall?: { callId: string } } | undefined): string {
-  const id = details?.toolCall?.callId;
-  if (!id) throw new Error("handoff: the tool call has no id to derive the request_id from");
-  return id;
 }
