@@ -147,7 +147,7 @@ func checkTarball(t *testing.T, tarball string) {
 				if file == "" {
 					continue
 				}
-				// A pattern's target must name files for each shipped pack.
+				// A pattern's target, for one shipped pack.
 				file = strings.TrimPrefix(strings.ReplaceAll(file, "*", "support"), "./")
 				if _, ok := files[file]; !ok {
 					t.Errorf("exports[%q].%s names %s, which the tarball does not hold", subpath, condition, file)
