@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { END, MemorySaver, START, StateGraph } from "@langchain/langgraph";
 import { HandoffClient, Workflow, type Decision } from "../src/index.js";
-import { governedNode, HandoffState, handoffRouter, startNode, type Ask } from "../src/langgraph/index.js";
+import { governedNode, HandoffState, handoffRouter, startNode, type Ask, type HandoffStateType } from "../src/langgraph/index.js";
 import { present, scenario } from "../examples/scenarios.js";
 import { startServe, type PrincipalSpec, type Served } from "./serve.js";
 
@@ -79,9 +79,8 @@ describe("Workflow on the assessment pack", () => {
 describe("the adapter on the assessment pack", () => {
   // knowledge_steward → scf_control_analyst → framework_mapper, whose lookup times out
   // once: the orchestrator reports it, the engine answers retry with a delay.
-  function pipeline(workflow: Workflow, runs: string[]) {
+  function pipeline(workflow: Workflow) {
     const mapper = (input: { attempt: number }): Ask => {
-      runs.push(`framework_mapper:${input.attempt}`);
       if (input.attempt === 1) return bare("s18d-04"); // the failure report
       const retried = bare("s18d-09");
       retried.fields.input_artifacts = ["${ref:CONTROL_ANALYSIS@1}", "${ref:RETRY_RECORD@latest}"];
@@ -104,8 +103,7 @@ describe("the adapter on the assessment pack", () => {
 
   it("waits out a retry's delay and sends the retry with the fields the pack requires", async () => {
     const workflow = assessment("retry");
-    const runs: string[] = [];
-    const state = await pipeline(workflow, runs).invoke({}, { configurable: { thread_id: workflow.id } });
+    const state = await pipeline(workflow).invoke({}, { configurable: { thread_id: workflow.id } });
     const codes = state.steps.map((s) => `${s.node}:${s.outcome}${s.codes.length ? `(${s.codes.join(",")})` : ""}`);
     assert.deepEqual(codes, ["start:allow", "knowledge_steward:allow", "scf_control_analyst:allow", "framework_mapper:retry", "framework_mapper:allow"], JSON.stringify(state.decision?.reasons));
     const log = (await workflow.reader.log(tenant, workflow.id)).entries;
@@ -116,15 +114,22 @@ describe("the adapter on the assessment pack", () => {
     const request = sent.request as Record<string, unknown>;
     assert.equal(request.handoff_type, "retry");
     assert.deepEqual(request.retry, { count: retry.retry!.attempt - 1, type: "tool_transient", reason: "scf_strm_lookup timed out after 30 s" });
+
+    // A fresh graph on the same workflow finds every decision again (the retry due long
+    // since): nothing recorded twice, nothing refused.
+    const again = await pipeline(workflow).invoke({}, { configurable: { thread_id: `${workflow.id}-again` } });
+    assert.deepEqual(again.steps.map((s) => s.decision_id), state.steps.map((s) => s.decision_id));
+    assert.equal((await workflow.reader.log(tenant, workflow.id)).entries.length, log.length);
   });
 
-  it("re-runs in a fresh graph after a crash without a duplicate or a refusal", async () => {
-    const workflow = assessment("rerun");
-    const runs: string[] = [];
-    const first = await pipeline(workflow, runs).invoke({}, { configurable: { thread_id: workflow.id } });
-    const recorded = (await workflow.reader.log(tenant, workflow.id)).entries.length;
-    const again = await pipeline(workflow, []).invoke({}, { configurable: { thread_id: `${workflow.id}-again` } });
-    assert.deepEqual(again.steps.map((s) => s.decision_id), first.steps.map((s) => s.decision_id));
-    assert.equal((await workflow.reader.log(tenant, workflow.id)).entries.length, recorded);
+  it("stops waiting for a retry when the signal fires", async () => {
+    const abort = new AbortController();
+    const route = handoffRouter({ nodes: { framework_mapper: "framework_mapper" }, signal: abort.signal });
+    const retry = { outcome: "retry", decided_at: new Date().toISOString(), retry: { attempt: 2, max_attempts: 3, delay_ms: 60_000 }, next: [] } as unknown as Decision;
+    const started = Date.now();
+    setTimeout(() => abort.abort(new Error("stopped")), 50);
+    const state: HandoffStateType = { decision: retry, from: "framework_mapper", inbox: {}, revise: [], refused: null, blocked: [], attempts: {}, steps: [] };
+    await assert.rejects(route(state), /stopped/);
+    assert.ok(Date.now() - started < 5_000);
   });
 });

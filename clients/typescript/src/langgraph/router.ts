@@ -20,7 +20,8 @@ export interface RouterOptions {
  * await_human → the human node (END when there is none);
  * retry → the node that sent the request, for its next attempt, once the retry's
  *   delay_ms after the decision has passed (the service refuses an early retry:
- *   RETRY_NOT_DUE); the wait ends, rejecting, when the signal fires;
+ *   RETRY_NOT_DUE); the wait ends, rejecting, when options.signal (or the signal of
+ *   the run's config) fires;
  * block, fail → END, the reasons kept in state.blocked.
  */
 export function handoffRouter(options: RouterOptions): (state: HandoffStateType, config?: { signal?: AbortSignal }) => Promise<string | string[]> {
