@@ -209,13 +209,14 @@ export class Workflow {
    * - an id of the request's own (handoff_id, agent_run_id): made from its request_id;
    * - KIND_type (handoff_type): "retry" when the workflow waits for this actor's retry,
    *   else the first of its values; on a retry, the retry the pack describes (count,
-   *   and each other field from the failure's retry_FIELD).
-   * Fields given are never changed.
+   *   and each other field from the failure's retry_FIELD), and among input_artifacts
+   *   the record the retry decision made (RETRY_RECORD), the retry it answers.
+   * Fields given are never changed (a retry's input_artifacts are only added to).
    */
   async #envelope(kind: string, actorId: string, fields: Record<string, unknown>, requestId: string): Promise<Record<string, unknown>> {
     const schema = (await this.schemas()).requests?.[kind] as JSONSchema | undefined;
-    const missing = (schema?.required ?? []).filter((k) => !(k in fields) && !envelopeFields.has(k));
-    if (!schema || missing.length === 0) return fields;
+    if (!schema) return fields;
+    const missing = (schema.required ?? []).filter((k) => !(k in fields) && !envelopeFields.has(k));
     const out = { ...fields };
     let log: Entry[] | undefined;
     const entries = async () => (log ??= await this.#entries());
@@ -226,7 +227,7 @@ export class Workflow {
       } else if (kind === "start" && isId(prop)) {
         out[name] = this.subject;
       } else if (kind !== "start" && typeof startOf(await entries())?.[name] === "string") {
-        out[name] = startOf(await entries())![name];
+        out[name] = startOf(await entries())?.[name];
       } else if (name === `${kind}_type` && Array.isArray(prop?.enum)) {
         const retrying = retryFor(await entries(), actorId);
         out[name] = retrying && prop.enum.includes("retry") ? "retry" : prop.enum[0];
@@ -234,9 +235,10 @@ export class Workflow {
         out[name] = `${name.slice(0, -3).replace(/_/g, "-")}:${requestId}`.slice(0, 128);
       }
     }
-    if (out[`${kind}_type`] === "retry" && out.retry === undefined && schema.properties?.retry) {
-      const retrying = retryFor(await entries(), actorId);
-      if (retrying) out.retry = retryInfo(property(schema, "retry"), retrying);
+    const retrying = out[`${kind}_type`] === "retry" ? retryFor(await entries(), actorId) : undefined;
+    if (retrying) {
+      if (out.retry === undefined && schema.properties?.retry) out.retry = retryInfo(property(schema, "retry"), retrying);
+      if (Array.isArray(out.input_artifacts)) out.input_artifacts = [...out.input_artifacts, ...uncited(retrying.decision, out.input_artifacts)];
     }
     return out;
   }
@@ -368,6 +370,12 @@ function retryFor(entries: Entry[], actorId: string): { decision: Decision; fail
   const last = moved.at(-1);
   if (last?.decision.outcome !== "retry" || !last.decision.next?.some((n) => n.agent === actorId)) return undefined;
   return { decision: last.decision, failure: last.request as Record<string, unknown> };
+}
+
+/** The artifacts decision recorded that cited does not name (by type and version). */
+function uncited(decision: Decision, cited: unknown[]): ArtifactRef[] {
+  const named = new Set(cited.map((c) => (c && typeof c === "object" ? `${(c as ArtifactRef).type}@${(c as ArtifactRef).version}` : "")));
+  return decision.events.flatMap((e) => (e.type === "artifact_recorded" && !named.has(`${e.ref.type}@${e.ref.version}`) ? [e.ref] : []));
 }
 
 /** A retry's description, by its schema: count is how many retries the task has had, this

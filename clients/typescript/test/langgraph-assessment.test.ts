@@ -83,7 +83,7 @@ describe("the adapter on the assessment pack", () => {
     const mapper = (input: { attempt: number }): Ask => {
       if (input.attempt === 1) return bare("s18d-04"); // the failure report
       const retried = bare("s18d-09");
-      retried.fields.input_artifacts = ["${ref:CONTROL_ANALYSIS@1}", "${ref:RETRY_RECORD@latest}"];
+      retried.fields.input_artifacts = ["${ref:CONTROL_ANALYSIS@1}"]; // Workflow cites the RETRY_RECORD the retry recorded
       (retried.fields.context as { artifacts: { ref: string }[] }).artifacts[1]!.ref = "${ref:RETRY_RECORD@latest}";
       return retried;
     };
@@ -113,6 +113,9 @@ describe("the adapter on the assessment pack", () => {
     assert.ok(waited >= retry.retry!.delay_ms, `waited ${waited} ms of ${retry.retry!.delay_ms}`);
     const request = sent.request as Record<string, unknown>;
     assert.equal(request.handoff_type, "retry");
+    const record = retry.events.find((e) => e.type === "artifact_recorded") as { ref: { type: string } };
+    assert.equal(record.ref.type, "RETRY_RECORD");
+    assert.deepEqual((request.input_artifacts as unknown[]).at(-1), record.ref);
     assert.deepEqual(request.retry, { count: retry.retry!.attempt - 1, type: "tool_transient", reason: "scf_strm_lookup timed out after 30 s" });
 
     // A fresh graph on the same workflow finds every decision again (the retry due long
