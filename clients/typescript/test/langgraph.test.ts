@@ -130,7 +130,7 @@ describe("the adapter", () => {
     assert.ok(!audit.entries.some((e) => e.decision.request_id.startsWith(workflow.id)));
   });
 
-  it("resends a replayed node's answers with the same request_id: each is recorded once", async () => {
+  it("asks again after a refused answer, and records each answer once", async () => {
     const workflow = supportWorkflow(served, "replay");
     const graph = supportGraph(workflow, scripts.human);
     const config = { configurable: { thread_id: workflow.id } };
@@ -138,6 +138,7 @@ describe("the adapter", () => {
     let [prompt] = await prompts(graph, config);
     assert.equal(prompt?.decision.outcome, "await_human");
     assert.deepEqual(prompt?.awaiting, ["human_escalation_gate"]);
+    const gate = prompt!.decision.state_version;
 
     // An approval is not how this pack takes a person's answer: refused, asked again.
     await graph.invoke(new Command({ resume: { ...answer("rel-19"), kind: "approval", fields: { decision: "APPROVE", artifacts: ["${ref:RESPONSE_DRAFT@1}"], revise: [], stage: "ESCALATED" } } }), config);
@@ -148,25 +149,43 @@ describe("the adapter", () => {
     await graph.invoke(new Command({ resume: answer("rel-18") }), config); // the ticket failed
     [prompt] = await prompts(graph, config);
     assert.deepEqual(prompt?.decision.reasons.map((r) => r.code), ["HUMAN_HANDOFF_PENDING"]);
-    const before = (await workflow.reader.log(tenant, workflow.id)).entries.length;
+    assert.equal(prompt?.refused, undefined);
 
-    // Resumed, the node runs from its start: answers 1 and 2 are sent again, then 3.
     const state = await graph.invoke(new Command({ resume: answer("rel-19") }), config);
     assert.deepEqual(await prompts(graph, config), []);
     assert.equal(state.decision?.outcome, "allow");
     const human = state.steps.filter((s) => s.node === "human");
-    assert.deepEqual(human.map((s) => s.request_id), [1, 2, 3].map((i) => `${workflow.id}:human:1.${i}`));
-
+    assert.deepEqual(human.map((s) => s.outcome), ["block", "await_human", "allow"]);
+    assert.deepEqual(
+      human.map((s) => s.request_id),
+      [`${workflow.id}:human:v${gate}.1`, `${workflow.id}:human:v${gate}.2`, `${workflow.id}:human:v${gate + 1}.1`],
+    );
     const log = (await workflow.reader.log(tenant, workflow.id)).entries;
-    assert.equal(log.length, before + 1); // only the last answer is new
     for (const s of human) {
       const entries = log.filter((e) => e.decision.request_id === s.request_id);
       assert.equal(entries.length, 1, `${s.request_id} recorded once`);
-      assert.equal(entries[0]!.decision.decision_id, s.decision_id); // the recorded answer
+      assert.equal(entries[0]!.decision.decision_id, s.decision_id);
     }
     const audit = await workflow.reader.audit(tenant);
     assert.ok(!audit.entries.some((e) => e.decision.reasons.some((r) => r.code === "IDEMPOTENCY_KEY_REUSED")));
     assert.equal((await workflow.reader.verify(tenant)).ok, true);
+  });
+
+  it("finds a person's recorded answer on a re-run from a lost checkpoint, without asking again", async () => {
+    const workflow = supportWorkflow(served, "human-rerun");
+    const graph = supportGraph(workflow, scripts.human);
+    const config = { configurable: { thread_id: workflow.id } };
+    await graph.invoke({}, config);
+    await graph.invoke(new Command({ resume: answer("rel-18") }), config);
+    const first = await graph.invoke(new Command({ resume: answer("rel-19") }), config);
+    const recorded = (await workflow.reader.log(tenant, workflow.id)).entries.length;
+
+    const again = supportGraph(workflow, scripts.human); // a new checkpointer: nothing of the first run
+    const state = await again.invoke({}, { configurable: { thread_id: workflow.id } });
+    assert.deepEqual(await prompts(again, { configurable: { thread_id: workflow.id } }), []);
+    assert.equal(state.decision?.outcome, "allow");
+    assert.deepEqual(state.steps.map((s) => s.decision_id), first.steps.map((s) => s.decision_id));
+    assert.equal((await workflow.reader.log(tenant, workflow.id)).entries.length, recorded);
   });
 });
 

@@ -2,6 +2,7 @@
 export { HandoffState } from "./state.js";
 export type { HandoffStateType, HandoffUpdate, Step } from "./state.js";
 export { governedNode } from "./node.js";
+export { startNode } from "./start.js";
 export type { AgentInput, GovernedNodeOptions } from "./node.js";
 export { handoffRouter } from "./router.js";
 export type { RouterOptions } from "./router.js";

@@ -9,6 +9,8 @@ export interface RouterOptions {
   human?: string;
   /** Where an allow that hands to no one goes: END by default. */
   done?: string;
+  /** Ends the wait for a retry's delay (the graph run's own signal ends it too). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -16,13 +18,16 @@ export interface RouterOptions {
  * allow → the nodes of the agents its `next` names (END when none);
  * revise → the agents `next` names, else each revise[].producer, with the defects in state;
  * await_human → the human node (END when there is none);
- * retry → the node that sent the request, for its next attempt;
+ * retry → the node that sent the request, for its next attempt, once the retry's
+ *   delay_ms after the decision has passed (the service refuses an early retry:
+ *   RETRY_NOT_DUE); the wait ends, rejecting, when options.signal (or the signal of
+ *   the run's config) fires;
  * block, fail → END, the reasons kept in state.blocked.
  */
-export function handoffRouter(options: RouterOptions): (state: HandoffStateType) => string | string[] {
+export function handoffRouter(options: RouterOptions): (state: HandoffStateType, config?: { signal?: AbortSignal }) => Promise<string | string[]> {
   const nodeOf = (agent?: string, task?: string) =>
     agent === undefined ? undefined : (options.nodes[`${agent}:${task}`] ?? options.nodes[agent]);
-  return (state) => {
+  return async (state, config) => {
     const d = state.decision;
     if (!d) return END;
     const next = (d.next ?? []).map((n) => nodeOf(n.agent, n.task));
@@ -38,8 +43,11 @@ export function handoffRouter(options: RouterOptions): (state: HandoffStateType)
       }
       case "await_human":
         return options.human ?? END;
-      case "retry":
+      case "retry": {
+        const due = Date.parse(d.decided_at) + (d.retry?.delay_ms ?? 0);
+        await until(due, [options.signal, config?.signal]);
         return state.from ?? END;
+      }
       default:
         return END;
     }
@@ -48,4 +56,23 @@ export function handoffRouter(options: RouterOptions): (state: HandoffStateType)
 
 function unique(nodes: (string | undefined)[]): string[] {
   return [...new Set(nodes.filter((n): n is string => n !== undefined))];
+}
+
+/** Resolves at the time due (ms since the epoch); rejects when one of the signals fires. */
+function until(due: number, signals: (AbortSignal | undefined)[]): Promise<void> {
+  const signal = AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    // The service dates decisions to the millisecond: one more keeps clear of its rounding.
+    const timer = setTimeout(done, Math.max(0, due - Date.now() + 1));
+    function done() {
+      signal.removeEventListener("abort", abort);
+      resolve();
+    }
+    function abort() {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }
+    signal.addEventListener("abort", abort, { once: true });
+  });
 }

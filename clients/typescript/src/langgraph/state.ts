@@ -28,6 +28,9 @@ export const HandoffState = Annotation.Root({
   inbox: Annotation<Record<string, string>>({ reducer: (_, b) => b, default: () => ({}) }),
   /** What the latest decision sends back for revision: artifact, producer, defects. */
   revise: Annotation<Revise[]>({ reducer: (_, b) => b, default: () => [] }),
+  /** The decision refusing a person's latest answer at the human gate; null once an
+   * answer moved the workflow on. */
+  refused: Annotation<Decision | null>({ reducer: (_, b) => b, default: () => null }),
   /** The reasons of the block (or fail) that ended the graph; empty otherwise. */
   blocked: Annotation<Reason[]>({ reducer: (_, b) => b, default: () => [] }),
   /** By node: how many requests it has sent. Part of each request_id, so a replayed node
