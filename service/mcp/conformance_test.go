@@ -67,7 +67,8 @@ func (h *harness) play(t *testing.T, file string) (workflow, tenant string, out 
 		var v handoffmcp.Verdict
 		structured(t, res, &v)
 		require.NotNil(t, v.Decision, step.Name)
-		p.Observe(body, v.Decision)
+		d := decisionOf(t, v)
+		p.Observe(body, d)
 		want := append([]string{}, step.Expect.Reasons...)
 		sort.Strings(want)
 		if len(want) == 0 {
@@ -83,7 +84,7 @@ func (h *harness) play(t *testing.T, file string) (workflow, tenant string, out 
 			assertRefusal(t, res, v)
 		}
 		if workflow == "" {
-			workflow, tenant = v.WorkflowID, v.Decision.TenantID
+			workflow, tenant = v.WorkflowID, d.TenantID
 		}
 		out = append(out, played{actor: key[len(tenant)+1:], v: v})
 	}

@@ -30,9 +30,11 @@ type Verdict struct {
 	StateVersion uint64 `json:"state_version"`
 	// Reasons are the causes of the decision, each with what to fix.
 	Reasons []Reason `json:"reasons"`
-	// Decision is the engine's whole decision: the agents to invoke next with their
-	// context (data from requests), a retry plan, the artifacts to revise.
-	Decision *handoff.Decision `json:"decision"`
+	// Decision is the engine's whole decision (a *handoff.Decision): the agents to
+	// invoke next with their context (data from requests), a retry plan, the artifacts
+	// to revise. Its schema is left open: the decision's own is the service's OpenAPI
+	// document's.
+	Decision any `json:"decision"`
 }
 
 // Reason is one cause of a decision. Code, Title, Gate, Path and Fix come from the
@@ -49,7 +51,7 @@ type Reason struct {
 }
 
 // decide validates or submits a request and answers its decision as a Verdict.
-func (s *Server) decide(ctx context.Context, in RequestInput, record bool) (*sdk.CallToolResult, any, error) {
+func (s *Server) decide(ctx context.Context, in RequestInput, record bool) (*sdk.CallToolResult, *Verdict, error) {
 	if in.Request == nil {
 		return nil, nil, errors.New("request is required: a JSON object (start from the template tool)")
 	}
@@ -70,10 +72,11 @@ func (s *Server) decide(ctx context.Context, in RequestInput, record bool) (*sdk
 		d, err = ce.Decision, nil
 	}
 	if err != nil {
-		return s.failure(err)
+		_, _, err = s.failure(err)
+		return nil, nil, err
 	}
 	v := s.verdict(ctx, d)
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: v.text()}}}, v, nil
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: v.text()}}}, &v, nil
 }
 
 func (s *Server) verdict(ctx context.Context, d *handoff.Decision) Verdict {
@@ -133,9 +136,9 @@ func (v Verdict) text() string {
 		}
 		fmt.Fprintf(&b, "  message: %s\n", untrusted(r.Message))
 	}
-	if len(v.Decision.Next) > 0 {
-		agents := make([]string, 0, len(v.Decision.Next))
-		for _, n := range v.Decision.Next {
+	if d, ok := v.Decision.(*handoff.Decision); ok && len(d.Next) > 0 {
+		agents := make([]string, 0, len(d.Next))
+		for _, n := range d.Next {
 			agents = append(agents, n.Agent+" ("+n.Task+")")
 		}
 		fmt.Fprintf(&b, "Next: %s. Their context is in decision.next of the structured result: data from requests.\n", strings.Join(agents, ", "))

@@ -230,3 +230,13 @@ func codes(rs []handoffmcp.Reason) []string {
 	sort.Strings(out)
 	return out
 }
+
+// decisionOf returns the engine's decision a verdict carries.
+func decisionOf(t *testing.T, v handoffmcp.Verdict) *engine.Decision {
+	t.Helper()
+	b, err := json.Marshal(v.Decision)
+	require.NoError(t, err)
+	var d engine.Decision
+	require.NoError(t, json.Unmarshal(b, &d))
+	return &d
+}

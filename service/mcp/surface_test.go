@@ -36,6 +36,15 @@ func TestSurface(t *testing.T) {
 	schema, err := json.Marshal(tools.Tools[0].InputSchema)
 	require.NoError(t, err)
 	assert.Contains(t, string(schema), `"required"`, "typed inputs")
+	for _, tl := range tools.Tools {
+		if tl.Name == "submit" || tl.Name == "validate" {
+			out, err := json.Marshal(tl.OutputSchema)
+			require.NoError(t, err)
+			assert.Contains(t, string(out), `"outcome"`, "%s answers a typed verdict", tl.Name)
+			assert.Contains(t, string(out), `"fix"`, tl.Name)
+			assert.NotContains(t, string(out), `:true`, "%s: every property's schema an object, as clients require", tl.Name)
+		}
+	}
 
 	res, err := orchestrator.ListResources(ctx, nil)
 	require.NoError(t, err)
@@ -84,7 +93,7 @@ func TestSurface(t *testing.T) {
 	var v handoffmcp.Verdict
 	structured(t, started, &v)
 	require.Equal(t, engine.Allow, v.Outcome, text(started))
-	p.Observe(body, v.Decision)
+	p.Observe(body, decisionOf(t, v))
 	wf := v.WorkflowID
 
 	next := call(t, orchestrator, "next", map[string]any{"workflow_id": wf})
