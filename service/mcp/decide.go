@@ -51,7 +51,7 @@ type Reason struct {
 }
 
 // decide validates or submits a request and answers its decision as a Verdict.
-func (s *Server) decide(ctx context.Context, in RequestInput, record bool) (*sdk.CallToolResult, *Verdict, error) {
+func (s *server) decide(ctx context.Context, in RequestInput, record bool) (*sdk.CallToolResult, *Verdict, error) {
 	if in.Request == nil {
 		return nil, nil, errors.New("request is required: a JSON object (start from the template tool)")
 	}
@@ -79,7 +79,7 @@ func (s *Server) decide(ctx context.Context, in RequestInput, record bool) (*sdk
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: v.text()}}}, &v, nil
 }
 
-func (s *Server) verdict(ctx context.Context, d *handoff.Decision) Verdict {
+func (s *server) verdict(ctx context.Context, d *handoff.Decision) Verdict {
 	v := Verdict{Outcome: d.Outcome, Refused: d.Outcome == handoff.Block || d.Outcome == handoff.Fail, Recorded: d.Recorded,
 		DecisionID: d.DecisionID, RequestID: d.RequestID, WorkflowID: d.WorkflowID, Kind: d.Kind,
 		StatusBefore: d.StatusBefore, StatusAfter: d.StatusAfter, StateVersion: d.StateVersion,
@@ -148,7 +148,7 @@ func (v Verdict) text() string {
 
 // reasonCatalog returns the policies' reason codes, read once; a service that cannot
 // list them leaves the reasons without what to fix rather than failing the call.
-func (s *Server) reasonCatalog(ctx context.Context) map[string]client.ReasonInfo {
+func (s *server) reasonCatalog(ctx context.Context) map[string]client.ReasonInfo {
 	s.reasonsOnce.Do(func() {
 		rs, err := s.c.Reasons(ctx)
 		if err != nil {

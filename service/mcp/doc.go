@@ -1,7 +1,7 @@
 // Package mcp serves the Handoff service to Model Context Protocol clients: an agent
 // runtime that speaks MCP gets governed handoffs without an adapter.
 //
-// A Server is bound to one principal: every tool call goes to a running handoffctl serve
+// A server (New) is bound to one principal: every tool call goes to a running handoffctl serve
 // through the Go client with that principal's token, so the service authenticates and
 // decides exactly as it does for any other client. The tools say what a workflow waits
 // for (next), give a request skeleton (template), decide a request without recording it

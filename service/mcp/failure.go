@@ -14,7 +14,7 @@ import (
 // failure turns an error of the service into a tool error (IsError, with the message a
 // model or its operator needs): a refused token, a request the service could not take
 // (not JSON, not the pack's schema), a workflow not found, the service unreachable.
-func (s *Server) failure(err error) (*sdk.CallToolResult, any, error) {
+func (s *server) failure(err error) (*sdk.CallToolResult, any, error) {
 	var ce *client.Error
 	if !errors.As(err, &ce) {
 		return nil, nil, fmt.Errorf("the Handoff service could not be reached: %v; nothing was decided", err)

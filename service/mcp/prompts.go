@@ -13,7 +13,7 @@ import (
 )
 
 // addPrompts adds one prompt per pack that explains the pack's rules to a model.
-func (s *Server) addPrompts(srv *sdk.Server, packs []client.PackInfo) {
+func (s *server) addPrompts(srv *sdk.Server, packs []client.PackInfo) {
 	for _, info := range packs {
 		pack := info.Name
 		srv.AddPrompt(&sdk.Prompt{Name: pack + "-rules", Title: "The rules of pack " + pack + ": " + info.Title,
@@ -78,7 +78,7 @@ type contractDoc struct {
 	} `json:"tables"`
 }
 
-func (s *Server) rulesPrompt(pack string) sdk.PromptHandler {
+func (s *server) rulesPrompt(pack string) sdk.PromptHandler {
 	return func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
 		raw, err := s.c.Contract(ctx, pack)
 		if err != nil {

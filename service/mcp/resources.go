@@ -21,7 +21,7 @@ const (
 
 // addResources lists each pack's contract and the JSON Schema of each of its request
 // kinds, and serves the templates for any pack and kind, read through the service.
-func (s *Server) addResources(ctx context.Context, srv *sdk.Server, packs []client.PackInfo) {
+func (s *server) addResources(ctx context.Context, srv *sdk.Server, packs []client.PackInfo) {
 	srv.AddResourceTemplate(&sdk.ResourceTemplate{Name: "contract", Title: "A pack's contract", URITemplate: contractTemplate, MIMEType: "application/json",
 		Description: "A pack's contract tables: agents and what each produces, consumes and hands to, artifact contracts, roles, statuses and transitions, gates, limits."}, s.readResource)
 	srv.AddResourceTemplate(&sdk.ResourceTemplate{Name: "schema", Title: "A request kind's JSON Schema", URITemplate: schemaTemplate, MIMEType: "application/schema+json",
@@ -48,7 +48,7 @@ func schemaURI(pack, kind string) string {
 }
 
 // kinds lists a pack's request kinds, from its schemas.
-func (s *Server) kinds(ctx context.Context, pack string) ([]string, error) {
+func (s *server) kinds(ctx context.Context, pack string) ([]string, error) {
 	raw, err := s.c.Schemas(ctx, pack)
 	if err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func (s *Server) kinds(ctx context.Context, pack string) ([]string, error) {
 }
 
 // readResource reads a handoff://packs/… resource through the service.
-func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+func (s *server) readResource(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 	uri := req.Params.URI
 	parts := strings.Split(strings.TrimPrefix(uri, "handoff://packs/"), "/")
 	for i, p := range parts {

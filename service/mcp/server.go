@@ -13,9 +13,9 @@ import (
 // Version is the version the server gives MCP clients in its implementation info.
 var Version = "dev"
 
-// Server is the MCP face of one principal on a Handoff service: its tools, the packs'
+// server is the MCP face of one principal on a Handoff service: its tools, the packs'
 // resources and prompts, every call made with the principal's token.
-type Server struct {
+type server struct {
 	c *client.Client
 
 	reasonsOnce sync.Once
@@ -29,7 +29,7 @@ type Server struct {
 // reads the packs the service serves, to list their resources and prompts: a service
 // that cannot be reached or refuses the token is an error.
 func New(ctx context.Context, c *client.Client) (*sdk.Server, error) {
-	s := &Server{c: c}
+	s := &server{c: c}
 	packs, err := c.Packs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: list the service's packs: %w", err)
