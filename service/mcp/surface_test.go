@@ -103,6 +103,10 @@ func TestSurface(t *testing.T) {
 	assert.Equal(t, "RESEARCH", waiting.Status)
 	require.NotEmpty(t, waiting.Parties)
 	assert.Equal(t, "research_agent", waiting.Parties[0].ID)
+	mine := call(t, orchestrator, "next", map[string]any{"workflow_id": wf, "as": "copywriter"})
+	structured(t, mine, &waiting)
+	assert.Empty(t, waiting.Parties, "the copywriter has nothing to send in RESEARCH")
+	assert.Contains(t, text(mine), "copywriter has nothing to send now")
 
 	tpl := call(t, orchestrator, "template", map[string]any{"pack": "campaign", "kind": "handoff", "workflow_id": wf, "target": "strategy_agent"})
 	require.False(t, tpl.IsError, text(tpl))
