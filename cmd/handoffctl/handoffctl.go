@@ -54,7 +54,7 @@ func init() {
 		stateCmd, logCmd, verifyCmd,
 		reasonsCmd, runCmd, testCmd, benchCmd,
 		replayCmd, explainCmd, keygenCmd, checkpointCmd, decisionsCmd,
-		workflowsCmd, nextCmd, templateCmd, serveCmd, tokenCmd, backupCmd, restoreCmd, migrateCmd, copyCmd,
+		workflowsCmd, nextCmd, templateCmd, serveCmd, mcpCmd, tokenCmd, backupCmd, restoreCmd, migrateCmd, copyCmd,
 		versionCmd, completionCmd,
 	}
 }
