@@ -38,6 +38,8 @@ var layers = []layer{
 		forbid: []string{module}, allow: []string{module + "/internal/"}},
 	{name: "the Go client links no policy engine, CUE or backend", packages: module + "/service/client",
 		forbid: heavy},
+	{name: "the MCP server is a client of the service: it links no policy engine, CUE or backend",
+		packages: module + "/service/mcp", forbid: heavy},
 	{name: "the store contract links neither backend", packages: module + "/store",
 		forbid: []string{"github.com/dgraph-io/badger", "github.com/jackc/pgx"}},
 	{name: "the engine's internal packages link only the vocabulary, internal leaves and each other",
