@@ -28,6 +28,11 @@ func TestPython(t *testing.T) {
 		bin = filepath.Join(t.TempDir(), "handoffctl")
 		run(t, "", nil, "go", "build", "-o", bin, "../../cmd/handoffctl")
 	}
+	// Stat'ed here so that go test's cache keys a passed run on the binary too (the
+	// sources it builds from are read by the copies below).
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatal(err)
+	}
 	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

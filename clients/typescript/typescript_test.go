@@ -30,7 +30,9 @@ func TestTypeScript(t *testing.T) {
 	}
 	requireNode(t)
 	installLocked(t)
-	run(t, "", []string{"HANDOFFCTL=" + handoffctl(t)}, "npm", "test")
+	bin := handoffctl(t)
+	readSources(t, bin)
+	run(t, "", []string{"HANDOFFCTL=" + bin}, "npm", "test")
 }
 
 // The packages a consumer installs beside the tarball, at the lockfile's versions: the
@@ -48,6 +50,7 @@ func TestPackedPackage(t *testing.T) {
 	requireNode(t)
 	installLocked(t)
 	bin := handoffctl(t)
+	readSources(t, bin)
 
 	dest := t.TempDir()
 	run(t, "", nil, "npm", "pack", "--pack-destination", dest) // its prepack builds dist/esm and dist/cjs

@@ -131,7 +131,7 @@ describe("the adapter on the assessment pack", () => {
     const retry = { outcome: "retry", decided_at: new Date().toISOString(), retry: { attempt: 2, max_attempts: 3, delay_ms: 60_000 }, next: [] } as unknown as Decision;
     const started = Date.now();
     setTimeout(() => abort.abort(new Error("stopped")), 50);
-    const state: HandoffStateType = { decision: retry, from: "framework_mapper", inbox: {}, revise: [], refused: null, blocked: [], attempts: {}, steps: [] };
+    const state: HandoffStateType = { decision: retry, from: "framework_mapper", handed: {}, working: {}, inbox: {}, revise: [], refused: null, blocked: [], attempts: {}, steps: [] };
     await assert.rejects(route(state), /stopped/);
     assert.ok(Date.now() - started < 5_000);
   });

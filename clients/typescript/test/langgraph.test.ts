@@ -11,7 +11,7 @@ import { startServe, type PrincipalSpec, type Served } from "./serve.js";
 
 const campaign: PrincipalSpec[] = [
   { name: "orchestrator", tenant_id: "acme", type: "system", id: "orchestrator" },
-  ...["research_agent", "qa_agent", "strategy_agent", "copywriter"].map((id) => ({ name: id, tenant_id: "acme", type: "agent" as const, id })),
+  ...["research_agent", "qa_agent", "strategy_agent", "copywriter", "visual_prompt_agent"].map((id) => ({ name: id, tenant_id: "acme", type: "agent" as const, id })),
   { name: "maria.lopez", tenant_id: "acme", type: "human", id: "maria.lopez", roles: ["campaign_approver"] },
 ];
 
@@ -219,6 +219,55 @@ describe("the adapter on the campaign pack (approvals)", () => {
       .addEdge("copywriter", END)
       .compile({ checkpointer: new MemorySaver() });
   }
+
+  // Every agent of the production stage has a node: the approval hands the copywriter and
+  // the visual prompt agent their work at once, two branches side by side.
+  function branchesGraph(workflow: Workflow, script: Record<string, string[]>, seen: AgentInput[]) {
+    const play = (node: string) => async (input: AgentInput) => {
+      seen.push(input);
+      await new Promise((resolve) => setTimeout(resolve, node === "copywriter" ? 0 : 50)); // the copy decides first
+      return ask(script[node]![input.attempt - 1]!);
+    };
+    const agents = ["research_agent", "qa_agent", "strategy_agent", "copywriter", "visual_prompt_agent"] as const;
+    const route = handoffRouter({ nodes: Object.fromEntries(agents.map((a) => [a, a])), human: "human" });
+    let graph = new StateGraph(HandoffState)
+      .addNode("intake", governedNode(workflow, "intake", play("intake"), { agent: "orchestrator" }))
+      .addNode("human", humanGate(workflow))
+      .addEdge(START, "intake")
+      .addConditionalEdges("intake", route)
+      .addConditionalEdges("human", route);
+    for (const a of agents) graph = graph.addNode(a, governedNode(workflow, a, play(a))).addConditionalEdges(a, route) as unknown as typeof graph;
+    return graph.compile({ checkpointer: new MemorySaver() });
+  }
+
+  it("runs the copy and visual branches side by side after the approval that names both, then QA once", async () => {
+    const workflow = campaignWorkflow("branches");
+    const seen: AgentInput[] = [];
+    const script = {
+      intake: ["c01-01"], research_agent: ["c01-02"], qa_agent: ["c01-03", "c01-08"], strategy_agent: ["c01-04"],
+      copywriter: ["c01-06"], visual_prompt_agent: ["c01-07"],
+    };
+    const graph = branchesGraph(workflow, script, seen);
+    const config = { configurable: { thread_id: workflow.id } };
+    await graph.invoke({}, config);
+    const state = await graph.invoke(new Command({ resume: ask("c01-05") }), config);
+
+    const approval = state.steps.find((s) => s.node === "human")!;
+    const log = (await workflow.reader.log("acme", workflow.id)).entries;
+    const approved = log.find((e) => e.decision.decision_id === approval.decision_id)!.decision;
+    // Both start from what the approval handed them, in the same step of the graph.
+    for (const agent of ["copywriter", "visual_prompt_agent"]) {
+      const inputs = seen.filter((i) => i.agent === agent);
+      assert.equal(inputs.length, 1, `${agent} ran ${inputs.length} times`);
+      assert.equal(inputs[0]?.text, untrusted(approved, agent));
+    }
+    assert.deepEqual(state.steps.slice(-3).map((s) => `${s.node}:${s.outcome}`), ["copywriter:allow", "visual_prompt_agent:allow", "qa_agent:await_human"]);
+    const [prompt] = await prompts(graph, config);
+    assert.equal(prompt?.decision.state_version, 8);
+    assert.equal(log.length, 8);
+    assert.equal((await workflow.state()).status, "HUMAN_APPROVAL");
+    assert.equal((await workflow.reader.verify("acme")).ok, true);
+  });
 
   function campaignWorkflow(name: string): Workflow {
     return new Workflow({

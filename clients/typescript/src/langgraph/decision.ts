@@ -29,16 +29,30 @@ export function stepOf(node: string, id: string, actor: string, ask: Ask, d: Dec
   };
 }
 
-/** What a node writes into the graph state once the service decided its requests. */
-export function decided(node: string, attempt: number, d: Decision, steps: Step[]): HandoffUpdate {
-  const next = (d.next ?? []).flatMap((n) => (n.agent ? [n.agent] : []));
+/** The agents a decision hands new work to: those its `next` names (else, for a revise,
+ * the producers it returns work to), except an agent still at work on what an earlier decision handed it
+ * (the other branch of work run side by side). */
+export function handsTo(d: Decision, working: Record<string, number | null>): string[] {
+  const named = (d.next ?? []).flatMap((n) => (n.agent ? [n.agent] : []));
+  const producers = d.outcome === "revise" ? (d.revise ?? []).flatMap((r) => (r.producer ? [r.producer] : [])) : [];
+  return [...new Set(named.length ? named : producers)].filter((agent) => working[agent] == null);
+}
+
+/** What a node writes into the graph state once the service decided its requests.
+ * working is the state's, before the node's request: agent is the node's agent, whose
+ * work the request answered. */
+export function decided(node: string, attempt: number, d: Decision, steps: Step[], working: Record<string, number | null> = {}, agent?: string): HandoffUpdate {
+  const done = agent === undefined ? {} : { [agent]: null };
+  const to = handsTo(d, { ...working, ...done });
   return {
     decision: d,
     from: node,
-    // Each next agent's input: its task and context package, every value marked untrusted.
-    inbox: Object.fromEntries(next.map((agent) => [agent, untrusted(d, agent)])),
+    handed: Object.fromEntries(to.map((a) => [a, d])),
+    working: { ...done, ...Object.fromEntries(to.map((a) => [a, d.state_version ?? 0])) },
+    // Each agent's input: its task and context package, every value marked untrusted.
+    inbox: Object.fromEntries(to.map((a) => [a, untrusted(d, a)])),
     revise: d.outcome === "revise" ? (d.revise ?? []) : [],
-    blocked: d.outcome === "block" || d.outcome === "fail" ? d.reasons : [],
+    ...(d.outcome === "block" || d.outcome === "fail" ? { blocked: d.reasons } : {}),
     attempts: { [node]: attempt },
     steps,
   };

@@ -47,7 +47,7 @@ export function humanGate(workflow: Workflow, name = "human"): (state: HandoffSt
     if (past) {
       const request = past.request as { actor: { id: string }; kind: string };
       const step = stepOf(name, past.decision.request_id, request.actor.id, { kind: request.kind, fields: {} }, past.decision);
-      return { ...decided(name, attempt, past.decision, [step]), refused: null };
+      return { ...decided(name, attempt, past.decision, [step], state.working), refused: null };
     }
     const prompt: HumanPrompt = {
       workflow_id: workflow.id,
@@ -61,8 +61,8 @@ export function humanGate(workflow: Workflow, name = "human"): (state: HandoffSt
     const id = `${prefix}${tried + 1}`;
     const d = await workflow.submit(answer.actor, answer.kind, answer.fields, id);
     const steps = [stepOf(name, id, answer.actor, answer, d)];
-    if (d.outcome === "block") return { ...decided(name, attempt, gate, steps), refused: d }; // the gate still waits
-    return { ...decided(name, attempt, d, steps), refused: null };
+    if (d.outcome === "block") return { ...decided(name, attempt, gate, steps, state.working), refused: d }; // the gate still waits
+    return { ...decided(name, attempt, d, steps, state.working), refused: null };
   };
 }
 

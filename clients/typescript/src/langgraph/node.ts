@@ -40,18 +40,20 @@ export function governedNode(
   const agent = options.agent ?? name;
   return async (state) => {
     const attempt = (state.attempts[name] ?? 0) + 1;
-    const d = state.decision;
+    // The decision that handed this agent its work, not the latest: a branch beside this
+    // one may have decided since.
+    const d = state.handed[agent] ?? state.decision;
     const ask = await act({
       agent,
       task: d?.next?.find((n) => n.agent === agent)?.task,
       text: state.inbox[agent] ?? "",
       context: d ? contextFor(d, agent) : undefined,
-      revise: state.revise,
+      revise: d?.outcome === "revise" ? (d.revise ?? []) : [],
       attempt,
     });
     const actor = ask.actor ?? agent;
     const id = requestId(workflow, name, attempt);
     const decision = await workflow.submitOnce(actor, ask.kind, id, () => ask.fields);
-    return decided(name, attempt, decision, [stepOf(name, id, actor, ask, decision)]);
+    return decided(name, attempt, decision, [stepOf(name, id, actor, ask, decision)], state.working, agent);
   };
 }

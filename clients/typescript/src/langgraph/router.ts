@@ -15,8 +15,11 @@ export interface RouterOptions {
 
 /**
  * A conditional edge that follows the latest decision:
- * allow → the nodes of the agents its `next` names (END when none);
+ * allow → the nodes of the agents its `next` names (`done` when none);
  * revise → the agents `next` names, else each revise[].producer, with the defects in state;
+ * an agent named while still at work on an earlier decision's task (branches run side
+ *   by side: campaign copy ∥ visual) is not sent again; a branch whose decision names only
+ *   such agents ends (END), the other branch going on;
  * await_human → the human node (END when there is none);
  * retry → the node that sent the request, for its next attempt, once the retry's
  *   delay_ms after the decision has passed (the service refuses an early retry:
@@ -30,17 +33,19 @@ export function handoffRouter(options: RouterOptions): (state: HandoffStateType,
   return async (state, config) => {
     const d = state.decision;
     if (!d) return END;
-    const next = (d.next ?? []).map((n) => nodeOf(n.agent, n.task));
+    // The agents this decision handed new work to (handed names it): one named while at
+    // work on an earlier decision's task (a branch beside this one) is not sent again.
+    const handed = Object.entries(state.handed).flatMap(([agent, by]) => (by.decision_id === d.decision_id ? [agent] : []));
+    const to = unique(handed.map((agent) => nodeOf(agent, d.next?.find((n) => n.agent === agent)?.task)));
     switch (d.outcome) {
       case "allow": {
-        const to = unique(next);
-        return to.length ? to : (options.done ?? END);
+        if (to.length) return to;
+        // Every agent it names is at work on a branch beside this one: this branch ends.
+        const besideOnly = (d.next ?? []).length > 0 && handed.length === 0;
+        return besideOnly ? END : (options.done ?? END);
       }
-      case "revise": {
-        const to = unique(next);
-        const producers = unique((d.revise ?? []).map((r) => nodeOf(r.producer)));
-        return to.length ? to : producers.length ? producers : END;
-      }
+      case "revise":
+        return to.length ? to : END;
       case "await_human":
         return options.human ?? END;
       case "retry": {

@@ -15,9 +15,9 @@ export function startNode(
   fields: Record<string, unknown> | (() => Record<string, unknown> | Promise<Record<string, unknown>>),
   name = "start",
 ): (state: HandoffStateType) => Promise<HandoffUpdate> {
-  return async () => {
+  return async (state) => {
     const id = requestId(workflow, name, 1);
     const d = await workflow.submitOnce(actor, "start", id, async () => ({ pack: workflow.pack, ...(typeof fields === "function" ? await fields() : fields) }));
-    return decided(name, 1, d, [stepOf(name, id, actor, { kind: "start", fields: {} }, d)]);
+    return decided(name, 1, d, [stepOf(name, id, actor, { kind: "start", fields: {} }, d)], state.working);
   };
 }
