@@ -101,6 +101,7 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/openapi.json", true, h.openapi},
 		{"POST", "/v1/requests", false, h.submit},
 		{"POST", "/v1/evaluate", false, h.evaluate},
+		{"GET", "/v1/whoami", false, h.whoami},
 		{"GET", "/v1/tenants/{tenant}/workflows", false, h.workflows},
 		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}", false, ofTenant(h.state)},
 		{"GET", "/v1/tenants/{tenant}/workflows/{workflow}/log", false, ofTenant(h.history)},

@@ -35,6 +35,11 @@ func TestClient(t *testing.T) {
 	c := client.New(srv.URL, "tok-host", nil)
 	defer c.Close()
 
+	me, err := c.WhoAmI(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "acme", me.Tenant)
+	assert.Equal(t, [2]string{"system", "orchestrator"}, [2]string{me.Actor.Type, me.Actor.ID})
+
 	d, err := c.Submit(ctx, []byte(start))
 	require.NoError(t, err)
 	assert.Equal(t, engine.Allow, d.Outcome)

@@ -114,8 +114,20 @@ func TestSurface(t *testing.T) {
 	structured(t, tpl, &filled)
 	assert.Equal(t, wf, filled.Request["workflow_id"])
 	assert.Equal(t, "acme", filled.Request["tenant_id"])
-
+	// The envelope names the session's own principal, the only one its token may send as.
 	research := h.session(t, "acme/agent/research_agent")
+	own := call(t, research, "template", map[string]any{"pack": "campaign", "kind": "handoff", "workflow_id": wf})
+	structured(t, own, &filled)
+	assert.Equal(t, map[string]any{"type": "agent", "id": "research_agent"}, filled.Request["actor"])
+	bare := call(t, research, "template", map[string]any{"pack": "campaign", "kind": "handoff"})
+	var skeleton struct {
+		Request map[string]any `json:"request"`
+	}
+	structured(t, bare, &skeleton)
+	assert.Equal(t, "acme", skeleton.Request["tenant_id"])
+	assert.Equal(t, map[string]any{"type": "agent", "id": "research_agent"}, skeleton.Request["actor"])
+	assert.Contains(t, research.InitializeResult().Instructions, `You act as agent "research_agent" of tenant "acme"`)
+
 	body, err = p.Render(ctx, sc.Steps[1].Request)
 	require.NoError(t, err)
 	handoff := decode(t, body)

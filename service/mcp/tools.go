@@ -86,9 +86,7 @@ func (s *server) next(ctx context.Context, _ *sdk.CallToolRequest, in NextInput)
 	} else {
 		tenant := in.TenantID
 		if tenant == "" {
-			if tenant, err = s.ownTenant(ctx, in.WorkflowID); err != nil {
-				return s.failure(err)
-			}
+			tenant = s.me.Tenant
 		}
 		w, err = s.c.Next(ctx, tenant, in.WorkflowID, at)
 	}
@@ -118,13 +116,18 @@ func (s *server) template(ctx context.Context, _ *sdk.CallToolRequest, in Templa
 		if err != nil {
 			return s.failure(err)
 		}
-		return answer(fmt.Sprintf("The skeleton of a %s request of pack %s: replace every placeholder, then validate and submit it.", in.Kind, in.Pack),
-			map[string]any{"request": raw})
+		var request map[string]any
+		if err := json.Unmarshal(raw, &request); err != nil {
+			return nil, nil, fmt.Errorf("the service's template of %s %s: %w", in.Pack, in.Kind, err)
+		}
+		return answer(fmt.Sprintf("The skeleton of a %s request of pack %s, its tenant and actor yours: replace every placeholder, then validate and submit it.", in.Kind, in.Pack),
+			map[string]any{"request": s.addressed(request)})
 	}
 	f, err := s.c.FillTemplate(ctx, in.Pack, in.Kind, in.WorkflowID, opts)
 	if err != nil {
 		return s.failure(err)
 	}
+	f.Request = s.addressed(f.Request)
 	head := fmt.Sprintf("A %s request of pack %s filled for workflow %s: replace the placeholders left, then validate and submit it.", in.Kind, in.Pack, in.WorkflowID)
 	if len(f.Unresolved) > 0 {
 		head += " Not recorded yet, so left as written: " + strings.Join(f.Unresolved, ", ") + "."
@@ -143,10 +146,7 @@ func (s *server) submit(ctx context.Context, _ *sdk.CallToolRequest, in RequestI
 func (s *server) state(ctx context.Context, _ *sdk.CallToolRequest, in StateInput) (*sdk.CallToolResult, any, error) {
 	tenant := in.TenantID
 	if tenant == "" {
-		var err error
-		if tenant, err = s.ownTenant(ctx, in.WorkflowID); err != nil {
-			return s.failure(err)
-		}
+		tenant = s.me.Tenant
 	}
 	st, err := s.c.State(ctx, tenant, in.WorkflowID)
 	if err != nil {
@@ -199,18 +199,18 @@ func answer(head string, v any) (*sdk.CallToolResult, any, error) {
 		json.RawMessage(b), nil
 }
 
-// ownTenant returns the principal's tenant: the tenant of a workflow the service finds in
-// it (a principal reads its own tenant's workflows).
-func (s *server) ownTenant(ctx context.Context, workflow string) (string, error) {
-	s.tenantMu.Lock()
-	defer s.tenantMu.Unlock()
-	if s.tenant != "" {
-		return s.tenant, nil
+// addressed fills a skeleton's tenant_id and actor with the principal's own, the only
+// ones the service accepts from its token.
+func (s *server) addressed(request map[string]any) map[string]any {
+	if _, ok := request["tenant_id"]; ok {
+		request["tenant_id"] = s.me.Tenant
 	}
-	w, err := s.c.OwnNext(ctx, workflow)
-	if err != nil {
-		return "", err
+	if _, ok := request["actor"]; ok {
+		actor := map[string]any{"type": s.me.Actor.Type, "id": s.me.Actor.ID}
+		if len(s.me.Actor.Roles) > 0 {
+			actor["roles"] = s.me.Actor.Roles
+		}
+		request["actor"] = actor
 	}
-	s.tenant = w.TenantID
-	return s.tenant, nil
+	return request
 }

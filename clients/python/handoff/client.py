@@ -118,6 +118,11 @@ class Handoff:
         """Recomputes the tenant's hash chains (or one workflow's)."""
         return self._call("GET", f"/v1/tenants/{_seg(tenant)}/verify", query={"workflow": workflow} if workflow else None)
 
+    def whoami(self):
+        """The principal of the client's token: the tenant_id and actor (type, id,
+        roles) every request it sends must name."""
+        return self._call("GET", "/v1/whoami")
+
     # Packs.
 
     def packs(self):

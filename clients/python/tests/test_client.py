@@ -154,6 +154,8 @@ class Reads(unittest.TestCase):
 
     def test_packs_contract_decision_explain_and_a_dry_run(self):
         client = server.client("orchestrator")
+        me = client.whoami()
+        self.assertEqual((me["tenant_id"], me["actor"]["type"], me["actor"]["id"]), ("acme", "system", "orchestrator"))
         self.assertIn("campaign", json.dumps(client.packs()))
         self.assertTrue(client.contract("campaign"))
         wf = fresh("wf-reads")

@@ -8,6 +8,7 @@ import type {
   FilledTemplate,
   PackSchemas,
   PackSchemasAnswer,
+  Principal,
   Request,
   RequestTemplate,
   ServiceError,
@@ -109,6 +110,12 @@ export class HandoffClient {
   async evaluate(request: Request, options?: CallOptions): Promise<Decision> {
     requireRequestId(request);
     return this.#call<Decision>("POST", "/v1/evaluate", request, options);
+  }
+
+  /** The principal of the client's token: the tenant and actor (type, id, roles) every
+   * request it sends must name (IDENTITY_MISMATCH otherwise). */
+  whoami(options?: CallOptions): Promise<Principal> {
+    return this.#call<Principal>("GET", "/v1/whoami", undefined, options);
   }
 
   /** The recorded state of one workflow: status, version, artifacts. */

@@ -30,6 +30,8 @@ export type ContractArtifact = Schemas["ContractArtifact"];
 export type PackSchemas = Schemas["PackSchemas"];
 export type PackSchemasAnswer = Schemas["PackSchemasAnswer"];
 export type ServiceError = Schemas["Error"];
+/** The principal a token names: the tenant and actor its requests must name. */
+export type Principal = Schemas["Principal"];
 /** What a workflow waits for: who may act, what each may send and cite (handoffctl next -o json). */
 export type Waiting = Schemas["Waiting"];
 export type Party = Schemas["Party"];

@@ -60,6 +60,9 @@ describe("answers", () => {
     assert.equal((await host.verify("acme")).ok, true);
     assert.equal((await host.health()).status, "ok");
     assert.equal((await host.ready()).status, "ready");
+    const me = await host.whoami();
+    assert.equal(me.tenant_id, "acme");
+    assert.equal(me.actor.type, "system");
   });
 
   test("an id holding '/', ':', '@' and '.' reaches every route as one path segment", async () => {

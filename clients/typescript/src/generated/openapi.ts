@@ -404,6 +404,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * the principal the bearer token names
+         * @description What a host needs to fill the envelope of its requests: the tenant and the actor (type, id, roles) the service checks every request of this token against (IDENTITY_MISMATCH otherwise), whether it is an admin, and when the token expires.
+         */
+        get: operations["whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workflows/{workflow}/next": {
         parameters: {
             query?: never;
@@ -873,6 +893,26 @@ export interface components {
              * @enum {string}
              */
             type: "agent" | "human" | "system";
+        };
+        Principal: {
+            /** @description the actor every request of this token must name */
+            actor: {
+                id: string;
+                roles?: string[];
+                /** @enum {string} */
+                type: "agent" | "human" | "system";
+            };
+            /** @description reads every tenant; never submits for another tenant or actor */
+            admin: boolean;
+            /**
+             * Format: date-time
+             * @description when the token stops being accepted; absent when it does not expire
+             */
+            expires_at?: string;
+            /** @description the principal's name in the server's principals file (logs and metrics) */
+            name: string;
+            /** @description the tenant every request of this token must name */
+            tenant_id: string;
         };
         /** @description #Reason is one cause of a decision, produced by a policy rule whose METADATA carries code. */
         Reason: {
@@ -2509,6 +2549,35 @@ export interface operations {
             };
             /** @description STORE_UNAVAILABLE: the store cannot be reached, or STORE_BUSY: its database is busy; nothing was read or recorded: try again once it is back. STORE_READ_ONLY: the store takes no writes */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    whoami: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the token's principal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Principal"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
