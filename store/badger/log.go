@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/ristretto/v2/z"
 
 	"github.com/handoff-dev/handoff/store"
 	"github.com/handoff-dev/handoff/store/internal/chain"
@@ -105,6 +106,12 @@ func Open(ctx context.Context, opts store.Options) (*Log, error) {
 		owner, _ = liveLockOwner(opts.Dir)
 	}
 	db, err := badger.Open(bo)
+	if emptyValueLog(err) && !bo.ReadOnly {
+		// A process killed between creating its next value log file and writing the
+		// file's header left it empty. Badger writes the header while it fails to open
+		// such a file, under the directory's lock: the second open finds it whole.
+		db, err = badger.Open(bo)
+	}
 	if err != nil {
 		if isLockError(err) {
 			return nil, fmt.Errorf("%w: %s is in use by another process", store.ErrLocked, opts.Dir)
@@ -230,4 +237,10 @@ func unwrapCallback(op string, err error) error {
 		return cb.Err
 	}
 	return wrap(op, err)
+}
+
+// emptyValueLog reports whether Open failed on a value log file of zero bytes. Badger
+// flattens the error to text, its own sentinel's last.
+func emptyValueLog(err error) bool {
+	return err != nil && strings.Contains(err.Error(), ".vlog") && strings.HasSuffix(err.Error(), "err: "+z.NewFile.Error())
 }
