@@ -146,6 +146,7 @@ func TestStoreOutageOnEveryRoute(t *testing.T) {
 		"GET /v1/tenants/{tenant}/workflows/{workflow}/next": {http.StatusServiceUnavailable, unavailable},
 		"GET /v1/workflows/{workflow}/next":                  {http.StatusServiceUnavailable, unavailable},
 		"GET /v1/reasons":                                    {http.StatusOK, ""},
+		"GET /v1/whoami":                                     {http.StatusOK, ""}, // the principals file alone
 	}
 	params := strings.NewReplacer("{tenant}", "acme", "{workflow}", "wf-api", "{id}", id, "{pack}", "campaign", "{kind}", "handoff")
 
