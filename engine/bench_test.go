@@ -49,7 +49,7 @@ func benchRequest(b testing.TB) (*Engine, []byte) {
 
 // routed returns the last request decoded, with what the store knows of it.
 func routed(b *testing.B, e *Engine, body []byte) pipeline.Input {
-	in, _, _, err := e.input(context.Background(), body, e.opts.Clock(), nil)
+	in, _, _, err := e.input(context.Background(), e.Decider(), body, e.opts.Clock(), nil)
 	require.NoError(b, err)
 	require.NotNil(b, in.State)
 	return in
@@ -58,17 +58,17 @@ func routed(b *testing.B, e *Engine, body []byte) pipeline.Input {
 func BenchmarkDecode(b *testing.B) {
 	e, body := benchRequest(b)
 	for b.Loop() {
-		e.decider.p.Decode(body, nil)
+		e.Decider().p.Decode(body, nil)
 	}
 }
 
 func BenchmarkStateRead(b *testing.B) {
 	e, body := benchRequest(b)
-	req := e.decider.p.Decode(body, nil)
+	req := e.Decider().p.Decode(body, nil)
 	ctx := context.Background()
 	for b.Loop() {
 		var in pipeline.Input
-		if err := e.route(ctx, req, &in); err != nil {
+		if err := e.route(ctx, e.Decider(), req, &in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -80,7 +80,7 @@ func BenchmarkValidate(b *testing.B) {
 	var errs []ValidationError
 	for b.Loop() {
 		var err error
-		if errs, err = e.decider.p.Validate(in); err != nil {
+		if errs, err = e.Decider().p.Validate(in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -92,7 +92,7 @@ func BenchmarkInput(b *testing.B) {
 	e, body := benchRequest(b)
 	in := routed(b, e, body)
 	for b.Loop() {
-		if _, _, err := e.decider.p.PolicyInput(in); err != nil {
+		if _, _, err := e.Decider().p.PolicyInput(in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -100,9 +100,9 @@ func BenchmarkInput(b *testing.B) {
 
 // policyInput is the input document the last request is evaluated on, and its query.
 func policyInput(b *testing.B, e *Engine, body []byte) (rego.PreparedEvalQuery, ast.Value) {
-	entrypoint, v, err := e.decider.p.PolicyInput(routed(b, e, body))
+	entrypoint, v, err := e.Decider().p.PolicyInput(routed(b, e, body))
 	require.NoError(b, err)
-	q, err := e.decider.policies.Query(context.Background(), entrypoint)
+	q, err := e.Decider().policies.Query(context.Background(), entrypoint)
 	require.NoError(b, err)
 	return q, v
 }
@@ -127,7 +127,7 @@ func BenchmarkCheckResult(b *testing.B) {
 	require.NoError(b, err)
 	v := rs[0].Expressions[0].Value
 	for b.Loop() {
-		if _, err := e.decider.p.CheckResult(v); err != nil {
+		if _, err := e.Decider().p.CheckResult(v); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -137,11 +137,11 @@ func BenchmarkCheckResult(b *testing.B) {
 func BenchmarkFold(b *testing.B) {
 	e, body := benchRequest(b)
 	in := routed(b, e, body)
-	res, err := e.decider.p.Decide(context.Background(), in)
+	res, err := e.Decider().p.Decide(context.Background(), in)
 	require.NoError(b, err)
 	d, next := res.Decision, res.Next
 	require.NotNil(b, next, "%+v", d.Reasons)
-	pc, err := e.decider.contracts.Pack(in.State.Pack)
+	pc, err := e.Decider().contracts.Pack(in.State.Pack)
 	require.NoError(b, err)
 	now := pipeline.FormatTime(in.Now)
 	for b.Loop() {

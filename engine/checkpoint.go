@@ -27,7 +27,7 @@ var ErrCheckpointSignature = governance.ErrCheckpointSignature
 // Heads returns the head of every workflow chain and every non-empty audit stream, sorted
 // by tenant, then workflow (a tenant's audit stream, workflow "", first), from one view
 // of the store.
-func (e *Engine) Heads(ctx context.Context) ([]ChainHead, error) { return e.ledger.Heads(ctx) }
+func (e *Engine) Heads(ctx context.Context) ([]ChainHead, error) { return e.ledger().Heads(ctx) }
 
 // NewCheckpoint signs heads with key at time now (governance.NewCheckpoint).
 func NewCheckpoint(heads []ChainHead, now time.Time, key ed25519.PrivateKey) (*Checkpoint, error) {
@@ -42,5 +42,5 @@ func MerkleRoot(heads []ChainHead) (string, error) { return governance.MerkleRoo
 // checkpoint's signature is not checked here (Checkpoint.Verify). See
 // governance.Ledger.CheckCheckpoint.
 func (e *Engine) CheckCheckpoint(ctx context.Context, cp *Checkpoint) ([]CheckpointFinding, error) {
-	return e.ledger.CheckCheckpoint(ctx, cp)
+	return e.ledger().CheckCheckpoint(ctx, cp)
 }

@@ -17,7 +17,7 @@ func TestDecideIsTheEnginesDecision(t *testing.T) {
 	ctx := context.Background()
 	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	e := openToy(t, toyAllow)
-	dc := e.decider
+	dc := e.Decider()
 
 	start, next, err := dc.Decide(ctx, Input{Request: []byte(toyStart), Now: at, DecisionID: "d-1"})
 	require.NoError(t, err)
@@ -47,7 +47,7 @@ func TestDecideIsTheEnginesDecision(t *testing.T) {
 // A request is decided only on the state of its own tenant and workflow.
 func TestDecideChecksTheStateItIsGiven(t *testing.T) {
 	ctx := context.Background()
-	dc := openToy(t, toyAllow).decider
+	dc := openToy(t, toyAllow).Decider()
 	_, st, err := dc.Decide(ctx, Input{Request: []byte(toyStart), Now: time.Now()})
 	require.NoError(t, err)
 	for name, tc := range map[string]struct {
@@ -88,7 +88,7 @@ func assertSameJSON(t *testing.T, want, got any, msg string) {
 
 // Validate lists a request's contract errors without asking the policy.
 func TestValidateListsContractErrors(t *testing.T) {
-	dc := openToy(t, toyAllow).decider
+	dc := openToy(t, toyAllow).Decider()
 	_, st, err := dc.Decide(context.Background(), Input{Request: []byte(toyStart), Now: time.Now()})
 	require.NoError(t, err)
 	errs, err := dc.Validate([]byte(toyHandoff("r-1", 1, "")), st)

@@ -19,5 +19,5 @@ type BundleInfo = handoff.BundleInfo
 // workflow decision with the state before it, the fields a pack lists as sensitive
 // removed. See governance.Ledger.DecisionLog.
 func (e *Engine) DecisionLog(ctx context.Context, opts DecisionLogOptions, fn func(DecisionLogEvent) error) error {
-	return e.ledger.DecisionLog(ctx, opts, fn)
+	return e.ledger().DecisionLog(ctx, opts, fn)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -89,11 +90,11 @@ type Options struct {
 // Engine holds a Decider and a store: it decides requests against the bundle and records
 // them in the log. All methods are safe for concurrent use.
 type Engine struct {
-	decider *Decider
-	opts    Options
-	log     store.Log
-	// ledger replays, explains and verifies the log with the decider's bundle.
-	ledger *governance.Ledger
+	// live is the bundle deciding now, swapped whole by SwapDecider: a decision loads
+	// it once and is made by one bundle from its first stage to its last.
+	live   atomic.Pointer[liveBundle]
+	opts   Options
+	log    store.Log
 	logger *slog.Logger
 	// slots bounds the decisions being made at once (decode to decision, not the
 	// recording): the work is CPU-bound, so more in flight than a few per core only
@@ -108,10 +109,29 @@ type Engine struct {
 
 var _ handoff.Service = (*Engine)(nil)
 
-// Decider is the compiled bundle the engine decides with: its packs, contract tables,
-// reason codes, what a workflow waits for and request templates. It is safe for
-// concurrent use and lives as long as the engine.
-func (e *Engine) Decider() *Decider { return e.decider }
+// liveBundle is a decider and the ledger that replays, explains and verifies the log
+// with its bundle.
+type liveBundle struct {
+	decider *Decider
+	ledger  *governance.Ledger
+}
+
+// Decider is the compiled bundle the engine decides with now: its packs, contract
+// tables, reason codes, what a workflow waits for and request templates. It is safe for
+// concurrent use. A caller that asks it several things about one request keeps the one
+// it got: SwapDecider may replace it between two calls.
+func (e *Engine) Decider() *Decider { return e.live.Load().decider }
+
+// ledger is the live bundle's ledger.
+func (e *Engine) ledger() *governance.Ledger { return e.live.Load().ledger }
+
+// SwapDecider makes d the bundle of every decision that starts from now on and returns
+// the one it replaces. Decisions in flight finish with the bundle they started with, and
+// record its digest; none is decided by a mix of the two. d must have been compiled for
+// this engine's kind of store as any other (NewDecider); it is not closed by the engine.
+func (e *Engine) SwapDecider(d *Decider) (old *Decider) {
+	return e.live.Swap(&liveBundle{decider: d, ledger: governance.New(e.log, d.p)}).decider
+}
 
 // Open compiles the bundle once and opens the store. It fails when a contract or policy
 // does not compile, or when another process holds the store
@@ -147,9 +167,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.decider = opts.Decider
-	if e.decider == nil {
-		e.decider, err = NewDecider(ctx, DeciderOptions{Bundle: opts.Bundle, EvalTimeout: opts.EvalTimeout, Limits: opts.Limits, LazyPolicies: opts.LazyPolicies, FoldConstants: opts.FoldConstants, Warm: opts.Warm})
+	dc := opts.Decider
+	if dc == nil {
+		dc, err = NewDecider(ctx, DeciderOptions{Bundle: opts.Bundle, EvalTimeout: opts.EvalTimeout, Limits: opts.Limits, LazyPolicies: opts.LazyPolicies, FoldConstants: opts.FoldConstants, Warm: opts.Warm})
 		if err != nil {
 			return nil, errors.Join(err, l.Close())
 		}
@@ -160,7 +180,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		}
 	}
 	e.log = l
-	e.ledger = governance.New(l, e.decider.p)
+	e.live.Store(&liveBundle{decider: dc, ledger: governance.New(l, dc.p)})
 	return e, nil
 }
 

@@ -49,7 +49,7 @@ func TestSubmitRecordsAndFoldsState(t *testing.T) {
 	assert.Equal(t, uint64(1), d.StateVersion)
 	assert.True(t, d.Recorded)
 	assert.Equal(t, "data.handoff.toy.decision", d.Policy.Entrypoint)
-	assert.Equal(t, e.decider.BundleDigest(), d.Policy.BundleDigest)
+	assert.Equal(t, e.Decider().BundleDigest(), d.Policy.BundleDigest)
 
 	d = submit(t, e, toyHandoff("r-h1", 1, ""))
 	require.Equal(t, Allow, d.Outcome, "%+v", d.Reasons)
@@ -240,10 +240,10 @@ func TestTheCUETablesAreInForce(t *testing.T) {
 	e, err := Open(context.Background(), Options{InMemory: true, Bundle: &b})
 	require.NoError(t, err)
 	defer e.Close()
-	tables, ok := e.decider.Tables("toy")
+	tables, ok := e.Decider().Tables("toy")
 	require.True(t, ok)
 	assert.Contains(t, tables, "agents", "the tables in force are CUE's, not the stale copy")
-	data, err := storage.ReadOne(context.Background(), e.decider.policies.Store(), storage.MustParsePath("/handoff/toy/contract"))
+	data, err := storage.ReadOne(context.Background(), e.Decider().policies.Store(), storage.MustParsePath("/handoff/toy/contract"))
 	require.NoError(t, err)
 	table, err := ast.JSON(data.(ast.Value))
 	require.NoError(t, err)
@@ -305,7 +305,7 @@ func TestStoreLockedIsTyped(t *testing.T) {
 func TestReasonsComeFromMetadata(t *testing.T) {
 	e := openToy(t, toyAllow)
 	byCode := map[string]ReasonInfo{}
-	for _, r := range e.decider.Reasons() {
+	for _, r := range e.Decider().Reasons() {
 		byCode[r.Code] = r
 	}
 	r, ok := byCode["TENANT_MISMATCH"]

@@ -32,11 +32,11 @@ var ErrDecisionNotFound = handoff.ErrDecisionNotFound
 // decision, which is then explained with the state as it is now (Reproduced says
 // whether that gives the same decision). It is safe for concurrent use.
 func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation, error) {
-	res, prior, _, err := e.decideOnStore(ctx, body, e.opts.Clock(), nil, nil, true, pipeline.WithExplain(), pipeline.WithTimeout(governance.ExplainTimeout(e.decider.p, 0)))
+	res, prior, _, err := e.decideOnStore(ctx, body, e.opts.Clock(), nil, nil, true, pipeline.WithExplain(), pipeline.WithTimeout(governance.ExplainTimeout(e.Decider().p, 0)))
 	if err != nil {
 		return nil, err
 	}
-	return e.ledger.ExplainEvaluated(res, prior), nil
+	return e.ledger().ExplainEvaluated(res, prior), nil
 }
 
 // Explain finds a recorded decision by its id in every tenant's log and explains it,
@@ -44,12 +44,12 @@ func (e *Engine) EvaluateExplain(ctx context.Context, body []byte) (*Explanation
 // fails with ErrDecisionNotFound when no decision has the id. See
 // governance.Ledger.Explain.
 func (e *Engine) Explain(ctx context.Context, decisionID string) (*Explanation, error) {
-	return e.ledger.Explain(ctx, decisionID)
+	return e.ledger().Explain(ctx, decisionID)
 }
 
 // ExplainCandidate explains the decision candidate's bundle makes on the input recorded
 // for a decision, decided again as Replay decides it: the Explanation's Decision is the
 // candidate's, Recorded the one in the log. See governance.Ledger.ExplainCandidate.
 func (e *Engine) ExplainCandidate(ctx context.Context, candidate *Decider, decisionID string) (*Explanation, error) {
-	return e.ledger.ExplainCandidate(ctx, candidate.pipeline(), decisionID)
+	return e.ledger().ExplainCandidate(ctx, candidate.pipeline(), decisionID)
 }

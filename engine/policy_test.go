@@ -86,7 +86,7 @@ func TestLazyContractsFailOnlyTheirPack(t *testing.T) {
 		assert.Contains(t, err.Error(), "broken")
 	}
 	var names []string
-	for _, p := range e.decider.Packs() {
+	for _, p := range e.Decider().Packs() {
 		names = append(names, p.Name)
 	}
 	assert.Equal(t, []string{"toy"}, names, "Packs leaves out a pack that does not compile")

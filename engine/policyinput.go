@@ -27,11 +27,12 @@ func (in PolicyInput) Entrypoint() string { return in.entrypoint }
 // it measures the cost of the policy alone, beside the whole decision. It is safe for
 // concurrent use.
 func (e *Engine) PolicyInput(ctx context.Context, body []byte) (PolicyInput, error) {
-	in, _, _, err := e.input(ctx, body, e.opts.Clock(), nil)
+	dc := e.Decider()
+	in, _, _, err := e.input(ctx, dc, body, e.opts.Clock(), nil)
 	if err != nil {
 		return PolicyInput{}, err
 	}
-	entrypoint, value, err := e.decider.p.PolicyInput(in)
+	entrypoint, value, err := dc.p.PolicyInput(in)
 	if err != nil {
 		return PolicyInput{}, fmt.Errorf("engine: policy input: %w", err)
 	}

@@ -153,5 +153,5 @@ func (e *Engine) decisionAt(ctx context.Context, tenant, workflow string, seq ui
 // read through the decision-id index: nothing is evaluated. It fails with
 // ErrDecisionNotFound when no log holds the id.
 func (e *Engine) Decision(ctx context.Context, id string) (Entry, error) {
-	return e.ledger.Decision(ctx, id)
+	return e.ledger().Decision(ctx, id)
 }

@@ -22,7 +22,7 @@ var ErrReplayDiverged = governance.ErrReplayDiverged
 // with e's bundle, and gives fn each recorded and replayed decision. Nothing is written
 // to either store. See governance.Ledger.Replay.
 func (e *Engine) Replay(ctx context.Context, candidate *Decider, opts ReplayOptions, fn func(ReplayResult) error) error {
-	return e.ledger.Replay(ctx, candidate.pipeline(), opts, fn)
+	return e.ledger().Replay(ctx, candidate.pipeline(), opts, fn)
 }
 
 // pipeline is the candidate's pipeline; nil for no candidate, which the ledger reads as

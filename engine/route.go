@@ -14,9 +14,9 @@ import (
 // a start, whether the workflow id it names is taken; otherwise the workflow's state,
 // read only once the workflow is known to be the request's tenant's. The pipeline routes
 // on these facts.
-func (e *Engine) route(ctx context.Context, req *pipeline.Request, in *pipeline.Input) error {
+func (e *Engine) route(ctx context.Context, dc *Decider, req *pipeline.Request, in *pipeline.Input) error {
 	if req.Kind() == "start" {
-		if e.decider.contracts.HasPack(req.PackName()) && req.Workflow() != "" {
+		if dc.contracts.HasPack(req.PackName()) && req.Workflow() != "" {
 			_, found, err := e.log.Owner(ctx, req.Workflow())
 			if err != nil {
 				return err

@@ -24,30 +24,30 @@ import (
 func (e *Engine) CheckDirectInput(t testing.TB, body []byte, at time.Time) bool {
 	t.Helper()
 	ctx := context.Background()
-	in, prior, _, err := e.input(ctx, body, at, nil)
+	in, prior, _, err := e.input(ctx, e.Decider(), body, at, nil)
 	require.NoError(t, err)
 	if prior != nil {
 		return false
 	}
-	entrypoint, v, err := e.decider.p.PolicyInput(in)
+	entrypoint, v, err := e.Decider().p.PolicyInput(in)
 	require.NoError(t, err)
 	obj := v.(ast.Object)
 	if st := obj.Get(ast.StringTerm("state")); in.State != nil && st.Value.Compare(ast.Null{}) != 0 {
 		requireSameValue(t, valueThroughJSON(t, in.State), st.Value)
 	}
-	errs, err := e.decider.p.Validate(in)
+	errs, err := e.Decider().p.Validate(in)
 	require.NoError(t, err)
 	want, err := ast.InterfaceToValue(map[string]any{"errors": pipeline.ValidationValues(errs)})
 	require.NoError(t, err)
 	requireSameValue(t, want, obj.Get(ast.StringTerm("validation")).Value)
 
-	q, err := e.decider.policies.Query(ctx, entrypoint)
+	q, err := e.Decider().policies.Query(ctx, entrypoint)
 	require.NoError(t, err)
 	rs, err := q.Eval(ctx, rego.EvalParsedInput(v))
 	require.NoError(t, err)
 	require.Len(t, rs, 1)
 	raw := rs[0].Expressions[0].Value
-	got, err := e.decider.p.CheckResult(raw)
+	got, err := e.Decider().p.CheckResult(raw)
 	require.NoError(t, err)
 	wantD, err := decisionThroughJSON(raw)
 	require.NoError(t, err)

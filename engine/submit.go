@@ -56,8 +56,9 @@ func (e *Engine) decideOnStore(ctx context.Context, body []byte, at time.Time, f
 		return nil, nil, false, err
 	}
 	defer e.release()
+	dc := e.Decider()
 	end := st.start(StageDecode)
-	in, prior, keyFree, err := e.input(ctx, body, at, from)
+	in, prior, keyFree, err := e.input(ctx, dc, body, at, from)
 	end()
 	if err != nil || prior != nil && !again {
 		return nil, prior, false, err
@@ -65,7 +66,7 @@ func (e *Engine) decideOnStore(ctx context.Context, body []byte, at time.Time, f
 	if err := failpoint.Eval(ctx, "engine/before-decide"); err != nil {
 		return nil, nil, false, err
 	}
-	res, err = e.decider.p.Decide(ctx, in, append(opts, pipeline.WithStages(st.start))...)
+	res, err = dc.p.Decide(ctx, in, append(opts, pipeline.WithStages(st.start))...)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -79,8 +80,8 @@ func (e *Engine) decideOnStore(ctx context.Context, body []byte, at time.Time, f
 // for its request_id (prior), whether that id was used for another request, and the
 // workflow's owner and state. keyFree says the request_id was looked up and found
 // unrecorded. A request that is not its principal's reads nothing.
-func (e *Engine) input(ctx context.Context, body []byte, at time.Time, from *Principal) (in pipeline.Input, prior *Decision, keyFree bool, err error) {
-	req := e.decider.p.Decode(body, from)
+func (e *Engine) input(ctx context.Context, dc *Decider, body []byte, at time.Time, from *Principal) (in pipeline.Input, prior *Decision, keyFree bool, err error) {
+	req := dc.p.Decode(body, from)
 	in = pipeline.Input{Request: req, Now: at, DecisionID: newDecisionID()}
 	if !req.Trusted() {
 		return in, nil, false, nil
@@ -89,7 +90,7 @@ func (e *Engine) input(ctx context.Context, body []byte, at time.Time, from *Pri
 		return in, nil, false, err
 	}
 	keyFree = req.ID() != "" && !in.Facts.KeyReused
-	err = e.route(ctx, req, &in)
+	err = e.route(ctx, dc, req, &in)
 	return in, prior, keyFree, err
 }
 
