@@ -174,13 +174,14 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, errors.Join(err, l.Close())
 		}
 	}
+	// The bundle first: upgrading an earlier store re-reads its decisions with it.
+	e.live.Store(&liveBundle{decider: dc, ledger: governance.New(l, dc.p)})
 	if b, ok := l.(*badger.Log); ok {
 		if err := e.upgrade(ctx, b); err != nil {
 			return nil, errors.Join(err, l.Close())
 		}
 	}
 	e.log = l
-	e.live.Store(&liveBundle{decider: dc, ledger: governance.New(l, dc.p)})
 	return e, nil
 }
 
