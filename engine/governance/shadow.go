@@ -99,10 +99,10 @@ type ShadowDisagreement struct {
 	RequestID  string `json:"request_id"`
 	RecordedAt string `json:"recorded_at"`
 	// Fields are the decision's fields that differ (ReplayResult.Changed).
-	Fields            []string    `json:"fields"`
-	ValidationChanged bool        `json:"validation_changed"`
-	Live              ShadowSide  `json:"live"`
-	Candidate         ShadowSide  `json:"candidate"`
+	Fields            []string   `json:"fields"`
+	ValidationChanged bool       `json:"validation_changed"`
+	Live              ShadowSide `json:"live"`
+	Candidate         ShadowSide `json:"candidate"`
 }
 
 // ShadowSide is one bundle's decision in a disagreement.
