@@ -13,6 +13,9 @@ type ShadowStats = governance.ShadowStats
 // ShadowDisagreement is governance.ShadowDisagreement: one line of a shadow log.
 type ShadowDisagreement = governance.ShadowDisagreement
 
+// ShadowSide is governance.ShadowSide: one bundle's decision in a disagreement.
+type ShadowSide = governance.ShadowSide
+
 // DisagreementKey is governance.DisagreementKey.
 type DisagreementKey = governance.DisagreementKey
 

@@ -18,9 +18,9 @@ import (
 	"github.com/handoff-dev/handoff/internal/testsize"
 )
 
-// stricterSupport is the shipped bundle with the support pack's classification
-// threshold raised from 0.7 to 0.95, in its CUE source and its exported tables: a
-// classification of confidence 0.93 is then ambiguous and routes to clarification.
+// stricterSupport is the shipped bundle with the support pack's cost budget
+// lowered from 500000 to 5000 micros, in its CUE source and its exported tables: a
+// workflow that spends more is stopped.
 func stricterSupport(t testing.TB) engine.Bundle {
 	t.Helper()
 	b := engine.ShippedBundle()
@@ -40,7 +40,7 @@ func stricterSupport(t testing.TB) engine.Bundle {
 		if p != "support/config.cue" {
 			return data
 		}
-		edited := bytes.Replace(data, []byte("min_classification_confidence: 0.7\n"), []byte("min_classification_confidence: 0.95\n"), 1)
+		edited := bytes.Replace(data, []byte("cost_budget_micros:       500000\n"), []byte("cost_budget_micros:       5000\n"), 1)
 		require.NotEqual(t, data, edited)
 		return edited
 	})
@@ -106,7 +106,7 @@ func TestShadowFindsWhatReplayFinds(t *testing.T) {
 		assert.Equal(t, cand.BundleDigest(), d.Candidate.BundleDigest)
 		return nil
 	}))
-	require.NotEmpty(t, want, "the stricter threshold changes some decision")
+	require.NotEmpty(t, want, "the smaller budget changes some decision")
 	cmpFlip := func(a, b flip) int { return bytes.Compare([]byte(a.id), []byte(b.id)) }
 	slices.SortFunc(want, cmpFlip)
 	slices.SortFunc(got, cmpFlip)
