@@ -82,7 +82,7 @@ func startShadow(ctx context.Context, c *cli, e *engine.Engine, opts *service.Op
 
 var shadowCmd = &command{
 	name:  "shadow",
-	args:  "report [--from FILE]",
+	args:  "report [--from FILE] [--tenant T] [--pack P]",
 	short: "summarise what a shadow bundle would decide otherwise",
 	long: `Shadow report summarises the shadow log of 'handoffctl serve --shadow-bundle DIR': the
 decisions the candidate bundle would make otherwise, each decided again exactly as
