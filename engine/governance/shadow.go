@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/handoff-dev/handoff"
 	"github.com/handoff-dev/handoff/engine/internal/pipeline"
@@ -215,8 +216,16 @@ func (s *Shadow) work() {
 		case <-s.stop:
 			return
 		case d := <-s.queue:
+			began := time.Now()
 			s.decide(d)
 			s.handled.Add(1)
+			// Rest as long as the decision took: the shadow takes at most half a CPU
+			// from the live decisions, and drops what it cannot keep up with.
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(time.Since(began)):
+			}
 		}
 	}
 }
