@@ -204,3 +204,24 @@ func TestShadowReportListsReplaysFlips(t *testing.T) {
 	assert.Regexp(t, `would change: \d+ change outcome`, out)
 	assert.True(t, strings.Contains(out, "-") && strings.Contains(out, "+"), "reasons lost and gained: %s", out)
 }
+
+// TestShadowFlags: the shadow's flags are refused, with what to do, when they cannot be
+// honoured.
+func TestShadowFlags(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db")
+	code, _, stderr := runArgs(t, "--db", db, "serve", "--insecure-dev", "--addr", "127.0.0.1:0", "--shadow-log", filepath.Join(dir, "s.ndjson"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--shadow-log goes with --shadow-bundle")
+	code, _, stderr = runArgs(t, "--db", db, "serve", "--insecure-dev", "--addr", "127.0.0.1:0", "--shadow-bundle", filepath.Join(dir, "nowhere"))
+	assert.NotZero(t, code)
+	assert.Contains(t, stderr, "has no contracts directory")
+	code, _, stderr = runArgs(t, "--db", "postgres://handoff@127.0.0.1:1/none", "shadow", "report")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--from FILE")
+	code, _, stderr = runArgs(t, "--db", db, "shadow", "report")
+	assert.NotZero(t, code, "no log yet")
+	assert.Contains(t, stderr, "--shadow-bundle DIR writes the shadow log")
+	code, _, _ = runArgs(t, "--db", db, "shadow", "summary")
+	assert.Equal(t, exitUsage, code)
+}
