@@ -147,6 +147,10 @@ func TestStoreOutageOnEveryRoute(t *testing.T) {
 		"GET /v1/workflows/{workflow}/next":                  {http.StatusServiceUnavailable, unavailable},
 		"GET /v1/reasons":                                    {http.StatusOK, ""},
 		"GET /v1/whoami":                                     {http.StatusOK, ""}, // the principals file alone
+		// No shadow bundle here, and the store is not read; promote is a host's call.
+		"GET /v1/admin/shadow":               {http.StatusNotFound, "NOT_FOUND"},
+		"GET /v1/admin/shadow/disagreements": {http.StatusNotFound, "NOT_FOUND"},
+		"POST /v1/admin/shadow/promote":      {http.StatusForbidden, "FORBIDDEN"},
 	}
 	params := strings.NewReplacer("{tenant}", "acme", "{workflow}", "wf-api", "{id}", id, "{pack}", "campaign", "{kind}", "handoff")
 

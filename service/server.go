@@ -32,6 +32,9 @@ type Options struct {
 	// Gatherer is served at /metrics when Registerer is set. Default: the registry of
 	// its own.
 	Gatherer prometheus.Gatherer
+	// Shadow, when set, is served to admins at /v1/admin/shadow and to a tenant's admins
+	// on the console. Its metrics are the host's to register (ShadowCollector).
+	Shadow *engine.Shadow
 }
 
 // Handler serves one engine. A request body is bounded by the engine's own limit
@@ -120,6 +123,9 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/packs/{pack}/openapi.json", false, h.packOpenAPI},
 		{"GET", "/v1/packs/{pack}/templates/{kind}", false, h.template},
 		{"GET", "/v1/reasons", false, h.reasons},
+		{"GET", "/v1/admin/shadow", false, h.shadowStatus},
+		{"GET", "/v1/admin/shadow/disagreements", false, h.shadowDisagreements},
+		{"POST", "/v1/admin/shadow/promote", false, h.shadowPromote},
 	}
 }
 
@@ -137,8 +143,10 @@ func (h *Handler) routes() {
 	for _, rt := range h.endpoints() {
 		h.mux.Handle(rt.method+" "+rt.path, h.wrap(rt))
 	}
-	h.mux.Handle("/console/", console.New(h.e, console.Options{Authenticate: h.person, Logger: h.opts.Logger,
-		Unattributed: func(why string) { h.metrics.authRefused.WithLabelValues(why).Inc() }}))
+	con := console.New(h.e, console.Options{Authenticate: h.person, Logger: h.opts.Logger,
+		Unattributed: func(why string) { h.metrics.authRefused.WithLabelValues(why).Inc() }})
+	con.ShowShadow(h.opts.Shadow)
+	h.mux.Handle("/console/", con)
 	h.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, handoff.Error{Status: http.StatusNotFound, Code: handoff.CodeNotFound, Message: "no such endpoint", Hint: "the endpoints are listed at /v1/openapi.json"})
 	})

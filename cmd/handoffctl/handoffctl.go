@@ -53,7 +53,7 @@ func init() {
 		validateCmd, evalCmd, startCmd, submitCmd,
 		stateCmd, logCmd, verifyCmd,
 		reasonsCmd, runCmd, testCmd, benchCmd,
-		replayCmd, diffCmd, explainCmd, keygenCmd, checkpointCmd, decisionsCmd,
+		replayCmd, diffCmd, shadowCmd, explainCmd, keygenCmd, checkpointCmd, decisionsCmd,
 		workflowsCmd, nextCmd, templateCmd, serveCmd, mcpCmd, tokenCmd, backupCmd, restoreCmd, migrateCmd, copyCmd,
 		versionCmd, completionCmd,
 	}

@@ -33,7 +33,7 @@ import (
 
 var serveCmd = &command{
 	name:  "serve",
-	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D] [--pg-max-conns N] [--pg-statement-timeout D] [--webhooks FILE]",
+	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D] [--pg-max-conns N] [--pg-statement-timeout D] [--webhooks FILE] [--shadow-bundle DIR [--shadow-log FILE] [--shadow-queue N]]",
 	short: "serve the engine over HTTP: the /v1 API, health and metrics",
 	long: `Serve runs the engine on the store of --store (created when missing) and serves it over
 HTTP until SIGTERM, SIGINT or SIGHUP, then drains the calls in flight (at most
@@ -111,9 +111,20 @@ recorded are sent again: at least once, each with an id the receiver dedupes by.
 shutdown queued deliveries get at most --shutdown-timeout more. /metrics exports
 handoff_webhook_*. docs/webhooks.md has the event, its signature and how to verify it.
 
+With --shadow-bundle DIR a candidate bundle decides every recorded request again, in
+the background, exactly as 'handoffctl replay' would, never delaying or changing the
+live answer: at most --shadow-queue decisions wait for it (more are dropped and
+counted). Each decision it would make otherwise goes to the shadow log (NDJSON: in a
+Badger store's directory as ` + shadowLogFile + `, or --shadow-log FILE, required
+with PostgreSQL), to /metrics (handoff_shadow_*), to admins at /v1/admin/shadow and to
+a tenant's admins on the console's /console/shadow; POST /v1/admin/shadow/promote makes
+it the live bundle. 'handoffctl shadow report' summarises the log; docs/shadow.md has
+the rest.
+
 With -o json what serve says on standard output is JSON lines (NDJSON), one object per
 event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing"},
-{"event": "webhooks", "endpoints"}, {"event": "shutting_down"}.`,
+{"event": "webhooks", "endpoints"}, {"event": "shadow", "candidate_digest", "log"},
+{"event": "shutting_down"}.`,
 	setup: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT`")
 		principals := fs.String("principals", os.Getenv("HANDOFF_PRINCIPALS"), "the principals `FILE` (default HANDOFF_PRINCIPALS)")
@@ -125,6 +136,9 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 		pgMaxConns := fs.Int("pg-max-conns", 0, "a PostgreSQL store: at most `N` connections (over the URL's pool_max_conns; default at least 8)")
 		pgTimeout := fs.Duration("pg-statement-timeout", 0, "a PostgreSQL store: each statement's deadline `D` (over the URL's statement_timeout; default 10s)")
 		webhooks := fs.String("webhooks", os.Getenv("HANDOFF_WEBHOOKS"), "tell the endpoints of the webhooks `FILE` of gates and escalations (default HANDOFF_WEBHOOKS)")
+		shadowBundle := fs.String("shadow-bundle", "", "decide every request again, in the background, with the candidate bundle `DIR` (see docs/shadow.md)")
+		shadowLog := fs.String("shadow-log", "", "append the shadow's disagreements to `FILE` (default: in a Badger store's directory; required with PostgreSQL)")
+		shadowQueue := fs.Int("shadow-queue", 4096, "at most `N` decisions wait for the shadow bundle; more are dropped and counted")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
 			if len(args) > 0 {
 				return usagef("serve takes no arguments")
@@ -191,6 +205,11 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 				return c.lockedHint(err)
 			}
 			defer closeEngine(e, &err)
+			stopShadow, err := startShadow(ctx, c, e, &opts, shadowServe{bundle: *shadowBundle, log: *shadowLog, queue: *shadowQueue})
+			if err != nil {
+				return err
+			}
+			defer stopShadow()
 			handler := service.New(e, opts)
 			if hooks != nil {
 				stop, err := startWebhooks(ctx, e, c.db.value, hooks, opts, *drain)

@@ -162,15 +162,7 @@ func (l *Ledger) Replay(ctx context.Context, candidate *pipeline.Pipeline, opts 
 		}
 		return fn(res)
 	}
-	plan := replayPlan{since: opts.Since, timeout: ExplainTimeout(candidate, opts.EvalTimeout)}
-	if opts.SkipUnchanged {
-		plan.recordedDigest, plan.unchanged = l.p.Digest(), map[string]bool{}
-		for _, p := range l.p.Contracts().PackNames() {
-			if d := l.p.PackDigest(p); d != "" && d == candidate.PackDigest(p) {
-				plan.unchanged[p] = true
-			}
-		}
-	}
+	plan := l.plan(candidate, opts)
 	jobs := make(chan replayTarget)
 	for range workers {
 		wg.Go(func() {
@@ -206,51 +198,13 @@ func (l *Ledger) Replay(ctx context.Context, candidate *pipeline.Pipeline, opts 
 // workflow id, a reused request_id) are left out: no bundle can change them.
 func (l *Ledger) replayAuditStarts(ctx context.Context, candidate *pipeline.Pipeline, tenant string, plan replayPlan, emit func(ReplayResult) error) error {
 	return l.log.AuditRecords(ctx, tenant, 1, func(rec store.Record) error {
-		if rec.Time.Before(plan.since) || IsConsoleRecord(rec) {
-			return nil // a console event is no decision: nothing to replay
-		}
-		ent, err := pipeline.DecodeRecordedEntry(rec.Payload)
-		if err != nil {
-			return fmt.Errorf("engine: replay: audit record %d of tenant %s: %w", rec.Seq, tenant, err)
-		}
-		recorded, err := pipeline.DecodeDecision(ent.Decision)
-		if err != nil {
-			return err
-		}
-		if recorded.Kind != "start" || recorded.Pack == "" || ent.Request == nil || ent.Request["undecodable"] != nil {
+		if rec.Time.Before(plan.since) {
 			return nil
 		}
-		if ent.Redaction != nil {
-			res := plan.skip(ent, recorded)
-			res.Tenant, res.Workflow, res.Seq, res.Audit = tenant, recorded.WorkflowID, rec.Seq, true
-			return emit(res)
-		}
-		var seed []handoff.ValidationError
-		for _, v := range ent.Validation {
-			switch {
-			case v.Code == "WORKFLOW_EXISTS" || v.Code == "IDEMPOTENCY_KEY_REUSED":
-				return nil // blocked by the engine
-			case v.Code == "SCHEMA_INVALID" && v.Path == "workflow_id":
-				seed = append(seed, v) // found while routing, before validation
-			}
-		}
-		if plan.skips(recorded) {
-			res := plan.skip(ent, recorded)
-			res.Tenant, res.Workflow, res.Seq, res.Audit = tenant, recorded.WorkflowID, rec.Seq, true
-			return emit(res)
-		}
-		now, err := time.Parse("2006-01-02T15:04:05.000Z", ent.Now)
-		if err != nil {
-			return fmt.Errorf("engine: replay: audit record %d: time %q: %w", rec.Seq, ent.Now, err)
-		}
-		org, _ := ent.Request["organization_id"].(string)
-		subject, _ := ent.Request["subject_id"].(string)
-		state := pipeline.NewState(recorded.WorkflowID, recorded.TenantID, org, recorded.Pack, subject, recorded.StatusBefore, ent.Now)
-		res, err := replayOne(candidate, ent, recorded, state, now, true, false, plan.timeout, seed...)
-		if err != nil {
+		res, ok, err := l.replayAuditRecord(candidate, tenant, rec, plan)
+		if err != nil || !ok {
 			return err
 		}
-		res.Tenant, res.Workflow, res.Seq, res.Audit = tenant, recorded.WorkflowID, rec.Seq, true
 		return emit(res)
 	})
 }

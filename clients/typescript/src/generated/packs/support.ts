@@ -55,6 +55,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/shadow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * the shadow bundle: its digest, the live bundle's, and its counters
+         * @description A server started with --shadow-bundle DIR decides every recorded request again with the candidate bundle, in the background, exactly as replay does, without delaying or changing any answer (docs/shadow.md). Every tenant's counters: an admin's only.
+         */
+        get: operations["shadowStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/shadow/disagreements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the shadow log: every decision the shadow bundle would make otherwise, one JSON object per line, oldest first */
+        get: operations["shadowDisagreements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/shadow/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * make the shadow bundle the live bundle, and stop the shadow
+         * @description Every decision that starts from now on is decided by the candidate; decisions in flight finish with the bundle they started with. The shadow stops (its log stays readable). Promoting again answers the live bundle. A restart serves the bundle of --bundle again.
+         */
+        post: operations["shadowPromote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/backup": {
         parameters: {
             query?: never;
@@ -1263,6 +1320,70 @@ export interface components {
         Route: "order_status" | "faq" | "clarification" | "unauthorized" | "human";
         /** @description #Scope is a permission: "resource:action". */
         Scope: string;
+        /** @description A recorded decision and the shadow bundle's decision on the same input, which differ. */
+        ShadowDisagreement: {
+            /** @description a start the policy blocked, kept in the tenant's audit stream */
+            audit: boolean;
+            candidate: components["schemas"]["ShadowSide"];
+            decision_id: string;
+            /** @description the decision's fields that differ, the bundle digest aside */
+            fields: string[];
+            kind: string;
+            live: components["schemas"]["ShadowSide"];
+            pack: string;
+            /** @description the live decision's decided_at */
+            recorded_at: string;
+            request_id: string;
+            /** @description the record's place in its workflow's log (or in the tenant's audit stream) */
+            seq: number;
+            tenant_id: string;
+            validation_changed: boolean;
+            workflow_id: string;
+        };
+        ShadowPromoted: {
+            live_digest: string;
+            previous_digest: string;
+        };
+        ShadowSide: {
+            bundle_digest: string;
+            /** @description the reasons' codes, in order */
+            codes: string[];
+            next: {
+                agent: string;
+                task: string;
+            }[];
+            outcome: string;
+            reasons: components["schemas"]["Reason"][];
+            status_after: string;
+        };
+        ShadowStatus: {
+            /** @description decided again alike */
+            agreed: number;
+            /** @description the shadow bundle's digest */
+            candidate_digest: string;
+            /** @description decisions the candidate decided again: agreed plus disagreed */
+            decided: number;
+            /** @description decided again otherwise: each is in the shadow log */
+            disagreed: number;
+            /** @description decisions the full queue turned away */
+            dropped: number;
+            /** @description decisions that could not be decided again (the server's log says why) */
+            errors: number;
+            /** @description the live bundle's digest */
+            live_digest: string;
+            /** @description decisions queued and not yet handled */
+            pending: number;
+            /** @description the queue's size (--shadow-queue) */
+            queue_capacity: number;
+            /** @description decisions waiting in the queue */
+            queue_depth: number;
+            /** @description false once the shadow was promoted */
+            running: boolean;
+            /** @description decisions no bundle can decide again: a request recorded redacted, or blocked by the engine before any policy was asked */
+            skipped: number;
+            /** @description decisions of packs the candidate does not change, made by the live bundle: not decided again */
+            unchanged: number;
+        };
         /**
          * @description #State is the materialized snapshot of one workflow, kept beside the log and updated
          *     in the same transaction as every append. Policies read it as input.state: counters and
@@ -2045,6 +2166,152 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+        };
+    };
+    shadowStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the shadow's bundles and counters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowStatus"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the token's principal is not an admin ("admin": true) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: the server runs no shadow bundle (serve --shadow-bundle DIR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    shadowDisagreements: {
+        parameters: {
+            query?: {
+                /** @description only this tenant's */
+                tenant?: string;
+                /** @description only this pack's */
+                pack?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NDJSON: one disagreement per line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["ShadowDisagreement"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the token's principal is not an admin ("admin": true) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: the server runs no shadow bundle (serve --shadow-bundle DIR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    shadowPromote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the live bundle's digest, and the one it replaced (empty when the shadow was promoted before) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShadowPromoted"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the token's principal is not an admin ("admin": true) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: the server runs no shadow bundle (serve --shadow-bundle DIR) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

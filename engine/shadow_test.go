@@ -1,0 +1,149 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/scenario"
+	"github.com/handoff-dev/handoff/internal/testsize"
+)
+
+// stricterSupport is the shipped bundle with the support pack's cost budget
+// lowered from 500000 to 5000 micros, in its CUE source and its exported tables: a
+// workflow that spends more is stopped.
+func stricterSupport(t testing.TB) engine.Bundle {
+	t.Helper()
+	b := engine.ShippedBundle()
+	copyFS := func(src fs.FS, edit func(path string, data []byte) []byte) fstest.MapFS {
+		out := fstest.MapFS{}
+		require.NoError(t, fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := fs.ReadFile(src, p)
+			out[p] = &fstest.MapFile{Data: edit(p, data)}
+			return err
+		}))
+		return out
+	}
+	b.Contracts = copyFS(b.Contracts, func(p string, data []byte) []byte {
+		if p != "support/config.cue" {
+			return data
+		}
+		edited := bytes.Replace(data, []byte("cost_budget_micros:       500000\n"), []byte("cost_budget_micros:       5000\n"), 1)
+		require.NotEqual(t, data, edited)
+		return edited
+	})
+	tables, err := engine.ExportTables(b)
+	require.NoError(t, err)
+	b.Policies = copyFS(b.Policies, func(p string, data []byte) []byte {
+		if t, ok := tables[p]; ok {
+			return t
+		}
+		return data
+	})
+	require.NoError(t, engine.CheckTables(b))
+	return b
+}
+
+// TestShadowFindsWhatReplayFinds plays support scenarios on an engine with a shadow of a
+// stricter support pack: once the shadow has decided every recorded decision, its log
+// holds exactly the decisions Replay with the same candidate reports as changed, with
+// the same outcomes; the live decisions are the shipped bundle's.
+func TestShadowFindsWhatReplayFinds(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{InMemory: true, LazyPolicies: true})
+	require.NoError(t, err)
+	defer e.Close()
+	b := stricterSupport(t)
+	cand, err := engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b, LazyPolicies: true})
+	require.NoError(t, err)
+	shadowLog := filepath.Join(t.TempDir(), "shadow.ndjson")
+	s, err := e.StartShadow(cand, engine.ShadowOptions{Log: shadowLog, Queue: 10000})
+	require.NoError(t, err)
+	defer s.Close()
+
+	files, err := filepath.Glob("../policies_test/handoff/support/scenarios/*.scenario")
+	require.NoError(t, err)
+	for _, f := range testsize.Sample(files, 6) {
+		sc, err := scenario.Load(f)
+		require.NoError(t, err)
+		_ = scenario.Run(ctx, e, sc, nil) // the load: whether it plays as written does not matter
+	}
+	require.Eventually(t, func() bool { st := s.Stats(); return st.Pending == 0 }, 60*time.Second, 10*time.Millisecond)
+	st := s.Stats()
+	assert.Zero(t, st.Dropped)
+	assert.Zero(t, st.Errors)
+	assert.Equal(t, cand.BundleDigest(), st.CandidateDigest)
+	assert.Equal(t, e.Decider().BundleDigest(), st.LiveDigest)
+
+	type flip struct {
+		id       string
+		from, to engine.Outcome
+	}
+	var want []flip
+	require.NoError(t, e.Replay(ctx, cand, engine.ReplayOptions{SkipUnchanged: true}, func(r engine.ReplayResult) error {
+		if r.Skipped == "" && len(r.Changed) > 0 {
+			want = append(want, flip{r.Recorded.DecisionID, r.Recorded.Outcome, r.Replayed.Outcome})
+		}
+		return nil
+	}))
+	var got []flip
+	require.NoError(t, s.Disagreements("", "", func(d engine.ShadowDisagreement) error {
+		got = append(got, flip{d.DecisionID, d.Live.Outcome, d.Candidate.Outcome})
+		assert.Equal(t, "support", d.Pack)
+		assert.NotEmpty(t, d.Differences())
+		assert.Equal(t, cand.BundleDigest(), d.Candidate.BundleDigest)
+		return nil
+	}))
+	require.NotEmpty(t, want, "the smaller budget changes some decision")
+	cmpFlip := func(a, b flip) int { return bytes.Compare([]byte(a.id), []byte(b.id)) }
+	slices.SortFunc(want, cmpFlip)
+	slices.SortFunc(got, cmpFlip)
+	assert.Equal(t, want, got)
+	assert.Equal(t, uint64(len(want)), st.Disagreed)
+	assert.Positive(t, st.Agreed)
+	assert.Positive(t, st.Unchanged+st.Agreed+st.Disagreed)
+	var counted uint64
+	for k, n := range s.DisagreementCounts() {
+		assert.Equal(t, "support", k.Pack)
+		counted += n
+	}
+	assert.GreaterOrEqual(t, counted, st.Disagreed)
+}
+
+// TestShadowPromote: promoting makes the candidate the live bundle of the next decision
+// and stops the shadow, which then takes no more decisions.
+func TestShadowPromote(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{InMemory: true, LazyPolicies: true})
+	require.NoError(t, err)
+	defer e.Close()
+	b := stricterSupport(t)
+	cand, err := engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b, LazyPolicies: true})
+	require.NoError(t, err)
+	s, err := e.StartShadow(cand, engine.ShadowOptions{Log: filepath.Join(t.TempDir(), "shadow.ndjson")})
+	require.NoError(t, err)
+	defer s.Close()
+	live := e.Decider()
+	old := s.Promote()
+	assert.Same(t, live, old)
+	assert.Same(t, cand, e.Decider())
+	st := s.Stats()
+	assert.False(t, st.Running)
+	assert.Equal(t, cand.BundleDigest(), st.LiveDigest)
+	d, err := e.Submit(ctx, []byte(explainStart))
+	require.NoError(t, err)
+	assert.Equal(t, cand.BundleDigest(), d.Policy.BundleDigest)
+	assert.Zero(t, s.Stats().Pending, "a stopped shadow queues nothing")
+}
