@@ -14,7 +14,6 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/handoff-dev/handoff/engine"
@@ -58,9 +57,8 @@ type Console struct {
 	mux      *http.ServeMux
 	sessions *sessions
 	pages    *template.Template
-	titles   titles         // the reasons' titles, by pack
-	catalog  func() catalog // the filters' choices, read once
-	live     *liveLists     // the gates waiting, as live.js asks for them
+	views    bundleViews // the live bundle's reasons' titles and filters' choices
+	live     *liveLists  // the gates waiting, as live.js asks for them
 }
 
 //go:embed templates/*.html static/*
@@ -83,9 +81,7 @@ func New(e *engine.Engine, opts Options) *Console {
 	if opts.Unattributed == nil {
 		opts.Unattributed = func(string) {}
 	}
-	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(e, opts.SessionTTL, opts.Clock),
-		titles: newTitles(e.Decider().Reasons())}
-	c.catalog = sync.OnceValue(c.readCatalog)
+	c := &Console{e: e, opts: opts, mux: http.NewServeMux(), sessions: newSessions(e, opts.SessionTTL, opts.Clock)}
 	c.live = newLiveLists(e)
 	c.pages = template.Must(template.New("").Funcs(c.funcs()).Funcs(c.wordFuncs()).Funcs(c.liveFuncs()).ParseFS(files, "templates/*.html"))
 	c.routes()

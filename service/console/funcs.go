@@ -12,12 +12,12 @@ import (
 func (c *Console) funcs() template.FuncMap {
 	return template.FuncMap{
 		// title is a reason of a decision of pack in plain words (titles.of).
-		"title": c.titles.of,
+		"title": c.titles().of,
 		// titled are the reasons of a decision of pack, each with its title.
 		"titled": func(pack string, rs []engine.Reason) []engine.Reason {
 			out := make([]engine.Reason, len(rs))
 			for i, r := range rs {
-				r.Title = c.titles.of(pack, r)
+				r.Title = c.titles().of(pack, r)
 				out[i] = r
 			}
 			return out

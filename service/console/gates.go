@@ -44,11 +44,12 @@ type transition struct {
 
 // packOf reads a pack's tables; ok is false for a pack the bundle does not have.
 func (c *Console) packOf(name string) (*pack, bool) {
-	t, ok := c.e.Decider().Tables(name)
+	dc := c.e.Decider() // one bundle for all of the pack's parts
+	t, ok := dc.Tables(name)
 	if !ok {
 		return nil, false
 	}
-	p := pack{waiting: c.e.Decider().Waiting, parties: c.e.Decider().Actors}
+	p := pack{waiting: dc.Waiting, parties: dc.Actors}
 	if !decodeTable(t["roles"], &p.roles) || !decodeTable(t["agents"], &p.agents) {
 		return nil, false
 	}

@@ -30,7 +30,7 @@ type shadowRow struct {
 func (c *Console) titledSide(pack string, s engine.ShadowSide) engine.ShadowSide {
 	rs := make([]engine.Reason, len(s.Reasons))
 	for i, r := range s.Reasons {
-		r.Title = c.titles.of(pack, r)
+		r.Title = c.titles().of(pack, r)
 		rs[i] = r
 	}
 	s.Reasons = rs

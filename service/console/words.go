@@ -136,7 +136,7 @@ func (c *Console) reasonSaid(pack string, r engine.Reason) string {
 	if s, ok := reasonWords[r.Code]; ok {
 		return s
 	}
-	return c.titles.of(pack, r)
+	return c.titles().of(pack, r)
 }
 
 // reasonsSaid are the reasons of a decision of pack, each titled in a person's words.

@@ -49,12 +49,11 @@ type catalog struct {
 // option is one choice of a select: its value and its words.
 type option struct{ Value, Label string }
 
-// readCatalog reads the filters' choices from the bundle, which an engine keeps as it
-// opened it: Console.catalog reads it once.
-func (c *Console) readCatalog() catalog {
+// readCatalog reads the filters' choices from a bundle, titled by its titles.
+func (c *Console) readCatalog(dc *engine.Decider, titles titles) catalog {
 	var cat catalog
 	agents := map[string]string{}
-	for _, info := range c.e.Decider().Packs() {
+	for _, info := range dc.Packs() {
 		cat.Packs = append(cat.Packs, option{Value: info.Name, Label: info.Name})
 		pk, ok := c.packOf(info.Name)
 		if !ok {
@@ -75,11 +74,11 @@ func (c *Console) readCatalog() catalog {
 		cat.Agents = append(cat.Agents, option{Value: id, Label: agents[id] + " (" + id + ")"})
 	}
 	codes := map[string]bool{}
-	for _, r := range c.e.Decider().Reasons() {
+	for _, r := range dc.Reasons() {
 		codes[r.Code] = true
 	}
 	for _, code := range slices.Sorted(maps.Keys(codes)) {
-		cat.Reasons = append(cat.Reasons, option{Value: code, Label: c.titles.of("", engine.Reason{Code: code})})
+		cat.Reasons = append(cat.Reasons, option{Value: code, Label: titles.of("", engine.Reason{Code: code})})
 	}
 	return cat
 }
@@ -271,7 +270,7 @@ func (c *Console) items(rows []engine.WorkflowRow) []workflowItem {
 		}
 		for _, code := range row.Reasons {
 			reason := engine.Reason{Code: code}
-			reason.Title = c.titles.of(row.Pack, reason)
+			reason.Title = c.titles().of(row.Pack, reason)
 			it.Titled = append(it.Titled, reason)
 		}
 		out = append(out, it)
