@@ -146,7 +146,9 @@ func TestStoreOutageOnEveryRoute(t *testing.T) {
 		"GET /v1/tenants/{tenant}/workflows/{workflow}/next": {http.StatusServiceUnavailable, unavailable},
 		"GET /v1/workflows/{workflow}/next":                  {http.StatusServiceUnavailable, unavailable},
 		"GET /v1/reasons":                                    {http.StatusOK, ""},
-		"GET /v1/whoami":                                     {http.StatusOK, ""}, // the principals file alone
+		"GET /v1/whoami":                                     {http.StatusOK, ""},                 // the principals file alone
+		"GET /v1/admin/bundle":                               {http.StatusOK, ""},                 // the live bundle, in memory
+		"POST /v1/admin/bundle/reload":                       {http.StatusForbidden, "FORBIDDEN"}, // the host's token; the bundle, not the store, either way
 	}
 	params := strings.NewReplacer("{tenant}", "acme", "{workflow}", "wf-api", "{id}", id, "{pack}", "campaign", "{kind}", "handoff")
 

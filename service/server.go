@@ -32,6 +32,9 @@ type Options struct {
 	// Gatherer is served at /metrics when Registerer is set. Default: the registry of
 	// its own.
 	Gatherer prometheus.Gatherer
+	// Bundle is where POST /v1/admin/bundle/reload and ReloadBundle load the bundle
+	// from. Nil: the bundle is not reloaded.
+	Bundle *BundleSource
 }
 
 // Handler serves one engine. A request body is bounded by the engine's own limit
@@ -44,6 +47,7 @@ type Handler struct {
 	metrics *metrics
 	ready   func(context.Context) error
 	docs    sync.Map // "bundle digest/pack" -> a pack's OpenAPI document, built once
+	reloads *reloads
 }
 
 // New returns the handler of an engine. The engine stays the caller's to close, after
@@ -56,6 +60,7 @@ func New(e *engine.Engine, opts Options) *Handler {
 	h := &Handler{e: e, opts: opts, limit: int64(e.Decider().Limits().MaxBytes), mux: http.NewServeMux()}
 	h.metrics = newMetrics(&h.opts, e)
 	e.SetObserver(h.metrics)
+	h.reloads = newReloads(opts.Bundle, e, h.metrics.registerer)
 	h.routes()
 	return h
 }
@@ -120,6 +125,8 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/packs/{pack}/openapi.json", false, h.packOpenAPI},
 		{"GET", "/v1/packs/{pack}/templates/{kind}", false, h.template},
 		{"GET", "/v1/reasons", false, h.reasons},
+		{"GET", "/v1/admin/bundle", false, h.bundleState},
+		{"POST", "/v1/admin/bundle/reload", false, h.reloadBundle},
 	}
 }
 
