@@ -14,7 +14,7 @@ import (
 
 var bundleCmd = &command{
 	name:  "bundle",
-	args:  "build DIR --out FILE.tar.gz | sign --key FILE [--out SIG] DIR|ARCHIVE | verify --pub FILE DIR|ARCHIVE",
+	args:  "build DIR --out FILE.tar.gz | sign --key FILE [--out SIG] DIR|ARCHIVE | verify --pub FILE [--sig FILE] DIR|ARCHIVE",
 	short: "build a bundle archive, sign a bundle, verify its signature",
 	long: `Bundle builds, signs and verifies the bundles a server loads (serve --bundle).
 
