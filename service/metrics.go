@@ -28,6 +28,7 @@ type metrics struct {
 	stages      *prometheus.HistogramVec // stage
 	batches     prometheus.Histogram
 	handler     http.Handler
+	registerer  prometheus.Registerer // where collectors of other parts of the handler go
 }
 
 func newMetrics(opts *Options, e *engine.Engine) *metrics {
@@ -73,6 +74,7 @@ func newMetrics(opts *Options, e *engine.Engine) *metrics {
 		Help: "The store's size on disk (tables and value log), as last measured."},
 		func() float64 { return float64(e.StoreSize()) }))
 	registerStoreMetrics(reg, e)
+	m.registerer = reg
 	if gather != nil {
 		m.handler = promhttp.HandlerFor(gather, promhttp.HandlerOpts{})
 	}

@@ -151,6 +151,8 @@ func TestStoreOutageOnEveryRoute(t *testing.T) {
 		"GET /v1/admin/shadow":               {http.StatusNotFound, "NOT_FOUND"},
 		"GET /v1/admin/shadow/disagreements": {http.StatusNotFound, "NOT_FOUND"},
 		"POST /v1/admin/shadow/promote":      {http.StatusForbidden, "FORBIDDEN"},
+		"GET /v1/admin/bundle":               {http.StatusOK, ""},                 // the live bundle, in memory
+		"POST /v1/admin/bundle/reload":       {http.StatusForbidden, "FORBIDDEN"}, // the host's token; the bundle, not the store, either way
 	}
 	params := strings.NewReplacer("{tenant}", "acme", "{workflow}", "wf-api", "{id}", id, "{pack}", "campaign", "{kind}", "handoff")
 

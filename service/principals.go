@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/handoff-dev/handoff/engine"
@@ -41,9 +42,10 @@ func (p *Principal) engine() engine.Principal {
 // may says whether the principal reads tenant's data.
 func (p *Principal) may(tenant string) bool { return p.Admin || p.Tenant == tenant }
 
-// Principals maps token hashes to principals.
+// Principals maps token hashes to principals. Replace swaps the whole map at once: a
+// call is authenticated against the file before or after a reload, never a mix.
 type Principals struct {
-	byHash map[string]*Principal
+	byHash atomic.Pointer[map[string]*Principal]
 }
 
 var (
@@ -77,7 +79,7 @@ func ParsePrincipals(b []byte) (*Principals, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("service: principals: %w", err)
 	}
-	ps := &Principals{byHash: map[string]*Principal{}}
+	byHash := map[string]*Principal{}
 	var errs []error
 	for i, p := range doc.Principals {
 		at := fmt.Sprintf("principals[%d] (%s)", i, p.Name)
@@ -92,17 +94,26 @@ func ParsePrincipals(b []byte) (*Principals, error) {
 			errs = append(errs, fmt.Errorf("%s: type must be agent, human or system", at))
 		case !idPattern.MatchString(p.ID):
 			errs = append(errs, fmt.Errorf("%s: id must be an id", at))
-		case ps.byHash[p.TokenSHA256] != nil:
+		case byHash[p.TokenSHA256] != nil:
 			errs = append(errs, fmt.Errorf("%s: another principal has the same token", at))
 		default:
-			ps.byHash[p.TokenSHA256] = p
+			byHash[p.TokenSHA256] = p
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("service: principals: %w", err)
 	}
+	ps := &Principals{}
+	ps.byHash.Store(&byHash)
 	return ps, nil
 }
+
+// Replace makes the principals of next those of ps, for every call authenticated from
+// now on: a principals file read again (ReloadPrincipals).
+func (ps *Principals) Replace(next *Principals) { ps.byHash.Store(next.byHash.Load()) }
+
+// get is the principal holding the token hash h, nil for none.
+func (ps *Principals) get(h string) *Principal { return (*ps.byHash.Load())[h] }
 
 // lookup returns the principal of a token, nil when none holds it; expired, when set,
 // says the token's principal exists but stopped accepting it at that time, before now.
@@ -111,7 +122,7 @@ func (ps *Principals) lookup(token string, now time.Time) (p *Principal, expired
 		return nil, nil
 	}
 	h := HashToken(token)
-	p = ps.byHash[h]
+	p = ps.get(h)
 	if p == nil || subtle.ConstantTimeCompare([]byte(p.TokenSHA256), []byte(h)) != 1 {
 		return nil, nil
 	}
@@ -123,7 +134,7 @@ func (ps *Principals) lookup(token string, now time.Time) (p *Principal, expired
 
 // holder returns the principal of a token whether or not it has expired; nil for none.
 func (ps *Principals) holder(token string) *Principal {
-	p := ps.byHash[HashToken(token)]
+	p := ps.get(HashToken(token))
 	if p == nil || subtle.ConstantTimeCompare([]byte(p.TokenSHA256), []byte(HashToken(token))) != 1 {
 		return nil
 	}
@@ -131,4 +142,4 @@ func (ps *Principals) holder(token string) *Principal {
 }
 
 // Len is the number of principals.
-func (ps *Principals) Len() int { return len(ps.byHash) }
+func (ps *Principals) Len() int { return len(*ps.byHash.Load()) }

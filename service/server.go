@@ -35,6 +35,9 @@ type Options struct {
 	// Shadow, when set, is served to admins at /v1/admin/shadow and to a tenant's admins
 	// on the console. Its metrics are the host's to register (ShadowCollector).
 	Shadow *engine.Shadow
+	// Bundle is where POST /v1/admin/bundle/reload and ReloadBundle load the bundle
+	// from. Nil: the bundle is not reloaded.
+	Bundle *BundleSource
 }
 
 // Handler serves one engine. A request body is bounded by the engine's own limit
@@ -47,6 +50,7 @@ type Handler struct {
 	metrics *metrics
 	ready   func(context.Context) error
 	docs    sync.Map // "bundle digest/pack" -> a pack's OpenAPI document, built once
+	reloads *reloads
 }
 
 // New returns the handler of an engine. The engine stays the caller's to close, after
@@ -59,6 +63,7 @@ func New(e *engine.Engine, opts Options) *Handler {
 	h := &Handler{e: e, opts: opts, limit: int64(e.Decider().Limits().MaxBytes), mux: http.NewServeMux()}
 	h.metrics = newMetrics(&h.opts, e)
 	e.SetObserver(h.metrics)
+	h.reloads = newReloads(opts.Bundle, e, h.metrics.registerer)
 	h.routes()
 	return h
 }
@@ -126,6 +131,8 @@ func (h *Handler) endpoints() []route {
 		{"GET", "/v1/admin/shadow", false, h.shadowStatus},
 		{"GET", "/v1/admin/shadow/disagreements", false, h.shadowDisagreements},
 		{"POST", "/v1/admin/shadow/promote", false, h.shadowPromote},
+		{"GET", "/v1/admin/bundle", false, h.bundleState},
+		{"POST", "/v1/admin/bundle/reload", false, h.reloadBundle},
 	}
 }
 

@@ -33,13 +33,27 @@ import (
 
 var serveCmd = &command{
 	name:  "serve",
-	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D] [--pg-max-conns N] [--pg-statement-timeout D] [--webhooks FILE] [--shadow-bundle DIR [--shadow-log FILE] [--shadow-queue N]]",
+	args:  "--principals FILE [--addr HOST:PORT] [--tls-cert FILE --tls-key FILE] [--insecure-dev] [--eval-timeout D] [--shutdown-timeout D] [--pg-max-conns N] [--pg-statement-timeout D] [--webhooks FILE] [--bundle DIR|ARCHIVE [--bundle-key FILE]] [--shadow-bundle DIR [--shadow-log FILE] [--shadow-queue N]]",
 	short: "serve the engine over HTTP: the /v1 API, health and metrics",
 	long: `Serve runs the engine on the store of --store (created when missing) and serves it over
-HTTP until SIGTERM, SIGINT or SIGHUP, then drains the calls in flight (at most
---shutdown-timeout), closes the store and exits (0 when every call finished). SIGHUP
-reloads nothing: it stops serve as SIGTERM does. The bundle is compiled at start: one that does not compile
-stops serve before it listens.
+HTTP until SIGTERM or SIGINT, then drains the calls in flight (at most
+--shutdown-timeout), closes the store and exits (0 when every call finished).
+
+The bundle is that of --bundle: a directory (DIR/contracts and DIR/policies) or a bundle
+archive (FILE.tar.gz, from 'handoffctl bundle build'); the shipped packs without it. It
+is compiled at start: one that does not compile stops serve before it listens. With
+--bundle-key only a bundle signed by that Ed25519 public key is loaded ('handoffctl
+bundle sign': DIR/.signature.json or ARCHIVE.sig beside it); an unsigned or wrongly
+signed one stops serve at start and is refused at a reload.
+
+SIGHUP, or POST /v1/admin/bundle/reload by an admin principal, reloads the bundle
+from --bundle without a restart: the new one is read, checked and compiled beside the
+live one, then decides every request that starts from then on (each decision records
+the digest of the bundle that decided it). One that does not load, compile or verify
+is refused, the live one keeps deciding, and why is in one log line, in
+handoff_bundle_reloads_total{result} and in GET /v1/admin/bundle. SIGHUP reads the
+principals file again too; one that does not parse leaves the previous principals.
+docs/bundles.md has the archive, the signature and the admin API.
 
 Every /v1 call needs "Authorization: Bearer TOKEN" (the scheme in any case) with a token
 of the principals file of --principals (or HANDOFF_PRINCIPALS): a JSON document
@@ -139,6 +153,7 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 		shadowBundle := fs.String("shadow-bundle", "", "decide every request again, in the background, with the candidate bundle `DIR` (see docs/shadow.md)")
 		shadowLog := fs.String("shadow-log", "", "append the shadow's disagreements to `FILE` (default: in a Badger store's directory; required with PostgreSQL)")
 		shadowQueue := fs.Int("shadow-queue", 4096, "at most `N` decisions wait for the shadow bundle; more are dropped and counted")
+		bundleKey := fs.String("bundle-key", "", "load only a bundle signed by the Ed25519 public key `FILE` (handoffctl bundle sign)")
 		return func(ctx context.Context, c *cli, args []string) (err error) {
 			if len(args) > 0 {
 				return usagef("serve takes no arguments")
@@ -179,10 +194,11 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 				reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 				opts.Registerer, opts.Gatherer = reg, reg
 			}
-			b, err := c.loadBundle()
+			b, source, err := c.serveBundle(*bundleKey, *evalTimeout)
 			if err != nil {
 				return err
 			}
+			opts.Bundle = source
 			eopts := engine.Options{Bundle: &b, EvalTimeout: *evalTimeout, Logger: opts.Logger,
 				Postgres: store.PostgresOptions{MaxConns: int32(*pgMaxConns), StatementTimeout: *pgTimeout}}
 			storeAt(&eopts, c.db.value)
@@ -251,10 +267,14 @@ event: {"event": "serving", "url", "store", "bundle_digest"}, {"event": "tracing
 				}
 				defer os.Remove(urlFile)
 			}
+			if opts.InsecureDev {
+				*principals = "" // no principals to reload
+			}
+			// Taken before the server says it serves: from then on SIGHUP reloads.
+			defer reloadOnHangup(ctx, handler, *principals, opts.Logger)()
 			c.say(map[string]string{"event": "serving", "url": url, "store": where, "bundle_digest": e.Decider().BundleDigest()},
 				fmt.Sprintf("serving handoff on %s (store %s, bundle %s)", url, where, e.Decider().BundleDigest()))
-			// SIGHUP drains too: its default would end the process with calls in flight.
-			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)
+			sig, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 			defer stop()
 			served := make(chan error, 1)
 			go func() {

@@ -262,9 +262,9 @@ func writePrincipals(t *testing.T, dir, tok string) string {
 
 const serveStart = `{"request_id": "req-start", "kind": "start", "tenant_id": "acme", "organization_id": "acme-marketing", "trace_id": "trace-1", "actor": {"type": "system", "id": "orchestrator"}, "pack": "campaign", "subject_id": "s1", "brief": {"client": "Brightbrew", "business_objective": "Grow trial sign-ups", "product": "Brightbrew Cold Brew"}, "workflow_id": "wf-serve"}`
 
-// SIGHUP drains serve as SIGTERM does: a call in flight when it comes is answered, and
-// serve exits 0. The server is a real process (the test binary as handoffctl).
-func TestServeDrainsOnSIGHUP(t *testing.T) {
+// SIGTERM drains serve: a call in flight when it comes is answered, and serve exits 0.
+// The server is a real process (the test binary as handoffctl).
+func TestServeDrainsOnSIGTERM(t *testing.T) {
 	bin, err := exec.LookPath("handoffctl") // installed on PATH by testscript.Main
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -319,7 +319,7 @@ func TestServeDrainsOnSIGHUP(t *testing.T) {
 	require.NoError(t, err)
 	time.Sleep(200 * time.Millisecond) // the server is reading the body
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGHUP))
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	waitFor(regexp.MustCompile(`shutting down`))
 	_, err = io.WriteString(c, serveStart[len(serveStart)/2:])
 	require.NoError(t, err)
@@ -335,7 +335,7 @@ func TestServeDrainsOnSIGHUP(t *testing.T) {
 	case err := <-exited:
 		require.NoError(t, err, "serve exits 0 after draining: %s", stderr.String())
 	case <-time.After(60 * time.Second):
-		t.Fatal("serve did not exit after SIGHUP")
+		t.Fatal("serve did not exit after SIGTERM")
 	}
 }
 

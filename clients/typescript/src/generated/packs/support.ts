@@ -55,6 +55,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * the bundle deciding now, where it is reloaded from and the last reload
+         * @description The digest of the bundle live at the time of the call (the one every decision it makes records as policy.bundle_digest), the source the server reloads it from (--bundle), when it was loaded, and the last reload attempt: when, what asked (api or signal), its result and, for a refused one, why. Admin principals only.
+         */
+        get: operations["bundleStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/bundle/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * reload the bundle from its source without a restart
+         * @description Loads the bundle from the server's source (a directory or an archive), checks its signature when the server requires one (serve --bundle-key) and compiles it beside the live one; then every decision that starts from now on is decided by it. One that does not load, compile or verify is refused and the live bundle keeps deciding. Reloads run one at a time; SIGHUP does the same. Admin principals only.
+         */
+        post: operations["reloadBundle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/shadow": {
         parameters: {
             query?: never;
@@ -645,6 +685,41 @@ export interface components {
             scopes?: components["schemas"]["Scope"][];
             /** @enum {string} */
             status: "verified" | "not_required";
+        };
+        BundleReload: {
+            /**
+             * Format: date-time
+             * @description when the reload was attempted
+             */
+            at: string;
+            /** @description the bundle live after the attempt: the new one, or the previous one that keeps deciding */
+            digest: string;
+            /** @description why the bundle was refused; absent when it loaded */
+            error?: string;
+            /** @description the bundle live before the attempt */
+            previous_digest: string;
+            /**
+             * @description ok: loaded; invalid: does not load or compile; unsigned: no signature file where one is required; bad_signature: the signature does not verify with the server's key
+             * @enum {string}
+             */
+            result: "ok" | "invalid" | "unsigned" | "bad_signature";
+            /**
+             * @description what asked: POST /v1/admin/bundle/reload or SIGHUP
+             * @enum {string}
+             */
+            via: "api" | "signal";
+        };
+        BundleStatus: {
+            /** @description the bundle deciding now (policy.bundle_digest of its decisions) */
+            digest: string;
+            last_reload?: components["schemas"]["BundleReload"];
+            /**
+             * Format: date-time
+             * @description when the live bundle was loaded from the source; absent when another part of the server put it in place
+             */
+            loaded_at?: string;
+            /** @description where the server reloads the bundle from: a directory or a bundle archive; empty when it does not reload */
+            source: string;
         };
         /** CASE */
         CASE: {
@@ -2166,6 +2241,91 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+        };
+    };
+    bundleStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the live bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BundleStatus"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the token's principal is not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reloadBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the new bundle decides from now on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BundleReload"];
+                };
+            };
+            /** @description UNAUTHENTICATED: no bearer token, a token of no principal, or the token of a principal whose expires_at has passed (the hint says when it expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: the token's principal is not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the bundle was refused (result invalid, unsigned or bad_signature; error says why): the previous bundle, digest, keeps deciding */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BundleReload"];
                 };
             };
         };
