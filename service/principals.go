@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -139,6 +140,19 @@ func (ps *Principals) holder(token string) *Principal {
 		return nil
 	}
 	return p
+}
+
+// holds says whether a principal named name, a person of tenant with actor id, those
+// roles and that admin right, is among ps and accepted at now: a console session opened
+// for it lasts only as long.
+func (ps *Principals) holds(name, tenant, id string, roles []string, admin bool, now time.Time) bool {
+	for _, p := range *ps.byHash.Load() {
+		if p.Name == name && p.Type == "human" && p.Tenant == tenant && p.ID == id && p.Admin == admin &&
+			slices.Equal(p.Roles, roles) && (p.ExpiresAt == nil || now.Before(*p.ExpiresAt)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Len is the number of principals.

@@ -94,6 +94,12 @@ func (h *Handler) person(token string) (console.Person, bool) {
 	return cp, false
 }
 
+// stillPerson says whether the principals (read again since, perhaps) still hold the
+// person a console session was opened for, as it was.
+func (h *Handler) stillPerson(p console.Person) bool {
+	return h.opts.Principals != nil && h.opts.Principals.holds(p.Name, p.Tenant, p.ID, p.Roles, p.Admin, time.Now())
+}
+
 // route is one endpoint of the API, as the OpenAPI document lists it.
 type route struct {
 	method, path string
@@ -150,7 +156,7 @@ func (h *Handler) routes() {
 	for _, rt := range h.endpoints() {
 		h.mux.Handle(rt.method+" "+rt.path, h.wrap(rt))
 	}
-	con := console.New(h.e, console.Options{Authenticate: h.person, Logger: h.opts.Logger,
+	con := console.New(h.e, console.Options{Authenticate: h.person, Current: h.stillPerson, Logger: h.opts.Logger,
 		Unattributed: func(why string) { h.metrics.authRefused.WithLabelValues(why).Inc() }})
 	con.ShowShadow(h.opts.Shadow)
 	h.mux.Handle("/console/", con)

@@ -37,6 +37,12 @@ type Options struct {
 	// unknown or expired token, and for a token whose actor is not a human: then p holds
 	// the token's principal (Name, Tenant, ID, Refused) when there is one.
 	Authenticate func(token string) (p Person, ok bool)
+	// Current says whether the principals still hold the person a session was opened
+	// for, with the same tenant, id, roles and admin right, and accept its token now:
+	// false ends the session at its next page (the person signs in again), so that a
+	// principal removed or changed by a reload of the principals loses its console too.
+	// Nil: a session lasts its SessionTTL.
+	Current func(p Person) bool
 	// Unattributed counts a refusal no tenant's audit stream can hold (why: an unknown
 	// token, a forged form without a session). Nil counts nothing.
 	Unattributed func(why string)

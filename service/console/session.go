@@ -350,6 +350,9 @@ func (c *Console) session(w http.ResponseWriter, r *http.Request) (*session, boo
 		return nil, true
 	}
 	ss, err := c.sessions.get(r.Context(), ck.Value)
+	if err == nil && ss != nil && c.opts.Current != nil && !c.opts.Current(ss.person) {
+		return nil, true // its principal is gone or changed: sign in again
+	}
 	if err != nil {
 		c.opts.Logger.LogAttrs(r.Context(), slog.LevelError, "console: session", slog.String("error", err.Error()))
 		status, msg := http.StatusInternalServerError, "Your session could not be checked: nothing was done. Try again; if it persists, tell your administrator."
