@@ -104,7 +104,7 @@ func TestShadowPageInBrowser(t *testing.T) {
 
 	s := &site{t: t, e: e, url: srv.URL, tab: tab, dialogs: &atomic.Int32{}}
 	s.signIn(northwindAdminToken)
-	s.open("/console/shadow")
+	s.do(chromedp.Click(chromedp.CSS("#nav-shadow")), chromedp.WaitVisible(chromedp.CSS("#shadow")))
 	assert.Equal(t, float64(len(logged)), s.eval(`document.querySelectorAll('#shadow tr.shadow-row').length`))
 	assert.Equal(t, newest.DecisionID, s.eval(`document.querySelector('#shadow tr.shadow-row').dataset.decision`), "newest first")
 	first := s.text("#shadow tr.shadow-row")
@@ -121,6 +121,7 @@ func TestShadowPageInBrowser(t *testing.T) {
 
 	s.do(chromedp.Click(chromedp.CSS("#signout")), chromedp.WaitVisible(chromedp.CSS("#token")))
 	s.signIn(northwindToken)
+	assert.Zero(t, s.eval(`document.querySelectorAll('#nav-shadow').length`), "no shadow link for a person who is not an admin")
 	s.open("/console/shadow")
 	assert.Contains(t, s.text("#message"), "administrators only")
 }
