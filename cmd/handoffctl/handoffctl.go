@@ -49,7 +49,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		packsCmd, checkCmd, tablesCmd, fmtCmd, lintCmd,
+		packsCmd, checkCmd, tablesCmd, fmtCmd, lintCmd, newCmd,
 		validateCmd, evalCmd, startCmd, submitCmd,
 		stateCmd, logCmd, verifyCmd,
 		reasonsCmd, runCmd, testCmd, benchCmd,
