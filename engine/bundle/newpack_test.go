@@ -89,3 +89,56 @@ func TestNewOverwritesNothing(t *testing.T) {
 	assert.Equal(t, "mine", string(got))
 	assert.NoDirExists(t, filepath.Join(dir, "contracts"))
 }
+
+// TestFailingTestSummary breaks the tests of a new pack on purpose: each failing test is
+// summarised by the expression that failed, the decision's outcome and reasons, and the
+// rule that differed, with no trace unless asked for.
+func TestFailingTestSummary(t *testing.T) {
+	dir := t.TempDir()
+	_, err := New(dir, "review")
+	require.NoError(t, err)
+	file := filepath.Join(dir, "policies_test", "handoff", "review", "review_test.rego")
+	src, err := os.ReadFile(file)
+	require.NoError(t, err)
+	broken := strings.Replace(string(src), `codes(d) == {"OUTPUT_INCOMPLETE"}`, `codes(d) == {"MISSING_CONFIDENCE"}`, 1)
+	broken = strings.Replace(broken, "d := decide(handoff(1, change(1)), writing)\n\td.outcome == \"allow\"",
+		"d := decide(handoff(1, object.union(change(1), {\"summary\": \"\"})), writing)\n\td.outcome == \"allow\"", 1)
+	require.NotEqual(t, string(src), broken)
+	require.NoError(t, os.WriteFile(file, []byte(broken), 0o644))
+
+	paths := []string{filepath.Join(dir, "policies"), filepath.Join(dir, "policies_test")}
+	rep, err := Test(context.Background(), paths, TestOptions{})
+	require.NoError(t, err)
+	require.Equal(t, 2, rep.Failed)
+	failed := map[string]TestResult{}
+	for _, r := range rep.Tests {
+		if r.Result == "fail" {
+			failed[r.Name] = r
+		}
+	}
+
+	named := failed["test_change_without_summary_is_refused"]
+	require.NotNil(t, named.Summary)
+	assert.Empty(t, named.Trace)
+	assert.Equal(t, `codes(d) == {"MISSING_CONFIDENCE"}`, named.Summary.Expected)
+	assert.Regexp(t, `review_test\.rego:\d+$`, named.Summary.At)
+	assert.Equal(t, "block", named.Summary.Outcome)
+	assert.Equal(t, []string{"OUTPUT_INCOMPLETE: the change has no summary"}, named.Summary.Reasons)
+	assert.Contains(t, named.Summary.Rule, "MISSING_CONFIDENCE")
+	assert.Contains(t, named.Summary.Rule, "the test names it, the decision does not have it")
+
+	blocked := failed["test_handoff_goes_to_review"]
+	require.NotNil(t, blocked.Summary)
+	assert.Equal(t, `d.outcome == "allow"`, blocked.Summary.Expected)
+	assert.Equal(t, "block", blocked.Summary.Outcome)
+	assert.Regexp(t, `^Change without a summary \(OUTPUT_INCOMPLETE, .*review\.rego:\d+\): its reason blocks the decision$`, blocked.Summary.Rule)
+
+	rep, err = Test(context.Background(), paths, TestOptions{Explain: "fails"})
+	require.NoError(t, err)
+	for _, r := range rep.Tests {
+		if r.Result == "fail" {
+			assert.NotEmpty(t, r.Trace, r.Name)
+			assert.NotNil(t, r.Summary, r.Name)
+		}
+	}
+}
