@@ -74,7 +74,7 @@ func summarize(trace []*topdown.Event, file string, row int, modules map[string]
 			continue
 		}
 		expr, ok := e.Node.(*ast.Expr)
-		if ok && expr.Location != nil && expr.Location.File == file && expr.Location.Row > first && expr.Location.Row <= last {
+		if ok && expr.Location != nil && expr.Location.File == file && expr.Location.Row >= first && expr.Location.Row <= last {
 			failed = e
 			break
 		}
