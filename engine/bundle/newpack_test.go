@@ -142,3 +142,33 @@ func TestFailingTestSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestNewPackTestsSeeTheReasonRule removes the rule that gives the new pack's revise its
+// reason: the pack's own unit tests fail on the core rule that a revise says why, named
+// in the summary.
+func TestNewPackTestsSeeTheReasonRule(t *testing.T) {
+	dir := t.TempDir()
+	_, err := New(dir, "review")
+	require.NoError(t, err)
+	file := filepath.Join(dir, "policies", "handoff", "review", "review.rego")
+	src, err := os.ReadFile(file)
+	require.NoError(t, err)
+	i := strings.Index(string(src), "# METADATA\n# title: Change returned")
+	j := strings.Index(string(src), "# METADATA\n# title: Review cycles exhausted")
+	require.True(t, i > 0 && j > i)
+	require.NoError(t, os.WriteFile(file, append(src[:i:i], src[j:]...), 0o644))
+
+	rep, err := Test(context.Background(), []string{filepath.Join(dir, "policies"), filepath.Join(dir, "policies_test")}, TestOptions{})
+	require.NoError(t, err)
+	require.Positive(t, rep.Failed)
+	for _, r := range rep.Tests {
+		if r.Name == "test_revise_returns_the_change_with_a_reason" {
+			require.Equal(t, "fail", r.Result)
+			require.NotNil(t, r.Summary)
+			assert.Equal(t, []string{"POLICY_ERROR: the pack proposed revise without any reason: a revise names why"}, r.Summary.Reasons)
+			assert.Contains(t, r.Summary.Rule, "Malformed proposal (POLICY_ERROR")
+			return
+		}
+	}
+	t.Fatal("no test_revise_returns_the_change_with_a_reason")
+}
