@@ -82,6 +82,7 @@ type cli struct {
 	warm     string     // the pack of the request a command decides, compiled as the store opens
 
 	usedBundle string // which bundle loadBundle loaded, for messages
+	bundleDir  string // the directory of that bundle, "" for the shipped packs
 	announced  bool   // loadBundle said on stderr that it uses the bundle in the current directory
 }
 

@@ -24,18 +24,18 @@ import (
 // text mode, when it found the bundle in the current directory.
 func (c *cli) loadBundle() (engine.Bundle, error) {
 	if c.bundle.set {
-		c.usedBundle = "bundle " + c.bundle.value
+		c.usedBundle, c.bundleDir = "bundle "+c.bundle.value, c.bundle.value
 		return dirBundle(c.bundle.value, "--bundle DIR names a directory laid out as the repository: DIR/contracts (a CUE module) and DIR/policies")
 	}
 	if c.server == "" && bundle.IsBundleDir(".") {
-		c.usedBundle = "bundle . (the current directory)"
+		c.usedBundle, c.bundleDir = "bundle . (the current directory)", "."
 		if !c.announced && !c.json() {
 			c.announced = true
 			fmt.Fprintf(c.stderr, "handoffctl: using the bundle in the current directory (contracts/, policies/); --bundle DIR names another\n")
 		}
 		return engine.DirBundle("."), nil
 	}
-	c.usedBundle = "shipped bundle"
+	c.usedBundle, c.bundleDir = "shipped bundle", ""
 	return engine.ShippedBundle(), nil
 }
 
