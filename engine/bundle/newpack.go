@@ -49,17 +49,6 @@ func CheckPackName(name string) error {
 	return nil
 }
 
-// IsBundleDir says whether dir holds a bundle: contracts/cue.mod/module.cue (the CUE
-// module of the contracts) and a policies directory beside it.
-func IsBundleDir(dir string) bool {
-	mod, err := os.Stat(filepath.Join(dir, "contracts", "cue.mod", "module.cue"))
-	if err != nil || !mod.Mode().IsRegular() {
-		return false
-	}
-	pol, err := os.Stat(filepath.Join(dir, "policies"))
-	return err == nil && pol.IsDir()
-}
-
 // NewPack is what New wrote.
 type NewPack struct {
 	// Bundle says that dir held no bundle, so New wrote one: the shipped core and library
