@@ -122,6 +122,9 @@ With -o json: one JSON object {"ok", "bundle", "digest", "packs"} or {"ok": fals
 
 // bundleName says which bundle the command uses.
 func (c *cli) bundleName() string {
+	if c.usedBundle != "" {
+		return c.usedBundle
+	}
 	if c.bundle.set {
 		return "bundle " + c.bundle.value
 	}

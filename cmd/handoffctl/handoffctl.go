@@ -49,7 +49,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		packsCmd, checkCmd, tablesCmd, fmtCmd, lintCmd, bundleCmd,
+		packsCmd, checkCmd, tablesCmd, fmtCmd, lintCmd, newCmd, bundleCmd,
 		validateCmd, evalCmd, startCmd, submitCmd,
 		stateCmd, logCmd, verifyCmd,
 		reasonsCmd, runCmd, testCmd, benchCmd,
@@ -80,6 +80,10 @@ type cli struct {
 	readOnly bool       // --read-only: open the store of --store for reading only
 	quiet    bool       // --quiet: no progress on stderr
 	warm     string     // the pack of the request a command decides, compiled as the store opens
+
+	usedBundle string // which bundle loadBundle loaded, for messages
+	bundleDir  string // the directory of that bundle, "" for the shipped packs
+	announced  bool   // loadBundle said on stderr that it uses the bundle in the current directory
 }
 
 // stringFlag is a string flag that remembers whether the command line set it.
@@ -101,7 +105,7 @@ var globalFlags = map[string]bool{"store": true, "db": true, "bundle": true, "o"
 func (c *cli) declareGlobals(fs *flag.FlagSet) {
 	fs.Var(&c.db, "store", "the store: `DIR|URL`, a Badger directory or a postgres:// URL (env HANDOFF_STORE; default ./.handoff)")
 	fs.Var(&c.db, "db", "the store, as --store: `DIR|URL` (env HANDOFF_DB)")
-	fs.Var(&c.bundle, "bundle", "the bundle: `DIR`/contracts and DIR/policies (default: the shipped packs)")
+	fs.Var(&c.bundle, "bundle", "the bundle: `DIR`/contracts and DIR/policies (default: the current directory when it holds one, else the shipped packs)")
 	fs.StringVar(&c.output, "o", c.output, "output format `FORMAT`: text or json")
 	fs.StringVar(&c.server, "server", c.server, "read and decide through the server at `URL` (env HANDOFF_SERVER; token in HANDOFF_TOKEN)")
 	fs.BoolVar(&c.readOnly, "read-only", c.readOnly, "open the store for reading only: a store no process holds")
@@ -229,7 +233,8 @@ Commands:
 Global flags (before or after the command):
   --store DIR|URL  the store: a directory (Badger) or a postgres:// URL (PostgreSQL)
                  (env HANDOFF_STORE; default ./.handoff); --db and HANDOFF_DB are the same
-  --bundle DIR   the bundle: DIR/contracts and DIR/policies (default: the shipped packs)
+  --bundle DIR   the bundle: DIR/contracts and DIR/policies (default: the current directory
+                 when it holds contracts/cue.mod/module.cue and policies/, else the shipped packs)
   -o FORMAT      output format: text (default) or json
   --server URL   read and decide through a running 'handoffctl serve' (env HANDOFF_SERVER;
                  the token in HANDOFF_TOKEN): state, log, workflows, verify, explain,

@@ -5,22 +5,59 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/bundle"
 	"github.com/handoff-dev/handoff/store"
 )
 
-// loadBundle returns the bundle named by --bundle, or the shipped packs.
+// loadBundle returns the bundle of the command: the one --bundle names, else the one in
+// the current directory (a directory holding contracts/cue.mod/module.cue and policies,
+// as bundle.IsBundleDir says), else the shipped packs. It says on stderr, once and in
+// text mode, when it found the bundle in the current directory.
 func (c *cli) loadBundle() (engine.Bundle, error) {
-	if !c.bundle.set {
-		return engine.ShippedBundle(), nil
+	if c.bundle.set {
+		c.usedBundle, c.bundleDir = "bundle "+c.bundle.value, c.bundle.value
+		return dirBundle(c.bundle.value, "--bundle DIR names a directory laid out as the repository: DIR/contracts (a CUE module) and DIR/policies")
 	}
-	return dirBundle(c.bundle.value, "--bundle DIR names a directory laid out as the repository: DIR/contracts (a CUE module) and DIR/policies")
+	if c.server == "" && bundle.IsBundleDir(".") {
+		c.usedBundle, c.bundleDir = "bundle . (the current directory)", "."
+		if !c.announced && !c.json() {
+			c.announced = true
+			fmt.Fprintf(c.stderr, "handoffctl: using the bundle in the current directory (contracts/, policies/); --bundle DIR names another\n")
+		}
+		return engine.DirBundle("."), nil
+	}
+	c.usedBundle, c.bundleDir = "shipped bundle", ""
+	return engine.ShippedBundle(), nil
+}
+
+// unknownPackHint says on stderr, for a decision refused with UNKNOWN_PACK, which bundle
+// decided it and the packs that bundle has.
+func (c *cli) unknownPackHint(d *engine.Decision) {
+	if d == nil || !slices.Contains(d.Codes(), "UNKNOWN_PACK") || c.usedBundle == "" {
+		return
+	}
+	b, err := c.loadBundle()
+	if err != nil {
+		return
+	}
+	var packs []string
+	entries, _ := fs.ReadDir(b.Contracts, ".")
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "cue.mod" && e.Name() != "core" {
+			packs = append(packs, e.Name())
+		}
+	}
+	fmt.Fprintf(c.stderr, "hint: UNKNOWN_PACK: decided with the %s, whose packs are: %s; name another bundle with --bundle DIR, or run in the directory of one\n",
+		c.usedBundle, strings.Join(packs, ", "))
 }
 
 // dirBundle checks that dir is laid out as a bundle and returns its bundle; hint says

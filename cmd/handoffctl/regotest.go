@@ -15,7 +15,7 @@ import (
 
 var testCmd = &command{
 	name:  "test",
-	args:  "[-v] [-r REGEX] [--explain fails|full|notes] [--pack NAME[,NAME...]] [--coverage] [--min PERCENT] [--watch] [DIR...]",
+	args:  "[-v] [-r REGEX] [--explain summary|fails|full|notes] [--pack NAME[,NAME...]] [--coverage] [--min PERCENT] [--watch] [DIR...]",
 	short: "run the Rego unit tests of the policies",
 	long: `Test runs the Rego unit tests (rules named test_*) of the policies, as 'opa test'
 does: every .rego and data file under the directories is loaded, compiled together
@@ -32,10 +32,15 @@ would read other tables than the engine runs.
 'opa test -r'. --pack NAME (repeated, or a comma list) runs only the tests of those
 packs (the directory after handoff/: core, campaign, ...), with every policy loaded.
 
-A failing test is followed by the trace of its evaluation, as 'opa test --explain'
-shows it: --explain fails (the default) the lines that failed and what led to them,
-full the whole trace, notes only the trace() notes. The failing tests are evaluated
-a second time with tracing on to get it: tracing every test would take minutes.
+A failing test is followed by its summary: the expression of the test that did not
+hold (with its file:row), and when the test held a pack's decision then (a local bound
+to an object with an outcome and reasons), the decision's outcome and reasons and the
+one rule that differed: the rule of a reason code the expression names and the
+decision lacks, or of the first reason the expression does not name, or of the reason
+that blocked. --explain adds the trace of its evaluation, as 'opa test --explain'
+shows it: fails the lines that failed and what led to them, full the whole trace,
+notes only the trace() notes (summary, the default, adds none). The failing tests
+are evaluated a second time with tracing on: tracing every test would take minutes.
 
 With --coverage it also reports the Rego coverage of every policy file (test files
 left out: the lines of rules and expressions the tests evaluated, as 'opa test
@@ -49,7 +54,8 @@ interrupted (Ctrl-C). It exits 0 then, whatever the last run found.
 
 With -o json: one JSON object {"passed", "failed", "skipped", "duration_ms", "tests":
 [...]}, each test package, name, file, row, result (pass, fail, error, skip), error,
-output, duration_ms and, when it failed, trace (the lines of the trace); with
+output, duration_ms and, when it failed, summary (expected, at, outcome, reasons,
+rule) and with --explain trace (the lines of the trace); with
 --coverage also "coverage": {"min", "packs", "files"}, each entry name,
 covered_lines, not_covered_lines, coverage (and for files not_covered_rows). With
 --watch, one such object per run (NDJSON).`,
@@ -57,7 +63,7 @@ covered_lines, not_covered_lines, coverage (and for files not_covered_rows). Wit
 		var o testOptions
 		fs.BoolVar(&o.verbose, "v", false, "list every test, passed or not, with its time and print output")
 		fs.StringVar(&o.run, "r", "", "run only the tests whose full name matches `REGEX`")
-		fs.StringVar(&o.explain, "explain", "fails", "`MODE` of the trace a failing test prints: fails, full or notes")
+		fs.StringVar(&o.explain, "explain", "summary", "`MODE` of what a failing test prints: summary, or with its trace fails, full or notes")
 		fs.Var((*listFlag)(&o.packs), "pack", "run (and cover) only the tests of pack `NAME`; repeat or list with commas")
 		fs.BoolVar(&o.coverage, "coverage", false, "report Rego coverage per file and per pack; exit 3 below --min")
 		fs.Float64Var(&o.min, "min", bundle.DefaultMinCoverage, "with --coverage: the coverage in `PERCENT` every pack must reach")
@@ -67,9 +73,9 @@ covered_lines, not_covered_lines, coverage (and for files not_covered_rows). Wit
 				return usagef("--min is a percentage from 0 to 100")
 			}
 			switch o.explain {
-			case "fails", "full", "notes":
+			case "summary", "fails", "full", "notes":
 			default:
-				return usagef("--explain must be fails, full or notes, not %q", o.explain)
+				return usagef("--explain must be summary, fails, full or notes, not %q", o.explain)
 			}
 			if o.run != "" {
 				re, err := regexp.Compile(o.run)
@@ -88,7 +94,7 @@ type testOptions struct {
 	verbose  bool
 	run      string // -r
 	filter   *regexp.Regexp
-	explain  string   // fails, full or notes
+	explain  string   // summary, fails, full or notes
 	packs    []string // --pack; empty: every pack
 	coverage bool
 	min      float64
@@ -228,6 +234,25 @@ func printTestReport(c *cli, r *bundle.TestReport, verbose bool) {
 		}
 		if l.Output != "" && (verbose || l.Result != "pass") {
 			fmt.Fprintf(c.stdout, "      %s\n", strings.ReplaceAll(strings.TrimRight(l.Output, "\n"), "\n", "\n      "))
+		}
+		if sm := l.Summary; sm != nil {
+			fmt.Fprintf(c.stdout, "      expected  %s  (%s)\n", sm.Expected, sm.At)
+			if sm.Outcome != "" {
+				fmt.Fprintf(c.stdout, "      outcome   %s\n", sm.Outcome)
+				for i, r := range sm.Reasons {
+					label := ""
+					if i == 0 {
+						label = "reasons"
+					}
+					fmt.Fprintf(c.stdout, "      %-9s %s\n", label, r)
+				}
+				if len(sm.Reasons) == 0 {
+					fmt.Fprintf(c.stdout, "      reasons   (none)\n")
+				}
+			}
+			if sm.Rule != "" {
+				fmt.Fprintf(c.stdout, "      rule      %s\n", sm.Rule)
+			}
 		}
 		for _, t := range l.Trace {
 			fmt.Fprintf(c.stdout, "      %s\n", t)

@@ -380,6 +380,7 @@ func (c *cli) decided(d *engine.Decision, failOnBlock bool, n decisionNotes) err
 	} else {
 		printDecision(c.stdout, d, n)
 	}
+	c.unknownPackHint(d)
 	if failOnBlock && d.Outcome == engine.Block {
 		return negativef("the request was blocked: %s", strings.Join(d.Codes(), ", "))
 	}

@@ -284,6 +284,7 @@ func (c *cli) playOne(ctx context.Context, file string, s *scenario.Scenario, di
 		if !c.json() {
 			fmt.Fprintf(c.stdout, "  FAIL: step %d (%s): %s\n", failed.Step, failed.Name, failed.Mismatch)
 		}
+		c.unknownPackHint(failed.Decision)
 		what, _, _ := strings.Cut(failed.Mismatch, "\n")
 		return n, false, negativef("scenario %q failed at step %d (%s): %s", s.Name, failed.Step, failed.Name, what)
 	case runErr != nil:

@@ -81,8 +81,8 @@ opa, cue, bundle_digest, bundle.`,
 				return err
 			}
 			v.BundleDigest, v.Bundle = dc.BundleDigest(), "shipped"
-			if c.bundle.set {
-				v.Bundle = c.bundle.value
+			if c.bundleDir != "" {
+				v.Bundle = c.bundleDir
 			}
 			if c.json() {
 				return writeJSON(c.stdout, v)

@@ -30,8 +30,9 @@ type TestOptions struct {
 	// Packs, when set, runs (and covers) only the tests of those packs: the directory
 	// after handoff/ (core, campaign, ...). Every policy is loaded still.
 	Packs []string
-	// Explain is the trace a failing test gets, as 'opa test --explain': "fails" (the
-	// default), "full" or "notes".
+	// Explain is the trace a failing test gets, as 'opa test --explain': "fails",
+	// "full" or "notes"; "" or "summary" (the default) gives none. Every failing test
+	// gets its summary whatever the mode.
 	Explain string
 	// Coverage reports the coverage of every policy file and pack, Min being the
 	// percentage every pack must reach.
@@ -62,7 +63,9 @@ type TestResult struct {
 	Output   string        `json:"output,omitempty"`
 	Duration time.Duration `json:"-"`
 	Millis   float64       `json:"duration_ms"`
-	Trace    []string      `json:"trace,omitempty"`
+	// Summary says what a failed test expected and what it got.
+	Summary *TestSummary `json:"summary,omitempty"`
+	Trace   []string     `json:"trace,omitempty"`
 }
 
 // TestReport is one run: the tests sorted by package and name, counted, and with
@@ -166,13 +169,16 @@ func Test(ctx context.Context, paths []string, o TestOptions) (*TestReport, erro
 		return nil, err
 	}
 	if len(failedRules) > 0 {
-		traces, err := failureTraces(ctx, st, txn, modules, failedRules, o.Explain)
+		traces, err := failureTraces(ctx, st, txn, modules, failedRules)
 		if err != nil {
 			return nil, err
 		}
+		rules := codeRules(modules)
 		for i, l := range rep.Tests {
 			if l.Result == "fail" {
-				rep.Tests[i].Trace = traces[l.Package+"."+l.Name]
+				trace := traces[l.Package+"."+l.Name]
+				rep.Tests[i].Summary = summarize(trace, l.File, l.Row, modules, rules)
+				rep.Tests[i].Trace = traceLines(trace, o.Explain)
 			}
 		}
 	}
@@ -200,9 +206,9 @@ func newTestRunner(ctx context.Context, st storage.Store, txn storage.Transactio
 }
 
 // failureTraces evaluates the failed tests (data.PACKAGE.NAME) again with tracing on and
-// returns the lines of each one's trace, filtered as --explain says, by test name (sub-
-// tests by their own name, PACKAGE.NAME/SUB).
-func failureTraces(ctx context.Context, st storage.Store, txn storage.Transaction, modules map[string]*ast.Module, failed []string, mode string) (map[string][]string, error) {
+// returns each one's whole trace by test name (sub-tests by their own name,
+// PACKAGE.NAME/SUB).
+func failureTraces(ctx context.Context, st storage.Store, txn storage.Transaction, modules map[string]*ast.Module, failed []string) (map[string][]*topdown.Event, error) {
 	quoted := make([]string, len(failed))
 	for i, f := range failed {
 		quoted[i] = regexp.QuoteMeta(f)
@@ -214,27 +220,29 @@ func failureTraces(ctx context.Context, st storage.Store, txn storage.Transactio
 	if err != nil {
 		return nil, fmt.Errorf("trace the failed tests: %w", err)
 	}
-	out := map[string][]string{}
+	out := map[string][]*topdown.Event{}
 	for tr := range ch {
-		out[tr.Package+"."+tr.Name] = traceLines(tr.Trace, mode)
+		out[tr.Package+"."+tr.Name] = tr.Trace
 		for path, sr := range tr.SubResults.Iter {
 			if sr.Fail && len(sr.SubResults) == 0 {
-				out[tr.Package+"."+tr.Name+"/"+strings.Join(path, "/")] = traceLines(sr.Trace, mode)
+				out[tr.Package+"."+tr.Name+"/"+strings.Join(path, "/")] = sr.Trace
 			}
 		}
 	}
 	return out, nil
 }
 
-// traceLines renders a trace as 'opa test --explain MODE' does.
+// traceLines renders a trace as 'opa test --explain MODE' does; none for "summary".
 func traceLines(trace []*topdown.Event, mode string) []string {
 	switch mode {
 	case "full":
 		trace = lineage.Full(trace)
 	case "notes":
 		trace = lineage.Notes(trace)
-	default:
+	case "fails":
 		trace = lineage.Fails(trace)
+	default:
+		return nil
 	}
 	if len(trace) == 0 {
 		return nil

@@ -96,18 +96,24 @@ _valid_outcome(proposal) := o if {
 # title: Malformed proposal
 # description: >-
 #   The pack's proposal is not a decision the engine can apply: no valid outcome, a
-#   block without any reason, or no status_after. Fails closed (the decision for an
-#   unroutable request, decide(reasons, {}), always blocks this way when nothing else does).
+#   block, revise or fail without any reason (a revise says what to fix, a fail why the
+#   work ends), or no status_after. Fails closed (the decision for an unroutable request,
+#   decide(reasons, {}), always blocks this way when nothing else does).
 # custom:
 #   code: POLICY_ERROR
 #   outcome: block
-_shape_problems(rs, proposal) := ({r |
+_shape_problems(rs, proposal) := (({r |
 	not _valid_outcome(proposal)
 	r := lib.reason(rego.metadata.rule(), sprintf("no pack decided this request: the proposal has no valid outcome (got %v)", [object.get(_as_object(proposal), "outcome", null)]), "")
 } | {r |
 	_valid_outcome(proposal) == "block"
 	count(rs) == 0
 	r := lib.reason(rego.metadata.rule(), "the pack proposed a block without any reason", "")
+}) | {r |
+	outcome := _valid_outcome(proposal)
+	outcome in {"revise", "fail"}
+	count(rs) == 0
+	r := lib.reason(rego.metadata.rule(), sprintf("the pack proposed %s without any reason: a %s names why", [outcome, outcome]), "")
 }) | {r |
 	_valid_outcome(proposal) != "block"
 	not is_string(object.get(_as_object(proposal), "status_after", null))

@@ -66,7 +66,30 @@ test_decide_invalid_transition if {
 
 test_decide_valid_transition_twin if {
 	decide_for(handoff_input, set(), {"outcome": "allow", "status_after": "QA"}).outcome == "allow"
-	decide_for(handoff_input, set(), {"outcome": "revise", "status_after": "STRATEGY"}).outcome == "revise"
+	decide_for(handoff_input, {revise_reason}, {"outcome": "revise", "status_after": "STRATEGY"}).outcome == "revise"
+}
+
+revise_reason := {"code": "QUALITY_GATE_FAILED", "message": "a defect to fix", "path": "defects[0]", "outcome": "revise"}
+
+fail_reason := {"code": "REJECTED", "message": "rejected for good", "path": "decision", "outcome": "fail"}
+
+# A revise or a fail says why: without a reason the proposal is malformed.
+test_decide_revise_or_fail_without_a_reason if {
+	every outcome in ["revise", "fail"] {
+		d := decide_for(handoff_input, set(), {"outcome": outcome, "status_after": "STRATEGY"})
+		d.outcome == "block"
+		d.status_after == "STRATEGY"
+		d.reasons == [{"code": "POLICY_ERROR", "title": "Malformed proposal", "message": sprintf("the pack proposed %s without any reason: a %s names why", [outcome, outcome]), "outcome": "block"}]
+	}
+}
+
+test_decide_revise_or_fail_with_a_reason_twin if {
+	revise := decide_for(handoff_input, {revise_reason}, {"outcome": "revise", "status_after": "STRATEGY"})
+	revise.outcome == "revise"
+	revise.reasons == [revise_reason]
+	failed := decide_for(handoff_input, {fail_reason}, {"outcome": "fail", "status_after": "STRATEGY"})
+	failed.outcome == "fail"
+	failed.reasons == [fail_reason]
 }
 
 test_decide_sorts_reasons if {
