@@ -3,17 +3,16 @@ package engine_test
 import (
 	"bytes"
 	"context"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/enginetest"
 	"github.com/handoff-dev/handoff/engine/scenario"
 	"github.com/handoff-dev/handoff/internal/testsize"
 )
@@ -23,37 +22,8 @@ import (
 // workflow that spends more is stopped.
 func stricterSupport(t testing.TB) engine.Bundle {
 	t.Helper()
-	b := engine.ShippedBundle()
-	copyFS := func(src fs.FS, edit func(path string, data []byte) []byte) fstest.MapFS {
-		out := fstest.MapFS{}
-		require.NoError(t, fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := fs.ReadFile(src, p)
-			out[p] = &fstest.MapFile{Data: edit(p, data)}
-			return err
-		}))
-		return out
-	}
-	b.Contracts = copyFS(b.Contracts, func(p string, data []byte) []byte {
-		if p != "support/config.cue" {
-			return data
-		}
-		edited := bytes.Replace(data, []byte("cost_budget_micros:       500000\n"), []byte("cost_budget_micros:       5000\n"), 1)
-		require.NotEqual(t, data, edited)
-		return edited
-	})
-	tables, err := engine.ExportTables(b)
-	require.NoError(t, err)
-	b.Policies = copyFS(b.Policies, func(p string, data []byte) []byte {
-		if t, ok := tables[p]; ok {
-			return t
-		}
-		return data
-	})
-	require.NoError(t, engine.CheckTables(b))
-	return b
+	return enginetest.EditedBundle(t, enginetest.Edits{Contracts: map[string]enginetest.Edit{
+		"support/config.cue": enginetest.Replace("cost_budget_micros:       500000\n", "cost_budget_micros:       5000\n")}})
 }
 
 // TestShadowFindsWhatReplayFinds plays support scenarios on an engine with a shadow of a

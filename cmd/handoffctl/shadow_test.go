@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/enginetest"
 	"github.com/handoff-dev/handoff/engine/scenario"
 	"github.com/handoff-dev/handoff/internal/testsize"
 )
@@ -29,33 +28,8 @@ import (
 // tables: a workflow that spends more is stopped.
 func writeStricterSupport(t *testing.T, dir string) {
 	t.Helper()
-	b := engine.ShippedBundle()
-	write := func(sub string, src fs.FS) {
-		require.NoError(t, fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := fs.ReadFile(src, p)
-			if err != nil {
-				return err
-			}
-			if sub == "contracts" && p == "support/config.cue" {
-				edited := bytes.Replace(data, []byte("cost_budget_micros:       500000\n"), []byte("cost_budget_micros:       5000\n"), 1)
-				require.NotEqual(t, data, edited)
-				data = edited
-			}
-			out := filepath.Join(dir, sub, filepath.FromSlash(p))
-			require.NoError(t, os.MkdirAll(filepath.Dir(out), 0o755))
-			return os.WriteFile(out, data, 0o644)
-		}))
-	}
-	write("contracts", b.Contracts)
-	write("policies", b.Policies)
-	tables, err := engine.ExportTables(engine.DirBundle(dir))
-	require.NoError(t, err)
-	for p, data := range tables {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "policies", filepath.FromSlash(p)), data, 0o644))
-	}
+	enginetest.WriteBundle(t, enginetest.EditedBundle(t, enginetest.Edits{Contracts: map[string]enginetest.Edit{
+		"support/config.cue": enginetest.Replace("cost_budget_micros:       500000\n", "cost_budget_micros:       5000\n")}}), dir)
 	require.NoError(t, engine.CheckTables(engine.DirBundle(dir)))
 }
 

@@ -2,45 +2,23 @@ package scenario
 
 import (
 	"context"
-	"io/fs"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/enginetest"
 )
 
 // campaignWithReviewCycles is the shipped bundle with the campaign's QA revision cycles
 // set to n, its tables exported again as a governance team would.
 func campaignWithReviewCycles(t *testing.T, n string) *engine.Decider {
 	t.Helper()
-	shipped := engine.ShippedBundle()
-	cfs, pfs := fstest.MapFS{}, fstest.MapFS{}
-	for _, c := range []struct {
-		src fs.FS
-		dst fstest.MapFS
-	}{{shipped.Contracts, cfs}, {shipped.Policies, pfs}} {
-		require.NoError(t, fs.WalkDir(c.src, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := fs.ReadFile(c.src, p)
-			c.dst[p] = &fstest.MapFile{Data: b}
-			return err
-		}))
-	}
-	limits := string(cfs["campaign/limits.cue"].Data)
-	require.Contains(t, limits, "max_review_cycles: 2")
-	cfs["campaign/limits.cue"] = &fstest.MapFile{Data: []byte(strings.Replace(limits, "max_review_cycles: 2", "max_review_cycles: "+n, 1))}
-	tables, err := engine.ExportTables(engine.Bundle{Contracts: cfs, Policies: pfs})
-	require.NoError(t, err)
-	for p, b := range tables {
-		pfs[p] = &fstest.MapFile{Data: b}
-	}
-	dc, err := engine.NewDecider(context.Background(), engine.DeciderOptions{Bundle: &engine.Bundle{Contracts: cfs, Policies: pfs}, LazyPolicies: true})
+	b := enginetest.EditedBundle(t, enginetest.Edits{Contracts: map[string]enginetest.Edit{
+		"campaign/limits.cue": enginetest.Replace("max_review_cycles: 2", "max_review_cycles: "+n)}})
+	dc, err := engine.NewDecider(context.Background(), engine.DeciderOptions{Bundle: &b, LazyPolicies: true})
 	require.NoError(t, err)
 	return dc
 }

@@ -2,15 +2,13 @@ package console
 
 import (
 	"context"
-	"io/fs"
-	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/enginetest"
 )
 
 // The pages name reasons with the titles of the bundle deciding now: after a swap, the
@@ -26,20 +24,9 @@ func TestPagesFollowTheLiveBundle(t *testing.T) {
 	before := c.view()
 	assert.Same(t, before, c.view(), "made once per bundle")
 
-	shipped := engine.ShippedBundle()
-	pfs := fstest.MapFS{}
-	require.NoError(t, fs.WalkDir(shipped.Policies, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(shipped.Policies, p)
-		if p == "handoff/video/completeness.rego" {
-			b = []byte(strings.Replace(string(b), "# title: Artifact incomplete", "# title: A part of the artifact is missing", 1))
-		}
-		pfs[p] = &fstest.MapFile{Data: b}
-		return err
-	}))
-	reworded, err := engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &engine.Bundle{Contracts: shipped.Contracts, Policies: pfs}, LazyPolicies: true})
+	b := enginetest.EditedBundle(t, enginetest.Edits{Policies: map[string]enginetest.Edit{
+		"handoff/video/completeness.rego": enginetest.Replace("# title: Artifact incomplete", "# title: A part of the artifact is missing")}})
+	reworded, err := engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b, LazyPolicies: true})
 	require.NoError(t, err)
 	e.SwapDecider(reworded)
 	assert.Equal(t, "A part of the artifact is missing", c.titles().of("video", incomplete))

@@ -1,15 +1,12 @@
 package console_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
 	"net/http/httptest"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -17,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/handoff-dev/handoff/engine"
+	"github.com/handoff-dev/handoff/engine/enginetest"
 	"github.com/handoff-dev/handoff/engine/scenario"
 	"github.com/handoff-dev/handoff/internal/browsertest"
 	"github.com/handoff-dev/handoff/service"
@@ -32,34 +30,8 @@ const (
 // lowered from 500000 to 5000 micros (CUE source and exported tables).
 func smallerSupportBudget(t *testing.T) engine.Bundle {
 	t.Helper()
-	b := engine.ShippedBundle()
-	copyFS := func(src fs.FS, edit func(p string, data []byte) []byte) fstest.MapFS {
-		out := fstest.MapFS{}
-		require.NoError(t, fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := fs.ReadFile(src, p)
-			out[p] = &fstest.MapFile{Data: edit(p, data)}
-			return err
-		}))
-		return out
-	}
-	b.Contracts = copyFS(b.Contracts, func(p string, data []byte) []byte {
-		if p == "support/config.cue" {
-			return bytes.Replace(data, []byte("cost_budget_micros:       500000\n"), []byte("cost_budget_micros:       5000\n"), 1)
-		}
-		return data
-	})
-	tables, err := engine.ExportTables(b)
-	require.NoError(t, err)
-	b.Policies = copyFS(b.Policies, func(p string, data []byte) []byte {
-		if t, ok := tables[p]; ok {
-			return t
-		}
-		return data
-	})
-	return b
+	return enginetest.EditedBundle(t, enginetest.Edits{Contracts: map[string]enginetest.Edit{
+		"support/config.cue": enginetest.Replace("cost_budget_micros:       500000\n", "cost_budget_micros:       5000\n")}})
 }
 
 // TestShadowPageInBrowser: in Chromium, northwind's admin sees the decisions of
