@@ -47,6 +47,12 @@ type DeciderOptions struct {
 	// Warm names packs to compile in the background as soon as NewDecider returns,
 	// with LazyPolicies (see Options.Warm). A name the bundle does not have is ignored.
 	Warm []string
+	// Paced compiles one pack at a time and rests after each as long as it took: a
+	// server compiling a new bundle beside the one it decides with takes at most half a
+	// core from its decisions, for a compile twice as long. The Decider is whole when
+	// NewDecider returns (every pack compiled, or the error of the first that does not).
+	// LazyPolicies, FoldConstants and Warm are ignored.
+	Paced bool
 }
 
 // NewDecider compiles a bundle. It fails when a contract or policy does not compile.
@@ -59,6 +65,9 @@ func NewDecider(ctx context.Context, opts DeciderOptions) (*Decider, error) {
 	}
 	if opts.EvalTimeout <= 0 {
 		opts.EvalTimeout = 2 * time.Second
+	}
+	if opts.Paced {
+		return newPacedDecider(ctx, opts)
 	}
 	b := *opts.Bundle
 	cc, err := contract.Compile(b.Contracts, opts.LazyPolicies)
@@ -191,4 +200,43 @@ func warm(ctx context.Context, cc *contract.Contracts, pc *policy.Policies, pack
 	ctx = context.WithoutCancel(ctx)
 	go pc.Query(ctx, policy.PackEntrypoint(pack)) //nolint:errcheck // kept by the once
 	go cc.Pack(pack)                              //nolint:errcheck // kept by the once
+}
+
+// newPacedDecider compiles core as a lazy Decider does, then each pack's contracts and
+// policies in turn, resting after each as long as it took.
+func newPacedDecider(ctx context.Context, opts DeciderOptions) (*Decider, error) {
+	start := time.Now()
+	opts.Paced, opts.LazyPolicies, opts.FoldConstants, opts.Warm = false, true, false, nil
+	dc, err := NewDecider(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := rest(ctx, time.Since(start)); err != nil {
+		return nil, err
+	}
+	for _, name := range dc.contracts.PackNames() {
+		start := time.Now()
+		if _, err := dc.contracts.Pack(name); err != nil {
+			return nil, err
+		}
+		if _, err := dc.policies.Query(ctx, policy.PackEntrypoint(name)); err != nil {
+			return nil, err
+		}
+		if err := rest(ctx, time.Since(start)); err != nil {
+			return nil, err
+		}
+	}
+	return dc, nil
+}
+
+// rest waits d, or until ctx is done.
+func rest(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

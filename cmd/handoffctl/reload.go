@@ -33,7 +33,7 @@ func (c *cli) serveBundle(keyFile string, evalTimeout time.Duration) (engine.Bun
 			if err != nil {
 				return nil, err
 			}
-			return engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b, EvalTimeout: evalTimeout})
+			return engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b, EvalTimeout: evalTimeout, Paced: true})
 		}}, nil
 	}
 	var pub ed25519.PublicKey
@@ -53,7 +53,7 @@ func (c *cli) serveBundle(keyFile string, evalTimeout time.Duration) (engine.Bun
 		if err != nil {
 			return nil, err
 		}
-		dc, err := engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b, EvalTimeout: evalTimeout})
+		dc, err := engine.NewDecider(ctx, engine.DeciderOptions{Bundle: &b, EvalTimeout: evalTimeout, Paced: true})
 		if err != nil {
 			return nil, err
 		}
