@@ -14,7 +14,6 @@ import (
 	"github.com/handoff-dev/handoff/engine"
 	"github.com/handoff-dev/handoff/engine/enginetest"
 	"github.com/handoff-dev/handoff/engine/scenario"
-	"github.com/handoff-dev/handoff/internal/testsize"
 )
 
 // stricterSupport is the shipped bundle with the support pack's cost budget
@@ -45,8 +44,10 @@ func TestShadowFindsWhatReplayFinds(t *testing.T) {
 
 	files, err := filepath.Glob("../policies_test/handoff/support/scenarios/*.scenario")
 	require.NoError(t, err)
-	for _, f := range testsize.Sample(files, 6) {
-		sc, err := scenario.Load(f)
+	// A sixth of them, at any size: the served test in cmd/handoffctl plays the four
+	// packs' scenarios under a shadow.
+	for i := 0; i < len(files); i += 6 {
+		sc, err := scenario.Load(files[i])
 		require.NoError(t, err)
 		_ = scenario.Run(ctx, e, sc, nil) // the load: whether it plays as written does not matter
 	}
