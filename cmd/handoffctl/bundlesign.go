@@ -107,11 +107,7 @@ func (c *cli) bundleSign(src, keyFile, out string) error {
 	if err != nil {
 		return err
 	}
-	b, err := bundle.Load(src)
-	if err != nil {
-		return err
-	}
-	digest, err := bundle.Digest(b)
+	digest, err := bundleDigest(src)
 	if err != nil {
 		return err
 	}
@@ -138,11 +134,7 @@ func (c *cli) bundleVerify(src, pubFile, sigFile string) error {
 	if err != nil {
 		return err
 	}
-	b, err := bundle.Load(src)
-	if err != nil {
-		return err
-	}
-	digest, err := bundle.Digest(b)
+	digest, err := bundleDigest(src)
 	if err != nil {
 		return err
 	}
@@ -171,4 +163,14 @@ func (c *cli) bundleVerify(src, pubFile, sigFile string) error {
 		return negativef("%s: %v", src, err)
 	}
 	return nil
+}
+
+// bundleDigest is the digest of the bundle at src (a directory or an archive), as the
+// engine records it on every decision: what a signature covers.
+func bundleDigest(src string) (string, error) {
+	b, err := bundle.Load(src)
+	if err != nil {
+		return "", err
+	}
+	return bundle.Digest(b)
 }
